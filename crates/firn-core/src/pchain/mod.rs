@@ -1,0 +1,1 @@
+//! P-Chain txs and blocks.

@@ -1,0 +1,3 @@
+//! The `firn` command line.
+
+fn main() {}
