@@ -1,0 +1,8 @@
+//! firn-core's integration tests: every vector in `tests/vectors/` (a copy of
+//! `shared/vectors/`, see its SOURCES.md) and the decoders' resistance to hostile bytes.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod keys;
+mod pchain;
+mod vectors;
+mod warp;

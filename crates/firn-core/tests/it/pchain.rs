@@ -1,0 +1,1 @@
+//! Vectors and properties of `firn_core::pchain`.
