@@ -332,6 +332,93 @@ pub fn from_bytes_with_max<T: Decode>(bytes: &[u8], max: usize) -> Result<T, Cod
     Ok(value)
 }
 
+/// A u32-length byte slice (`[]byte` in Go structs): decoded in one copy, not byte by byte.
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Bytes(pub Vec<u8>);
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "0x{}", hex::encode(&self.0))
+    }
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = Vec<u8>;
+    fn deref(&self) -> &Vec<u8> {
+        &self.0
+    }
+}
+
+impl From<Vec<u8>> for Bytes {
+    fn from(v: Vec<u8>) -> Self {
+        Self(v)
+    }
+}
+
+impl From<&[u8]> for Bytes {
+    fn from(v: &[u8]) -> Self {
+        Self(v.to_vec())
+    }
+}
+
+impl Encode for Bytes {
+    fn encode(&self, w: &mut Writer) {
+        w.bytes(&self.0);
+    }
+}
+
+impl Decode for Bytes {
+    const MIN_SIZE: usize = 4;
+    fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
+        Ok(Self(r.bytes()?.to_vec()))
+    }
+}
+
+impl<T: Encode> Encode for Vec<T> {
+    fn encode(&self, w: &mut Writer) {
+        w.vec(self);
+    }
+}
+
+impl<T: Decode> Decode for Vec<T> {
+    const MIN_SIZE: usize = 4;
+    fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
+        r.vec()
+    }
+}
+
+impl Encode for String {
+    fn encode(&self, w: &mut Writer) {
+        w.string(self);
+    }
+}
+
+impl Decode for String {
+    const MIN_SIZE: usize = 2;
+    fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
+        r.string()
+    }
+}
+
+/// Implements [`Encode`] and [`Decode`] for a struct whose fields are encoded in order.
+#[macro_export]
+macro_rules! codec_struct {
+    ($name:ident { $($field:ident : $ty:ty),* $(,)? }) => {
+        impl $crate::codec::Encode for $name {
+            fn encode(&self, w: &mut $crate::codec::Writer) {
+                $( $crate::codec::Encode::encode(&self.$field, w); )*
+            }
+        }
+        impl $crate::codec::Decode for $name {
+            const MIN_SIZE: usize = 0 $(+ <$ty as $crate::codec::Decode>::MIN_SIZE)*;
+            fn decode(r: &mut $crate::codec::Reader<'_>) -> Result<Self, $crate::codec::CodecError> {
+                Ok(Self { $( $field: <$ty as $crate::codec::Decode>::decode(r)?, )* })
+            }
+        }
+    };
+}
+
 macro_rules! impl_fixed {
     ($t:ty, $read:ident, $write:ident, $size:expr) => {
         impl Encode for $t {

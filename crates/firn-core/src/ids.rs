@@ -12,6 +12,7 @@ macro_rules! fixed_bytes_id {
     ($(#[$doc:meta])* $name:ident, $len:expr) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         pub struct $name(pub [u8; $len]);
 
         impl $name {
@@ -90,6 +91,19 @@ fixed_bytes_id!(
 );
 
 impl Id {
+    /// An ID whose bytes are `s` followed by zeros, as AvalancheGo names its VMs and fxs
+    /// (`secp256k1fx`, `platformvm`). `s` must be at most 32 bytes.
+    pub const fn from_padded_str(s: &str) -> Self {
+        let src = s.as_bytes();
+        let mut out = [0u8; 32];
+        let mut i = 0;
+        while i < src.len() && i < 32 {
+            out[i] = src[i];
+            i += 1;
+        }
+        Self(out)
+    }
+
     /// sha256 of the bytes: how tx, block, message and UTXO IDs are made.
     pub fn hash_of(bytes: &[u8]) -> Self {
         Self(Sha256::digest(bytes).into())

@@ -1,1 +1,2 @@
-//! Warp messages.
+//! Warp messages. (placeholder until the warp branch lands)
+pub mod messages;
