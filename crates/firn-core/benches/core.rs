@@ -6,5 +6,5 @@ use criterion::{criterion_group, criterion_main};
 mod codec;
 mod keys;
 
-criterion_group!(benches, codec::benches, keys::benches);
+criterion_group!(benches, codec::benches, codec::hash_baseline, keys::benches);
 criterion_main!(benches);

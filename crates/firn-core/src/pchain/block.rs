@@ -1,13 +1,15 @@
 //! P-Chain blocks: Apricot (types 0–4) and Banff (types 29–32).
 //!
 //! A [`Block`] is its parent, height and [`BlockKind`]; its ID is sha256 of its bytes
-//! (codec version included), computed once when it is built or decoded.
+//! (codec version included), computed on first use and cached. Decoding is canonical (the
+//! bytes a block decodes from are exactly the bytes it encodes to), so the ID of a decoded
+//! block is the hash of the bytes it came from.
 
 use super::tx::Tx;
 use super::type_id;
 use crate::codec::{self, CodecError, Decode, Encode, Reader, Writer};
 use crate::ids::Id;
-use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
 
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 /// What kind of block, with the fields only that kind has.
@@ -42,31 +44,60 @@ pub enum BlockKind {
     },
 }
 
-/// A P-Chain block.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A P-Chain block. Read-only, so that its cached ID cannot go stale.
+#[derive(Debug, Clone)]
 pub struct Block {
-    pub parent_id: Id,
-    pub height: u64,
-    pub kind: BlockKind,
-    id: Id,
+    parent_id: Id,
+    height: u64,
+    kind: BlockKind,
+    id: OnceLock<Id>,
+}
+
+impl PartialEq for Block {
+    fn eq(&self, other: &Self) -> bool {
+        self.parent_id == other.parent_id && self.height == other.height && self.kind == other.kind
+    }
+}
+
+impl Eq for Block {}
+
+impl std::hash::Hash for Block {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.parent_id.hash(state);
+        self.height.hash(state);
+        self.kind.hash(state);
+    }
 }
 
 impl Block {
-    /// Builds a block and computes its ID.
+    /// Builds a block.
     pub fn new(parent_id: Id, height: u64, kind: BlockKind) -> Self {
-        let mut block = Self {
+        Self {
             parent_id,
             height,
             kind,
-            id: Id::ZERO,
-        };
-        block.id = Id::hash_of(&block.bytes());
-        block
+            id: OnceLock::new(),
+        }
     }
 
     /// The block ID: sha256 of its bytes.
     pub fn id(&self) -> Id {
-        self.id
+        *self.id.get_or_init(|| Id::hash_of(&self.bytes()))
+    }
+
+    /// The parent block's ID.
+    pub fn parent_id(&self) -> Id {
+        self.parent_id
+    }
+
+    /// The height: the parent's plus one.
+    pub fn height(&self) -> u64 {
+        self.height
+    }
+
+    /// The kind, with the kind's own fields.
+    pub fn kind(&self) -> &BlockKind {
+        &self.kind
     }
 
     /// The block's bytes: codec version, type ID, fields.
@@ -175,9 +206,8 @@ impl Encode for Block {
 impl Decode for Block {
     const MIN_SIZE: usize = 4 + 32 + 8;
 
-    /// Decodes a block after its codec version, computing the ID over the version too.
+    /// Decodes a block after its codec version.
     fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
-        let start = r.position();
         let type_id = r.u32()?;
         let common = |r: &mut Reader<'_>| -> Result<(Id, u64), CodecError> {
             Ok((Id::decode(r)?, r.u64()?))
@@ -248,14 +278,6 @@ impl Decode for Block {
                 });
             }
         };
-        let mut hasher = Sha256::new();
-        hasher.update(codec::CODEC_VERSION.to_be_bytes());
-        hasher.update(r.consumed_since(start));
-        Ok(Self {
-            parent_id,
-            height,
-            kind,
-            id: Id(hasher.finalize().into()),
-        })
+        Ok(Self::new(parent_id, height, kind))
     }
 }

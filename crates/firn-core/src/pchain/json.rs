@@ -319,8 +319,8 @@ pub fn unsigned_tx_to_json(ctx: &JsonContext, tx: &UnsignedTx) -> Value {
 /// The JSON of a signed tx: `{"unsignedTx", "credentials", "id"}`.
 pub fn tx_to_json(ctx: &JsonContext, tx: &Tx) -> Value {
     json!({
-        "unsignedTx": unsigned_tx_to_json(ctx, &tx.unsigned),
-        "credentials": tx.credentials.iter().map(credential).collect::<Vec<_>>(),
+        "unsignedTx": unsigned_tx_to_json(ctx, tx.unsigned()),
+        "credentials": tx.credentials().iter().map(credential).collect::<Vec<_>>(),
         "id": tx.id(),
     })
 }
@@ -333,11 +333,11 @@ fn txs(ctx: &JsonContext, txs: &[Tx]) -> Value {
 pub fn block_to_json(ctx: &JsonContext, block: &Block) -> Value {
     let mut m = Map::new();
     let common = |m: &mut Map<String, Value>| {
-        m.insert("parentID".into(), json!(block.parent_id));
-        m.insert("height".into(), json!(block.height));
+        m.insert("parentID".into(), json!(block.parent_id()));
+        m.insert("height".into(), json!(block.height()));
         m.insert("id".into(), json!(block.id()));
     };
-    match &block.kind {
+    match block.kind() {
         BlockKind::ApricotProposal { tx } | BlockKind::ApricotAtomic { tx } => {
             common(&mut m);
             m.insert("tx".into(), tx_to_json(ctx, tx));

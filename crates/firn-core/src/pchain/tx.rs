@@ -12,6 +12,7 @@ use crate::codec_struct;
 use crate::ids::{Id, NodeId};
 use crate::warp::messages::PChainOwner;
 use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
 
 /// Fields every tx but AdvanceTime and RewardValidator starts with (avax.BaseTx).
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -492,29 +493,45 @@ impl UnsignedTx {
     }
 }
 
-/// A signed tx: the unsigned tx, one credential per input (and authorisation), and its ID.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A signed tx: the unsigned tx and one credential per input (and authorisation).
+///
+/// Its ID is sha256 of the signed bytes, computed on first use and cached; the fields are
+/// read-only so that the cached ID can never go stale.
+#[derive(Debug, Clone)]
 pub struct Tx {
-    pub unsigned: UnsignedTx,
-    pub credentials: Vec<Credential>,
-    id: Id,
+    unsigned: UnsignedTx,
+    credentials: Vec<Credential>,
+    id: OnceLock<Id>,
 }
 
 impl Tx {
-    /// Pairs an unsigned tx with its credentials and computes its ID.
+    /// Pairs an unsigned tx with its credentials.
     pub fn new(unsigned: UnsignedTx, credentials: Vec<Credential>) -> Self {
-        let mut tx = Self {
+        Self {
             unsigned,
             credentials,
-            id: Id::ZERO,
-        };
-        tx.id = Id::hash_of(&tx.bytes());
-        tx
+            id: OnceLock::new(),
+        }
+    }
+
+    /// The unsigned tx.
+    pub fn unsigned(&self) -> &UnsignedTx {
+        &self.unsigned
+    }
+
+    /// The credentials, in input order then authorisations.
+    pub fn credentials(&self) -> &[Credential] {
+        &self.credentials
+    }
+
+    /// The unsigned tx and credentials.
+    pub fn into_parts(self) -> (UnsignedTx, Vec<Credential>) {
+        (self.unsigned, self.credentials)
     }
 
     /// The tx ID: sha256 of the signed bytes.
     pub fn id(&self) -> Id {
-        self.id
+        *self.id.get_or_init(|| Id::hash_of(&self.bytes()))
     }
 
     /// The signed bytes: codec version, unsigned tx, credentials.
@@ -524,7 +541,22 @@ impl Tx {
 
     /// The ID of this tx's `index`-th output as a UTXO.
     pub fn utxo_id(&self, index: u32) -> Id {
-        self.id.prefix(u64::from(index))
+        self.id().prefix(u64::from(index))
+    }
+}
+
+impl PartialEq for Tx {
+    fn eq(&self, other: &Self) -> bool {
+        self.unsigned == other.unsigned && self.credentials == other.credentials
+    }
+}
+
+impl Eq for Tx {}
+
+impl std::hash::Hash for Tx {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.unsigned.hash(state);
+        self.credentials.hash(state);
     }
 }
 
@@ -544,19 +576,9 @@ impl Encode for Tx {
 
 impl Decode for Tx {
     const MIN_SIZE: usize = UnsignedTx::MIN_SIZE + 4;
-    /// Decodes a tx with no codec version (as inside a block) and computes its ID, which
-    /// covers the codec version as well.
+    /// Decodes a tx with no codec version, as inside a block.
     fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
-        let start = r.position();
         let unsigned = UnsignedTx::decode(r)?;
-        let credentials = r.vec()?;
-        let mut h = Sha256::new();
-        h.update(codec::CODEC_VERSION.to_be_bytes());
-        h.update(r.consumed_since(start));
-        Ok(Self {
-            unsigned,
-            credentials,
-            id: Id(h.finalize().into()),
-        })
+        Ok(Self::new(unsigned, r.vec()?))
     }
 }

@@ -153,10 +153,10 @@ fn mainnet_block_1000001_decodes_with_its_ids_and_hex_form() {
         meta["blockID_expected_in_docs"].as_str().unwrap()
     );
     assert_eq!(
-        block.parent_id.to_string(),
+        block.parent_id().to_string(),
         meta["parentID"].as_str().unwrap()
     );
-    assert_eq!(block.height, 1_000_001);
+    assert_eq!(block.height(), 1_000_001);
     assert_eq!(block.type_name(), "ApricotStandardBlock");
     assert_eq!(block.bytes(), bytes);
 
@@ -170,7 +170,7 @@ fn mainnet_block_1000001_decodes_with_its_ids_and_hex_form() {
         txs[0].bytes(),
         vectors::unhex(meta["signed_tx_hex"].as_str().unwrap())
     );
-    assert_eq!(txs[0].unsigned.type_name(), "ExportTx");
+    assert_eq!(txs[0].unsigned().type_name(), "ExportTx");
 
     // `platform.getBlock` with the default hex encoding: 0x + hex + checksum.
     let response = vectors::text("pchain/blocks/mainnet-height-1000001.getBlock-hex-response.txt");
