@@ -1,0 +1,193 @@
+//! Hostile bytes: every decoder runs on thousands of mutations of the real vectors and must
+//! return an error or a value that re-encodes to exactly the input (decoding is canonical).
+//! The `fuzz/` crate runs the same decoders under libFuzzer; this is its always-on cousin.
+
+use crate::vectors;
+use firn_core::codec::{self, Decode, Encode};
+use firn_core::pchain::{Block, Tx, UnsignedTx};
+
+/// A small deterministic PRNG (xorshift64*), so failures reproduce.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Self(seed.max(1))
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One random mutation of `input`: bit flips, byte overwrites, length-field attacks,
+/// truncation, deletion, duplication and insertion.
+pub fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
+    let mut out = input.to_vec();
+    let rounds = 1 + rng.below(3);
+    for _ in 0..rounds {
+        let len = out.len();
+        match rng.below(8) {
+            0 if len > 0 => {
+                let i = rng.below(len);
+                out[i] ^= 1 << rng.below(8);
+            }
+            1 if len > 0 => {
+                let i = rng.below(len);
+                out[i] = rng.next() as u8;
+            }
+            2 if len >= 4 => {
+                // A plausible length or type field: huge, zero, or off by a little.
+                let i = rng.below(len - 3);
+                let value: u32 = match rng.below(4) {
+                    0 => u32::MAX,
+                    1 => 0,
+                    2 => rng.next() as u32 % 64,
+                    _ => u32::from_be_bytes([out[i], out[i + 1], out[i + 2], out[i + 3]]).wrapping_add(1),
+                };
+                out[i..i + 4].copy_from_slice(&value.to_be_bytes());
+            }
+            3 => out.truncate(rng.below(len + 1)),
+            4 if len > 0 => {
+                let start = rng.below(len);
+                let end = (start + 1 + rng.below(16)).min(len);
+                out.drain(start..end);
+            }
+            5 if len > 0 => {
+                let start = rng.below(len);
+                let end = (start + 1 + rng.below(64)).min(len);
+                let chunk = out[start..end].to_vec();
+                let at = rng.below(out.len() + 1);
+                out.splice(at..at, chunk);
+            }
+            _ => {
+                let at = rng.below(len + 1);
+                let extra: Vec<u8> = (0..1 + rng.below(8)).map(|_| rng.next() as u8).collect();
+                out.splice(at..at, extra);
+            }
+        }
+    }
+    out
+}
+
+/// Runs `decode` on `rounds` mutations of each seed; a decoded value must re-encode to its input.
+pub fn assert_survives<T, F, E>(name: &str, seeds: &[Vec<u8>], rounds: usize, decode: F, encode: E)
+where
+    F: Fn(&[u8]) -> Option<T>,
+    E: Fn(&T) -> Vec<u8>,
+{
+    let mut rng = Rng::new(0x6669_726e ^ name.len() as u64);
+    let mut accepted = 0usize;
+    for seed in seeds {
+        let value = decode(seed).unwrap_or_else(|| panic!("{name}: an unmutated seed must decode"));
+        assert_eq!(&encode(&value), seed, "{name}: seed does not re-encode");
+        for _ in 0..rounds {
+            let input = mutate(&mut rng, seed);
+            if let Some(value) = decode(&input) {
+                accepted += 1;
+                assert_eq!(encode(&value), input, "{name}: accepted bytes that do not re-encode: {}", hex::encode(&input));
+            }
+        }
+    }
+    // Some mutations (e.g. a flipped amount bit) stay valid: that path must be exercised too.
+    assert!(accepted > 0, "{name}: no mutation decoded, so the re-encode check never ran");
+}
+
+fn codec_round_trip<T: Decode + Encode>(name: &str, seeds: &[Vec<u8>], rounds: usize) {
+    assert_survives(name, seeds, rounds, |b| codec::from_bytes::<T>(b).ok(), codec::to_bytes);
+}
+
+fn tx_seeds() -> Vec<Vec<u8>> {
+    std::fs::read_dir(vectors::path("pchain/txs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".unsigned.hex"))
+        .map(|p| vectors::unhex(&std::fs::read_to_string(p).unwrap()))
+        .collect()
+}
+
+fn block_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = vec![vectors::unhex(&vectors::text("pchain/blocks/mainnet-height-1000001.block.hex"))];
+    let file = vectors::json("pchain/blocks/banff-serialization.json");
+    for v in file["vectors"].as_array().unwrap() {
+        seeds.push(vectors::unhex(v["hex"].as_str().unwrap()));
+    }
+    seeds
+}
+
+#[test]
+fn unsigned_tx_decoder_survives_mutated_vectors() {
+    codec_round_trip::<UnsignedTx>("unsigned tx", &tx_seeds(), 2_000);
+}
+
+#[test]
+fn signed_tx_decoder_survives_mutated_vectors() {
+    let meta = vectors::json("pchain/blocks/mainnet-height-1000001.meta.json");
+    let mut seeds = vec![vectors::unhex(meta["signed_tx_hex"].as_str().unwrap())];
+    // Unsigned vectors plus an empty credential list are valid signed txs too.
+    seeds.extend(tx_seeds().into_iter().map(|mut b| {
+        b.extend_from_slice(&[0, 0, 0, 0]);
+        b
+    }));
+    codec_round_trip::<Tx>("signed tx", &seeds, 2_000);
+}
+
+#[test]
+fn block_decoder_survives_mutated_vectors() {
+    codec_round_trip::<Block>("block", &block_seeds(), 20_000);
+}
+
+#[test]
+fn text_decoders_survive_mutated_strings() {
+    use firn_core::address::Address;
+    use firn_core::encoding::{Encoding, cb58_decode};
+    use firn_core::ids::{Id, NodeId};
+    let ids: Vec<Vec<u8>> = ["11111111111111111111111111111111LpoYY", "FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z"]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+    let text = |b: &[u8]| std::str::from_utf8(b).ok().map(str::to_owned);
+    assert_survives("id", &ids, 5_000, |b| text(b)?.parse::<Id>().ok(), |id| id.to_string().into_bytes());
+    assert_survives("cb58", &ids, 5_000, |b| cb58_decode(&text(b)?).ok().map(|_| text(b)), |s| {
+        s.clone().unwrap_or_default().into_bytes()
+    });
+    let node = vec![b"NodeID-111111111111111111116DBWJs".to_vec()];
+    assert_survives("node id", &node, 5_000, |b| text(b)?.parse::<NodeId>().ok(), |n| n.to_string().into_bytes());
+    let addrs = vec![
+        b"P-avax1jkjyvlwclyu42n4yuegpczpfgwrf8r9lyj0d3c".to_vec(),
+        b"P-testing1g32kvaugnx4tk3z4vemc3xd2hdz92enhgrdu9n".to_vec(),
+    ];
+    // bech32 is case-insensitive, so compare lowercase forms.
+    assert_survives(
+        "address",
+        &addrs,
+        5_000,
+        |b| {
+            let s = text(b)?;
+            let addr = s.parse::<Address>().ok()?;
+            let (_, bech) = s.split_once('-')?;
+            (bech == bech.to_lowercase()).then_some(addr)
+        },
+        |a| a.to_string().into_bytes(),
+    );
+    let hex = vec![
+        vectors::text("pchain/blocks/mainnet-height-1000001.getBlock-hex-response.txt").trim().as_bytes().to_vec(),
+    ];
+    assert_survives(
+        "checksummed hex",
+        &hex,
+        2_000,
+        |b| {
+            let s = text(b)?;
+            let bytes = Encoding::Hex.decode_bytes(&s).ok()?;
+            (s == s.to_lowercase()).then_some(bytes)
+        },
+        |bytes| Encoding::Hex.encode_bytes(bytes).unwrap_or_default().into_bytes(),
+    );
+}

@@ -1,0 +1,55 @@
+//! The command line, as clap types. Each subcommand's arguments live here; what it does lives
+//! in `cmd`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// firn: the Avalanche Data API, Metrics API and node RPC on your own machine.
+#[derive(Debug, Parser)]
+#[command(name = "firn", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// More log output (-v info, -vv debug, -vvv trace). FIRN_LOG overrides, e.g. FIRN_LOG=firn=debug.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run everything: devnet, indexer, Data API, Metrics API, signature aggregator. (Not built yet.)
+    Up,
+    /// Run only the local network and its node RPC. (Not built yet.)
+    Devnet,
+    /// Follow a node's RPC into a store. (Not built yet.)
+    Index,
+    /// Serve the Data API and Metrics API from a store. (Not built yet.)
+    Serve,
+    /// Decode Avalanche bytes (hex, with or without checksum) and print them as AvalancheGo's JSON.
+    Decode(DecodeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    /// What the bytes are.
+    #[arg(value_enum)]
+    pub kind: DecodeKind,
+
+    /// The bytes as hex (`0x` optional, AvalancheGo's trailing checksum optional), a path to a file
+    /// holding such hex, or `-` for standard input.
+    pub input: String,
+
+    /// Network whose HRP addresses are printed with: a network ID or a name (mainnet, fuji, local).
+    #[arg(long, default_value = "fuji")]
+    pub network: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DecodeKind {
+    /// A P-Chain block (`platform.getBlock`).
+    Block,
+    /// A signed P-Chain tx (`platform.getTx`).
+    Tx,
+    /// An unsigned P-Chain tx (the bytes credentials sign).
+    UnsignedTx,
+}
