@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 /// Path of a file under `tests/vectors/`.
 pub fn path(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/vectors")
+        .join(rel)
 }
 
 /// A vector file's text.
@@ -19,5 +21,6 @@ pub fn json(rel: &str) -> serde_json::Value {
 
 /// Lowercase hex (with or without `0x`) to bytes.
 pub fn unhex(s: &str) -> Vec<u8> {
-    hex::decode(s.trim().trim_start_matches("0x")).unwrap_or_else(|e| panic!("bad hex in vector: {e}"))
+    hex::decode(s.trim().trim_start_matches("0x"))
+        .unwrap_or_else(|e| panic!("bad hex in vector: {e}"))
 }
