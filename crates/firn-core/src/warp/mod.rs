@@ -22,14 +22,15 @@ pub mod acp118;
 pub mod bitset;
 pub mod messages;
 pub mod payload;
+pub mod validators;
 
 use crate::codec::{self, CodecError, Decode, Encode, Reader, Writer};
 use crate::ids::{Id, NodeId};
 
 /// Length of a compressed BLS signature.
-pub const SIGNATURE_LEN: usize = 96;
+pub const SIGNATURE_LEN: usize = crate::keys::bls::SIGNATURE_LEN;
 /// Length of a compressed BLS public key.
-pub const PUBLIC_KEY_LEN: usize = 48;
+pub const PUBLIC_KEY_LEN: usize = crate::keys::bls::PUBLIC_KEY_LEN;
 /// Type ID of [`BitSetSignature`] in the warp codec (the only signature type).
 pub const BIT_SET_SIGNATURE_TYPE_ID: u32 = 0;
 /// The largest warp message we decode: AvalancheGo's default maximum p2p message size
@@ -57,7 +58,9 @@ pub enum WarpError {
     WrongNetwork { expected: u32, actual: u32 },
     #[error("bitset is invalid: it starts with a zero byte")]
     InvalidBitSet,
-    #[error("unknown validator: signer index {index} but the canonical set has {validators}")]
+    #[error(
+        "unknown validator: signer index {index} but the canonical set has {validators} validators"
+    )]
     UnknownValidator { index: usize, validators: usize },
     #[error("signer index {0} is given more than once")]
     DuplicateSigner(usize),
