@@ -3,6 +3,7 @@
 use crate::vectors::{json, unhex};
 use firn_core::codec::CodecError;
 use firn_core::ids::{Id, NodeId, ShortId};
+use firn_core::keys::bls;
 use firn_core::warp::acp118::{
     L1ValidatorRegistrationJustification, Preimage, SignatureRequest, SignatureResponse,
     SubnetIdIndex,
@@ -12,7 +13,10 @@ use firn_core::warp::messages::{
     PChainOwner, RegisterL1Validator, SubnetToL1Conversion, SubnetToL1ConversionData,
 };
 use firn_core::warp::payload::{AddressedCall, Payload};
-use firn_core::warp::{BitSetSignature, Message, UnsignedMessage, WarpError, bitset};
+use firn_core::warp::validators::CanonicalValidatorSet;
+use firn_core::warp::{
+    BitSetSignature, DEFAULT_QUORUM_NUM, Message, QUORUM_DEN, UnsignedMessage, WarpError, bitset,
+};
 use proptest::prelude::*;
 
 const L1_VECTORS: &str = "warp/pchain-l1-messages.json";
@@ -174,6 +178,308 @@ fn truncated_signed_messages_never_panic() {
         Message::from_bytes(&signed[..unsigned_len]),
         Err(WarpError::Codec(CodecError::UnexpectedEof { .. }))
     ));
+}
+
+/// One validator of the generated vector, in canonical order.
+struct Vdr {
+    sk: bls::SecretKey,
+    pk: bls::PublicKey,
+    weight: u64,
+    node_id: NodeId,
+}
+
+fn generated_validators(v: &serde_json::Value) -> Vec<Vdr> {
+    v["validators_canonical_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            assert_eq!(x["index"].as_u64().unwrap() as usize, i);
+            let sk: [u8; 32] = unhex(str_of(x, "sk_hex")).try_into().unwrap();
+            let sk = bls::SecretKey::from_bytes(&sk).unwrap();
+            let pk = sk.public_key();
+            assert_eq!(pk.to_bytes().to_vec(), unhex(str_of(x, "pk_compressed")));
+            assert_eq!(
+                pk.to_uncompressed().to_vec(),
+                unhex(str_of(x, "pk_uncompressed"))
+            );
+            Vdr {
+                sk,
+                pk,
+                weight: x["weight"].as_u64().unwrap(),
+                node_id: str_of(x, "nodeID").parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// The validators as `CanonicalValidatorSet::new` takes them, in the order of `perm`.
+fn triples(vdrs: &[Vdr], perm: &[usize]) -> Vec<(NodeId, Option<bls::PublicKey>, u64)> {
+    perm.iter()
+        .map(|&i| (vdrs[i].node_id, Some(vdrs[i].pk.clone()), vdrs[i].weight))
+        .collect()
+}
+
+/// A fixed pseudo-random permutation of `0..n` (xorshift Fisher–Yates).
+fn shuffled(n: usize, mut seed: u64) -> Vec<usize> {
+    let mut out: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        out.swap(i, (seed % (i as u64 + 1)) as usize);
+    }
+    out
+}
+
+struct Generated {
+    v: serde_json::Value,
+    vdrs: Vec<Vdr>,
+    set: CanonicalValidatorSet,
+    msg: Message,
+    network_id: u32,
+}
+
+fn generated() -> Generated {
+    let v = json(SIG_VECTOR);
+    let vdrs = generated_validators(&v);
+    // Reverse order: as far from canonical as it gets.
+    let perm: Vec<usize> = (0..vdrs.len()).rev().collect();
+    let set = CanonicalValidatorSet::new(triples(&vdrs, &perm)).unwrap();
+    let msg = Message::from_bytes(&unhex(str_of(&v, "signed_message_hex"))).unwrap();
+    let network_id = u32::try_from(v["network_id"].as_u64().unwrap()).unwrap();
+    Generated {
+        v,
+        vdrs,
+        set,
+        msg,
+        network_id,
+    }
+}
+
+#[test]
+fn generated_vector_canonical_order_reproduces_from_any_order() {
+    let g = generated();
+    assert_eq!(g.vdrs.len(), 8);
+    for seed in [1u64, 7, 42, 0x5eed, 0xdead_beef] {
+        let perm = shuffled(g.vdrs.len(), seed);
+        let set = CanonicalValidatorSet::new(triples(&g.vdrs, &perm)).unwrap();
+        assert_eq!(set.total_weight, g.v["total_weight"].as_u64().unwrap());
+        let order: Vec<NodeId> = set.validators.iter().map(|x| x.node_ids[0]).collect();
+        let want: Vec<NodeId> = g.vdrs.iter().map(|x| x.node_id).collect();
+        assert_eq!(order, want, "permutation {perm:?}");
+        for (c, x) in set.validators.iter().zip(&g.vdrs) {
+            assert_eq!(c.public_key, x.pk);
+            assert_eq!(c.weight, x.weight);
+            assert_eq!(c.node_ids, vec![x.node_id]);
+        }
+        assert_eq!(set, g.set);
+    }
+
+    // Sorting by the compressed keys would give another order, listed in the vector.
+    assert!(
+        g.v["canonical_order_differs_from_compressed_sort"]
+            .as_bool()
+            .unwrap()
+    );
+    let mut by_compressed: Vec<usize> = (0..g.vdrs.len()).collect();
+    by_compressed.sort_by_key(|&i| g.vdrs[i].pk.to_bytes());
+    let want: Vec<usize> = g.v["compressed_sort_order_indices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(by_compressed, want);
+    assert_ne!(by_compressed, (0..g.vdrs.len()).collect::<Vec<_>>());
+}
+
+#[test]
+fn generated_vector_signing_and_aggregation_reproduce() {
+    let g = generated();
+    let unsigned =
+        UnsignedMessage::from_bytes(&unhex(str_of(&g.v, "unsigned_message_hex"))).unwrap();
+    let signers: Vec<usize> = g.v["signer_indices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_u64().unwrap() as usize)
+        .collect();
+    let individual = g.v["individual_signatures_hex"].as_array().unwrap();
+    assert_eq!(individual.len(), signers.len());
+
+    let mut sigs = Vec::new();
+    for (&i, want) in signers.iter().zip(individual) {
+        let sig = g.vdrs[i].sk.sign(&unsigned.bytes());
+        assert_eq!(
+            sig.to_bytes().to_vec(),
+            unhex(want.as_str().unwrap()),
+            "signer {i}"
+        );
+        assert!(bls::verify(&g.vdrs[i].pk, &unsigned.bytes(), &sig));
+        sigs.push((i, sig));
+    }
+    // The order the signatures arrive in does not matter.
+    sigs.reverse();
+    let msg = g.set.aggregate(unsigned, &sigs).unwrap();
+    assert_eq!(
+        msg.signature.signature.to_vec(),
+        unhex(str_of(&g.v, "aggregate_signature_hex"))
+    );
+    assert_eq!(msg.signature.signers, vec![0xad]);
+    assert_eq!(msg.bytes(), unhex(str_of(&g.v, "signed_message_hex")));
+    assert_eq!(msg, g.msg);
+}
+
+#[test]
+fn generated_vector_is_below_the_default_quorum() {
+    let g = generated();
+    let signed = g.v["signature_weight"].as_u64().unwrap();
+    assert_eq!(g.set.signed_weight(&g.msg.signature.signers), Ok(signed));
+    assert!(!g.v["quorum_67_of_100_met"].as_bool().unwrap());
+    assert_eq!(
+        g.set
+            .verify(&g.msg, g.network_id, DEFAULT_QUORUM_NUM, QUORUM_DEN),
+        Err(WarpError::InsufficientWeight {
+            signed: 240,
+            required: 242,
+            total: 360
+        })
+    );
+    // 240/360 = 66.67 %.
+    assert_eq!(g.set.verify(&g.msg, g.network_id, 66, 100), Ok(()));
+}
+
+#[test]
+fn quorum_exactly_at_the_threshold_passes_and_one_unit_below_fails() {
+    let g = generated();
+    // Exactly 240 of 360 needed.
+    assert_eq!(g.set.verify(&g.msg, g.network_id, 2, 3), Ok(()));
+    assert_eq!(g.set.verify(&g.msg, g.network_id, 240, 360), Ok(()));
+    // 241 needed: one unit more than was signed.
+    assert_eq!(
+        g.set.verify(&g.msg, g.network_id, 241, 360),
+        Err(WarpError::InsufficientWeight {
+            signed: 240,
+            required: 241,
+            total: 360
+        })
+    );
+    // One more unit of key-less weight moves the threshold past the signed weight.
+    let mut with_extra = triples(&g.vdrs, &(0..8).collect::<Vec<_>>());
+    with_extra.push((NodeId::EMPTY, None, 1));
+    let set = CanonicalValidatorSet::new(with_extra).unwrap();
+    assert_eq!(set.total_weight, 361);
+    assert_eq!(set.validators, g.set.validators);
+    assert_eq!(
+        set.verify(&g.msg, g.network_id, 2, 3),
+        Err(WarpError::InsufficientWeight {
+            signed: 240,
+            required: 241,
+            total: 361
+        })
+    );
+}
+
+#[test]
+fn tampered_messages_fail() {
+    let g = generated();
+    let ok = |m: &Message| g.set.verify(m, g.network_id, 66, 100);
+    assert_eq!(ok(&g.msg), Ok(()));
+
+    // Any flipped bit of the signature.
+    for byte in [0usize, 1, 47, 48, 95] {
+        let mut m = g.msg.clone();
+        m.signature.signature[byte] ^= 0x01;
+        let err = ok(&m).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                WarpError::InvalidSignature | WarpError::MalformedSignature(_)
+            ),
+            "byte {byte}: {err}"
+        );
+    }
+    // A valid signature over something else.
+    let mut m = g.msg.clone();
+    m.signature.signature = g.vdrs[0].sk.sign(&m.unsigned.bytes()).to_bytes();
+    assert_eq!(ok(&m), Err(WarpError::InvalidSignature));
+    // The payload.
+    let mut m = g.msg.clone();
+    m.unsigned.payload[10] ^= 1;
+    assert_eq!(ok(&m), Err(WarpError::InvalidSignature));
+    // The claimed signers: swap validator 7 (weight 10) for 6 (weight 30).
+    let mut m = g.msg.clone();
+    m.signature.signers = bitset::from_indices(&[0, 2, 3, 5, 6]);
+    assert_eq!(ok(&m), Err(WarpError::InvalidSignature));
+    // Source chain.
+    let mut m = g.msg.clone();
+    m.unsigned.source_chain_id = Id::ZERO;
+    assert_eq!(ok(&m), Err(WarpError::InvalidSignature));
+}
+
+#[test]
+fn wrong_network_fails() {
+    let g = generated();
+    assert_eq!(
+        g.set.verify(&g.msg, 1, 66, 100),
+        Err(WarpError::WrongNetwork {
+            expected: 1,
+            actual: 5
+        })
+    );
+}
+
+#[test]
+fn malformed_bitsets_fail() {
+    let g = generated();
+    let mut m = g.msg.clone();
+    m.signature.signers = vec![0x00, 0xad];
+    assert_eq!(
+        g.set.verify(&m, g.network_id, 66, 100),
+        Err(WarpError::InvalidBitSet)
+    );
+    assert_eq!(m.signature.num_signers(), Err(WarpError::InvalidBitSet));
+    assert_eq!(g.set.signed_weight(&[0x00]), Err(WarpError::InvalidBitSet));
+
+    // Bit 8 with 8 validators.
+    m.signature.signers = vec![0x01, 0xad];
+    assert_eq!(
+        g.set.verify(&m, g.network_id, 66, 100),
+        Err(WarpError::UnknownValidator {
+            index: 8,
+            validators: 8
+        })
+    );
+    // It round-trips through the codec all the same: the bitset is checked at verification.
+    assert_eq!(Message::from_bytes(&m.bytes()).unwrap(), m);
+}
+
+#[test]
+fn shared_keys_merge_and_key_less_validators_only_add_weight() {
+    let g = generated();
+    let mut input = triples(&g.vdrs, &shuffled(8, 99));
+    // A second node with validator 7's key, and two without keys.
+    let twin = NodeId([0xee; 20]);
+    input.push((twin, Some(g.vdrs[7].pk.clone()), 15));
+    input.push((NodeId([0xaa; 20]), None, 100));
+    input.push((NodeId::EMPTY, None, 25));
+    let set = CanonicalValidatorSet::new(input).unwrap();
+    assert_eq!(set.len(), 8);
+    assert_eq!(set.total_weight, 360 + 15 + 100 + 25);
+    let merged = &set.validators[7];
+    assert_eq!(merged.weight, 10 + 15);
+    let mut ids = vec![g.vdrs[7].node_id, twin];
+    ids.sort();
+    assert_eq!(merged.node_ids, ids);
+    assert_eq!(set.index_of(&twin), Some(7));
+    assert_eq!(set.index_of(&NodeId::EMPTY), None);
+
+    // Validator 7's one signature now carries both nodes' weight.
+    assert_eq!(set.signed_weight(&g.msg.signature.signers), Ok(240 + 15));
+    assert_eq!(set.verify(&g.msg, g.network_id, 255, 500), Ok(()));
+    assert!(set.verify(&g.msg, g.network_id, 256, 500).is_err());
 }
 
 // ---- properties ----
