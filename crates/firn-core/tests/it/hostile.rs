@@ -49,7 +49,8 @@ pub fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
                     0 => u32::MAX,
                     1 => 0,
                     2 => rng.next() as u32 % 64,
-                    _ => u32::from_be_bytes([out[i], out[i + 1], out[i + 2], out[i + 3]]).wrapping_add(1),
+                    _ => u32::from_be_bytes([out[i], out[i + 1], out[i + 2], out[i + 3]])
+                        .wrapping_add(1),
                 };
                 out[i..i + 4].copy_from_slice(&value.to_be_bytes());
             }
@@ -91,16 +92,30 @@ where
             let input = mutate(&mut rng, seed);
             if let Some(value) = decode(&input) {
                 accepted += 1;
-                assert_eq!(encode(&value), input, "{name}: accepted bytes that do not re-encode: {}", hex::encode(&input));
+                assert_eq!(
+                    encode(&value),
+                    input,
+                    "{name}: accepted bytes that do not re-encode: {}",
+                    hex::encode(&input)
+                );
             }
         }
     }
     // Some mutations (e.g. a flipped amount bit) stay valid: that path must be exercised too.
-    assert!(accepted > 0, "{name}: no mutation decoded, so the re-encode check never ran");
+    assert!(
+        accepted > 0,
+        "{name}: no mutation decoded, so the re-encode check never ran"
+    );
 }
 
 fn codec_round_trip<T: Decode + Encode>(name: &str, seeds: &[Vec<u8>], rounds: usize) {
-    assert_survives(name, seeds, rounds, |b| codec::from_bytes::<T>(b).ok(), codec::to_bytes);
+    assert_survives(
+        name,
+        seeds,
+        rounds,
+        |b| codec::from_bytes::<T>(b).ok(),
+        codec::to_bytes,
+    );
 }
 
 fn tx_seeds() -> Vec<Vec<u8>> {
@@ -113,7 +128,9 @@ fn tx_seeds() -> Vec<Vec<u8>> {
 }
 
 fn block_seeds() -> Vec<Vec<u8>> {
-    let mut seeds = vec![vectors::unhex(&vectors::text("pchain/blocks/mainnet-height-1000001.block.hex"))];
+    let mut seeds = vec![vectors::unhex(&vectors::text(
+        "pchain/blocks/mainnet-height-1000001.block.hex",
+    ))];
     let file = vectors::json("pchain/blocks/banff-serialization.json");
     for v in file["vectors"].as_array().unwrap() {
         seeds.push(vectors::unhex(v["hex"].as_str().unwrap()));
@@ -148,17 +165,36 @@ fn text_decoders_survive_mutated_strings() {
     use firn_core::address::Address;
     use firn_core::encoding::{Encoding, cb58_decode};
     use firn_core::ids::{Id, NodeId};
-    let ids: Vec<Vec<u8>> = ["11111111111111111111111111111111LpoYY", "FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z"]
-        .iter()
-        .map(|s| s.as_bytes().to_vec())
-        .collect();
+    let ids: Vec<Vec<u8>> = [
+        "11111111111111111111111111111111LpoYY",
+        "FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
     let text = |b: &[u8]| std::str::from_utf8(b).ok().map(str::to_owned);
-    assert_survives("id", &ids, 5_000, |b| text(b)?.parse::<Id>().ok(), |id| id.to_string().into_bytes());
-    assert_survives("cb58", &ids, 5_000, |b| cb58_decode(&text(b)?).ok().map(|_| text(b)), |s| {
-        s.clone().unwrap_or_default().into_bytes()
-    });
+    assert_survives(
+        "id",
+        &ids,
+        5_000,
+        |b| text(b)?.parse::<Id>().ok(),
+        |id| id.to_string().into_bytes(),
+    );
+    assert_survives(
+        "cb58",
+        &ids,
+        5_000,
+        |b| cb58_decode(&text(b)?).ok().map(|_| text(b)),
+        |s| s.clone().unwrap_or_default().into_bytes(),
+    );
     let node = vec![b"NodeID-111111111111111111116DBWJs".to_vec()];
-    assert_survives("node id", &node, 5_000, |b| text(b)?.parse::<NodeId>().ok(), |n| n.to_string().into_bytes());
+    assert_survives(
+        "node id",
+        &node,
+        5_000,
+        |b| text(b)?.parse::<NodeId>().ok(),
+        |n| n.to_string().into_bytes(),
+    );
     let addrs = vec![
         b"P-avax1jkjyvlwclyu42n4yuegpczpfgwrf8r9lyj0d3c".to_vec(),
         b"P-testing1g32kvaugnx4tk3z4vemc3xd2hdz92enhgrdu9n".to_vec(),
@@ -177,7 +213,10 @@ fn text_decoders_survive_mutated_strings() {
         |a| a.to_string().into_bytes(),
     );
     let hex = vec![
-        vectors::text("pchain/blocks/mainnet-height-1000001.getBlock-hex-response.txt").trim().as_bytes().to_vec(),
+        vectors::text("pchain/blocks/mainnet-height-1000001.getBlock-hex-response.txt")
+            .trim()
+            .as_bytes()
+            .to_vec(),
     ];
     assert_survives(
         "checksummed hex",
@@ -188,6 +227,11 @@ fn text_decoders_survive_mutated_strings() {
             let bytes = Encoding::Hex.decode_bytes(&s).ok()?;
             (s == s.to_lowercase()).then_some(bytes)
         },
-        |bytes| Encoding::Hex.encode_bytes(bytes).unwrap_or_default().into_bytes(),
+        |bytes| {
+            Encoding::Hex
+                .encode_bytes(bytes)
+                .unwrap_or_default()
+                .into_bytes()
+        },
     );
 }

@@ -34,12 +34,15 @@ pub fn run(args: &DecodeArgs) -> anyhow::Result<()> {
 fn read_input(input: &str) -> anyhow::Result<String> {
     if input == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).context("reading standard input")?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading standard input")?;
         return Ok(s);
     }
     let path = std::path::Path::new(input);
     if path.is_file() {
-        return std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()));
+        return std::fs::read_to_string(path)
+            .with_context(|| format!("reading {}", path.display()));
     }
     Ok(input.to_string())
 }
