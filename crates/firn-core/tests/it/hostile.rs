@@ -77,8 +77,23 @@ pub fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Runs `decode` on `rounds` mutations of each seed; a decoded value must re-encode to its input.
+/// Runs `decode` on `rounds` mutations of each seed; a decoded value must re-encode to its input,
+/// and some mutations must decode, so that the re-encode check really runs.
 pub fn assert_survives<T, F, E>(name: &str, seeds: &[Vec<u8>], rounds: usize, decode: F, encode: E)
+where
+    F: Fn(&[u8]) -> Option<T>,
+    E: Fn(&T) -> Vec<u8>,
+{
+    let accepted = survive(name, seeds, rounds, decode, encode);
+    // Some mutations (e.g. a flipped amount bit) stay valid: that path must be exercised too.
+    assert!(
+        accepted > 0,
+        "{name}: no mutation decoded, so the re-encode check never ran"
+    );
+}
+
+/// The checks of [`assert_survives`]; returns how many mutations decoded.
+fn survive<T, F, E>(name: &str, seeds: &[Vec<u8>], rounds: usize, decode: F, encode: E) -> usize
 where
     F: Fn(&[u8]) -> Option<T>,
     E: Fn(&T) -> Vec<u8>,
@@ -101,11 +116,7 @@ where
             }
         }
     }
-    // Some mutations (e.g. a flipped amount bit) stay valid: that path must be exercised too.
-    assert!(
-        accepted > 0,
-        "{name}: no mutation decoded, so the re-encode check never ran"
-    );
+    accepted
 }
 
 fn codec_round_trip<T: Decode + Encode>(name: &str, seeds: &[Vec<u8>], rounds: usize) {
@@ -233,5 +244,141 @@ fn text_decoders_survive_mutated_strings() {
                 .unwrap_or_default()
                 .into_bytes()
         },
+    );
+}
+
+fn warp_vector(key: &str) -> Vec<u8> {
+    let v = vectors::json("warp/generated-bitset-signature.json");
+    vectors::unhex(
+        v[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {key} in the warp vector")),
+    )
+}
+
+fn l1_message_seeds() -> Vec<Vec<u8>> {
+    let file = vectors::json("warp/pchain-l1-messages.json");
+    file["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| vectors::unhex(m["hex"].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn warp_decoders_survive_mutated_vectors() {
+    use firn_core::warp::messages::{L1Message, SubnetToL1ConversionData};
+    use firn_core::warp::payload::Payload;
+    use firn_core::warp::{Message, UnsignedMessage};
+
+    let signed = warp_vector("signed_message_hex");
+    let unsigned = warp_vector("unsigned_message_hex");
+    assert_survives(
+        "warp message",
+        &[signed],
+        20_000,
+        |b| Message::from_bytes(b).ok(),
+        Message::bytes,
+    );
+    assert_survives(
+        "warp unsigned message",
+        &[unsigned],
+        20_000,
+        |b| UnsignedMessage::from_bytes(b).ok(),
+        |m| m.bytes(),
+    );
+    let mut payloads = vec![
+        warp_vector("addressed_call_hex"),
+        warp_vector("hash_payload_example_hex"),
+    ];
+    payloads.push(Payload::Hash(firn_core::ids::Id([5; 32])).bytes());
+    assert_survives(
+        "warp payload",
+        &payloads,
+        10_000,
+        |b| Payload::from_bytes(b).ok(),
+        Payload::bytes,
+    );
+    assert_survives(
+        "P-Chain L1 message",
+        &l1_message_seeds(),
+        10_000,
+        |b| L1Message::from_bytes(b).ok(),
+        |m| m.bytes(),
+    );
+    let conversion = vectors::json("warp/pchain-l1-messages.json")["conversion_data"]["hex"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_survives(
+        "conversion data",
+        &[vectors::unhex(&conversion)],
+        10_000,
+        |b| SubnetToL1ConversionData::from_bytes(b).ok(),
+        SubnetToL1ConversionData::bytes,
+    );
+}
+
+/// Protobuf is not canonical (unknown fields are skipped, the last value wins), so for the
+/// ACP-118 messages only "no panic, bounded" is asserted, plus that what decodes re-decodes.
+#[test]
+fn acp118_decoders_survive_mutated_messages() {
+    use firn_core::warp::acp118::{
+        L1ValidatorRegistrationJustification, SignatureRequest, SignatureResponse,
+    };
+    let unsigned = warp_vector("unsigned_message_hex");
+    let request = SignatureRequest {
+        message: unsigned,
+        justification: vec![1, 2, 3],
+    };
+    let seeds = [request.app_request_bytes(), request.bytes()];
+    let mut rng = Rng::new(118);
+    for seed in &seeds {
+        for _ in 0..20_000 {
+            let input = mutate(&mut rng, seed);
+            if let Ok(req) = SignatureRequest::from_app_request_bytes(&input) {
+                assert_eq!(SignatureRequest::from_bytes(&req.bytes()).unwrap(), req);
+            }
+            if let Ok(req) = SignatureRequest::from_bytes(&input) {
+                assert_eq!(SignatureRequest::from_bytes(&req.bytes()).unwrap(), req);
+            }
+            if let Ok(resp) = SignatureResponse::from_bytes(&input) {
+                assert_eq!(SignatureResponse::from_bytes(&resp.bytes()).unwrap(), resp);
+            }
+            if let Ok(j) = L1ValidatorRegistrationJustification::from_bytes(&input) {
+                assert_eq!(
+                    L1ValidatorRegistrationJustification::from_bytes(&j.bytes()).unwrap(),
+                    j
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn bls_decoders_survive_mutated_points() {
+    use firn_core::keys::bls::{PublicKey, Signature};
+    let v = vectors::json("bls/avalanchejs-bls-vector.json");
+    let pk = vectors::unhex(v["public_key_compressed_48"].as_str().unwrap());
+    let sig = vectors::unhex(
+        v["signature_96_dst_BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"]
+            .as_str()
+            .unwrap(),
+    );
+    // A mutated curve point is almost never a valid subgroup point, so acceptance is not required.
+    survive(
+        "bls public key",
+        &[pk],
+        3_000,
+        |b| PublicKey::from_bytes(b).ok(),
+        |k| k.to_bytes().to_vec(),
+    );
+    survive(
+        "bls signature",
+        &[sig],
+        1_000,
+        |b| Signature::from_bytes(b).ok(),
+        |s| s.to_bytes().to_vec(),
     );
 }
