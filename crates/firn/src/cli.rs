@@ -27,6 +27,8 @@ pub enum Command {
     Serve,
     /// Decode Avalanche bytes (hex, with or without checksum) and print them as AvalancheGo's JSON.
     Decode(DecodeArgs),
+    /// Print deterministic secp256k1 keys with their P-Chain and EVM addresses.
+    Keys(KeysArgs),
 }
 
 #[derive(Debug, Args)]
@@ -52,4 +54,27 @@ pub enum DecodeKind {
     Tx,
     /// An unsigned P-Chain tx (the bytes credentials sign).
     UnsignedTx,
+    /// A signed Warp message.
+    WarpMessage,
+    /// An unsigned Warp message (the bytes validators sign).
+    WarpUnsigned,
+}
+
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    /// Seed the keys derive from: the same seed gives the same keys, as the devnet's funded keys.
+    #[arg(long, default_value = "firn")]
+    pub seed: String,
+
+    /// How many keys.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub count: u32,
+
+    /// Network the P-Chain addresses are for: a network ID or a name (mainnet, fuji, local).
+    #[arg(long, default_value = "fuji")]
+    pub network: String,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }

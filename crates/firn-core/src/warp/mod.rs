@@ -20,6 +20,7 @@
 
 pub mod acp118;
 pub mod bitset;
+pub mod json;
 pub mod messages;
 pub mod payload;
 pub mod validators;

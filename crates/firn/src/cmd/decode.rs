@@ -7,12 +7,14 @@ use firn_core::codec;
 use firn_core::encoding::{checksum, hex_decode_lenient};
 use firn_core::pchain::json::{JsonContext, block_to_json, tx_to_json, unsigned_tx_to_json};
 use firn_core::pchain::{Block, Tx, UnsignedTx};
+use firn_core::warp::json::message_to_json;
+use firn_core::warp::{Message, UnsignedMessage};
 use std::io::Read;
 
 pub fn run(args: &DecodeArgs) -> anyhow::Result<()> {
     let text = read_input(&args.input)?;
     let bytes = parse_hex(&text)?;
-    let ctx = JsonContext::pchain(network_id(&args.network)?);
+    let ctx = JsonContext::pchain(parse_network(&args.network)?);
     let json = match args.kind {
         DecodeKind::Block => {
             let block: Block = codec::from_bytes(&bytes).context("not a P-Chain block")?;
@@ -25,6 +27,15 @@ pub fn run(args: &DecodeArgs) -> anyhow::Result<()> {
         DecodeKind::UnsignedTx => {
             let tx: UnsignedTx = codec::from_bytes(&bytes).context("not an unsigned P-Chain tx")?;
             unsigned_tx_to_json(&ctx, &tx)
+        }
+        DecodeKind::WarpMessage => {
+            let msg = Message::from_bytes(&bytes).context("not a signed Warp message")?;
+            message_to_json(&msg.unsigned, Some(&msg.signature))
+        }
+        DecodeKind::WarpUnsigned => {
+            let msg =
+                UnsignedMessage::from_bytes(&bytes).context("not an unsigned Warp message")?;
+            message_to_json(&msg, None)
         }
     };
     println!("{}", serde_json::to_string_pretty(&json)?);
@@ -59,7 +70,7 @@ fn parse_hex(text: &str) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn network_id(name: &str) -> anyhow::Result<u32> {
+pub fn parse_network(name: &str) -> anyhow::Result<u32> {
     Ok(match name.to_ascii_lowercase().as_str() {
         "mainnet" | "avax" => MAINNET_ID,
         "fuji" | "testnet" => FUJI_ID,
@@ -87,8 +98,8 @@ mod tests {
 
     #[test]
     fn networks_by_name_or_id() {
-        assert_eq!(network_id("Fuji").unwrap(), 5);
-        assert_eq!(network_id("12345").unwrap(), 12345);
-        assert!(network_id("moon").is_err());
+        assert_eq!(parse_network("Fuji").unwrap(), 5);
+        assert_eq!(parse_network("12345").unwrap(), 12345);
+        assert!(parse_network("moon").is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod decode;
+mod keys;
 
 use crate::cli::Command;
 
@@ -9,6 +10,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Up | Command::Devnet | Command::Index | Command::Serve => not_built_yet(&command),
         Command::Decode(args) => decode::run(&args),
+        Command::Keys(args) => keys::run(&args),
     }
 }
 

@@ -1,0 +1,4 @@
+//! End-to-end tests of the `firn` binary.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod cli;
