@@ -51,10 +51,11 @@ fn payload_to_json(msg: &UnsignedMessage) -> Value {
                 "sourceAddress": hex_encode_nc(&call.source_address),
                 "payload": hex_encode_nc(&call.payload),
             });
-            if msg.source_chain_id == P_CHAIN_ID && call.source_address.is_empty() {
-                if let Ok(l1) = L1Message::from_bytes(&call.payload) {
-                    v["l1Message"] = l1_message_to_json(&l1);
-                }
+            if msg.source_chain_id == P_CHAIN_ID
+                && call.source_address.is_empty()
+                && let Ok(l1) = L1Message::from_bytes(&call.payload)
+            {
+                v["l1Message"] = l1_message_to_json(&l1);
             }
             v
         }
