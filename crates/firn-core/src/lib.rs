@@ -11,6 +11,26 @@
 //!   canonical validator set.
 //!
 //! Data flows bytes → [`codec::Reader`] → typed value → ([`codec::Writer`] → bytes | JSON).
+//! Decoding is canonical: bytes that decode re-encode to exactly themselves, which is why a
+//! decoded block's ID (sha256 of its bytes, computed on first use) needs no copy of the input.
+//!
+//! ```
+//! use firn_core::codec;
+//! use firn_core::encoding::Encoding;
+//! use firn_core::pchain::Block;
+//! use firn_core::pchain::json::{block_to_json, JsonContext};
+//!
+//! // `platform.getBlock` answers with checksummed hex.
+//! let reply = include_str!("../tests/vectors/pchain/blocks/mainnet-height-1000001.getBlock-hex-response.txt");
+//! let bytes = Encoding::Hex.decode_bytes(reply.trim())?;
+//! let block: Block = codec::from_bytes(&bytes)?;
+//! assert_eq!(block.id().to_string(), "d7WYmb8VeZNHsny3EJCwMm6QA37s1EHwMxw1Y71V3FqPZ5EFG");
+//! assert_eq!(block.bytes(), bytes);
+//!
+//! let json = block_to_json(&JsonContext::pchain(1), &block);
+//! assert_eq!(json["height"], 1_000_001);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod address;
 pub mod codec;
