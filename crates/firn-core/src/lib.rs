@@ -35,6 +35,7 @@
 pub mod address;
 pub mod codec;
 pub mod encoding;
+pub mod evm;
 pub mod ids;
 pub mod keys;
 pub mod pchain;
