@@ -337,6 +337,37 @@ codec_struct!(ConvertSubnetToL1Tx {
     subnet_auth: AuthInput,
 });
 
+impl ConvertSubnetToL1Tx {
+    /// The validation ID of the `index`-th initial validator: `subnet_id.append(index)`.
+    pub fn validation_id(&self, index: u32) -> Id {
+        self.subnet_id.append(index)
+    }
+
+    /// The data whose sha256 is the conversion ID the P-Chain signs for this conversion. Fails
+    /// when a validator's node ID is not 20 bytes (such a tx is invalid).
+    pub fn conversion_data(
+        &self,
+    ) -> Result<crate::warp::messages::SubnetToL1ConversionData, crate::encoding::EncodingError>
+    {
+        Ok(crate::warp::messages::SubnetToL1ConversionData {
+            subnet_id: self.subnet_id,
+            manager_chain_id: self.chain_id,
+            manager_address: self.address.to_vec(),
+            validators: self
+                .validators
+                .iter()
+                .map(|v| {
+                    Ok(crate::warp::messages::ConversionValidatorData {
+                        node_id: NodeId::from_slice(&v.node_id)?,
+                        bls_public_key: v.signer.public_key,
+                        weight: v.weight,
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
 /// Type 36: `message` is a signed Warp message carrying a RegisterL1Validator payload.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -319,3 +319,23 @@ proptest! {
         prop_assert_eq!(addr.parse::<Address>().unwrap(), Address::new("P", network, ShortId(short)));
     }
 }
+
+#[test]
+fn conversion_tx_gives_validation_ids_and_conversion_data() {
+    let bytes = vectors::unhex(&vectors::text(
+        "pchain/txs/convert_subnet_to_l1.complex.unsigned.hex",
+    ));
+    let UnsignedTx::ConvertSubnetToL1(tx) = codec::from_bytes::<UnsignedTx>(&bytes).unwrap() else {
+        panic!("not a ConvertSubnetToL1Tx")
+    };
+    let mut preimage = tx.subnet_id.as_bytes().to_vec();
+    preimage.extend_from_slice(&0u32.to_be_bytes());
+    assert_eq!(tx.validation_id(0), Id::hash_of(&preimage));
+    let data = tx.conversion_data().unwrap();
+    assert_eq!(data.subnet_id, tx.subnet_id);
+    assert_eq!(data.manager_chain_id, tx.chain_id);
+    assert_eq!(data.manager_address, tx.address.to_vec());
+    assert_eq!(data.validators.len(), 1);
+    assert_eq!(data.validators[0].weight, 72_623_859_790_382_856);
+    assert_eq!(data.id(), Id::hash_of(&data.bytes()));
+}
