@@ -336,7 +336,8 @@ codec_struct!(ProofOfPossession {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Signer {
     Empty,
-    ProofOfPossession(ProofOfPossession),
+    /// Boxed: it is 144 bytes, and would otherwise size every unsigned tx.
+    ProofOfPossession(Box<ProofOfPossession>),
 }
 
 impl Encode for Signer {
@@ -356,7 +357,9 @@ impl Decode for Signer {
     fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
         match r.u32()? {
             type_id::SIGNER_EMPTY => Ok(Signer::Empty),
-            type_id::SIGNER_POP => Ok(Signer::ProofOfPossession(ProofOfPossession::decode(r)?)),
+            type_id::SIGNER_POP => Ok(Signer::ProofOfPossession(Box::new(
+                ProofOfPossession::decode(r)?,
+            ))),
             type_id => Err(CodecError::UnknownTypeId {
                 type_id,
                 context: "a signer",
