@@ -346,14 +346,14 @@ impl<S: Clone + Send + Sync + 'static> AvaServer<S> {
         }
         let Some(id) = req.id else {
             // A notification: run the handler (its effects count) but send nothing.
-            if req.version == "2.0" {
-                if let Ok(fut) = self.lookup_and_start(&req) {
-                    let _ = run_with_timeout(fut, timeout).await;
-                    return Answer {
-                        body: None,
-                        handler_ran: true,
-                    };
-                }
+            if req.version == "2.0"
+                && let Ok(fut) = self.lookup_and_start(&req)
+            {
+                let _ = run_with_timeout(fut, timeout).await;
+                return Answer {
+                    body: None,
+                    handler_ran: true,
+                };
             }
             return no_body;
         };

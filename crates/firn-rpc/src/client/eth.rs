@@ -165,12 +165,12 @@ impl BatchRequest<'_> {
             }
         };
         // geth answers an oversized batch with one error for the whole batch.
-        if responses.len() == 1 && self.calls.len() > 1 {
-            if let Some(error) = responses.first().and_then(|r| r.error.clone()) {
-                if error.code == crate::error::INVALID_REQUEST {
-                    return Err(ClientError::Rpc(error));
-                }
-            }
+        if responses.len() == 1
+            && self.calls.len() > 1
+            && let Some(error) = responses.first().and_then(|r| r.error.clone())
+            && error.code == crate::error::INVALID_REQUEST
+        {
+            return Err(ClientError::Rpc(error));
         }
         let mut by_id: HashMap<u64, ResponseObject> = HashMap::with_capacity(responses.len());
         for r in responses {
