@@ -39,8 +39,9 @@ pub const DEFAULT_BATCH_ITEM_LIMIT: usize = 1000;
 /// go-ethereum's default limit on the summed size of a batch's results (25 MB).
 pub const DEFAULT_BATCH_RESPONSE_LIMIT: usize = 25_000_000;
 
-/// Positional params: `()` or a tuple of up to six `DeserializeOwned` values. Missing trailing
-/// arguments are read as `null`, so `Option` arguments may be left out.
+/// Positional params: `()` or a tuple of up to six `DeserializeOwned` values, each decoded with
+/// Go's rules as geth does ([`crate::params`]: object keys match fields case-insensitively).
+/// Missing trailing arguments are read as `null`, so `Option` arguments may be left out.
 pub trait PositionalParams: Sized + Send + 'static {
     /// Decodes the array's elements; the error is geth's `-32602` message.
     fn from_positional(args: &[&RawValue]) -> Result<Self, String>;
@@ -49,14 +50,14 @@ pub trait PositionalParams: Sized + Send + 'static {
 /// Decodes argument `i` of a positional call (absent = `null`).
 fn positional_arg<T: DeserializeOwned>(args: &[&RawValue], i: usize) -> Result<T, String> {
     match args.get(i) {
-        Some(raw) => serde_json::from_str(raw.get()).map_err(|e| {
+        Some(raw) => crate::params::from_str(raw.get()).map_err(|e| {
             let text = e.to_string();
             let text = text
                 .rfind(" at line ")
                 .map_or(text.as_str(), |at| &text[..at]);
             format!("invalid argument {i}: {text}")
         }),
-        None => serde_json::from_str("null")
+        None => crate::params::from_value(serde_json::Value::Null)
             .map_err(|_| format!("missing value for required argument {i}")),
     }
 }

@@ -78,6 +78,9 @@ pub enum RouteError {
     /// A fixed route with a `{param}` segment.
     #[error("route path {0:?} has a {{param}} segment but a fixed endpoint")]
     UnexpectedParam(String),
+    /// Two routes that differ only in their parameter names (`/a/{x}` and `/a/{y}`).
+    #[error("route path {0:?} conflicts with another route")]
+    Conflict(String),
     /// An alias of a path that was never mounted.
     #[error("alias {alias:?} points at unmounted path {target:?}")]
     UnknownAliasTarget {
@@ -140,6 +143,14 @@ fn param_count(path: &str) -> Option<usize> {
     Some(count)
 }
 
+/// The path with parameter names erased: routes of one shape conflict in axum.
+fn route_shape(path: &str) -> String {
+    path.split('/')
+        .map(|seg| if seg.starts_with('{') { "{}" } else { seg })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 impl RpcRouter {
     /// An empty router with default [`Limits`].
     pub fn new() -> Self {
@@ -196,11 +207,15 @@ impl RpcRouter {
         }
         let limits = self.limits;
         let mut router = Router::new();
+        let mut shapes = std::collections::HashSet::new();
         for (path, route) in routes {
             if !path.starts_with('/') {
                 return Err(RouteError::InvalidPath(path));
             }
             let params = param_count(&path).ok_or_else(|| RouteError::InvalidPath(path.clone()))?;
+            if !shapes.insert(route_shape(&path)) {
+                return Err(RouteError::Conflict(path));
+            }
             router = match route {
                 Route::Fixed(endpoint) => {
                     if params != 0 {

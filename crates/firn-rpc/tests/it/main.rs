@@ -6,3 +6,4 @@ mod client;
 mod common;
 mod eth;
 mod hostile;
+mod server;
