@@ -41,7 +41,7 @@ fn bad_routes_are_errors_not_panics() {
         RouteError::UnknownAliasTarget { .. }
     ));
     // mounting a path twice keeps the last endpoint, no conflict
-    RpcRouter::new()
+    let _router = RpcRouter::new()
         .mount("/x", ava())
         .mount("/x", ava())
         .build()
