@@ -385,3 +385,29 @@ async fn body_limit_and_timeout() {
         assert_eq!(r.json()["error"]["code"], -32000);
     }
 }
+
+#[tokio::test]
+async fn per_chain_validators_endpoint() {
+    for (h, _) in Harness::both().await {
+        let body = r#"{"jsonrpc":"2.0","method":"validators.getCurrentValidators","params":{"nodeids":["NodeID-a"]},"id":1}"#;
+        let r = h.post("/ext/bc/C/validators", body).await;
+        assert_eq!(
+            r.body,
+            "{\"jsonrpc\":\"2.0\",\"result\":{\"validators\":[{\"nodeID\":\"NodeID-a\",\"weight\":20,\"isActive\":true}]},\"id\":1}\n",
+            "{}",
+            h.name()
+        );
+        let r = h.post("/ext/bc/P/validators", body).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "unknown chain");
+        let r = h
+            .post(
+                "/ext/bc/C/validators",
+                r#"{"jsonrpc":"2.0","method":"platform.getHeight","id":1}"#,
+            )
+            .await;
+        assert_eq!(
+            r.json()["error"]["message"],
+            r#"rpc: can't find service "platform.GetHeight""#
+        );
+    }
+}

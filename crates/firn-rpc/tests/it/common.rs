@@ -102,6 +102,26 @@ async fn sleep(_: TestState, args: SleepArgs) -> Result<EmptyReply, String> {
     Ok(EmptyReply {})
 }
 
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ValidatorsArgs {
+    #[serde(rename = "nodeIDs")]
+    pub node_ids: Vec<String>,
+}
+
+/// `validators.getCurrentValidators` (subnet-evm's `/validators`): raw numbers, not strings.
+async fn get_current_validators(
+    _: TestState,
+    args: ValidatorsArgs,
+) -> Result<serde_json::Value, String> {
+    let validators: Vec<_> = args
+        .node_ids
+        .iter()
+        .map(|id| serde_json::json!({"nodeID": id, "weight": 20, "isActive": true}))
+        .collect();
+    Ok(serde_json::json!({ "validators": validators }))
+}
+
 /// The AvalancheGo-style endpoints: `info`, `store` and `test` services.
 pub fn ava_server(state: TestState) -> AvaServer<TestState> {
     AvaServer::new(state)
@@ -169,10 +189,13 @@ pub fn eth_server(state: TestState) -> EthServer<TestState> {
         .batch_limits(5, 1000)
 }
 
-/// The router the tests use: `/ext/info`, `/ext/bc/P` (+ alias `/ext/P`), `/ext/bc/{chain}/rpc`
-/// for chain `C` only.
+/// The router the tests use: `/ext/info`, `/ext/bc/P` (+ alias `/ext/P`), and for chain `C`
+/// only `/ext/bc/{chain}/validators` and `/ext/bc/{chain}/rpc`.
 pub fn app(state: TestState) -> Router {
     let ava = Arc::new(ava_server(state.clone()));
+    let validators: Arc<dyn firn_rpc::Endpoint> = Arc::new(AvaServer::new(state.clone()).service(
+        AvaService::new("validators").method("getCurrentValidators", get_current_validators),
+    ));
     let eth: Arc<dyn firn_rpc::Endpoint> = Arc::new(eth_server(state));
     RpcRouter::new()
         .limits(Limits {
@@ -182,6 +205,9 @@ pub fn app(state: TestState) -> Router {
         .mount("/ext/info", ava.clone())
         .mount("/ext/bc/P", ava)
         .alias("/ext/P", "/ext/bc/P")
+        .mount_per_param("/ext/bc/{chain}/validators", move |chain| {
+            (chain == "C").then(|| validators.clone())
+        })
         .mount_per_param("/ext/bc/{chain}/rpc", move |chain| {
             (chain == "C").then(|| eth.clone())
         })
