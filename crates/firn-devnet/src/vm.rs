@@ -202,6 +202,13 @@ impl PChain {
         Ok(id)
     }
 
+    /// Decodes signed tx bytes (as `platform.issueTx` receives them) and issues the tx.
+    pub fn issue_tx_bytes(&self, bytes: &[u8]) -> Result<Id, TxError> {
+        let tx: Tx = firn_core::codec::from_bytes(bytes)
+            .map_err(|e| TxError::Malformed(e.to_string()))?;
+        self.issue_tx(tx)
+    }
+
     /// Builds and accepts the next block if there is something to do at the clock's time.
     pub fn build_block(&self) -> Result<Option<AcceptedBlock>, DevnetError> {
         let now = self.clock.now();
