@@ -11,8 +11,8 @@
 use crate::error::{DevnetError, TxError};
 use crate::executor::Executor;
 use crate::genesis::{DevnetConfig, NetworkIdentity};
-use crate::state::validators::ValidatorHistory;
 use crate::state::State;
+use crate::state::validators::ValidatorHistory;
 use crate::store::{AcceptedBlock, BlockStore};
 use firn_core::ids::{Id, NodeId};
 use firn_core::pchain::block::{Block, BlockKind};
@@ -180,7 +180,9 @@ impl Chain {
             match block.kind() {
                 BlockKind::BanffStandard { time, txs } => {
                     if *time < parent_time || self.pending.is_some() {
-                        return Err(invalid(TxError::Syntax("proposed timestamp before current chain time")));
+                        return Err(invalid(TxError::Syntax(
+                            "proposed timestamp before current chain time",
+                        )));
                     }
                     let exec = Executor::new(&self.identity, &self.config);
                     exec.advance_time(&mut self.state, *time);
@@ -193,7 +195,8 @@ impl Chain {
                     if *time != parent_time || !txs.is_empty() || self.pending.is_some() {
                         return Err(invalid(TxError::Syntax("unexpected proposal block")));
                     }
-                    let UnsignedTx::RewardValidator(RewardValidatorTx { tx_id }) = tx.unsigned() else {
+                    let UnsignedTx::RewardValidator(RewardValidatorTx { tx_id }) = tx.unsigned()
+                    else {
                         return Err(invalid(TxError::Syntax("wrong transaction type")));
                     };
                     match self.state.next_staker_to_end() {
@@ -206,7 +209,9 @@ impl Chain {
                     }))
                 }
                 BlockKind::BanffCommit { time } | BlockKind::BanffAbort { time } => {
-                    let p = self.pending.ok_or_else(|| invalid(TxError::Syntax("option block without a proposal")))?;
+                    let p = self.pending.ok_or_else(|| {
+                        invalid(TxError::Syntax("option block without a proposal"))
+                    })?;
                     if *time != p.time {
                         return Err(invalid(TxError::Syntax(
                             "option block proposed timestamp not matching parent block one",
@@ -214,7 +219,8 @@ impl Chain {
                     }
                     let commit = matches!(block.kind(), BlockKind::BanffCommit { .. });
                     let exec = Executor::new(&self.identity, &self.config);
-                    exec.reward(&mut self.state, p.staker_tx, commit).map_err(invalid)?;
+                    exec.reward(&mut self.state, p.staker_tx, commit)
+                        .map_err(invalid)?;
                     Ok(None)
                 }
                 _ => Err(invalid(TxError::Syntax("apricot block issued after fork"))),
@@ -228,14 +234,18 @@ impl Chain {
 
     /// Records an executed block: persists it (unless replaying), commits the state, updates
     /// the validator history and the indexes.
-    fn finish(&mut self, accepted: AcceptedBlock, pending: Option<PendingOption>, persist: bool) -> Result<(), DevnetError> {
-        if persist {
-            if let Some(store) = self.store.as_mut() {
-                if let Err(e) = store.append(&accepted) {
-                    self.state.rollback_to(0);
-                    return Err(e);
-                }
-            }
+    fn finish(
+        &mut self,
+        accepted: AcceptedBlock,
+        pending: Option<PendingOption>,
+        persist: bool,
+    ) -> Result<(), DevnetError> {
+        if persist
+            && let Some(store) = self.store.as_mut()
+            && let Err(e) = store.append(&accepted)
+        {
+            self.state.rollback_to(0);
+            return Err(e);
         }
         let height = accepted.block.height();
         let touched = self.state.commit();
@@ -243,13 +253,13 @@ impl Chain {
         for (index, tx) in accepted.block.txs().enumerate() {
             self.tx_index.insert(tx.id(), TxLocation { height, index });
         }
-        if let BlockKind::BanffAbort { .. } = accepted.block.kind() {
-            if let Some(p) = self.blocks.last().and_then(|b| match b.block.kind() {
+        if let BlockKind::BanffAbort { .. } = accepted.block.kind()
+            && let Some(p) = self.blocks.last().and_then(|b| match b.block.kind() {
                 BlockKind::BanffProposal { tx, .. } => Some(tx.id()),
                 _ => None,
-            }) {
-                self.aborted.insert(p);
-            }
+            })
+        {
+            self.aborted.insert(p);
         }
         self.pending = pending;
         self.block_index.insert(accepted.block.id(), height);
@@ -258,21 +268,24 @@ impl Chain {
     }
 
     /// Applies genesis as block 0.
-    pub fn accept_genesis(&mut self, genesis: &crate::genesis::Genesis, persist: bool) -> Result<(), DevnetError> {
+    pub fn accept_genesis(
+        &mut self,
+        genesis: &crate::genesis::Genesis,
+        persist: bool,
+    ) -> Result<(), DevnetError> {
         Executor::new(&self.identity, &self.config).apply_genesis(&mut self.state, genesis);
         let accepted = AcceptedBlock {
             block: genesis.block.clone(),
             proposer: NodeId::EMPTY,
         };
-        if persist {
-            if let Some(store) = self.store.as_mut() {
-                store.append(&accepted)?;
-            }
+        if persist && let Some(store) = self.store.as_mut() {
+            store.append(&accepted)?;
         }
         let touched = self.state.commit();
         self.history.record(&self.state, 0, &touched);
         for (index, tx) in genesis.block.txs().enumerate() {
-            self.tx_index.insert(tx.id(), TxLocation { height: 0, index });
+            self.tx_index
+                .insert(tx.id(), TxLocation { height: 0, index });
         }
         self.block_index.insert(genesis.block.id(), 0);
         self.blocks.push(accepted);
@@ -313,23 +326,27 @@ impl Chain {
             } else {
                 BlockKind::BanffCommit { time: p.time }
             };
-            return self.accept_built(Block::new(parent_id, height, kind), proposer).map(Some);
+            return self
+                .accept_built(Block::new(parent_id, height, kind), proposer)
+                .map(Some);
         }
 
         // A staker whose time is up: propose its reward.
-        if let Some(s) = self.state.next_staker_to_end() {
-            if s.end_time <= parent_time {
-                let reward = Tx::new(
-                    UnsignedTx::RewardValidator(RewardValidatorTx { tx_id: s.tx_id }),
-                    Vec::new(),
-                );
-                let kind = BlockKind::BanffProposal {
-                    time: parent_time,
-                    txs: Vec::new(),
-                    tx: reward,
-                };
-                return self.accept_built(Block::new(parent_id, height, kind), proposer).map(Some);
-            }
+        if let Some(s) = self.state.next_staker_to_end()
+            && s.end_time <= parent_time
+        {
+            let reward = Tx::new(
+                UnsignedTx::RewardValidator(RewardValidatorTx { tx_id: s.tx_id }),
+                Vec::new(),
+            );
+            let kind = BlockKind::BanffProposal {
+                time: parent_time,
+                txs: Vec::new(),
+                tx: reward,
+            };
+            return self
+                .accept_built(Block::new(parent_id, height, kind), proposer)
+                .map(Some);
         }
 
         let next_change = self.executor().next_change_time(&self.state);
@@ -370,18 +387,38 @@ impl Chain {
             self.state.rollback_to(mark);
             return Ok(None);
         }
-        let block = Block::new(parent_id, height, BlockKind::BanffStandard { time, txs: included });
+        let block = Block::new(
+            parent_id,
+            height,
+            BlockKind::BanffStandard {
+                time,
+                txs: included,
+            },
+        );
         let accepted = AcceptedBlock { block, proposer };
         self.finish(accepted.clone(), None, true)?;
-        info!(height, time, txs = accepted.block.txs().count(), "built block");
+        info!(
+            height,
+            time,
+            txs = accepted.block.txs().count(),
+            "built block"
+        );
         Ok(Some(accepted))
     }
 
-    fn accept_built(&mut self, block: Block, proposer: NodeId) -> Result<AcceptedBlock, DevnetError> {
+    fn accept_built(
+        &mut self,
+        block: Block,
+        proposer: NodeId,
+    ) -> Result<AcceptedBlock, DevnetError> {
         let pending = self.execute(&block)?;
         let accepted = AcceptedBlock { block, proposer };
         self.finish(accepted.clone(), pending, true)?;
-        info!(height = accepted.block.height(), kind = accepted.block.type_name(), "built block");
+        info!(
+            height = accepted.block.height(),
+            kind = accepted.block.type_name(),
+            "built block"
+        );
         Ok(accepted)
     }
 }

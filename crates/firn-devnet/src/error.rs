@@ -142,7 +142,9 @@ pub enum TxError {
         asset: Id,
     },
     /// Not enough locked funds for locked outputs.
-    #[error("insufficient locked funds: {owner} needs {needed} more {asset} for locktime {locktime}")]
+    #[error(
+        "insufficient locked funds: {owner} needs {needed} more {asset} for locktime {locktime}"
+    )]
     InsufficientLockedFunds {
         /// sha256 of the owner's bytes.
         owner: Id,

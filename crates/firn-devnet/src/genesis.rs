@@ -508,7 +508,10 @@ impl Genesis {
                 delegation_rewards_owner: Owner(single_owner(owner)),
                 shares: config.validator_delegation_fee,
             };
-            txs.push(Tx::new(UnsignedTx::AddPermissionlessValidator(tx), Vec::new()));
+            txs.push(Tx::new(
+                UnsignedTx::AddPermissionlessValidator(tx),
+                Vec::new(),
+            ));
             validators.push(GenesisValidator {
                 node_id,
                 public_key,
@@ -584,9 +587,10 @@ mod tests {
                 ..
             })
         ));
-        let parsed: DevnetConfig =
-            serde_json::from_str(r#"{"profile":"local","seed":"x","staking":{"min_delegator_stake":5}}"#)
-                .unwrap();
+        let parsed: DevnetConfig = serde_json::from_str(
+            r#"{"profile":"local","seed":"x","staking":{"min_delegator_stake":5}}"#,
+        )
+        .unwrap();
         assert_eq!(parsed.profile, Profile::Local);
         assert_eq!(parsed.funded_keys, 20);
         assert_eq!(parsed.staking.min_delegator_stake, 5);

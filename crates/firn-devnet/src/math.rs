@@ -243,10 +243,7 @@ mod tests {
         // period at 360M supply yields 2000 · 12% · (720M-360M)/360M = 240 AVAX.
         let c = mainnet_reward_config();
         let year = 365 * 24 * 3600;
-        assert_eq!(
-            reward(&c, year, avax(2_000), avax(360_000_000)),
-            avax(240)
-        );
+        assert_eq!(reward(&c, year, avax(2_000), avax(360_000_000)), avax(240));
         // Half the cap consumed, minimum duration: the min rate scaled by duration.
         let day = 24 * 3600;
         let r = reward(&c, day, avax(1_000_000), avax(360_000_000));

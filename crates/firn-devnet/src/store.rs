@@ -73,7 +73,12 @@ impl BlockStore {
             let height = blocks.len() as u64;
             let rest = &bytes[pos..];
             let torn = |reason: &str| {
-                warn!(height, offset = pos, reason, "dropping torn final block record");
+                warn!(
+                    height,
+                    offset = pos,
+                    reason,
+                    "dropping torn final block record"
+                );
             };
             if rest.len() < HEADER {
                 torn("short header");
@@ -110,10 +115,12 @@ impl BlockStore {
             }
             let mut proposer = [0u8; 20];
             proposer.copy_from_slice(&payload[..20]);
-            let block: Block = codec::from_bytes_with_max(&payload[20..], MAX_RECORD)
-                .map_err(|e| DevnetError::Corrupt {
-                    height,
-                    reason: e.to_string(),
+            let block: Block =
+                codec::from_bytes_with_max(&payload[20..], MAX_RECORD).map_err(|e| {
+                    DevnetError::Corrupt {
+                        height,
+                        reason: e.to_string(),
+                    }
                 })?;
             blocks.push(AcceptedBlock {
                 block,

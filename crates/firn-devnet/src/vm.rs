@@ -88,6 +88,18 @@ pub struct L1ValidatorInfo {
 
 /// The devnet P-Chain VM. `Send + Sync`: share it in an `Arc`; reads take a read lock,
 /// issuing and building a write lock, each briefly.
+///
+/// Where it knowingly differs from AvalancheGo's `platformvm`:
+/// - fees are static per tx type ([`crate::genesis::TxFees`]), not Etna's dynamic gas fees,
+///   and the burnt fee is subtracted from the current supply;
+/// - stakers start when their tx is accepted (post-Durango rules), so there are never
+///   pending validators; the Helicon reward ramp is not applied;
+/// - uptime is 100% unless a node is listed in `offline_validators` (its reward is aborted);
+/// - Warp signatures are checked against the source subnet's validators at the current
+///   height (AvalancheGo uses the proposervm's P-Chain height);
+/// - an L1 validator whose balance is below one second's fee is deactivated one second
+///   later rather than at the next block;
+/// - ImportTx and ExportTx are refused: the devnet has no shared memory.
 #[derive(Debug)]
 pub struct PChain {
     chain: RwLock<Chain>,
@@ -187,14 +199,13 @@ impl PChain {
         if c.mempool.contains(&id) || c.tx_index.contains_key(&id) {
             return Err(TxError::Duplicate);
         }
-        if let Some(base) = tx.unsigned().base() {
-            if base
+        if let Some(base) = tx.unsigned().base()
+            && base
                 .inputs
                 .iter()
                 .any(|i| c.mempool.spender(&i.utxo_id()).is_some())
-            {
-                return Err(TxError::ConflictsWithOtherTx);
-            }
+        {
+            return Err(TxError::ConflictsWithOtherTx);
         }
         c.verify_tx(&tx)?;
         c.dropped.remove(&id);
@@ -204,8 +215,8 @@ impl PChain {
 
     /// Decodes signed tx bytes (as `platform.issueTx` receives them) and issues the tx.
     pub fn issue_tx_bytes(&self, bytes: &[u8]) -> Result<Id, TxError> {
-        let tx: Tx = firn_core::codec::from_bytes(bytes)
-            .map_err(|e| TxError::Malformed(e.to_string()))?;
+        let tx: Tx =
+            firn_core::codec::from_bytes(bytes).map_err(|e| TxError::Malformed(e.to_string()))?;
         self.issue_tx(tx)
     }
 
@@ -317,10 +328,10 @@ impl PChain {
         let mut utxos = Vec::new();
         let mut last = None;
         for addr in addrs {
-            if let Some((sa, _)) = start {
-                if addr < sa {
-                    continue;
-                }
+            if let Some((sa, _)) = start
+                && addr < sa
+            {
+                continue;
             }
             let Some(ids) = c.state.utxo_ids_of(&addr) else {
                 continue;
@@ -331,15 +342,12 @@ impl PChain {
             };
             for id in ids.range((lower, std::ops::Bound::Unbounded)) {
                 if utxos.len() >= limit {
-                    return UtxoPage {
-                        utxos,
-                        next: last,
-                    };
+                    return UtxoPage { utxos, next: last };
                 }
-                if seen.insert(*id) {
-                    if let Some(u) = c.state.utxo(id) {
-                        utxos.push(u.clone());
-                    }
+                if seen.insert(*id)
+                    && let Some(u) = c.state.utxo(id)
+                {
+                    utxos.push(u.clone());
                 }
                 last = Some((addr, *id));
             }
@@ -420,10 +428,12 @@ impl PChain {
     pub fn l1_validator(&self, validation_id: &Id) -> Option<L1ValidatorInfo> {
         let c = self.read();
         let accrued = c.state.accrued_fees();
-        c.state.l1_validator(validation_id).map(|v| L1ValidatorInfo {
-            validator: v.clone(),
-            balance: if v.is_active() { v.balance(accrued) } else { 0 },
-        })
+        c.state
+            .l1_validator(validation_id)
+            .map(|v| L1ValidatorInfo {
+                validator: v.clone(),
+                balance: if v.is_active() { v.balance(accrued) } else { 0 },
+            })
     }
 
     /// The current supply of AVAX, nAVAX.

@@ -7,7 +7,7 @@
 //! with [`PChain::issue_tx`].
 
 use crate::error::TxError;
-use crate::executor::syntax::{sort_inputs, sort_outputs};
+use crate::executor::syntax::sort_outputs;
 use crate::genesis::{NetworkIdentity, TxFees, single_owner};
 use crate::state::validators::canonical;
 use crate::vm::PChain;
@@ -76,7 +76,8 @@ pub struct L1ValidatorSpec<'a> {
 }
 
 struct Spent {
-    inputs: Vec<(TransferableInput, usize)>,
+    /// Inputs in canonical order, each with the indices of the keys that sign it.
+    inputs: Vec<(TransferableInput, Vec<usize>)>,
     change: Vec<TransferableOutput>,
     stake: Vec<TransferableOutput>,
 }
@@ -115,7 +116,10 @@ impl<'a> Wallet<'a> {
 
     /// The wallet's addresses.
     pub fn addresses(&self) -> Vec<ShortId> {
-        self.keys.iter().map(|k| k.public_key().short_id()).collect()
+        self.keys
+            .iter()
+            .map(|k| k.public_key().short_id())
+            .collect()
     }
 
     /// The address change goes to.
@@ -185,7 +189,10 @@ impl<'a> Wallet<'a> {
         let mut signers: Vec<(TransferableInput, Vec<usize>)> = Vec::new();
 
         // Stakeable-locked UTXOs, for stake only.
-        for u in all.iter().filter(|u| u.asset_id == avax && u.output.stakeable_locktime() > now) {
+        for u in all
+            .iter()
+            .filter(|u| u.asset_id == avax && u.output.stakeable_locktime() > now)
+        {
             if stake_left == 0 {
                 break;
             }
@@ -193,7 +200,9 @@ impl<'a> Wallet<'a> {
             if owners.locktime > now {
                 continue;
             }
-            let Some((sig_indices, keys)) = self.signers_for(&owners) else { continue };
+            let Some((sig_indices, keys)) = self.signers_for(&owners) else {
+                continue;
+            };
             let amount = u.output.amount();
             let locktime = u.output.stakeable_locktime();
             let take = amount.min(stake_left);
@@ -205,7 +214,10 @@ impl<'a> Wallet<'a> {
                     asset_id: avax,
                     input: Input::Locked(LockedInput {
                         locktime,
-                        input: TransferInput { amount, sig_indices },
+                        input: TransferInput {
+                            amount,
+                            sig_indices,
+                        },
                     }),
                 },
                 keys,
@@ -226,7 +238,10 @@ impl<'a> Wallet<'a> {
             }
         }
         // Unlocked UTXOs, for the rest of the stake and the burn.
-        for u in all.iter().filter(|u| u.asset_id == avax && u.output.stakeable_locktime() <= now) {
+        for u in all
+            .iter()
+            .filter(|u| u.asset_id == avax && u.output.stakeable_locktime() <= now)
+        {
             if stake_left == 0 && burn_left == 0 {
                 break;
             }
@@ -234,7 +249,9 @@ impl<'a> Wallet<'a> {
             if owners.locktime > now {
                 continue;
             }
-            let Some((sig_indices, keys)) = self.signers_for(owners) else { continue };
+            let Some((sig_indices, keys)) = self.signers_for(owners) else {
+                continue;
+            };
             let amount = u.output.amount();
             let mut rest = amount;
             let to_stake = rest.min(stake_left);
@@ -244,7 +261,8 @@ impl<'a> Wallet<'a> {
             burn_left -= to_burn;
             rest -= to_burn;
             if to_stake > 0 {
-                out.stake.push(self.avax_out(to_stake, change_owner.clone()));
+                out.stake
+                    .push(self.avax_out(to_stake, change_owner.clone()));
             }
             if rest > 0 {
                 out.change.push(self.avax_out(rest, change_owner.clone()));
@@ -254,7 +272,10 @@ impl<'a> Wallet<'a> {
                     tx_id: u.tx_id,
                     output_index: u.output_index,
                     asset_id: avax,
-                    input: Input::Transfer(TransferInput { amount, sig_indices }),
+                    input: Input::Transfer(TransferInput {
+                        amount,
+                        sig_indices,
+                    }),
                 },
                 keys,
             ));
@@ -264,20 +285,17 @@ impl<'a> Wallet<'a> {
                 needed: stake_left + burn_left,
             });
         }
-        signers.sort_by(|a, b| (a.0.tx_id, a.0.output_index).cmp(&(b.0.tx_id, b.0.output_index)));
-        out.inputs = signers
-            .into_iter()
-            .flat_map(|(i, keys)| {
-                // One credential per input; multisig keys sign in index order.
-                let first = keys.first().copied().unwrap_or(0);
-                let _ = &keys;
-                std::iter::once((i, first))
-            })
-            .collect();
+        signers.sort_by_key(|(i, _)| (i.tx_id, i.output_index));
+        out.inputs = signers;
         Ok(out)
     }
 
-    fn sign(&self, unsigned: UnsignedTx, input_keys: &[Vec<usize>], auth_keys: Option<&[usize]>) -> Tx {
+    fn sign(
+        &self,
+        unsigned: UnsignedTx,
+        input_keys: &[Vec<usize>],
+        auth_keys: Option<&[usize]>,
+    ) -> Tx {
         let hash = unsigned.signing_hash();
         let sign_all = |keys: &[usize]| Credential {
             signatures: keys
@@ -294,26 +312,18 @@ impl<'a> Wallet<'a> {
     }
 
     /// Fills `base` from a spend and returns the keys per input.
-    fn fill(&self, base: &mut BaseTx, spent: &mut Spent, extra_outputs: Vec<TransferableOutput>) -> Vec<Vec<usize>> {
+    fn fill(
+        &self,
+        base: &mut BaseTx,
+        spent: &mut Spent,
+        extra_outputs: Vec<TransferableOutput>,
+    ) -> Vec<Vec<usize>> {
         let mut outputs = std::mem::take(&mut spent.change);
         outputs.extend(extra_outputs);
         sort_outputs(&mut outputs);
         base.outputs = outputs;
-        let mut ins: Vec<TransferableInput> = spent.inputs.iter().map(|(i, _)| i.clone()).collect();
-        sort_inputs(&mut ins);
-        base.inputs = ins;
-        // Keys per input: recompute from the UTXO owners (covers multisig).
-        spent
-            .inputs
-            .iter()
-            .map(|(i, _)| {
-                let owners = self
-                    .chain
-                    .with_state(|s| s.utxo(&i.utxo_id()).map(|u| u.owners().clone()))
-                    .unwrap_or_default();
-                self.signers_for(&owners).map(|(_, k)| k).unwrap_or_default()
-            })
-            .collect()
+        base.inputs = spent.inputs.iter().map(|(i, _)| i.clone()).collect();
+        spent.inputs.iter().map(|(_, keys)| keys.clone()).collect()
     }
 
     fn subnet_auth(&self, subnet_id: Id) -> Result<(AuthInput, Vec<usize>), WalletError> {
@@ -336,7 +346,11 @@ impl<'a> Wallet<'a> {
     pub fn send(&self, to: ShortId, amount: u64) -> Result<Tx, WalletError> {
         let mut spent = self.spend(amount.saturating_add(self.fees.base), 0)?;
         let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, vec![self.avax_out(amount, single_owner(to))]);
+        let keys = self.fill(
+            &mut base,
+            &mut spent,
+            vec![self.avax_out(amount, single_owner(to))],
+        );
         Ok(self.sign(UnsignedTx::Base(base), &keys, None))
     }
 
@@ -345,12 +359,21 @@ impl<'a> Wallet<'a> {
         let mut spent = self.spend(self.fees.create_subnet, 0)?;
         let mut base = self.base();
         let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = CreateSubnetTx { base, owner: Owner(owner) };
+        let tx = CreateSubnetTx {
+            base,
+            owner: Owner(owner),
+        };
         Ok(self.sign(UnsignedTx::CreateSubnet(tx), &keys, None))
     }
 
     /// Creates a chain on `subnet_id`.
-    pub fn create_chain(&self, subnet_id: Id, name: &str, vm_id: Id, genesis: Vec<u8>) -> Result<Tx, WalletError> {
+    pub fn create_chain(
+        &self,
+        subnet_id: Id,
+        name: &str,
+        vm_id: Id,
+        genesis: Vec<u8>,
+    ) -> Result<Tx, WalletError> {
         let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
         let mut spent = self.spend(self.fees.create_chain, 0)?;
         let mut base = self.base();
@@ -404,7 +427,13 @@ impl<'a> Wallet<'a> {
     }
 
     /// Delegates `weight` to `node_id` until `end`.
-    pub fn add_delegator(&self, node_id: NodeId, weight: u64, end: u64, reward_to: ShortId) -> Result<Tx, WalletError> {
+    pub fn add_delegator(
+        &self,
+        node_id: NodeId,
+        weight: u64,
+        end: u64,
+        reward_to: ShortId,
+    ) -> Result<Tx, WalletError> {
         let mut spent = self.spend(self.fees.add_primary_delegator, weight)?;
         let mut base = self.base();
         let keys = self.fill(&mut base, &mut spent, Vec::new());
@@ -426,7 +455,13 @@ impl<'a> Wallet<'a> {
     }
 
     /// Adds `node_id` (a primary network validator) to a permissioned subnet.
-    pub fn add_subnet_validator(&self, subnet_id: Id, node_id: NodeId, weight: u64, end: u64) -> Result<Tx, WalletError> {
+    pub fn add_subnet_validator(
+        &self,
+        subnet_id: Id,
+        node_id: NodeId,
+        weight: u64,
+        end: u64,
+    ) -> Result<Tx, WalletError> {
         let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
         let mut spent = self.spend(self.fees.add_subnet_validator, 0)?;
         let mut base = self.base();
@@ -448,7 +483,11 @@ impl<'a> Wallet<'a> {
     }
 
     /// Removes a permissioned subnet validator.
-    pub fn remove_subnet_validator(&self, subnet_id: Id, node_id: NodeId) -> Result<Tx, WalletError> {
+    pub fn remove_subnet_validator(
+        &self,
+        subnet_id: Id,
+        node_id: NodeId,
+    ) -> Result<Tx, WalletError> {
         let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
         let mut spent = self.spend(self.fees.remove_subnet_validator, 0)?;
         let mut base = self.base();
@@ -459,11 +498,19 @@ impl<'a> Wallet<'a> {
             subnet_id,
             subnet_auth,
         };
-        Ok(self.sign(UnsignedTx::RemoveSubnetValidator(tx), &keys, Some(&auth_keys)))
+        Ok(self.sign(
+            UnsignedTx::RemoveSubnetValidator(tx),
+            &keys,
+            Some(&auth_keys),
+        ))
     }
 
     /// Transfers a subnet to `new_owner`.
-    pub fn transfer_subnet_ownership(&self, subnet_id: Id, new_owner: OutputOwners) -> Result<Tx, WalletError> {
+    pub fn transfer_subnet_ownership(
+        &self,
+        subnet_id: Id,
+        new_owner: OutputOwners,
+    ) -> Result<Tx, WalletError> {
         let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
         let mut spent = self.spend(self.fees.transfer_subnet_ownership, 0)?;
         let mut base = self.base();
@@ -474,7 +521,11 @@ impl<'a> Wallet<'a> {
             subnet_auth,
             new_owner: Owner(new_owner),
         };
-        Ok(self.sign(UnsignedTx::TransferSubnetOwnership(tx), &keys, Some(&auth_keys)))
+        Ok(self.sign(
+            UnsignedTx::TransferSubnetOwnership(tx),
+            &keys,
+            Some(&auth_keys),
+        ))
     }
 
     /// Converts a subnet to an L1 managed by `address` on `manager_chain`.
@@ -517,7 +568,12 @@ impl<'a> Wallet<'a> {
     }
 
     /// Registers an L1 validator from a signed RegisterL1Validator Warp message.
-    pub fn register_l1_validator(&self, balance: u64, bls_key: &bls::SecretKey, message: &Message) -> Result<Tx, WalletError> {
+    pub fn register_l1_validator(
+        &self,
+        balance: u64,
+        bls_key: &bls::SecretKey,
+        message: &Message,
+    ) -> Result<Tx, WalletError> {
         let mut spent = self.spend(self.fees.register_l1_validator.saturating_add(balance), 0)?;
         let mut base = self.base();
         let keys = self.fill(&mut base, &mut spent, Vec::new());
@@ -543,8 +599,17 @@ impl<'a> Wallet<'a> {
     }
 
     /// Adds `amount` nAVAX to an L1 validator's balance.
-    pub fn increase_l1_validator_balance(&self, validation_id: Id, amount: u64) -> Result<Tx, WalletError> {
-        let mut spent = self.spend(self.fees.increase_l1_validator_balance.saturating_add(amount), 0)?;
+    pub fn increase_l1_validator_balance(
+        &self,
+        validation_id: Id,
+        amount: u64,
+    ) -> Result<Tx, WalletError> {
+        let mut spent = self.spend(
+            self.fees
+                .increase_l1_validator_balance
+                .saturating_add(amount),
+            0,
+        )?;
         let mut base = self.base();
         let keys = self.fill(&mut base, &mut spent, Vec::new());
         let tx = IncreaseL1ValidatorBalanceTx {
@@ -559,9 +624,13 @@ impl<'a> Wallet<'a> {
     pub fn disable_l1_validator(&self, validation_id: Id) -> Result<Tx, WalletError> {
         let owner = self
             .chain
-            .with_state(|s| s.l1_validator(&validation_id).map(|v| v.deactivation_owner.clone()))
+            .with_state(|s| {
+                s.l1_validator(&validation_id)
+                    .map(|v| v.deactivation_owner.clone())
+            })
             .ok_or(WalletError::NotFound(validation_id))?;
-        let (disable_auth, auth_keys) = self.auth_for(&crate::executor::syntax::pchain_owner(&owner))?;
+        let (disable_auth, auth_keys) =
+            self.auth_for(&crate::executor::syntax::pchain_owner(&owner))?;
         let mut spent = self.spend(self.fees.disable_l1_validator, 0)?;
         let mut base = self.base();
         let keys = self.fill(&mut base, &mut spent, Vec::new());
@@ -576,7 +645,12 @@ impl<'a> Wallet<'a> {
 
 /// The unsigned Warp message an L1's validator manager sends: an AddressedCall from
 /// `source_address` on `source_chain` carrying `msg`.
-pub fn manager_message(network_id: u32, source_chain: Id, source_address: &[u8], msg: &L1Message) -> UnsignedMessage {
+pub fn manager_message(
+    network_id: u32,
+    source_chain: Id,
+    source_address: &[u8],
+    msg: &L1Message,
+) -> UnsignedMessage {
     let call = AddressedCall {
         source_address: source_address.to_vec(),
         payload: msg.bytes(),

@@ -13,12 +13,10 @@ use crate::state::{Conversion, L1Validator, State, Utxo};
 use firn_core::ids::{Id, NodeId};
 use firn_core::pchain::fx::{Output, TransferOutput};
 use firn_core::pchain::tx::{
-    ConvertSubnetToL1Tx, DisableL1ValidatorTx, IncreaseL1ValidatorBalanceTx,
-    RegisterL1ValidatorTx, SetL1ValidatorWeightTx, Tx,
+    ConvertSubnetToL1Tx, DisableL1ValidatorTx, IncreaseL1ValidatorBalanceTx, RegisterL1ValidatorTx,
+    SetL1ValidatorWeightTx, Tx,
 };
-use firn_core::warp::messages::{
-    ConversionValidatorData, L1Message, SubnetToL1ConversionData,
-};
+use firn_core::warp::messages::{ConversionValidatorData, L1Message, SubnetToL1ConversionData};
 use firn_core::warp::payload::Payload;
 use firn_core::warp::{DEFAULT_QUORUM_NUM, Message, QUORUM_DEN};
 
@@ -31,7 +29,13 @@ fn warp_err(e: impl std::fmt::Display) -> TxError {
 }
 
 impl Executor<'_> {
-    fn base_spend<'t>(&self, tx: &'t Tx, base: &'t firn_core::pchain::tx::BaseTx, creds: usize, extra: u64) -> Result<Spend<'t>, TxError> {
+    fn base_spend<'t>(
+        &self,
+        tx: &'t Tx,
+        base: &'t firn_core::pchain::tx::BaseTx,
+        creds: usize,
+        extra: u64,
+    ) -> Result<Spend<'t>, TxError> {
         Ok(Spend {
             hash: tx.unsigned().signing_hash(),
             inputs: &base.inputs,
@@ -46,7 +50,9 @@ impl Executor<'_> {
 
     fn check_capacity(&self, state: &State) -> Result<(), TxError> {
         if state.active_l1_count() >= self.config.l1_fees.capacity {
-            return Err(TxError::L1("already at the max number of active validators"));
+            return Err(TxError::L1(
+                "already at the max number of active validators",
+            ));
         }
         Ok(())
     }
@@ -64,29 +70,43 @@ impl Executor<'_> {
             return Err(TxError::Syntax("address is too long"));
         }
         if t.validators.is_empty() {
-            return Err(TxError::Syntax("conversion must include at least one validator"));
+            return Err(TxError::Syntax(
+                "conversion must include at least one validator",
+            ));
         }
-        if t.validators.windows(2).any(|w| w[0].node_id.0 >= w[1].node_id.0) {
-            return Err(TxError::Syntax("conversion validators must be sorted and unique"));
+        if t.validators
+            .windows(2)
+            .any(|w| w[0].node_id.0 >= w[1].node_id.0)
+        {
+            return Err(TxError::Syntax(
+                "conversion validators must be sorted and unique",
+            ));
         }
         let mut balances = 0u64;
         for v in &t.validators {
             if v.weight == 0 {
                 return Err(TxError::Syntax("validator weight must be non-zero"));
             }
-            let node_id = NodeId::from_slice(&v.node_id)
-                .map_err(|_| TxError::Warp(format!("expected 20 bytes but got {}", v.node_id.len())))?;
+            let node_id = NodeId::from_slice(&v.node_id).map_err(|_| {
+                TxError::Warp(format!("expected 20 bytes but got {}", v.node_id.len()))
+            })?;
             if node_id == NodeId::EMPTY {
                 return Err(TxError::Syntax("validator nodeID cannot be empty"));
             }
             verify_pop(&v.signer.public_key, &v.signer.proof_of_possession)?;
-            verify_owners(&pchain_owner(&v.remaining_balance_owner)).map_err(TxError::InvalidOutput)?;
+            verify_owners(&pchain_owner(&v.remaining_balance_owner))
+                .map_err(TxError::InvalidOutput)?;
             verify_owners(&pchain_owner(&v.deactivation_owner)).map_err(TxError::InvalidOutput)?;
             balances = balances.checked_add(v.balance).ok_or(TxError::Overflow)?;
         }
         let hash = tx.unsigned().signing_hash();
         let n = self.poa_auth(state, &hash, t.subnet_id, &t.subnet_auth, tx.credentials())?;
-        verify_spend(state, self.avax(), &self.base_spend(tx, &t.base, n, balances)?, state.timestamp())?;
+        verify_spend(
+            state,
+            self.avax(),
+            &self.base_spend(tx, &t.base, n, balances)?,
+            state.timestamp(),
+        )?;
 
         let now = state.timestamp();
         let mut data = SubnetToL1ConversionData {
@@ -106,7 +126,9 @@ impl Executor<'_> {
                     .ok_or(TxError::Overflow)?;
             }
             if state.l1_validator_by_node(&t.subnet_id, &node_id).is_some() {
-                return Err(TxError::L1("L1 validator contains conflicting subnetID + nodeID pair"));
+                return Err(TxError::L1(
+                    "L1 validator contains conflicting subnetID + nodeID pair",
+                ));
             }
             state.put_l1_validator(L1Validator {
                 validation_id: t.subnet_id.append(i as u32),
@@ -145,7 +167,9 @@ impl Executor<'_> {
         let call = match Payload::from_bytes(&msg.unsigned.payload).map_err(warp_err)? {
             Payload::AddressedCall(c) => c,
             Payload::Hash(_) => {
-                return Err(TxError::Warp("wrong payload type: expected AddressedCall, found Hash".into()));
+                return Err(TxError::Warp(
+                    "wrong payload type: expected AddressedCall, found Hash".into(),
+                ));
             }
         };
         let l1 = L1Message::from_bytes(&call.payload).map_err(warp_err)?;
@@ -153,11 +177,20 @@ impl Executor<'_> {
     }
 
     /// AvalancheGo's `verifyL1Conversion`: the message comes from the L1's manager.
-    fn verify_manager(state: &State, subnet_id: Id, msg: &Message, source_address: &[u8]) -> Result<(), TxError> {
+    fn verify_manager(
+        state: &State,
+        subnet_id: Id,
+        msg: &Message,
+        source_address: &[u8],
+    ) -> Result<(), TxError> {
         let conv = state
             .subnet(&subnet_id)
             .and_then(|s| s.conversion.as_ref())
-            .ok_or_else(|| TxError::Warp(format!("could not load subnet conversion for {subnet_id} with: not found")))?;
+            .ok_or_else(|| {
+                TxError::Warp(format!(
+                    "could not load subnet conversion for {subnet_id} with: not found"
+                ))
+            })?;
         if msg.unsigned.source_chain_id != conv.chain_id {
             return Err(TxError::Warp(format!(
                 "wrong warp message source chain ID expected {} but had {}",
@@ -176,8 +209,13 @@ impl Executor<'_> {
         let source = msg.unsigned.source_chain_id;
         let subnet = state.chain(&source).map_or(Id::ZERO, |c| c.subnet_id);
         let set = canonical(&compute_set(state, subnet)).map_err(warp_err)?;
-        set.verify(msg, self.identity.network_id, DEFAULT_QUORUM_NUM, QUORUM_DEN)
-            .map_err(|e| TxError::Warp(format!("failed to verify warp message: {e}")))
+        set.verify(
+            msg,
+            self.identity.network_id,
+            DEFAULT_QUORUM_NUM,
+            QUORUM_DEN,
+        )
+        .map_err(|e| TxError::Warp(format!("failed to verify warp message: {e}")))
     }
 
     pub(super) fn register_l1_validator(
@@ -187,16 +225,27 @@ impl Executor<'_> {
         t: &RegisterL1ValidatorTx,
     ) -> Result<(), TxError> {
         let n = tx.credentials().len();
-        verify_spend(state, self.avax(), &self.base_spend(tx, &t.base, n, t.balance)?, state.timestamp())?;
+        verify_spend(
+            state,
+            self.avax(),
+            &self.base_spend(tx, &t.base, n, t.balance)?,
+            state.timestamp(),
+        )?;
         let (msg, source_address, l1) = Self::parse_warp(&t.message)?;
         let L1Message::RegisterL1Validator(reg) = l1 else {
-            return Err(TxError::Warp(format!("wrong payload type: expected RegisterL1Validator, found {}", l1.type_name())));
+            return Err(TxError::Warp(format!(
+                "wrong payload type: expected RegisterL1Validator, found {}",
+                l1.type_name()
+            )));
         };
         reg.verify().map_err(warp_err)?;
         Self::verify_manager(state, reg.subnet_id, &msg, &source_address)?;
         let now = state.timestamp();
         if reg.expiry <= now {
-            return Err(TxError::Warp(format!("warp message expired at {} and it is currently {now}", reg.expiry)));
+            return Err(TxError::Warp(format!(
+                "warp message expired at {} and it is currently {now}",
+                reg.expiry
+            )));
         }
         if reg.expiry - now > REGISTER_EXPIRY_WINDOW {
             return Err(TxError::Warp(format!(
@@ -206,12 +255,20 @@ impl Executor<'_> {
         }
         let validation_id = reg.validation_id();
         if state.has_expiry(reg.expiry, &validation_id) {
-            return Err(TxError::Warp(format!("warp message already issued for validationID {validation_id}")));
+            return Err(TxError::Warp(format!(
+                "warp message already issued for validationID {validation_id}"
+            )));
         }
         verify_pop(&reg.bls_public_key, &t.proof_of_possession)?;
         self.verify_warp_signature(state, &msg)?;
-        if state.l1_validator_by_node(&reg.subnet_id, &reg.node_id).is_some() || state.l1_validator(&validation_id).is_some() {
-            return Err(TxError::L1("L1 validator contains conflicting subnetID + nodeID pair"));
+        if state
+            .l1_validator_by_node(&reg.subnet_id, &reg.node_id)
+            .is_some()
+            || state.l1_validator(&validation_id).is_some()
+        {
+            return Err(TxError::L1(
+                "L1 validator contains conflicting subnetID + nodeID pair",
+            ));
         }
         let mut end_accumulated_fee = 0;
         if t.balance != 0 {
@@ -237,13 +294,21 @@ impl Executor<'_> {
         Ok(())
     }
 
-    fn refund_balance(&self, state: &mut State, tx: &Tx, outputs_len: usize, v: &L1Validator) -> Result<(), TxError> {
+    fn refund_balance(
+        &self,
+        state: &mut State,
+        tx: &Tx,
+        outputs_len: usize,
+        v: &L1Validator,
+    ) -> Result<(), TxError> {
         if !v.is_active() {
             return Ok(());
         }
         let remaining = v.balance(state.accrued_fees());
         if remaining == 0 {
-            return Err(TxError::L1("state corruption: validator should have already been disabled"));
+            return Err(TxError::L1(
+                "state corruption: validator should have already been disabled",
+            ));
         }
         state.add_utxo(Utxo {
             tx_id: tx.id(),
@@ -264,10 +329,18 @@ impl Executor<'_> {
         t: &SetL1ValidatorWeightTx,
     ) -> Result<(), TxError> {
         let n = tx.credentials().len();
-        verify_spend(state, self.avax(), &self.base_spend(tx, &t.base, n, 0)?, state.timestamp())?;
+        verify_spend(
+            state,
+            self.avax(),
+            &self.base_spend(tx, &t.base, n, 0)?,
+            state.timestamp(),
+        )?;
         let (msg, source_address, l1) = Self::parse_warp(&t.message)?;
         let L1Message::L1ValidatorWeight(w) = l1 else {
-            return Err(TxError::Warp(format!("wrong payload type: expected L1ValidatorWeight, found {}", l1.type_name())));
+            return Err(TxError::Warp(format!(
+                "wrong payload type: expected L1ValidatorWeight, found {}",
+                l1.type_name()
+            )));
         };
         w.verify().map_err(warp_err)?;
         let mut v = state
@@ -309,7 +382,12 @@ impl Executor<'_> {
             return Err(TxError::Syntax("balance must be greater than 0"));
         }
         let n = tx.credentials().len();
-        verify_spend(state, self.avax(), &self.base_spend(tx, &t.base, n, t.balance)?, state.timestamp())?;
+        verify_spend(
+            state,
+            self.avax(),
+            &self.base_spend(tx, &t.base, n, t.balance)?,
+            state.timestamp(),
+        )?;
         let mut v = state
             .l1_validator(&t.validation_id)
             .cloned()
@@ -344,7 +422,12 @@ impl Executor<'_> {
             &pchain_owner(&v.deactivation_owner),
             state.timestamp(),
         )?;
-        verify_spend(state, self.avax(), &self.base_spend(tx, &t.base, n, 0)?, state.timestamp())?;
+        verify_spend(
+            state,
+            self.avax(),
+            &self.base_spend(tx, &t.base, n, 0)?,
+            state.timestamp(),
+        )?;
         self.refund_balance(state, tx, t.base.outputs.len(), &v)?;
         v.end_accumulated_fee = 0;
         state.put_l1_validator(v);

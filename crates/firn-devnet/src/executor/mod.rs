@@ -265,9 +265,7 @@ impl<'a> Executor<'a> {
             excess: state.l1_excess(),
         };
         let seconds = time - now;
-        let accrued = state
-            .accrued_fees()
-            .saturating_add(fs.cost_of(c, seconds));
+        let accrued = state.accrued_fees().saturating_add(fs.cost_of(c, seconds));
         for id in state.depleted_l1(accrued) {
             if let Some(mut v) = state.l1_validator(&id).cloned() {
                 v.end_accumulated_fee = 0;
@@ -328,10 +326,7 @@ fn verify_chain_name(name: &str) -> Result<(), TxError> {
     if name.len() > MAX_NAME_LEN {
         return Err(TxError::ChainName("name too long"));
     }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b' ')
-    {
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b' ') {
         return Err(TxError::ChainName("illegal name character"));
     }
     Ok(())

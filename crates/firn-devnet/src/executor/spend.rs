@@ -64,7 +64,8 @@ pub fn verify_auth(
         return Err(TxError::MissingAuthCredential);
     };
     verify_sig_indices(&auth.sig_indices).map_err(TxError::Unauthorized)?;
-    verify_credentials(hash, &auth.sig_indices, last, owners, now).map_err(TxError::Unauthorized)?;
+    verify_credentials(hash, &auth.sig_indices, last, owners, now)
+        .map_err(TxError::Unauthorized)?;
     Ok(rest.len())
 }
 
@@ -150,7 +151,11 @@ pub fn verify_spend(state: &State, avax: Id, spend: &Spend<'_>, now: u64) -> Res
             *e = e.checked_add(amount).ok_or(TxError::Overflow)?;
         } else {
             let e = locked_produced
-                .entry((out.asset_id, locktime, owner_id(&out.output.transfer().owners)))
+                .entry((
+                    out.asset_id,
+                    locktime,
+                    owner_id(&out.output.transfer().owners),
+                ))
                 .or_default();
             *e = e.checked_add(amount).ok_or(TxError::Overflow)?;
         }

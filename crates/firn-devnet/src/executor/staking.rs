@@ -19,7 +19,11 @@ use firn_core::pchain::tx::{
 const MAX_SHARES: u32 = 1_000_000;
 
 /// Checks stake outputs: non-empty, one asset, sorted, well formed, summing to `weight`.
-fn verify_stake(stake: &[TransferableOutput], weight: u64, mismatch: &'static str) -> Result<(), TxError> {
+fn verify_stake(
+    stake: &[TransferableOutput],
+    weight: u64,
+    mismatch: &'static str,
+) -> Result<(), TxError> {
     let first = stake.first().ok_or(TxError::Syntax("no stake"))?;
     if stake.iter().any(|o| o.asset_id != first.asset_id) {
         return Err(TxError::Syntax("multiple staked assets"));
@@ -27,7 +31,9 @@ fn verify_stake(stake: &[TransferableOutput], weight: u64, mismatch: &'static st
     verify_outputs(stake)?;
     let mut total = 0u64;
     for o in stake {
-        total = total.checked_add(o.output.amount()).ok_or(TxError::Overflow)?;
+        total = total
+            .checked_add(o.output.amount())
+            .ok_or(TxError::Overflow)?;
     }
     if total != weight {
         return Err(TxError::Syntax(mismatch));
@@ -37,7 +43,8 @@ fn verify_stake(stake: &[TransferableOutput], weight: u64, mismatch: &'static st
 
 /// Checks a BLS proof of possession.
 pub(super) fn verify_pop(public_key: &[u8; 48], pop: &[u8; 96]) -> Result<bls::PublicKey, TxError> {
-    let pk = bls::PublicKey::from_bytes(public_key).map_err(|_| TxError::InvalidProofOfPossession)?;
+    let pk =
+        bls::PublicKey::from_bytes(public_key).map_err(|_| TxError::InvalidProofOfPossession)?;
     let sig = bls::Signature::from_bytes(pop).map_err(|_| TxError::InvalidProofOfPossession)?;
     if !bls::verify_proof_of_possession(&pk, &sig) {
         return Err(TxError::InvalidProofOfPossession);
@@ -62,7 +69,9 @@ impl Executor<'_> {
         }
         verify_stake(&t.stake, v.weight, "validator weight mismatch")?;
         if t.shares > MAX_SHARES {
-            return Err(TxError::Syntax("a staker can only require at most 100% reward"));
+            return Err(TxError::Syntax(
+                "a staker can only require at most 100% reward",
+            ));
         }
         verify_owners(&t.validation_rewards_owner.0).map_err(TxError::InvalidOutput)?;
         verify_owners(&t.delegation_rewards_owner.0).map_err(TxError::InvalidOutput)?;
@@ -88,7 +97,9 @@ impl Executor<'_> {
             return Err(TxError::Staking("weight of this validator is too large"));
         }
         if t.shares < s.min_delegation_fee {
-            return Err(TxError::Staking("staker charges an insufficient delegation fee"));
+            return Err(TxError::Staking(
+                "staker charges an insufficient delegation fee",
+            ));
         }
         if duration < s.min_stake_duration_secs {
             return Err(TxError::Staking("staking period is too short"));
@@ -147,7 +158,11 @@ impl Executor<'_> {
         t: &AddPermissionlessDelegatorTx,
     ) -> Result<(), TxError> {
         let d = &t.validator;
-        verify_stake(&t.stake, d.weight, "delegator weight is not equal to total stake weight")?;
+        verify_stake(
+            &t.stake,
+            d.weight,
+            "delegator weight is not equal to total stake weight",
+        )?;
         verify_owners(&t.rewards_owner.0).map_err(TxError::InvalidOutput)?;
         if t.subnet_id != Id::ZERO {
             return Err(TxError::Staking("is not a transform subnet tx"));
@@ -311,7 +326,9 @@ impl Executor<'_> {
         t: &RemoveSubnetValidatorTx,
     ) -> Result<(), TxError> {
         if t.subnet_id == Id::ZERO {
-            return Err(TxError::Staking("attempting to remove permissionless validator"));
+            return Err(TxError::Staking(
+                "attempting to remove permissionless validator",
+            ));
         }
         let staker = state
             .validator(&t.subnet_id, &t.node_id)
@@ -349,7 +366,9 @@ impl Executor<'_> {
     }
 
     fn reward_inner(&self, state: &mut State, staker_tx: Id, commit: bool) -> Result<(), TxError> {
-        let next = state.next_staker_to_end().ok_or(TxError::RemoveWrongStaker)?;
+        let next = state
+            .next_staker_to_end()
+            .ok_or(TxError::RemoveWrongStaker)?;
         if next.tx_id != staker_tx || next.end_time > state.timestamp() {
             return Err(TxError::RemoveWrongStaker);
         }
@@ -365,11 +384,12 @@ impl Executor<'_> {
                 output: out.output.clone(),
             });
         }
-        let asset = staker
-            .stake
-            .first()
-            .map_or(self.avax(), |o| o.asset_id);
-        let mint = |state: &mut State, index: u32, amount: u64, owners: &firn_core::pchain::fx::OutputOwners, kind| {
+        let asset = staker.stake.first().map_or(self.avax(), |o| o.asset_id);
+        let mint = |state: &mut State,
+                    index: u32,
+                    amount: u64,
+                    owners: &firn_core::pchain::fx::OutputOwners,
+                    kind| {
             let utxo = Utxo {
                 tx_id: staker_tx,
                 output_index: index,
@@ -386,7 +406,13 @@ impl Executor<'_> {
             StakerKind::Validator => {
                 let mut index = base_index;
                 if commit && staker.potential_reward > 0 {
-                    mint(state, index, staker.potential_reward, &staker.reward_owner, RewardKind::Validator);
+                    mint(
+                        state,
+                        index,
+                        staker.potential_reward,
+                        &staker.reward_owner,
+                        RewardKind::Validator,
+                    );
                     index += 1;
                 }
                 if staker.delegatee_reward > 0 {
@@ -408,9 +434,16 @@ impl Executor<'_> {
                             node_id: staker.node_id,
                             subnet_id: staker.subnet_id,
                         })?;
-                    let (fee, rest) = math::split(staker.potential_reward, validator.delegation_fee);
+                    let (fee, rest) =
+                        math::split(staker.potential_reward, validator.delegation_fee);
                     if rest > 0 {
-                        mint(state, base_index, rest, &staker.reward_owner, RewardKind::Delegator);
+                        mint(
+                            state,
+                            base_index,
+                            rest,
+                            &staker.reward_owner,
+                            RewardKind::Delegator,
+                        );
                     }
                     if fee > 0 {
                         let mut v = validator;

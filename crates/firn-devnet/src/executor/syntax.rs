@@ -27,7 +27,7 @@ pub fn sort_outputs(outs: &mut [TransferableOutput]) {
 
 /// Sorts inputs canonically: by tx ID, then output index.
 pub fn sort_inputs(ins: &mut [TransferableInput]) {
-    ins.sort_by(|a, b| (a.tx_id, a.output_index).cmp(&(b.tx_id, b.output_index)));
+    ins.sort_by_key(|a| (a.tx_id, a.output_index));
 }
 
 /// Checks secp256k1fx `OutputOwners.Verify`.
@@ -55,10 +55,10 @@ pub fn pchain_owner(o: &PChainOwner) -> OutputOwners {
 
 fn verify_output(o: &TransferableOutput) -> Result<(), TxError> {
     let t = o.output.transfer();
-    if let Output::Locked(l) = &o.output {
-        if l.locktime == 0 {
-            return Err(TxError::InvalidOutput("invalid locktime"));
-        }
+    if let Output::Locked(l) = &o.output
+        && l.locktime == 0
+    {
+        return Err(TxError::InvalidOutput("invalid locktime"));
     }
     if t.amount == 0 {
         return Err(TxError::InvalidOutput("output has no value"));
@@ -75,16 +75,17 @@ pub fn verify_sig_indices(indices: &[u32]) -> Result<(), FxError> {
 }
 
 fn verify_input(i: &TransferableInput) -> Result<(), TxError> {
-    if let Input::Locked(l) = &i.input {
-        if l.locktime == 0 {
-            return Err(TxError::InvalidInput("invalid locktime"));
-        }
+    if let Input::Locked(l) = &i.input
+        && l.locktime == 0
+    {
+        return Err(TxError::InvalidInput("invalid locktime"));
     }
     let t = i.input.transfer();
     if t.amount == 0 {
         return Err(TxError::InvalidInput("input has no value"));
     }
-    verify_sig_indices(&t.sig_indices).map_err(|_| TxError::InvalidInput("address indices not sorted and unique"))
+    verify_sig_indices(&t.sig_indices)
+        .map_err(|_| TxError::InvalidInput("address indices not sorted and unique"))
 }
 
 /// Checks that outputs are well formed and sorted.
@@ -102,7 +103,11 @@ pub fn verify_outputs(outs: &[TransferableOutput]) -> Result<(), TxError> {
 }
 
 /// The BaseTx checks every tx starts with, Durango's empty memo included.
-pub fn verify_base(base: &BaseTx, network_id: u32, chain_id: &firn_core::ids::Id) -> Result<(), TxError> {
+pub fn verify_base(
+    base: &BaseTx,
+    network_id: u32,
+    chain_id: &firn_core::ids::Id,
+) -> Result<(), TxError> {
     if base.network_id != network_id {
         return Err(TxError::WrongNetworkId);
     }
@@ -172,7 +177,10 @@ mod tests {
         };
         assert_eq!(verify_owners(&o), Err("output is unspendable"));
         o.threshold = 0;
-        assert_eq!(verify_owners(&o), Err("output representation should be optimized"));
+        assert_eq!(
+            verify_owners(&o),
+            Err("output representation should be optimized")
+        );
         o.threshold = 1;
         o.addresses.push(ShortId([0; 20]));
         assert_eq!(verify_owners(&o), Err("addresses not sorted and unique"));

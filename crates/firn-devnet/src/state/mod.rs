@@ -369,7 +369,8 @@ impl State {
     /// Records a RegisterL1Validator message's expiry.
     pub fn add_expiry(&mut self, expiry: u64, validation_id: Id) {
         if self.expiries.insert((expiry, validation_id)) {
-            self.journal.push(Undo::ExpiryAdded((expiry, validation_id)));
+            self.journal
+                .push(Undo::ExpiryAdded((expiry, validation_id)));
         }
     }
 
@@ -461,7 +462,8 @@ impl State {
         if self.l1_by_node.get(&(v.subnet_id, v.node_id)) == Some(id) {
             self.l1_by_node.remove(&(v.subnet_id, v.node_id));
         }
-        self.l1_active.remove(&(v.end_accumulated_fee, v.validation_id));
+        self.l1_active
+            .remove(&(v.end_accumulated_fee, v.validation_id));
         Some(v)
     }
 }
@@ -503,7 +505,8 @@ mod tests {
         assert!(s.utxo(&utxo(2, 7).id()).is_none());
         assert_eq!(s.supply(), 0);
         assert_eq!(
-            s.utxo_ids_of(&ShortId([7; 20])).map(|x| x.iter().copied().collect::<Vec<_>>()),
+            s.utxo_ids_of(&ShortId([7; 20]))
+                .map(|x| x.iter().copied().collect::<Vec<_>>()),
             Some(vec![id])
         );
     }

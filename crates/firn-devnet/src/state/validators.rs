@@ -153,10 +153,10 @@ impl ValidatorHistory {
         }
         let mut out = BTreeMap::new();
         for s in subnets {
-            if let Some(set) = self.at(&s, height) {
-                if !set.is_empty() {
-                    out.insert(s, set);
-                }
+            if let Some(set) = self.at(&s, height)
+                && !set.is_empty()
+            {
+                out.insert(s, set);
             }
         }
         Some(out)

@@ -29,7 +29,9 @@ fn subnet_converts_to_an_l1_whose_validators_change_weight_pay_fees_and_leave() 
     assert_eq!(chain.validated_by(&manager_chain), Some(subnet));
     assert_eq!(chain.blockchains()[0].name, "manager");
 
-    let sk: Vec<_> = (0..3).map(|i| derive_bls("test", "l1", i).unwrap()).collect();
+    let sk: Vec<_> = (0..3)
+        .map(|i| derive_bls("test", "l1", i).unwrap())
+        .collect();
     let nodes: Vec<NodeId> = (0..3).map(|i| NodeId([0x10 + i; 20])).collect();
     let owner = PChainOwner {
         threshold: 1,
@@ -112,7 +114,10 @@ fn subnet_converts_to_an_l1_whose_validators_change_weight_pay_fees_and_leave() 
     let err = chain
         .issue_tx(wallet.set_l1_validator_weight(&stale).unwrap())
         .unwrap_err();
-    assert_eq!(err.to_string(), "warp message contains stale nonce 0 must be at least 1");
+    assert_eq!(
+        err.to_string(),
+        "warp message contains stale nonce 0 must be at least 1"
+    );
     let wrong_source = manager_message(
         network_id,
         manager_chain,
@@ -132,7 +137,10 @@ fn subnet_converts_to_an_l1_whose_validators_change_weight_pay_fees_and_leave() 
     let err = chain
         .issue_tx(wallet.set_l1_validator_weight(&weak).unwrap())
         .unwrap_err();
-    assert!(err.to_string().contains("signature weight is insufficient"), "{err}");
+    assert!(
+        err.to_string().contains("signature weight is insufficient"),
+        "{err}"
+    );
 
     // Register a third validator through a RegisterL1Validator message.
     let reg = RegisterL1Validator {
@@ -145,15 +153,26 @@ fn subnet_converts_to_an_l1_whose_validators_change_weight_pay_fees_and_leave() 
         weight: 50,
     };
     let v2 = reg.validation_id();
-    let unsigned = manager_message(network_id, manager_chain, MANAGER, &L1Message::RegisterL1Validator(reg));
+    let unsigned = manager_message(
+        network_id,
+        manager_chain,
+        MANAGER,
+        &L1Message::RegisterL1Validator(reg),
+    );
     let signed_reg = sign_warp(&chain, subnet, unsigned, &[&sk[0], &sk[1]]).unwrap();
     issue_and_build(
         &chain,
-        wallet.register_l1_validator(AVAX, &sk[2], &signed_reg).unwrap(),
+        wallet
+            .register_l1_validator(AVAX, &sk[2], &signed_reg)
+            .unwrap(),
     );
     assert_eq!(chain.l1_validator(&v2).unwrap().validator.weight, 50);
     let err = chain
-        .issue_tx(wallet.register_l1_validator(AVAX, &sk[2], &signed_reg).unwrap())
+        .issue_tx(
+            wallet
+                .register_l1_validator(AVAX, &sk[2], &signed_reg)
+                .unwrap(),
+        )
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -161,9 +180,20 @@ fn subnet_converts_to_an_l1_whose_validators_change_weight_pay_fees_and_leave() 
     );
 
     // Increasing a balance moves its end by exactly the amount.
-    let end_before = chain.l1_validator(&v0).unwrap().validator.end_accumulated_fee;
-    issue_and_build(&chain, wallet.increase_l1_validator_balance(v0, 3 * AVAX).unwrap());
-    let end_after = chain.l1_validator(&v0).unwrap().validator.end_accumulated_fee;
+    let end_before = chain
+        .l1_validator(&v0)
+        .unwrap()
+        .validator
+        .end_accumulated_fee;
+    issue_and_build(
+        &chain,
+        wallet.increase_l1_validator_balance(v0, 3 * AVAX).unwrap(),
+    );
+    let end_after = chain
+        .l1_validator(&v0)
+        .unwrap()
+        .validator
+        .end_accumulated_fee;
     assert_eq!(end_after - end_before, 3 * AVAX);
 
     // Disabling refunds the remaining balance to its owner.
@@ -180,7 +210,10 @@ fn subnet_converts_to_an_l1_whose_validators_change_weight_pay_fees_and_leave() 
     assert!(refund.output.amount() > 0 && refund.output.amount() <= balance_v2);
     assert_eq!(refund.owners().addresses, vec![me]);
     let disabled = chain.l1_validator(&v2).unwrap();
-    assert_eq!((disabled.validator.end_accumulated_fee, disabled.balance), (0, 0));
+    assert_eq!(
+        (disabled.validator.end_accumulated_fee, disabled.balance),
+        (0, 0)
+    );
     let set = chain.validators_at(&subnet, chain.height()).unwrap();
     assert_eq!(set[&NodeId::EMPTY].weight, 50, "inactive weight is pooled");
     assert!(!set.contains_key(&nodes[2]));
@@ -195,7 +228,11 @@ fn subnet_converts_to_an_l1_whose_validators_change_weight_pay_fees_and_leave() 
     assert_eq!(info.balance, 0);
     let depleted_at = blocks[0].block.time().unwrap();
     assert!(depleted_at < chain.clock().now());
-    assert_eq!(depleted_at, info.validator.start_time + 100, "100 seconds at the minimum price");
+    assert_eq!(
+        depleted_at,
+        info.validator.start_time + 100,
+        "100 seconds at the minimum price"
+    );
     let set = chain.validators_at(&subnet, chain.height()).unwrap();
     assert_eq!(set[&NodeId::EMPTY].weight, 150);
     assert!(chain.l1_validator(&v0).unwrap().validator.is_active());
@@ -206,5 +243,9 @@ fn subnet_converts_to_an_l1_whose_validators_change_weight_pay_fees_and_leave() 
     let err = chain
         .issue_tx(wallet.set_l1_validator_weight(&alone).unwrap())
         .unwrap_err();
-    assert!(err.to_string().contains("signature weight is insufficient: 300 signed"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("signature weight is insufficient: 300 signed"),
+        "{err}"
+    );
 }

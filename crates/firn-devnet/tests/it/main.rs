@@ -1,4 +1,5 @@
 //! Integration tests of the devnet P-Chain: the public API driven as the RPC layer will.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
 mod l1;

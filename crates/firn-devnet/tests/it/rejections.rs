@@ -77,20 +77,29 @@ fn malformed_unsigned_and_wrongly_signed_txs_are_refused_without_effect() {
     let mut b = base_of(&good);
     b.network_id = 1;
     assert_eq!(
-        chain.issue_tx(resign(UnsignedTx::Base(b), &key)).unwrap_err().to_string(),
+        chain
+            .issue_tx(resign(UnsignedTx::Base(b), &key))
+            .unwrap_err()
+            .to_string(),
         "metadata failed verification: tx has wrong network ID"
     );
     let mut b = base_of(&good);
     b.memo = vec![1, 2, 3].into();
     assert_eq!(
-        chain.issue_tx(resign(UnsignedTx::Base(b), &key)).unwrap_err().to_string(),
+        chain
+            .issue_tx(resign(UnsignedTx::Base(b), &key))
+            .unwrap_err()
+            .to_string(),
         "memo exceeds maximum length: 3 > 0"
     );
     let mut b = base_of(&good);
     b.outputs.reverse();
     if b.outputs.len() > 1 {
         assert_eq!(
-            chain.issue_tx(resign(UnsignedTx::Base(b), &key)).unwrap_err().to_string(),
+            chain
+                .issue_tx(resign(UnsignedTx::Base(b), &key))
+                .unwrap_err()
+                .to_string(),
             "outputs not sorted"
         );
     }
@@ -108,17 +117,22 @@ fn underfunded_tx_is_refused_with_the_flow_check_text() {
     let mut b = base_of(&good);
     // Raise the payment by 7 AVAX without adding inputs.
     for o in &mut b.outputs {
-        if o.output.amount() == AVAX {
-            if let Output::Transfer(t) = &mut o.output {
-                t.amount += 7 * AVAX;
-            }
+        if o.output.amount() == AVAX
+            && let Output::Transfer(t) = &mut o.output
+        {
+            t.amount += 7 * AVAX;
         }
     }
-    let err = chain.issue_tx(resign(UnsignedTx::Base(b), &key)).unwrap_err();
+    let err = chain
+        .issue_tx(resign(UnsignedTx::Base(b), &key))
+        .unwrap_err();
     let avax = chain.network().avax_asset_id;
     assert_eq!(
         err.to_string(),
-        format!("insufficient unlocked funds: needs {} more {avax}", 7 * AVAX)
+        format!(
+            "insufficient unlocked funds: needs {} more {avax}",
+            7 * AVAX
+        )
     );
     assert_eq!(snapshot(&chain), before);
 
@@ -134,10 +148,17 @@ fn double_spends_are_refused_in_the_mempool_and_against_spent_utxos() {
     let first = wallet.send(chain.funded_addresses()[4], AVAX).unwrap();
     let second = wallet.send(chain.funded_addresses()[5], 2 * AVAX).unwrap();
     let spent = base_of(&first).inputs[0].clone();
-    assert_eq!(base_of(&second).inputs[0], spent, "both spend the same UTXO");
+    assert_eq!(
+        base_of(&second).inputs[0],
+        spent,
+        "both spend the same UTXO"
+    );
 
     chain.issue_tx(first.clone()).unwrap();
-    assert_eq!(chain.issue_tx(first.clone()).unwrap_err().to_string(), "duplicate tx");
+    assert_eq!(
+        chain.issue_tx(first.clone()).unwrap_err().to_string(),
+        "duplicate tx"
+    );
     let before = snapshot(&chain);
     assert_eq!(
         chain.issue_tx(second.clone()).unwrap_err().to_string(),
@@ -155,7 +176,10 @@ fn double_spends_are_refused_in_the_mempool_and_against_spent_utxos() {
             spent.tx_id, spent.output_index
         )
     );
-    assert_eq!(chain.issue_tx(first).unwrap_err().to_string(), "duplicate tx");
+    assert_eq!(
+        chain.issue_tx(first).unwrap_err().to_string(),
+        "duplicate tx"
+    );
     assert_eq!(snapshot(&chain), before);
 }
 
@@ -168,7 +192,12 @@ fn a_stored_block_with_a_double_spend_is_rejected_on_replay() {
         let wallet = Wallet::with_keys(&chain, vec![key]);
         let a = wallet.send(chain.funded_addresses()[4], AVAX).unwrap();
         let b = wallet.send(chain.funded_addresses()[5], 2 * AVAX).unwrap();
-        (a, b, chain.last_accepted().unwrap().block.id(), chain.timestamp())
+        (
+            a,
+            b,
+            chain.last_accepted().unwrap().block.id(),
+            chain.timestamp(),
+        )
     };
     // Append, by hand, a block spending one UTXO twice.
     {
@@ -198,7 +227,12 @@ fn a_stored_block_with_a_double_spend_is_rejected_on_replay() {
     match err {
         DevnetError::InvalidBlock { height, source } => {
             assert_eq!(height, 1);
-            assert!(source.to_string().starts_with("failed to read consumed UTXO"), "{source}");
+            assert!(
+                source
+                    .to_string()
+                    .starts_with("failed to read consumed UTXO"),
+                "{source}"
+            );
         }
         other => panic!("unexpected error {other}"),
     }

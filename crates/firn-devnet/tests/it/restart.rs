@@ -40,7 +40,13 @@ fn view(chain: &PChain) -> View {
         validators: chain
             .current_validators(Id::ZERO, &[])
             .iter()
-            .map(|v| (v.validator.node_id, v.validator.weight, v.validator.potential_reward))
+            .map(|v| {
+                (
+                    v.validator.node_id,
+                    v.validator.weight,
+                    v.validator.potential_reward,
+                )
+            })
             .collect(),
         subnets: chain.subnets().iter().map(|s| s.id).collect(),
         sets: (0..=height)
@@ -84,17 +90,39 @@ fn reopening_the_same_directory_continues_the_same_chain() {
 
     // Past validator sets come back too: the finished validator is in the set at the height
     // it was added, not before and not now.
-    assert!(chain.validators_at(&Id::ZERO, added_at).unwrap().contains_key(&node));
-    assert!(!chain.validators_at(&Id::ZERO, added_at - 1).unwrap().contains_key(&node));
-    assert!(!chain.validators_at(&Id::ZERO, chain.height()).unwrap().contains_key(&node));
+    assert!(
+        chain
+            .validators_at(&Id::ZERO, added_at)
+            .unwrap()
+            .contains_key(&node)
+    );
+    assert!(
+        !chain
+            .validators_at(&Id::ZERO, added_at - 1)
+            .unwrap()
+            .contains_key(&node)
+    );
+    assert!(
+        !chain
+            .validators_at(&Id::ZERO, chain.height())
+            .unwrap()
+            .contains_key(&node)
+    );
     assert!(chain.validators_at(&Id::ZERO, chain.height() + 1).is_none());
 
     // The chain continues from where it was.
     let wallet = Wallet::new(&chain);
-    issue_and_build(&chain, wallet.send(chain.funded_addresses()[7], AVAX).unwrap());
+    issue_and_build(
+        &chain,
+        wallet.send(chain.funded_addresses()[7], AVAX).unwrap(),
+    );
     assert_eq!(chain.height(), before.height + 1);
     assert_eq!(
-        chain.block_by_height(before.height + 1).unwrap().block.parent_id(),
+        chain
+            .block_by_height(before.height + 1)
+            .unwrap()
+            .block
+            .parent_id(),
         *before.block_ids.last().unwrap()
     );
     let after = view(&chain);
@@ -114,12 +142,20 @@ fn a_torn_final_record_is_dropped_and_earlier_blocks_survive() {
 
     // A crash in the middle of appending: half a header and some payload bytes.
     let clean_len = std::fs::metadata(&file).unwrap().len();
-    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
-    f.write_all(&[0, 0, 1, 0, 9, 9, 9, 9, 9, 9, 9, 9, 1, 2, 3]).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    f.write_all(&[0, 0, 1, 0, 9, 9, 9, 9, 9, 9, 9, 9, 1, 2, 3])
+        .unwrap();
     drop(f);
     let chain = open_in(dir.path(), config());
     assert_eq!(view(&chain), before);
-    assert_eq!(std::fs::metadata(&file).unwrap().len(), clean_len, "torn bytes truncated");
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().len(),
+        clean_len,
+        "torn bytes truncated"
+    );
     drop(chain);
 
     // A last record cut short: the last block is lost, every earlier one is intact.
@@ -134,7 +170,10 @@ fn a_torn_final_record_is_dropped_and_earlier_blocks_survive() {
     // And the chain goes on from there.
     chain.build_until_idle().unwrap();
     let wallet = Wallet::new(&chain);
-    issue_and_build(&chain, wallet.send(chain.funded_addresses()[1], AVAX).unwrap());
+    issue_and_build(
+        &chain,
+        wallet.send(chain.funded_addresses()[1], AVAX).unwrap(),
+    );
     let after = view(&chain);
     drop(chain);
     assert_eq!(view(&open_in(dir.path(), config())), after);
@@ -147,5 +186,8 @@ fn a_different_config_is_refused_for_an_existing_directory() {
     let mut other = config();
     other.seed = "something else".into();
     let err = PChain::open(other, dir.path(), firn_devnet::clock::Clock::frozen(0)).unwrap_err();
-    assert!(err.to_string().contains("but the config gives genesis"), "{err}");
+    assert!(
+        err.to_string().contains("but the config gives genesis"),
+        "{err}"
+    );
 }

@@ -26,7 +26,14 @@ fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
 
     let now = chain.timestamp();
     let vtx = wallet
-        .add_validator(node, &sk, 10_000 * AVAX, now + 30 * DAY, validator_reward_to, 20_000)
+        .add_validator(
+            node,
+            &sk,
+            10_000 * AVAX,
+            now + 30 * DAY,
+            validator_reward_to,
+            20_000,
+        )
         .unwrap();
     // The stake comes from stakeable-locked funds first.
     let locked_stake = match vtx.unsigned() {
@@ -35,17 +42,28 @@ fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
         }
         _ => false,
     };
-    assert!(locked_stake, "validator stake should use stakeable-locked UTXOs");
+    assert!(
+        locked_stake,
+        "validator stake should use stakeable-locked UTXOs"
+    );
     let vtx_id = issue_and_build(&chain, vtx);
     let info = chain.current_validators(Id::ZERO, &[node]);
     assert_eq!(info.len(), 1);
     let v = info[0].validator.clone();
     assert_eq!(v.weight, 10_000 * AVAX);
     assert!(v.potential_reward > 0);
-    assert_eq!(chain.current_supply(), supply0 - base_fee + v.potential_reward);
+    assert_eq!(
+        chain.current_supply(),
+        supply0 - base_fee + v.potential_reward
+    );
 
     let dtx = wallet
-        .add_delegator(node, 2_000 * AVAX, chain.timestamp() + 20 * DAY, delegator_reward_to)
+        .add_delegator(
+            node,
+            2_000 * AVAX,
+            chain.timestamp() + 20 * DAY,
+            delegator_reward_to,
+        )
         .unwrap();
     let dtx_id = issue_and_build(&chain, dtx);
     let d = chain.current_validators(Id::ZERO, &[node])[0].delegators[0].clone();
@@ -72,7 +90,9 @@ fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
             "BanffCommitBlock"
         ]
     );
-    assert!(matches!(blocks[0].block.kind(), BlockKind::BanffStandard { time, txs } if *time == d.end_time && txs.is_empty()));
+    assert!(
+        matches!(blocks[0].block.kind(), BlockKind::BanffStandard { time, txs } if *time == d.end_time && txs.is_empty())
+    );
     assert_eq!(chain.tx_status(&dtx_id), TxStatus::Committed);
     assert!(chain.current_validators(Id::ZERO, &[node]).is_empty());
 
@@ -101,7 +121,10 @@ fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
         after_validator.total - before_validator.total,
         v.potential_reward + fee_part
     );
-    assert_eq!(after_delegator.total - before_delegator.total, delegator_part);
+    assert_eq!(
+        after_delegator.total - before_delegator.total,
+        delegator_part
+    );
     let returned = chain.with_state(|s| s.utxo(&vtx_id.prefix(v.outputs_len as u64)).cloned());
     let returned = returned.expect("returned stake UTXO");
     assert_eq!(returned.output.amount(), v.stake[0].output.amount());
@@ -114,7 +137,9 @@ fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
 
     // Each block names a proposer among the primary network validators of its parent.
     for b in &blocks {
-        let parent_set = chain.validators_at(&Id::ZERO, b.block.height() - 1).unwrap();
+        let parent_set = chain
+            .validators_at(&Id::ZERO, b.block.height() - 1)
+            .unwrap();
         assert!(parent_set.contains_key(&b.proposer));
     }
 }
@@ -132,7 +157,14 @@ fn offline_validator_is_aborted_and_gets_only_its_stake() {
     let supply0 = chain.current_supply();
     let wallet_total = chain.balance(chain.funded_addresses()).total;
     let vtx = wallet
-        .add_validator(node, &sk, 5_000 * AVAX, chain.timestamp() + 2 * DAY, owner, 20_000)
+        .add_validator(
+            node,
+            &sk,
+            5_000 * AVAX,
+            chain.timestamp() + 2 * DAY,
+            owner,
+            20_000,
+        )
         .unwrap();
     let id = issue_and_build(&chain, vtx);
     assert!(chain.current_supply() > supply0);
