@@ -170,3 +170,50 @@ impl BlockStore {
         &self.path
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use firn_core::ids::Id;
+    use firn_core::pchain::block::BlockKind;
+
+    fn block(h: u64) -> AcceptedBlock {
+        AcceptedBlock {
+            block: Block::new(Id([h as u8; 32]), h, BlockKind::BanffCommit { time: h }),
+            proposer: NodeId([h as u8; 20]),
+        }
+    }
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("firn-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn records_round_trip_and_a_bad_middle_record_is_corruption() {
+        let d = dir("mid");
+        {
+            let (mut s, blocks) = BlockStore::open(&d).unwrap();
+            assert!(blocks.is_empty());
+            for h in 0..3 {
+                s.append(&block(h)).unwrap();
+            }
+        }
+        let (_, blocks) = BlockStore::open(&d).unwrap();
+        assert_eq!(blocks, (0..3).map(block).collect::<Vec<_>>());
+
+        // Flip a payload byte of the first record: later records exist, so it is corruption.
+        let path = d.join(BLOCK_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[HEADER + 3] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        match BlockStore::open(&d) {
+            Err(DevnetError::Corrupt { height: 0, reason }) => {
+                assert_eq!(reason, "checksum mismatch")
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

@@ -489,3 +489,14 @@ impl PChain {
         crate::executor::Executor::new(&c.identity, &c.config).fee(tx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pchain_can_be_shared_across_threads() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<PChain>();
+    }
+}

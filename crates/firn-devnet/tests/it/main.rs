@@ -6,3 +6,4 @@ mod l1;
 mod rejections;
 mod restart;
 mod staking;
+mod subnets;
