@@ -190,13 +190,16 @@ pub enum TxError {
         subnet_id: Id,
     },
     /// The node does not validate the subnet.
-    #[error("{node_id} isn't a current or pending validator of {subnet_id}")]
+    #[error("{node_id} isn't a current or pending validator of {of}")]
     NotValidator {
         /// The node.
         node_id: NodeId,
-        /// The subnet.
-        subnet_id: Id,
+        /// `the primary network`, or the subnet ID and the lookup error.
+        of: String,
     },
+    /// A delegator names a node that is not a primary network validator.
+    #[error("failed to fetch the primary network validator for {0}: not found")]
+    PrimaryValidatorNotFound(NodeId),
     /// The BLS proof of possession does not verify.
     #[error("invalid proof of possession")]
     InvalidProofOfPossession,

@@ -181,10 +181,7 @@ impl Executor<'_> {
         }
         let validator = state
             .validator(&t.subnet_id, &d.node_id)
-            .ok_or(TxError::NotValidator {
-                node_id: d.node_id,
-                subnet_id: t.subnet_id,
-            })?;
+            .ok_or(TxError::PrimaryValidatorNotFound(d.node_id))?;
         if d.end > validator.end_time {
             return Err(TxError::Staking(
                 "proposed staking period is not inside dependent staking period",
@@ -278,12 +275,13 @@ impl Executor<'_> {
                 subnet_id,
             });
         }
-        let primary = state
-            .validator(&Id::ZERO, &v.node_id)
-            .ok_or(TxError::NotValidator {
-                node_id: v.node_id,
-                subnet_id: Id::ZERO,
-            })?;
+        let primary =
+            state
+                .validator(&Id::ZERO, &v.node_id)
+                .ok_or_else(|| TxError::NotValidator {
+                    node_id: v.node_id,
+                    of: "the primary network".into(),
+                })?;
         if v.end > primary.end_time {
             return Err(TxError::Staking(
                 "proposed staking period is not inside dependent staking period",
@@ -334,9 +332,9 @@ impl Executor<'_> {
             .validator(&t.subnet_id, &t.node_id)
             .filter(|s| s.kind == StakerKind::SubnetValidator)
             .map(|s| s.tx_id)
-            .ok_or(TxError::NotValidator {
+            .ok_or_else(|| TxError::NotValidator {
                 node_id: t.node_id,
-                subnet_id: t.subnet_id,
+                of: format!("{}: not found", t.subnet_id),
             })?;
         let hash = tx.unsigned().signing_hash();
         let n = self.poa_auth(state, &hash, t.subnet_id, &t.subnet_auth, tx.credentials())?;
@@ -430,10 +428,7 @@ impl Executor<'_> {
                     let validator = state
                         .validator(&staker.subnet_id, &staker.node_id)
                         .cloned()
-                        .ok_or(TxError::NotValidator {
-                            node_id: staker.node_id,
-                            subnet_id: staker.subnet_id,
-                        })?;
+                        .ok_or(TxError::PrimaryValidatorNotFound(staker.node_id))?;
                     let (fee, rest) =
                         math::split(staker.potential_reward, validator.delegation_fee);
                     if rest > 0 {

@@ -55,3 +55,18 @@ pub fn issue_and_build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> firn_co
     );
     id
 }
+
+/// Re-signs every input of `unsigned` with `key` (all inputs must be its own).
+pub fn resign(
+    unsigned: firn_core::pchain::tx::UnsignedTx,
+    key: &firn_core::keys::secp256k1::PrivateKey,
+) -> firn_core::pchain::tx::Tx {
+    let n = unsigned.base().map_or(0, |b| b.inputs.len());
+    let hash = unsigned.signing_hash();
+    let creds = (0..n)
+        .map(|_| firn_core::pchain::fx::Credential {
+            signatures: vec![key.sign_hash(&hash).0],
+        })
+        .collect();
+    firn_core::pchain::tx::Tx::new(unsigned, creds)
+}

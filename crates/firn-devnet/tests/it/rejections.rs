@@ -1,8 +1,7 @@
 use crate::common::*;
 use firn_core::ids::Id;
-use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::pchain::block::{Block, BlockKind};
-use firn_core::pchain::fx::{Credential, Output};
+use firn_core::pchain::fx::Output;
 use firn_core::pchain::tx::{Tx, UnsignedTx};
 use firn_devnet::error::DevnetError;
 use firn_devnet::store::{AcceptedBlock, BlockStore};
@@ -18,17 +17,6 @@ fn snapshot(chain: &PChain) -> (u64, u64, usize, u64, usize) {
         chain.balance(chain.funded_addresses()).total,
         chain.mempool_len(),
     )
-}
-
-fn resign(unsigned: UnsignedTx, key: &PrivateKey) -> Tx {
-    let n = unsigned.base().map_or(0, |b| b.inputs.len());
-    let hash = unsigned.signing_hash();
-    let creds = (0..n)
-        .map(|_| Credential {
-            signatures: vec![key.sign_hash(&hash).0],
-        })
-        .collect();
-    Tx::new(unsigned, creds)
 }
 
 fn base_of(tx: &Tx) -> firn_core::pchain::tx::BaseTx {

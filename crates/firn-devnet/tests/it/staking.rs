@@ -182,3 +182,125 @@ fn offline_validator_is_aborted_and_gets_only_its_stake() {
     // The stake came back to the wallet, without reward.
     assert_eq!(chain.balance(chain.funded_addresses()).total, wallet_total);
 }
+
+#[test]
+fn staking_rules_are_enforced_with_avalanchego_texts() {
+    let dir = TempDir::new("staking-rules");
+    let chain = open_in(dir.path(), config());
+    let cfg = chain.config();
+    let wallet = Wallet::with_keys(&chain, vec![cfg.funded_key(0)]);
+    let me = wallet.change_address();
+    let now = chain.timestamp();
+    let sk = derive_bls("test", "rules", 0).unwrap();
+    let node = NodeId([0x51; 20]);
+    let reject = |tx| chain.issue_tx(tx).unwrap_err().to_string();
+
+    assert_eq!(
+        reject(
+            wallet
+                .add_validator(node, &sk, 100 * AVAX, now + 30 * DAY, me, 20_000)
+                .unwrap()
+        ),
+        "weight of this validator is too low"
+    );
+    assert_eq!(
+        reject(
+            wallet
+                .add_validator(node, &sk, 5_000 * AVAX, now + 30 * DAY, me, 100)
+                .unwrap()
+        ),
+        "staker charges an insufficient delegation fee"
+    );
+    assert_eq!(
+        reject(
+            wallet
+                .add_validator(node, &sk, 5_000 * AVAX, now + 3600, me, 20_000)
+                .unwrap()
+        ),
+        "staking period is too short"
+    );
+    assert_eq!(
+        reject(
+            wallet
+                .add_validator(
+                    cfg.validator_node_id(0),
+                    &sk,
+                    5_000 * AVAX,
+                    now + 30 * DAY,
+                    me,
+                    20_000
+                )
+                .unwrap()
+        ),
+        format!(
+            "duplicate validator: {} on {}",
+            cfg.validator_node_id(0),
+            Id::ZERO
+        )
+    );
+    // A proof of possession by another key.
+    let other = derive_bls("test", "rules", 1).unwrap();
+    let tx = wallet
+        .add_validator(node, &sk, 5_000 * AVAX, now + 30 * DAY, me, 20_000)
+        .unwrap();
+    let mut unsigned = tx.unsigned().clone();
+    if let firn_core::pchain::tx::UnsignedTx::AddPermissionlessValidator(t) = &mut unsigned {
+        if let firn_core::pchain::fx::Signer::ProofOfPossession(p) = &mut t.signer {
+            p.proof_of_possession = other.sign_proof_of_possession().to_bytes();
+        }
+    }
+    assert_eq!(
+        reject(resign(unsigned, &cfg.funded_key(0))),
+        "invalid proof of possession"
+    );
+
+    issue_and_build(
+        &chain,
+        wallet
+            .add_validator(node, &sk, 10_000 * AVAX, now + 30 * DAY, me, 20_000)
+            .unwrap(),
+    );
+    let now = chain.timestamp();
+    assert_eq!(
+        reject(
+            wallet
+                .add_delegator(NodeId([0x52; 20]), 100 * AVAX, now + 10 * DAY, me)
+                .unwrap()
+        ),
+        format!(
+            "failed to fetch the primary network validator for {}: not found",
+            NodeId([0x52; 20])
+        )
+    );
+    assert_eq!(
+        reject(
+            wallet
+                .add_delegator(node, 100 * AVAX, now + 40 * DAY, me)
+                .unwrap()
+        ),
+        "proposed staking period is not inside dependent staking period"
+    );
+    assert_eq!(
+        reject(
+            wallet
+                .add_delegator(node, 45_000 * AVAX, now + 10 * DAY, me)
+                .unwrap()
+        ),
+        "validator would be over delegated"
+    );
+    assert_eq!(
+        reject(
+            wallet
+                .add_delegator(node, AVAX, now + 10 * DAY, me)
+                .unwrap()
+        ),
+        "weight of this validator is too low"
+    );
+    // Exactly at the cap (5× the validator's stake) is fine.
+    issue_and_build(
+        &chain,
+        wallet
+            .add_delegator(node, 40_000 * AVAX, now + 10 * DAY, me)
+            .unwrap(),
+    );
+}
