@@ -244,10 +244,10 @@ fn staking_rules_are_enforced_with_avalanchego_texts() {
         .add_validator(node, &sk, 5_000 * AVAX, now + 30 * DAY, me, 20_000)
         .unwrap();
     let mut unsigned = tx.unsigned().clone();
-    if let firn_core::pchain::tx::UnsignedTx::AddPermissionlessValidator(t) = &mut unsigned {
-        if let firn_core::pchain::fx::Signer::ProofOfPossession(p) = &mut t.signer {
-            p.proof_of_possession = other.sign_proof_of_possession().to_bytes();
-        }
+    if let firn_core::pchain::tx::UnsignedTx::AddPermissionlessValidator(t) = &mut unsigned
+        && let firn_core::pchain::fx::Signer::ProofOfPossession(p) = &mut t.signer
+    {
+        p.proof_of_possession = other.sign_proof_of_possession().to_bytes();
     }
     assert_eq!(
         reject(resign(unsigned, &cfg.funded_key(0))),
