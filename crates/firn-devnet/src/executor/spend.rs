@@ -5,11 +5,40 @@ use super::syntax::{owner_id, verify_sig_indices};
 use crate::error::{FxError, TxError};
 use crate::state::{State, Utxo};
 use firn_core::ids::Id;
+use firn_core::ids::ShortId;
 use firn_core::keys::secp256k1::{RecoverableSignature, recover};
 use firn_core::pchain::fx::{
     AuthInput, Credential, Input, OutputOwners, TransferableInput, TransferableOutput,
 };
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock};
+
+/// Most entries in the recovery cache before it is emptied.
+const RECOVER_CACHE_SIZE: usize = 8192;
+
+type RecoverKey = ([u8; 32], [u8; 65]);
+
+/// Recovers the signer's address, remembering recent results: a tx's signatures are checked
+/// when it is issued and again when its block is built (AvalancheGo's fx keeps the same
+/// cache). Recovery is a pure function of its inputs, so sharing the cache is safe.
+fn recover_address(hash: &[u8; 32], sig: &[u8; 65]) -> Result<ShortId, FxError> {
+    static CACHE: OnceLock<Mutex<HashMap<RecoverKey, ShortId>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (*hash, *sig);
+    if let Some(a) = cache.lock().ok().and_then(|c| c.get(&key).copied()) {
+        return Ok(a);
+    }
+    let address = recover(hash, &RecoverableSignature(*sig))
+        .map_err(|e| FxError::BadSignature(e.to_string()))?
+        .short_id();
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= RECOVER_CACHE_SIZE {
+            c.clear();
+        }
+        c.insert(key, address);
+    }
+    Ok(address)
+}
 
 /// Checks that `sigs` (one per index in `indices`) are `owners`' signatures over `hash`
 /// (`secp256k1fx.Fx.VerifyCredentials`).
@@ -38,9 +67,7 @@ pub fn verify_credentials(
             .addresses
             .get(*index as usize)
             .ok_or(FxError::IndexOutOfBounds)?;
-        let pk = recover(hash, &RecoverableSignature(*sig))
-            .map_err(|e| FxError::BadSignature(e.to_string()))?;
-        let actual = pk.short_id();
+        let actual = recover_address(hash, sig)?;
         if actual != *expected {
             return Err(FxError::WrongSig {
                 expected: expected.to_string(),
