@@ -185,6 +185,11 @@ impl Chain {
                         )));
                     }
                     let exec = Executor::new(&self.identity, &self.config);
+                    if *time > exec.next_change_time(&self.state) {
+                        return Err(invalid(TxError::Syntax(
+                            "proposed timestamp later than next staker change time",
+                        )));
+                    }
                     exec.advance_time(&mut self.state, *time);
                     for tx in txs {
                         exec.execute(&mut self.state, tx).map_err(invalid)?;

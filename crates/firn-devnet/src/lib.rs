@@ -16,7 +16,7 @@
 //!
 //! Data flows: signed [`firn_core::pchain::Tx`] → `issue_tx` ([`executor`] verifies against
 //! the [`state::State`], errors carry AvalancheGo's texts) → mempool → `build_block`
-//! ([`builder`]) → [`store`] (append + fsync) → state and indexes → reads (`block_by_height`,
+//! (the block builder) → [`store`] (append + fsync) → state and indexes → reads (`block_by_height`,
 //! `utxos`, `balance`, `current_validators`, `validators_at`, …). Opening a data directory
 //! replays its block file through the same executor, so a restart continues the same chain.
 //!
@@ -40,7 +40,7 @@
 //!
 //! Deliberate differences from AvalancheGo are listed on [`vm::PChain`].
 
-pub mod builder;
+mod builder;
 pub mod clock;
 pub mod error;
 pub mod executor;
