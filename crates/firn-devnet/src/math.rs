@@ -2,7 +2,7 @@
 //! the ACP-77 continuous fee of L1 validators, exactly as AvalancheGo computes them
 //! (`vms/platformvm/reward`, `vms/platformvm/validators/fee`, `vms/components/gas`).
 //!
-//! AvalancheGo uses big integers for the reward; [`Wide`] is the small unsigned big integer
+//! AvalancheGo uses big integers for the reward; a small private unsigned big integer
 //! (little-endian u64 limbs) those formulas need.
 
 use crate::genesis::{L1FeeConfig, RewardConfig};
