@@ -2,8 +2,8 @@
 //! the ACP-77 continuous fee of L1 validators, exactly as AvalancheGo computes them
 //! (`vms/platformvm/reward`, `vms/platformvm/validators/fee`, `vms/components/gas`).
 //!
-//! AvalancheGo uses big integers for the reward; a small private unsigned big integer
-//! (little-endian u64 limbs) those formulas need.
+//! AvalancheGo computes the reward with big integers; here a small private unsigned big
+//! integer (little-endian u64 limbs) does the same exact arithmetic.
 
 use crate::genesis::{L1FeeConfig, RewardConfig};
 
@@ -239,17 +239,27 @@ mod tests {
 
     #[test]
     fn reward_matches_avalanchego_calculator_vectors() {
-        // From AvalancheGo's reward calculator tests: staking 2000 AVAX for a full minting
-        // period at 360M supply yields 2000 · 12% · (720M-360M)/360M = 240 AVAX.
+        // (duration, stake, supply, reward) from AvalancheGo's reward calculator tests.
         let c = mainnet_reward_config();
-        let year = 365 * 24 * 3600;
-        assert_eq!(reward(&c, year, avax(2_000), avax(360_000_000)), avax(240));
-        // Half the cap consumed, minimum duration: the min rate scaled by duration.
-        let day = 24 * 3600;
-        let r = reward(&c, day, avax(1_000_000), avax(360_000_000));
-        assert!(r > 0 && r < avax(1_000_000) / 100);
-        // No remaining supply, no reward.
-        assert_eq!(reward(&c, year, avax(2_000), c.supply_cap), 0);
+        let (year, day, mega) = (365 * 24 * 3600, 24 * 3600, avax(1_000_000));
+        let cases = [
+            (year, mega, 360 * mega, avax(120_000)),
+            (year, mega, 400 * mega, avax(96_000)),
+            (year, 2 * mega, 400 * mega, avax(192_000)),
+            (year, mega, c.supply_cap, 0),
+            (day, mega, 360 * mega, 274_122_724_713),
+            (day, 5_000_000, 360 * mega, 1_370),
+            (day, mega, 400 * mega, 219_298_179_771),
+            (day, 2 * mega, 400 * mega, 438_596_359_542),
+            (day, mega, c.supply_cap, 0),
+        ];
+        for (duration, stake, supply, expected) in cases {
+            assert_eq!(
+                reward(&c, duration, stake, supply),
+                expected,
+                "{duration} {stake} {supply}"
+            );
+        }
     }
 
     #[test]
