@@ -278,6 +278,22 @@ mod tests {
         let p = gas_price(1_000_000, 600_000, 865_617);
         assert!((1_999_000..=2_001_000).contains(&p), "{p}");
         assert_eq!(gas_price(u64::MAX, u64::MAX, 1), u64::MAX);
+        // (min price, excess, k, price) from AvalancheGo's gas tests.
+        let e = 6_786_177_901_268_885_274;
+        let cases = [
+            (1, 0, 1, 1),
+            (1, 1, 1, 2),
+            (1, 2, 1, 6),
+            (1, 10_000, 10_000, 2),
+            (1, 1_000_000, 10_000, u64::MAX),
+            (10, 10_000_000, 1_000_000, 220_264),
+            (u64::from(u32::MAX), 1, 1, 11_674_931_546),
+            (e, 1, 1, u64::MAX - 11),
+            (e, u64::MAX, u64::MAX, u64::MAX - 1),
+        ];
+        for (min, excess, k, expected) in cases {
+            assert_eq!(gas_price(min, excess, k), expected, "{min} {excess} {k}");
+        }
     }
 
     #[test]
