@@ -319,4 +319,29 @@ mod tests {
         assert!(cost > 60 * 512);
         assert_eq!(busy.seconds_remaining(&c, u64::MAX, cost), 60);
     }
+
+    #[test]
+    fn l1_fee_matches_avalanchego_fee_vectors() {
+        // From AvalancheGo's validators/fee tests: min price 2048, target 10 000, price
+        // doubling every day (k = 1 246 488 515), one minute.
+        let c = L1FeeConfig {
+            capacity: 20_000,
+            target: 10_000,
+            min_price: 2_048,
+            excess_conversion_constant: 1_246_488_515,
+        };
+        let cases = [
+            (10, 0, 122_880, 0),
+            (10_000, 0, 122_880, 0),
+            (10_000, 864_000_000, 245_760, 864_000_000),
+            (10_000, 1_246_488_515, 334_020, 1_246_488_515),
+            (15_000, 0, 122_880, 300_000),
+        ];
+        for (current, excess, cost, excess_after) in cases {
+            let s = FeeState { current, excess };
+            assert_eq!(s.cost_of(&c, 60), cost, "{current} {excess}");
+            assert_eq!(s.advance(c.target, 60).excess, excess_after);
+            assert_eq!(s.seconds_remaining(&c, u64::MAX, cost), 60);
+        }
+    }
 }
