@@ -307,6 +307,17 @@ impl DevnetConfig {
         c
     }
 
+    /// This configuration with its genesis at the current wall-clock second. A live devnet
+    /// should start this way: with a genesis far in the past, the first block would jump to
+    /// the initial validators' end time and retire them all.
+    pub fn starting_now(mut self) -> Self {
+        self.genesis_time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(self.genesis_time);
+        self
+    }
+
     /// Checks the configuration for values the devnet cannot run with.
     pub fn validate(&self) -> Result<(), DevnetError> {
         let bad = |field: &'static str, reason: &'static str| {

@@ -236,6 +236,13 @@ impl PChain {
         Ok(out)
     }
 
+    /// Moves the clock forward by `seconds` and builds until idle: the way to generate
+    /// history quickly on a frozen clock.
+    pub fn advance(&self, seconds: u64) -> Result<Vec<AcceptedBlock>, DevnetError> {
+        self.clock.advance(seconds);
+        self.build_until_idle()
+    }
+
     /// Number of pending txs.
     pub fn mempool_len(&self) -> usize {
         self.read().mempool.len()

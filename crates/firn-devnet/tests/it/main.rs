@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
+mod concurrency;
 mod l1;
 mod rejections;
 mod restart;
