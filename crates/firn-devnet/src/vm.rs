@@ -90,8 +90,7 @@ pub struct L1ValidatorInfo {
 /// issuing and building a write lock, each briefly.
 ///
 /// Where it knowingly differs from AvalancheGo's `platformvm`:
-/// - fees are static per tx type ([`crate::genesis::TxFees`]), not Etna's dynamic gas fees,
-///   and the burnt fee is subtracted from the current supply;
+/// - fees are static per tx type ([`crate::genesis::TxFees`]), not Etna's dynamic gas fees;
 /// - stakers start when their tx is accepted (post-Durango rules), so there are never
 ///   pending validators; the Helicon reward ramp is not applied;
 /// - uptime is 100% unless a node is listed in `offline_validators` (its reward is aborted);
@@ -443,9 +442,23 @@ impl PChain {
             })
     }
 
-    /// The current supply of AVAX, nAVAX.
+    /// The current supply of AVAX, nAVAX, as `platform.getCurrentSupply` reports it: genesis
+    /// plus every reward minted (potential rewards count from the staker's start and leave
+    /// again on abort); burnt fees are not deducted, as in AvalancheGo.
     pub fn current_supply(&self) -> u64 {
         self.read().state.supply()
+    }
+
+    /// The tx fees burnt since genesis, nAVAX.
+    pub fn burned_fees(&self) -> u64 {
+        self.read().state.burned()
+    }
+
+    /// The supply net of burnt tx fees: [`current_supply`](Self::current_supply) minus
+    /// [`burned_fees`](Self::burned_fees).
+    pub fn circulating_supply(&self) -> u64 {
+        let c = self.read();
+        c.state.supply().saturating_sub(c.state.burned())
     }
 
     /// Every subnet (the primary network is implicit).

@@ -184,12 +184,13 @@ impl<'a> Executor<'a> {
             _ => return Err(TxError::Unsupported("unsupported tx type")),
         }
 
-        // Every tx that got here spends its inputs and produces its outputs; the burnt fee
-        // leaves the supply.
+        // Every tx that got here spends its inputs and produces its outputs. The fee is burnt;
+        // as in AvalancheGo the current supply (an upper bound) keeps it, and the state
+        // counts it apart.
         consume(state, &base.inputs);
         produce(state, tx_id, &base.outputs);
         if fee > 0 {
-            state.set_supply(state.supply().saturating_sub(fee));
+            state.add_burned(fee);
         }
         Ok(())
     }

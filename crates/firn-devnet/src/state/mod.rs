@@ -24,6 +24,7 @@ enum Undo {
     ChainAdded(Id),
     L1Set(Id, Option<L1Validator>),
     Supply(u64),
+    Burned(u64),
     AccruedFees(u64),
     L1Excess(u64),
     Timestamp(u64),
@@ -37,6 +38,7 @@ enum Undo {
 pub struct State {
     timestamp: u64,
     supply: u64,
+    burned: u64,
     accrued_fees: u64,
     l1_excess: u64,
     utxos: HashMap<Id, Utxo>,
@@ -67,6 +69,11 @@ impl State {
     /// The current supply of AVAX (nAVAX).
     pub fn supply(&self) -> u64 {
         self.supply
+    }
+
+    /// The tx fees burnt since genesis, nAVAX.
+    pub fn burned(&self) -> u64 {
+        self.burned
     }
 
     /// The accrued L1 validator fees since genesis (per validator).
@@ -261,6 +268,7 @@ impl State {
                 }
             }
             Undo::Supply(v) => self.supply = v,
+            Undo::Burned(v) => self.burned = v,
             Undo::AccruedFees(v) => self.accrued_fees = v,
             Undo::L1Excess(v) => self.l1_excess = v,
             Undo::Timestamp(v) => self.timestamp = v,
@@ -346,6 +354,12 @@ impl State {
     pub fn set_supply(&mut self, v: u64) {
         self.journal.push(Undo::Supply(self.supply));
         self.supply = v;
+    }
+
+    /// Adds a burnt tx fee.
+    pub fn add_burned(&mut self, fee: u64) {
+        self.journal.push(Undo::Burned(self.burned));
+        self.burned = self.burned.saturating_add(fee);
     }
 
     /// Sets the accrued L1 fees.
