@@ -401,7 +401,13 @@ impl Chain {
             },
         );
         let accepted = AcceptedBlock { block, proposer };
-        self.finish(accepted.clone(), None, true)?;
+        if let Err(e) = self.finish(accepted.clone(), None, true) {
+            // Not persisted: the state was rolled back; give the txs back to the mempool.
+            for tx in accepted.block.txs() {
+                self.mempool.add(tx.clone());
+            }
+            return Err(e);
+        }
         info!(
             height,
             time,
