@@ -226,3 +226,28 @@ fn a_stored_block_with_a_double_spend_is_rejected_on_replay() {
     }
     let _ = Id::ZERO;
 }
+
+#[test]
+fn a_tx_that_turns_invalid_before_its_block_is_dropped_with_the_reason() {
+    let (_dir, chain) = setup("reject-dropped");
+    let cfg = chain.config();
+    let wallet = Wallet::with_keys(&chain, vec![cfg.funded_key(0)]);
+    let node = cfg.validator_node_id(0);
+    // Exactly the minimum duration now; one second too short once the clock moves on.
+    let end = chain.timestamp() + cfg.staking.min_stake_duration_secs;
+    let tx = wallet
+        .add_delegator(node, 100 * AVAX, end, wallet.change_address())
+        .unwrap();
+    let id = chain.issue_tx(tx).unwrap();
+    assert_eq!(chain.tx_status(&id), firn_devnet::vm::TxStatus::Processing);
+    let before = snapshot(&chain);
+    chain.clock().advance(1);
+    assert_eq!(chain.build_block().unwrap(), None);
+    assert_eq!(
+        chain.tx_status(&id),
+        firn_devnet::vm::TxStatus::Dropped("staking period is too short".into())
+    );
+    assert_eq!(chain.mempool_len(), 0);
+    assert_eq!(snapshot(&chain).0, before.0);
+    assert_eq!(chain.with_state(|s| s.utxo_count()), before.2);
+}
