@@ -3,6 +3,7 @@
 
 mod common;
 mod concurrency;
+mod history;
 mod l1;
 mod rejections;
 mod restart;
