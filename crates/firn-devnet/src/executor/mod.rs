@@ -1,0 +1,334 @@
+//! Tx verification and execution, as AvalancheGo's `txs/executor` does it.
+//!
+//! [`Executor::execute`] verifies one decision tx against the [`State`] at the chain time and
+//! applies it; on any error it rolls the state back, so an invalid tx changes nothing.
+//! [`Executor::advance_time`] moves the chain time (expiring subnet validators and charging
+//! L1 validators their continuous fee) and [`Executor::reward`] ends a staker.
+
+mod l1;
+pub mod spend;
+mod staking;
+pub mod syntax;
+
+use crate::error::TxError;
+use crate::genesis::{DevnetConfig, Genesis, NetworkIdentity};
+use crate::math::{self, FeeState};
+use crate::state::{Chain, Staker, StakerKind, State, Subnet};
+use firn_core::ids::Id;
+use firn_core::pchain::fx::Signer;
+use firn_core::pchain::tx::{Tx, UnsignedTx};
+use spend::{Spend, consume, produce, verify_auth, verify_spend};
+use syntax::{verify_base, verify_owners};
+
+/// Most bytes in a chain name.
+const MAX_NAME_LEN: usize = 128;
+/// Most genesis bytes of a chain.
+const MAX_GENESIS_LEN: usize = 1024 * 1024;
+
+/// Executes txs for one network and configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct Executor<'a> {
+    /// The network identity.
+    pub identity: &'a NetworkIdentity,
+    /// The devnet configuration.
+    pub config: &'a DevnetConfig,
+}
+
+impl<'a> Executor<'a> {
+    /// Builds an executor.
+    pub fn new(identity: &'a NetworkIdentity, config: &'a DevnetConfig) -> Self {
+        Self { identity, config }
+    }
+
+    /// The static fee of a tx.
+    pub fn fee(&self, tx: &UnsignedTx) -> u64 {
+        let f = &self.config.fees;
+        match tx {
+            UnsignedTx::Base(_) => f.base,
+            UnsignedTx::CreateSubnet(_) => f.create_subnet,
+            UnsignedTx::CreateChain(_) => f.create_chain,
+            UnsignedTx::AddPermissionlessValidator(_) => f.add_primary_validator,
+            UnsignedTx::AddPermissionlessDelegator(_) => f.add_primary_delegator,
+            UnsignedTx::AddSubnetValidator(_) => f.add_subnet_validator,
+            UnsignedTx::RemoveSubnetValidator(_) => f.remove_subnet_validator,
+            UnsignedTx::TransferSubnetOwnership(_) => f.transfer_subnet_ownership,
+            UnsignedTx::ConvertSubnetToL1(_) => f.convert_subnet_to_l1,
+            UnsignedTx::RegisterL1Validator(_) => f.register_l1_validator,
+            UnsignedTx::SetL1ValidatorWeight(_) => f.set_l1_validator_weight,
+            UnsignedTx::IncreaseL1ValidatorBalance(_) => f.increase_l1_validator_balance,
+            UnsignedTx::DisableL1Validator(_) => f.disable_l1_validator,
+            _ => 0,
+        }
+    }
+
+    /// Verifies and applies a decision tx at the state's chain time. On error the state is
+    /// left exactly as it was.
+    pub fn execute(&self, state: &mut State, tx: &Tx) -> Result<(), TxError> {
+        let mark = state.mark();
+        let result = self.execute_inner(state, tx);
+        if result.is_err() {
+            state.rollback_to(mark);
+        }
+        result
+    }
+
+    fn execute_inner(&self, state: &mut State, tx: &Tx) -> Result<(), TxError> {
+        let unsigned = tx.unsigned();
+        let base = unsigned.base().ok_or(TxError::Unsupported(
+            "RewardValidatorTx and AdvanceTimeTx are built by the block builder, not issued",
+        ))?;
+        match unsigned {
+            UnsignedTx::AddValidator(_) => {
+                return Err(TxError::Unsupported(
+                    "AddValidatorTx is not permitted post-Durango",
+                ));
+            }
+            UnsignedTx::AddDelegator(_) => {
+                return Err(TxError::Unsupported(
+                    "AddDelegatorTx is not permitted post-Durango",
+                ));
+            }
+            UnsignedTx::TransformSubnet(_) => {
+                return Err(TxError::Unsupported(
+                    "TransformSubnetTx is not permitted post-Etna",
+                ));
+            }
+            UnsignedTx::Import(_) | UnsignedTx::Export(_) => {
+                return Err(TxError::Unsupported(
+                    "unsupported tx type: the devnet P-Chain has no shared memory",
+                ));
+            }
+            _ => {}
+        }
+        verify_base(base, self.identity.network_id, &self.identity.p_chain_id)?;
+        let hash = unsigned.signing_hash();
+        let now = state.timestamp();
+        let fee = self.fee(unsigned);
+        let tx_id = tx.id();
+        let creds = tx.credentials();
+        let simple = |burned: u64, creds| Spend {
+            hash,
+            inputs: &base.inputs,
+            outputs: base.outputs.iter().collect(),
+            creds,
+            burned,
+        };
+
+        match unsigned {
+            UnsignedTx::Base(_) => {
+                verify_spend(state, self.avax(), &simple(fee, creds), now)?;
+            }
+            UnsignedTx::CreateSubnet(t) => {
+                verify_owners(&t.owner.0).map_err(TxError::InvalidOutput)?;
+                verify_spend(state, self.avax(), &simple(fee, creds), now)?;
+                state.put_subnet(Subnet {
+                    id: tx_id,
+                    owner: t.owner.0.clone(),
+                    conversion: None,
+                });
+            }
+            UnsignedTx::CreateChain(t) => {
+                if t.subnet_id == Id::ZERO {
+                    return Err(TxError::Syntax(
+                        "new blockchain can't be validated by primary network",
+                    ));
+                }
+                verify_chain_name(&t.chain_name)?;
+                if t.vm_id == Id::ZERO {
+                    return Err(TxError::Syntax("invalid VM ID"));
+                }
+                if t.fx_ids.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(TxError::Syntax(
+                        "feature extensions IDs must be sorted and unique",
+                    ));
+                }
+                if t.genesis_data.len() > MAX_GENESIS_LEN {
+                    return Err(TxError::Syntax("genesis too long"));
+                }
+                let n = self.poa_auth(state, &hash, t.subnet_id, &t.subnet_auth, creds)?;
+                verify_spend(state, self.avax(), &simple(fee, &creds[..n]), now)?;
+                state.add_chain(Chain {
+                    id: tx_id,
+                    subnet_id: t.subnet_id,
+                    name: t.chain_name.clone(),
+                    vm_id: t.vm_id,
+                    fx_ids: t.fx_ids.clone(),
+                    genesis: t.genesis_data.0.clone(),
+                });
+            }
+            UnsignedTx::TransferSubnetOwnership(t) => {
+                if t.subnet_id == Id::ZERO {
+                    return Err(TxError::Syntax(
+                        "can't transfer ownership of the primary network",
+                    ));
+                }
+                verify_owners(&t.new_owner.0).map_err(TxError::InvalidOutput)?;
+                let n = self.poa_auth(state, &hash, t.subnet_id, &t.subnet_auth, creds)?;
+                verify_spend(state, self.avax(), &simple(fee, &creds[..n]), now)?;
+                let mut subnet = state
+                    .subnet(&t.subnet_id)
+                    .cloned()
+                    .ok_or(TxError::SubnetNotFound(t.subnet_id))?;
+                subnet.owner = t.new_owner.0.clone();
+                state.put_subnet(subnet);
+            }
+            UnsignedTx::AddPermissionlessValidator(t) => self.add_validator(state, tx, t)?,
+            UnsignedTx::AddPermissionlessDelegator(t) => self.add_delegator(state, tx, t)?,
+            UnsignedTx::AddSubnetValidator(t) => self.add_subnet_validator(state, tx, t)?,
+            UnsignedTx::RemoveSubnetValidator(t) => self.remove_subnet_validator(state, tx, t)?,
+            UnsignedTx::ConvertSubnetToL1(t) => self.convert_subnet(state, tx, t)?,
+            UnsignedTx::RegisterL1Validator(t) => self.register_l1_validator(state, tx, t)?,
+            UnsignedTx::SetL1ValidatorWeight(t) => self.set_l1_validator_weight(state, tx, t)?,
+            UnsignedTx::IncreaseL1ValidatorBalance(t) => self.increase_l1_balance(state, tx, t)?,
+            UnsignedTx::DisableL1Validator(t) => self.disable_l1_validator(state, tx, t)?,
+            _ => return Err(TxError::Unsupported("unsupported tx type")),
+        }
+
+        // Every tx that got here spends its inputs and produces its outputs. The fee is burnt;
+        // as in AvalancheGo the current supply (an upper bound) keeps it, and the state
+        // counts it apart.
+        consume(state, &base.inputs);
+        produce(state, tx_id, &base.outputs);
+        if fee > 0 {
+            state.add_burned(fee);
+        }
+        Ok(())
+    }
+
+    /// The AVAX asset ID.
+    pub fn avax(&self) -> Id {
+        self.identity.avax_asset_id
+    }
+
+    /// Subnet authorisation for a permissioned (not converted) subnet. Returns how many
+    /// credentials belong to the inputs.
+    fn poa_auth(
+        &self,
+        state: &State,
+        hash: &[u8; 32],
+        subnet_id: Id,
+        auth: &firn_core::pchain::fx::AuthInput,
+        creds: &[firn_core::pchain::fx::Credential],
+    ) -> Result<usize, TxError> {
+        let subnet = state
+            .subnet(&subnet_id)
+            .ok_or(TxError::SubnetNotFound(subnet_id))?;
+        let n = verify_auth(hash, auth, creds, &subnet.owner, state.timestamp())?;
+        if subnet.conversion.is_some() {
+            return Err(TxError::Immutable(subnet_id));
+        }
+        Ok(n)
+    }
+
+    /// The next time the state changes by itself: the first staker's end or the first L1
+    /// validator running out of balance. `u64::MAX` if neither.
+    pub fn next_change_time(&self, state: &State) -> u64 {
+        let now = state.timestamp();
+        let mut next = state.next_staker_to_end().map_or(u64::MAX, |s| s.end_time);
+        if let Some(v) = state.first_l1_to_deplete() {
+            let remaining = v.balance(state.accrued_fees());
+            let fs = FeeState {
+                current: state.active_l1_count(),
+                excess: state.l1_excess(),
+            };
+            let max = next.saturating_sub(now);
+            // At least one second: a balance smaller than one second's fee is used up by
+            // the next second (AvalancheGo would wait for the next block).
+            let secs = fs
+                .seconds_remaining(&self.config.l1_fees, max, remaining)
+                .max(1);
+            next = next.min(now.saturating_add(secs));
+        }
+        next
+    }
+
+    /// Moves the chain time to `time` (≥ the current time): removes permissioned subnet
+    /// validators that ended, forgets stale expiries, charges active L1 validators and
+    /// deactivates those whose balance ran out.
+    pub fn advance_time(&self, state: &mut State, time: u64) {
+        let now = state.timestamp();
+        if time <= now {
+            return;
+        }
+        while let Some(s) = state.next_staker_to_end() {
+            if s.end_time > time || s.kind != StakerKind::SubnetValidator {
+                break;
+            }
+            let id = s.tx_id;
+            state.remove_staker(&id);
+        }
+        for e in state.stale_expiries(time) {
+            state.remove_expiry(e);
+        }
+        let c = &self.config.l1_fees;
+        let fs = FeeState {
+            current: state.active_l1_count(),
+            excess: state.l1_excess(),
+        };
+        let seconds = time - now;
+        let accrued = state.accrued_fees().saturating_add(fs.cost_of(c, seconds));
+        for id in state.depleted_l1(accrued) {
+            if let Some(mut v) = state.l1_validator(&id).cloned() {
+                v.end_accumulated_fee = 0;
+                state.put_l1_validator(v);
+            }
+        }
+        state.set_l1_excess(fs.advance(c.target, seconds).excess);
+        state.set_accrued_fees(accrued);
+        state.set_timestamp(time);
+    }
+
+    /// Applies genesis to an empty state: the funded UTXOs, the supply and the initial
+    /// validators (each adding its potential reward to the supply, as AvalancheGo does).
+    pub fn apply_genesis(&self, state: &mut State, genesis: &Genesis) {
+        state.set_timestamp(self.config.genesis_time);
+        state.set_supply(genesis.initial_supply);
+        for tx in genesis.block.txs() {
+            match tx.unsigned() {
+                UnsignedTx::Base(b) => produce(state, tx.id(), &b.outputs),
+                UnsignedTx::AddPermissionlessValidator(t) => {
+                    let duration = t.validator.end.saturating_sub(t.validator.start);
+                    let potential = math::reward(
+                        &self.config.staking.reward,
+                        duration,
+                        t.validator.weight,
+                        state.supply(),
+                    );
+                    state.set_supply(state.supply().saturating_add(potential));
+                    state.put_staker(Staker {
+                        tx_id: tx.id(),
+                        kind: StakerKind::Validator,
+                        subnet_id: Id::ZERO,
+                        node_id: t.validator.node_id,
+                        public_key: match &t.signer {
+                            Signer::ProofOfPossession(p) => Some(p.public_key),
+                            Signer::Empty => None,
+                        },
+                        weight: t.validator.weight,
+                        start_time: t.validator.start,
+                        end_time: t.validator.end,
+                        potential_reward: potential,
+                        delegation_fee: t.shares,
+                        delegatee_reward: 0,
+                        stake: t.stake.clone(),
+                        outputs_len: t.base.outputs.len() as u32,
+                        reward_owner: t.validation_rewards_owner.0.clone(),
+                        delegation_reward_owner: t.delegation_rewards_owner.0.clone(),
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// AvalancheGo's chain name rules: at most 128 bytes of ASCII letters, digits and spaces.
+fn verify_chain_name(name: &str) -> Result<(), TxError> {
+    if name.len() > MAX_NAME_LEN {
+        return Err(TxError::ChainName("name too long"));
+    }
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b' ') {
+        return Err(TxError::ChainName("illegal name character"));
+    }
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! firn's devnet P-Chain: a library VM that behaves like AvalancheGo's `platformvm`,
+//! executing real signed txs into real Banff blocks, on a virtual clock, persisted to disk.
+//!
+//! The key types:
+//! - [`genesis::DevnetConfig`] (serde, TOML-friendly) → [`genesis::Genesis`]: the network
+//!   identity (`fuji` or `local` profile), funded keys, initial validators and block 0;
+//! - [`clock::Clock`]: a shared, monotonic virtual clock that follows wall time when live and
+//!   can be pushed forward to generate history;
+//! - [`vm::PChain`]: the VM handle (`Send + Sync`). Txs go in through
+//!   [`vm::PChain::issue_tx`] (verified, then held in the mempool);
+//!   [`vm::PChain::build_block`] turns the mempool and the clock into the next block
+//!   (standard, or reward proposal then commit/abort), executes it, appends it to the block
+//!   file with an fsync and updates the state and the validator-set history;
+//! - [`wallet::Wallet`]: builds and signs every supported tx for the funded keys, and the
+//!   Warp messages an L1's validator manager sends.
+//!
+//! Data flows: signed [`firn_core::pchain::Tx`] → `issue_tx` ([`executor`] verifies against
+//! the [`state::State`], errors carry AvalancheGo's texts) → mempool → `build_block`
+//! (the block builder) → [`store`] (append + fsync) → state and indexes → reads (`block_by_height`,
+//! `utxos`, `balance`, `current_validators`, `validators_at`, …). Opening a data directory
+//! replays its block file through the same executor, so a restart continues the same chain.
+//!
+//! ```
+//! use firn_devnet::{clock::Clock, genesis::DevnetConfig, vm::PChain, wallet::Wallet};
+//!
+//! let dir = std::env::temp_dir().join(format!("firn-devnet-doc-{}", std::process::id()));
+//! let config = DevnetConfig::default();
+//! let clock = Clock::frozen(config.genesis_time);
+//! let chain = PChain::open(config, &dir, clock.clone()).unwrap();
+//! let wallet = Wallet::new(&chain);
+//! let to = chain.funded_addresses()[1];
+//! let tx_id = chain.issue_tx(wallet.send(to, 1_000_000_000).unwrap()).unwrap();
+//! clock.advance(2);
+//! let block = chain.build_block().unwrap().expect("a block");
+//! assert_eq!(block.block.height(), 1);
+//! assert_eq!(chain.tx_status(&tx_id), firn_devnet::vm::TxStatus::Committed);
+//! # drop(chain);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+//!
+//! Deliberate differences from AvalancheGo are listed on [`vm::PChain`].
+
+mod builder;
+pub mod clock;
+pub mod error;
+pub mod executor;
+pub mod genesis;
+pub mod math;
+pub mod state;
+pub mod store;
+pub mod vm;
+pub mod wallet;
+
+pub use clock::Clock;
+pub use error::{DevnetError, TxError};
+pub use genesis::{DevnetConfig, NetworkIdentity, Profile};
+pub use vm::PChain;
+pub use wallet::Wallet;

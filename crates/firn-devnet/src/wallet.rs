@@ -1,0 +1,688 @@
+//! A wallet over the funded keys: UTXO selection, change, fees and signatures for every tx
+//! type the VM accepts, plus the Warp messages an L1's validator manager would send, signed
+//! by the L1's validators.
+//!
+//! Stake is taken from stakeable-locked UTXOs first (their change stays locked), then from
+//! unlocked ones, as AvalancheGo's wallet does. Builders return signed [`Tx`]s; issue them
+//! with [`PChain::issue_tx`].
+
+use crate::error::TxError;
+use crate::executor::syntax::sort_outputs;
+use crate::genesis::{NetworkIdentity, TxFees, single_owner};
+use crate::state::validators::canonical;
+use crate::vm::PChain;
+use firn_core::codec::Bytes;
+use firn_core::ids::{Id, NodeId, ShortId};
+use firn_core::keys::bls;
+use firn_core::keys::secp256k1::PrivateKey;
+use firn_core::pchain::fx::{
+    AuthInput, Credential, Input, LockedInput, LockedOutput, Output, OutputOwners, Owner,
+    ProofOfPossession, Signer, TransferInput, TransferOutput, TransferableInput,
+    TransferableOutput,
+};
+use firn_core::pchain::tx::{
+    AddPermissionlessDelegatorTx, AddPermissionlessValidatorTx, AddSubnetValidatorTx, BaseTx,
+    ConvertSubnetToL1Tx, ConvertSubnetToL1Validator, CreateChainTx, CreateSubnetTx,
+    DisableL1ValidatorTx, IncreaseL1ValidatorBalanceTx, RegisterL1ValidatorTx,
+    RemoveSubnetValidatorTx, SetL1ValidatorWeightTx, SubnetValidator, TransferSubnetOwnershipTx,
+    Tx, UnsignedTx, Validator,
+};
+use firn_core::warp::messages::{L1Message, PChainOwner};
+use firn_core::warp::payload::AddressedCall;
+use firn_core::warp::{Message, UnsignedMessage, WarpError};
+use std::collections::HashMap;
+
+/// Why the wallet could not build a tx.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WalletError {
+    /// The wallet's UTXOs do not cover the amount.
+    #[error("insufficient funds: needs {needed} more nAVAX")]
+    InsufficientFunds {
+        /// The shortfall.
+        needed: u64,
+    },
+    /// The wallet holds no key for the owner.
+    #[error("no key for {threshold} of the owner's {addresses} addresses")]
+    MissingKey {
+        /// The owner's threshold.
+        threshold: u32,
+        /// How many addresses the owner has.
+        addresses: usize,
+    },
+    /// The subnet or L1 validator does not exist.
+    #[error("{0} not found")]
+    NotFound(Id),
+    /// A Warp message could not be built.
+    #[error("warp: {0}")]
+    Warp(#[from] WarpError),
+    /// The VM rejected the tx.
+    #[error("tx rejected: {0}")]
+    Tx(#[from] TxError),
+}
+
+/// One initial validator of a ConvertSubnetToL1Tx.
+#[derive(Debug)]
+pub struct L1ValidatorSpec<'a> {
+    /// The node.
+    pub node_id: NodeId,
+    /// Its weight.
+    pub weight: u64,
+    /// Its initial balance, nAVAX.
+    pub balance: u64,
+    /// Its BLS key.
+    pub bls: &'a bls::SecretKey,
+    /// Who gets its remaining balance and may disable it.
+    pub owner: PChainOwner,
+}
+
+struct Spent {
+    /// Inputs in canonical order, each with the indices of the keys that sign it.
+    inputs: Vec<(TransferableInput, Vec<usize>)>,
+    change: Vec<TransferableOutput>,
+    stake: Vec<TransferableOutput>,
+}
+
+/// Builds and signs txs for a set of keys against a [`PChain`].
+#[derive(Debug)]
+pub struct Wallet<'a> {
+    chain: &'a PChain,
+    keys: Vec<PrivateKey>,
+    index: HashMap<ShortId, usize>,
+    identity: NetworkIdentity,
+    fees: TxFees,
+}
+
+impl<'a> Wallet<'a> {
+    /// A wallet over every funded key.
+    pub fn new(chain: &'a PChain) -> Self {
+        Self::with_keys(chain, chain.funded_keys())
+    }
+
+    /// A wallet over `keys`; the first key receives change.
+    pub fn with_keys(chain: &'a PChain, keys: Vec<PrivateKey>) -> Self {
+        let index = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.public_key().short_id(), i))
+            .collect();
+        Self {
+            chain,
+            keys,
+            index,
+            identity: chain.network(),
+            fees: chain.config().fees,
+        }
+    }
+
+    /// The wallet's addresses.
+    pub fn addresses(&self) -> Vec<ShortId> {
+        self.keys
+            .iter()
+            .map(|k| k.public_key().short_id())
+            .collect()
+    }
+
+    /// The address change goes to.
+    pub fn change_address(&self) -> ShortId {
+        self.keys
+            .first()
+            .map(|k| k.public_key().short_id())
+            .unwrap_or_default()
+    }
+
+    fn base(&self) -> BaseTx {
+        BaseTx {
+            network_id: self.identity.network_id,
+            blockchain_id: self.identity.p_chain_id,
+            outputs: Vec::new(),
+            inputs: Vec::new(),
+            memo: Bytes::default(),
+        }
+    }
+
+    fn avax_out(&self, amount: u64, owners: OutputOwners) -> TransferableOutput {
+        TransferableOutput {
+            asset_id: self.identity.avax_asset_id,
+            output: Output::Transfer(TransferOutput { amount, owners }),
+        }
+    }
+
+    /// The first key of ours among `owners`' addresses, with its signature index, for
+    /// single-signature owners; `threshold` keys for multisig.
+    fn signers_for(&self, owners: &OutputOwners) -> Option<(Vec<u32>, Vec<usize>)> {
+        let mut indices = Vec::new();
+        let mut keys = Vec::new();
+        for (i, a) in owners.addresses.iter().enumerate() {
+            if indices.len() as u32 == owners.threshold {
+                break;
+            }
+            if let Some(k) = self.index.get(a) {
+                indices.push(i as u32);
+                keys.push(*k);
+            }
+        }
+        (indices.len() as u32 == owners.threshold).then_some((indices, keys))
+    }
+
+    /// Selects UTXOs to cover `stake` (locked first) and `burn` (unlocked only).
+    fn spend(&self, burn: u64, stake: u64) -> Result<Spent, WalletError> {
+        let now = self.chain.timestamp();
+        let mut all = Vec::new();
+        let mut start = None;
+        loop {
+            let page = self.chain.utxos(&self.addresses(), start, 1024);
+            all.extend(page.utxos);
+            match page.next {
+                Some(n) => start = Some(n),
+                None => break,
+            }
+        }
+        let change_owner = single_owner(self.change_address());
+        let avax = self.identity.avax_asset_id;
+        let mut out = Spent {
+            inputs: Vec::new(),
+            change: Vec::new(),
+            stake: Vec::new(),
+        };
+        let mut stake_left = stake;
+        let mut burn_left = burn;
+        let mut signers: Vec<(TransferableInput, Vec<usize>)> = Vec::new();
+
+        // Stakeable-locked UTXOs, for stake only.
+        for u in all
+            .iter()
+            .filter(|u| u.asset_id == avax && u.output.stakeable_locktime() > now)
+        {
+            if stake_left == 0 {
+                break;
+            }
+            let owners = u.owners().clone();
+            if owners.locktime > now {
+                continue;
+            }
+            let Some((sig_indices, keys)) = self.signers_for(&owners) else {
+                continue;
+            };
+            let amount = u.output.amount();
+            let locktime = u.output.stakeable_locktime();
+            let take = amount.min(stake_left);
+            stake_left -= take;
+            signers.push((
+                TransferableInput {
+                    tx_id: u.tx_id,
+                    output_index: u.output_index,
+                    asset_id: avax,
+                    input: Input::Locked(LockedInput {
+                        locktime,
+                        input: TransferInput {
+                            amount,
+                            sig_indices,
+                        },
+                    }),
+                },
+                keys,
+            ));
+            let locked = |amount| TransferableOutput {
+                asset_id: avax,
+                output: Output::Locked(LockedOutput {
+                    locktime,
+                    output: TransferOutput {
+                        amount,
+                        owners: owners.clone(),
+                    },
+                }),
+            };
+            out.stake.push(locked(take));
+            if amount > take {
+                out.change.push(locked(amount - take));
+            }
+        }
+        // Unlocked UTXOs, for the rest of the stake and the burn.
+        for u in all
+            .iter()
+            .filter(|u| u.asset_id == avax && u.output.stakeable_locktime() <= now)
+        {
+            if stake_left == 0 && burn_left == 0 {
+                break;
+            }
+            let owners = u.owners();
+            if owners.locktime > now {
+                continue;
+            }
+            let Some((sig_indices, keys)) = self.signers_for(owners) else {
+                continue;
+            };
+            let amount = u.output.amount();
+            let mut rest = amount;
+            let to_stake = rest.min(stake_left);
+            stake_left -= to_stake;
+            rest -= to_stake;
+            let to_burn = rest.min(burn_left);
+            burn_left -= to_burn;
+            rest -= to_burn;
+            if to_stake > 0 {
+                out.stake
+                    .push(self.avax_out(to_stake, change_owner.clone()));
+            }
+            if rest > 0 {
+                out.change.push(self.avax_out(rest, change_owner.clone()));
+            }
+            signers.push((
+                TransferableInput {
+                    tx_id: u.tx_id,
+                    output_index: u.output_index,
+                    asset_id: avax,
+                    input: Input::Transfer(TransferInput {
+                        amount,
+                        sig_indices,
+                    }),
+                },
+                keys,
+            ));
+        }
+        if stake_left > 0 || burn_left > 0 {
+            return Err(WalletError::InsufficientFunds {
+                needed: stake_left + burn_left,
+            });
+        }
+        signers.sort_by_key(|(i, _)| (i.tx_id, i.output_index));
+        out.inputs = signers;
+        Ok(out)
+    }
+
+    fn sign(
+        &self,
+        unsigned: UnsignedTx,
+        input_keys: &[Vec<usize>],
+        auth_keys: Option<&[usize]>,
+    ) -> Tx {
+        let hash = unsigned.signing_hash();
+        let sign_all = |keys: &[usize]| Credential {
+            signatures: keys
+                .iter()
+                .filter_map(|k| self.keys.get(*k))
+                .map(|k| k.sign_hash(&hash).0)
+                .collect(),
+        };
+        let mut creds: Vec<Credential> = input_keys.iter().map(|k| sign_all(k)).collect();
+        if let Some(keys) = auth_keys {
+            creds.push(sign_all(keys));
+        }
+        Tx::new(unsigned, creds)
+    }
+
+    /// Fills `base` from a spend and returns the keys per input.
+    fn fill(
+        &self,
+        base: &mut BaseTx,
+        spent: &mut Spent,
+        extra_outputs: Vec<TransferableOutput>,
+    ) -> Vec<Vec<usize>> {
+        let mut outputs = std::mem::take(&mut spent.change);
+        outputs.extend(extra_outputs);
+        sort_outputs(&mut outputs);
+        base.outputs = outputs;
+        base.inputs = spent.inputs.iter().map(|(i, _)| i.clone()).collect();
+        spent.inputs.iter().map(|(_, keys)| keys.clone()).collect()
+    }
+
+    fn subnet_auth(&self, subnet_id: Id) -> Result<(AuthInput, Vec<usize>), WalletError> {
+        let owner = self
+            .chain
+            .with_state(|s| s.subnet(&subnet_id).map(|x| x.owner.clone()))
+            .ok_or(WalletError::NotFound(subnet_id))?;
+        self.auth_for(&owner)
+    }
+
+    fn auth_for(&self, owner: &OutputOwners) -> Result<(AuthInput, Vec<usize>), WalletError> {
+        let (sig_indices, keys) = self.signers_for(owner).ok_or(WalletError::MissingKey {
+            threshold: owner.threshold,
+            addresses: owner.addresses.len(),
+        })?;
+        Ok((AuthInput { sig_indices }, keys))
+    }
+
+    /// Sends `amount` nAVAX to `to`.
+    pub fn send(&self, to: ShortId, amount: u64) -> Result<Tx, WalletError> {
+        let mut spent = self.spend(amount.saturating_add(self.fees.base), 0)?;
+        let mut base = self.base();
+        let keys = self.fill(
+            &mut base,
+            &mut spent,
+            vec![self.avax_out(amount, single_owner(to))],
+        );
+        Ok(self.sign(UnsignedTx::Base(base), &keys, None))
+    }
+
+    /// Creates a subnet owned by `owner`.
+    pub fn create_subnet(&self, owner: OutputOwners) -> Result<Tx, WalletError> {
+        let mut spent = self.spend(self.fees.create_subnet, 0)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let tx = CreateSubnetTx {
+            base,
+            owner: Owner(owner),
+        };
+        Ok(self.sign(UnsignedTx::CreateSubnet(tx), &keys, None))
+    }
+
+    /// Creates a chain on `subnet_id`.
+    pub fn create_chain(
+        &self,
+        subnet_id: Id,
+        name: &str,
+        vm_id: Id,
+        genesis: Vec<u8>,
+    ) -> Result<Tx, WalletError> {
+        let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
+        let mut spent = self.spend(self.fees.create_chain, 0)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let tx = CreateChainTx {
+            base,
+            subnet_id,
+            chain_name: name.to_string(),
+            vm_id,
+            fx_ids: Vec::new(),
+            genesis_data: Bytes(genesis),
+            subnet_auth,
+        };
+        Ok(self.sign(UnsignedTx::CreateChain(tx), &keys, Some(&auth_keys)))
+    }
+
+    /// Adds a primary network validator with a BLS signer, staking `weight` until `end`.
+    pub fn add_validator(
+        &self,
+        node_id: NodeId,
+        bls_key: &bls::SecretKey,
+        weight: u64,
+        end: u64,
+        reward_to: ShortId,
+        shares: u32,
+    ) -> Result<Tx, WalletError> {
+        let mut spent = self.spend(self.fees.add_primary_validator, weight)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let mut stake = std::mem::take(&mut spent.stake);
+        sort_outputs(&mut stake);
+        let tx = AddPermissionlessValidatorTx {
+            base,
+            validator: Validator {
+                node_id,
+                start: self.chain.timestamp(),
+                end,
+                weight,
+            },
+            subnet_id: Id::ZERO,
+            signer: Signer::ProofOfPossession(Box::new(ProofOfPossession {
+                public_key: bls_key.public_key().to_bytes(),
+                proof_of_possession: bls_key.sign_proof_of_possession().to_bytes(),
+            })),
+            stake,
+            validation_rewards_owner: Owner(single_owner(reward_to)),
+            delegation_rewards_owner: Owner(single_owner(reward_to)),
+            shares,
+        };
+        Ok(self.sign(UnsignedTx::AddPermissionlessValidator(tx), &keys, None))
+    }
+
+    /// Delegates `weight` to `node_id` until `end`.
+    pub fn add_delegator(
+        &self,
+        node_id: NodeId,
+        weight: u64,
+        end: u64,
+        reward_to: ShortId,
+    ) -> Result<Tx, WalletError> {
+        let mut spent = self.spend(self.fees.add_primary_delegator, weight)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let mut stake = std::mem::take(&mut spent.stake);
+        sort_outputs(&mut stake);
+        let tx = AddPermissionlessDelegatorTx {
+            base,
+            validator: Validator {
+                node_id,
+                start: self.chain.timestamp(),
+                end,
+                weight,
+            },
+            subnet_id: Id::ZERO,
+            stake,
+            rewards_owner: Owner(single_owner(reward_to)),
+        };
+        Ok(self.sign(UnsignedTx::AddPermissionlessDelegator(tx), &keys, None))
+    }
+
+    /// Adds `node_id` (a primary network validator) to a permissioned subnet.
+    pub fn add_subnet_validator(
+        &self,
+        subnet_id: Id,
+        node_id: NodeId,
+        weight: u64,
+        end: u64,
+    ) -> Result<Tx, WalletError> {
+        let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
+        let mut spent = self.spend(self.fees.add_subnet_validator, 0)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let tx = AddSubnetValidatorTx {
+            base,
+            validator: SubnetValidator {
+                validator: Validator {
+                    node_id,
+                    start: self.chain.timestamp(),
+                    end,
+                    weight,
+                },
+                subnet_id,
+            },
+            subnet_auth,
+        };
+        Ok(self.sign(UnsignedTx::AddSubnetValidator(tx), &keys, Some(&auth_keys)))
+    }
+
+    /// Removes a permissioned subnet validator.
+    pub fn remove_subnet_validator(
+        &self,
+        subnet_id: Id,
+        node_id: NodeId,
+    ) -> Result<Tx, WalletError> {
+        let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
+        let mut spent = self.spend(self.fees.remove_subnet_validator, 0)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let tx = RemoveSubnetValidatorTx {
+            base,
+            node_id,
+            subnet_id,
+            subnet_auth,
+        };
+        Ok(self.sign(
+            UnsignedTx::RemoveSubnetValidator(tx),
+            &keys,
+            Some(&auth_keys),
+        ))
+    }
+
+    /// Transfers a subnet to `new_owner`.
+    pub fn transfer_subnet_ownership(
+        &self,
+        subnet_id: Id,
+        new_owner: OutputOwners,
+    ) -> Result<Tx, WalletError> {
+        let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
+        let mut spent = self.spend(self.fees.transfer_subnet_ownership, 0)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let tx = TransferSubnetOwnershipTx {
+            base,
+            subnet_id,
+            subnet_auth,
+            new_owner: Owner(new_owner),
+        };
+        Ok(self.sign(
+            UnsignedTx::TransferSubnetOwnership(tx),
+            &keys,
+            Some(&auth_keys),
+        ))
+    }
+
+    /// Converts a subnet to an L1 managed by `address` on `manager_chain`.
+    pub fn convert_subnet_to_l1(
+        &self,
+        subnet_id: Id,
+        manager_chain: Id,
+        address: Vec<u8>,
+        validators: &[L1ValidatorSpec<'_>],
+    ) -> Result<Tx, WalletError> {
+        let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
+        let balances: u64 = validators.iter().map(|v| v.balance).sum();
+        let mut spent = self.spend(self.fees.convert_subnet_to_l1.saturating_add(balances), 0)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let mut vdrs: Vec<ConvertSubnetToL1Validator> = validators
+            .iter()
+            .map(|v| ConvertSubnetToL1Validator {
+                node_id: Bytes(v.node_id.0.to_vec()),
+                weight: v.weight,
+                balance: v.balance,
+                signer: ProofOfPossession {
+                    public_key: v.bls.public_key().to_bytes(),
+                    proof_of_possession: v.bls.sign_proof_of_possession().to_bytes(),
+                },
+                remaining_balance_owner: v.owner.clone(),
+                deactivation_owner: v.owner.clone(),
+            })
+            .collect();
+        vdrs.sort_by(|a, b| a.node_id.0.cmp(&b.node_id.0));
+        let tx = ConvertSubnetToL1Tx {
+            base,
+            subnet_id,
+            chain_id: manager_chain,
+            address: Bytes(address),
+            validators: vdrs,
+            subnet_auth,
+        };
+        Ok(self.sign(UnsignedTx::ConvertSubnetToL1(tx), &keys, Some(&auth_keys)))
+    }
+
+    /// Registers an L1 validator from a signed RegisterL1Validator Warp message.
+    pub fn register_l1_validator(
+        &self,
+        balance: u64,
+        bls_key: &bls::SecretKey,
+        message: &Message,
+    ) -> Result<Tx, WalletError> {
+        let mut spent = self.spend(self.fees.register_l1_validator.saturating_add(balance), 0)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let tx = RegisterL1ValidatorTx {
+            base,
+            balance,
+            proof_of_possession: bls_key.sign_proof_of_possession().to_bytes(),
+            message: Bytes(message.bytes()),
+        };
+        Ok(self.sign(UnsignedTx::RegisterL1Validator(tx), &keys, None))
+    }
+
+    /// Changes an L1 validator's weight from a signed L1ValidatorWeight Warp message.
+    pub fn set_l1_validator_weight(&self, message: &Message) -> Result<Tx, WalletError> {
+        let mut spent = self.spend(self.fees.set_l1_validator_weight, 0)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let tx = SetL1ValidatorWeightTx {
+            base,
+            message: Bytes(message.bytes()),
+        };
+        Ok(self.sign(UnsignedTx::SetL1ValidatorWeight(tx), &keys, None))
+    }
+
+    /// Adds `amount` nAVAX to an L1 validator's balance.
+    pub fn increase_l1_validator_balance(
+        &self,
+        validation_id: Id,
+        amount: u64,
+    ) -> Result<Tx, WalletError> {
+        let mut spent = self.spend(
+            self.fees
+                .increase_l1_validator_balance
+                .saturating_add(amount),
+            0,
+        )?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let tx = IncreaseL1ValidatorBalanceTx {
+            base,
+            validation_id,
+            balance: amount,
+        };
+        Ok(self.sign(UnsignedTx::IncreaseL1ValidatorBalance(tx), &keys, None))
+    }
+
+    /// Disables an L1 validator (the wallet must hold its deactivation owner's keys).
+    pub fn disable_l1_validator(&self, validation_id: Id) -> Result<Tx, WalletError> {
+        let owner = self
+            .chain
+            .with_state(|s| {
+                s.l1_validator(&validation_id)
+                    .map(|v| v.deactivation_owner.clone())
+            })
+            .ok_or(WalletError::NotFound(validation_id))?;
+        let (disable_auth, auth_keys) =
+            self.auth_for(&crate::executor::syntax::pchain_owner(&owner))?;
+        let mut spent = self.spend(self.fees.disable_l1_validator, 0)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let tx = DisableL1ValidatorTx {
+            base,
+            validation_id,
+            disable_auth,
+        };
+        Ok(self.sign(UnsignedTx::DisableL1Validator(tx), &keys, Some(&auth_keys)))
+    }
+}
+
+/// The unsigned Warp message an L1's validator manager sends: an AddressedCall from
+/// `source_address` on `source_chain` carrying `msg`.
+pub fn manager_message(
+    network_id: u32,
+    source_chain: Id,
+    source_address: &[u8],
+    msg: &L1Message,
+) -> UnsignedMessage {
+    let call = AddressedCall {
+        source_address: source_address.to_vec(),
+        payload: msg.bytes(),
+    };
+    UnsignedMessage::new(network_id, source_chain, call.bytes())
+}
+
+/// Signs `unsigned` with `signers` (BLS keys of validators of `subnet_id` at the current
+/// height) and aggregates their signatures over the subnet's canonical validator set.
+pub fn sign_warp(
+    chain: &PChain,
+    subnet_id: Id,
+    unsigned: UnsignedMessage,
+    signers: &[&bls::SecretKey],
+) -> Result<Message, WalletError> {
+    let set = chain
+        .validators_at(&subnet_id, chain.height())
+        .unwrap_or_default();
+    let canonical = canonical(&set)?;
+    let bytes = unsigned.bytes();
+    let mut sigs = Vec::new();
+    for sk in signers {
+        let pk = sk.public_key();
+        let index = canonical
+            .validators
+            .iter()
+            .position(|v| v.public_key == pk)
+            .ok_or(WalletError::MissingKey {
+                threshold: 1,
+                addresses: canonical.validators.len(),
+            })?;
+        sigs.push((index, sk.sign(&bytes)));
+    }
+    Ok(canonical.aggregate(unsigned, &sigs)?)
+}
