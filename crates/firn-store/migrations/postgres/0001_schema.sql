@@ -82,6 +82,7 @@ CREATE TABLE p_utxos (
     utxo_id              BYTEA PRIMARY KEY,
     tx_hash              BYTEA NOT NULL,
     output_index         BIGINT NOT NULL,
+    emitted_by           BYTEA,
     emit_index           BIGINT NOT NULL,
     height               BIGINT NOT NULL,
     timestamp            BIGINT NOT NULL,
@@ -104,7 +105,7 @@ CREATE TABLE p_utxos (
     consuming_timestamp  BIGINT,
     consume_index        BIGINT
 );
-CREATE INDEX p_utxos_by_creator ON p_utxos (tx_hash, emit_index);
+CREATE INDEX p_utxos_by_emitter ON p_utxos (emitted_by, emit_index);
 CREATE INDEX p_utxos_by_consumer ON p_utxos (consuming_tx_hash, consume_index);
 
 CREATE TABLE address_chains (

@@ -82,6 +82,7 @@ CREATE TABLE p_utxos (
     utxo_id              BLOB PRIMARY KEY,
     tx_hash              BLOB NOT NULL,
     output_index         INTEGER NOT NULL,
+    emitted_by           BLOB,
     emit_index           INTEGER NOT NULL,
     height               INTEGER NOT NULL,
     timestamp            INTEGER NOT NULL,
@@ -104,7 +105,7 @@ CREATE TABLE p_utxos (
     consuming_timestamp  INTEGER,
     consume_index        INTEGER
 );
-CREATE INDEX p_utxos_by_creator ON p_utxos (tx_hash, emit_index);
+CREATE INDEX p_utxos_by_emitter ON p_utxos (emitted_by, emit_index);
 CREATE INDEX p_utxos_by_consumer ON p_utxos (consuming_tx_hash, consume_index);
 
 CREATE TABLE address_chains (

@@ -244,11 +244,11 @@ impl Store {
         }
         let ids: Vec<Vec<u8>> = txs.iter().map(|t| t.core.tx_hash.0.to_vec()).collect();
         let mut emitted: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
-        let mut q = Sql::new("SELECT * FROM p_utxos WHERE tx_hash IN (");
-        q.bind_list(ids.clone()).push(") ORDER BY tx_hash, emit_index");
+        let mut q = Sql::new("SELECT * FROM p_utxos WHERE emitted_by IN (");
+        q.bind_list(ids.clone()).push(") ORDER BY emitted_by, emit_index");
         for r in q.fetch_all(self.reader()).await? {
-            let u = decode_utxo(&r)?;
-            emitted.entry(u.utxo.tx_hash).or_default().push(u);
+            let by = r.id("emitted_by")?;
+            emitted.entry(by).or_default().push(decode_utxo(&r)?);
         }
         let mut consumed: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
         let mut q = Sql::new("SELECT * FROM p_utxos WHERE consuming_tx_hash IN (");

@@ -207,13 +207,13 @@ async fn write_tx(
             .iter()
             .find(|u| u.utxo_id == *utxo_id)
             .ok_or_else(|| StoreError::UtxoUnavailable(utxo_id.to_string()))?;
-        insert_utxo(conn, imported, height, ts, i, Some((c.tx_hash, i))).await?;
+        insert_utxo(conn, imported, height, ts, None, i, Some((c.tx_hash, i))).await?;
         for a in &imported.addresses {
             touch_chain(conn, a, &imported.created_on_chain).await?;
         }
     }
     for (i, utxo) in tx.emitted.iter().enumerate() {
-        insert_utxo(conn, utxo, height, ts, int("output index", i as u64)?, None).await?;
+        insert_utxo(conn, utxo, height, ts, Some(c.tx_hash), int("output index", i as u64)?, None).await?;
         for a in &utxo.addresses {
             touch_chain(conn, a, &P_CHAIN_ID).await?;
             if utxo.consumed_on_chain != P_CHAIN_ID {
@@ -414,20 +414,22 @@ async fn insert_utxo(
     u: &PUtxo,
     height: i64,
     ts: i64,
+    emitted_by: Option<Id>,
     emit_index: i64,
     consumed_by: Option<(Id, i64)>,
 ) -> Result<()> {
     sqlx::query(
-        "INSERT INTO p_utxos (utxo_id, tx_hash, output_index, emit_index, height, timestamp, \
-         asset_id, amount, addresses, threshold, locktime, stakeable_locktime, staked, utxo_type, \
-         reward_type, created_on_chain, consumed_on_chain, start_ts, end_ts, bytes, \
+        "INSERT INTO p_utxos (utxo_id, tx_hash, output_index, emitted_by, emit_index, height, \
+         timestamp, asset_id, amount, addresses, threshold, locktime, stakeable_locktime, staked, \
+         utxo_type, reward_type, created_on_chain, consumed_on_chain, start_ts, end_ts, bytes, \
          consuming_tx_hash, consuming_height, consuming_timestamp, consume_index) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
-         $19, $20, $21, $22, $23, $24)",
+         $19, $20, $21, $22, $23, $24, $25)",
     )
     .bind(u.utxo_id.0.to_vec())
     .bind(u.tx_hash.0.to_vec())
     .bind(i64::from(u.output_index))
+    .bind(emitted_by.map(|h| h.0.to_vec()))
     .bind(emit_index)
     .bind(height)
     .bind(ts)
