@@ -85,7 +85,8 @@ impl Store {
     /// `postgresql://` URL, a `sqlite://path` URL, or a plain file path.
     pub async fn open_with(location: &str, options: &StoreOptions) -> Result<Store> {
         sqlx::any::install_default_drivers();
-        let store = if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+        let store = if location.starts_with("postgres://") || location.starts_with("postgresql://")
+        {
             Self::open_postgres(location, options).await?
         } else {
             let path = location
@@ -120,11 +121,13 @@ impl Store {
 
     async fn open_sqlite(path: &Path, options: &StoreOptions) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            tokio::fs::create_dir_all(dir).await.map_err(|e| {
-                StoreError::Database(sqlx::Error::Io(e))
-            })?;
+            tokio::fs::create_dir_all(dir)
+                .await
+                .map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
         }
-        let text = path.to_str().ok_or_else(|| StoreError::BadLocation(path.display().to_string()))?;
+        let text = path
+            .to_str()
+            .ok_or_else(|| StoreError::BadLocation(path.display().to_string()))?;
         let busy_ms = options.busy_timeout.as_millis().min(i32::MAX as u128);
         let writer_pragmas = format!(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = {busy_ms}; \
@@ -256,7 +259,9 @@ impl Sql {
     where
         E: Executor<'c, Database = Any>,
     {
-        Ok(sqlx::query_with(&self.text, self.args).fetch_all(executor).await?)
+        Ok(sqlx::query_with(&self.text, self.args)
+            .fetch_all(executor)
+            .await?)
     }
 }
 
@@ -402,14 +407,18 @@ pub(crate) trait RowExt {
         if b.len() % 20 != 0 {
             return Err(corrupt(col, "address list length not a multiple of 20"));
         }
-        Ok(b.chunks_exact(20).filter_map(|c| ShortId::from_slice(c).ok()).collect())
+        Ok(b.chunks_exact(20)
+            .filter_map(|c| ShortId::from_slice(c).ok())
+            .collect())
     }
     fn hashes(&self, col: &'static str) -> Result<Vec<Id>> {
         let b = self.bytes(col)?;
         if b.len() % 32 != 0 {
             return Err(corrupt(col, "hash list length not a multiple of 32"));
         }
-        Ok(b.chunks_exact(32).filter_map(|c| Id::from_slice(c).ok()).collect())
+        Ok(b.chunks_exact(32)
+            .filter_map(|c| Id::from_slice(c).ok())
+            .collect())
     }
     fn b256s(&self, col: &'static str) -> Result<Vec<B256>> {
         let b = self.bytes(col)?;
@@ -440,16 +449,20 @@ pub(crate) trait RowExt {
 
 impl RowExt for AnyRow {
     fn opt_i64(&self, col: &'static str) -> Result<Option<i64>> {
-        self.try_get::<Option<i64>, _>(col).map_err(|e| corrupt(col, e.to_string()))
+        self.try_get::<Option<i64>, _>(col)
+            .map_err(|e| corrupt(col, e.to_string()))
     }
     fn opt_bytes(&self, col: &'static str) -> Result<Option<Vec<u8>>> {
-        self.try_get::<Option<Vec<u8>>, _>(col).map_err(|e| corrupt(col, e.to_string()))
+        self.try_get::<Option<Vec<u8>>, _>(col)
+            .map_err(|e| corrupt(col, e.to_string()))
     }
     fn opt_text(&self, col: &'static str) -> Result<Option<String>> {
-        self.try_get::<Option<String>, _>(col).map_err(|e| corrupt(col, e.to_string()))
+        self.try_get::<Option<String>, _>(col)
+            .map_err(|e| corrupt(col, e.to_string()))
     }
     fn f64(&self, col: &'static str) -> Result<f64> {
-        self.try_get::<f64, _>(col).map_err(|e| corrupt(col, e.to_string()))
+        self.try_get::<f64, _>(col)
+            .map_err(|e| corrupt(col, e.to_string()))
     }
 }
 
@@ -469,7 +482,10 @@ mod tests {
 
     #[test]
     fn sqlite_urls_escape_special_characters() {
-        assert_eq!(sqlite_url("/tmp/a?b#c%d.db", "ro"), "sqlite:///tmp/a%3Fb%23c%25d.db?mode=ro");
+        assert_eq!(
+            sqlite_url("/tmp/a?b#c%d.db", "ro"),
+            "sqlite:///tmp/a%3Fb%23c%25d.db?mode=ro"
+        );
     }
 
     #[test]
@@ -477,7 +493,10 @@ mod tests {
         assert_eq!(int("height", 5).unwrap(), 5);
         assert!(matches!(
             int("height", u64::MAX),
-            Err(StoreError::OutOfRange { field: "height", .. })
+            Err(StoreError::OutOfRange {
+                field: "height",
+                ..
+            })
         ));
         assert_eq!(bits(u64::MAX) as u64, u64::MAX);
     }

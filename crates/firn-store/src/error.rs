@@ -10,7 +10,9 @@ pub enum StoreError {
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     /// `open` was given something that is neither a PostgreSQL URL nor a SQLite path.
-    #[error("unsupported database location {0:?}: expected postgres://…, sqlite://… or a file path")]
+    #[error(
+        "unsupported database location {0:?}: expected postgres://…, sqlite://… or a file path"
+    )]
     BadLocation(String),
     /// A `get_` lookup found nothing.
     #[error("{what} {key} not found")]

@@ -127,12 +127,19 @@ impl MetricsReader for Store {
             q.push(" AND start_ts <= ").bind(int("end time", t)?);
         }
         if let Some(c) = page.after {
-            q.push(&format!(" AND start_ts {} ", order.after_op())).bind(int("cursor", c.height)?);
+            q.push(&format!(" AND start_ts {} ", order.after_op()))
+                .bind(int("cursor", c.height)?);
         }
-        q.push(&format!(" ORDER BY start_ts {} LIMIT ", order.sql())).bind(limit + 1);
+        q.push(&format!(" ORDER BY start_ts {} LIMIT ", order.sql()))
+            .bind(limit + 1);
         let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(decode_metrics).collect::<Result<Vec<_>>>()?;
-        Ok(Page::from_rows(items, limit, |m| HeightCursor { height: m.start_ts }))
+        let items = rows
+            .iter()
+            .map(decode_metrics)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |m| HeightCursor {
+            height: m.start_ts,
+        }))
     }
 
     async fn list_staking_metrics(
@@ -150,8 +157,12 @@ impl MetricsReader for Store {
         .bind(subnet_id.0.to_vec())
         .fetch_one(self.reader())
         .await?;
-        let (Some(first), Some(last)) = (bounds.opt_u64("first_day")?, bounds.opt_u64("last_day")?) else {
-            return Ok(Page { items: Vec::new(), next: None });
+        let (Some(first), Some(last)) = (bounds.opt_u64("first_day")?, bounds.opt_u64("last_day")?)
+        else {
+            return Ok(Page {
+                items: Vec::new(),
+                next: None,
+            });
         };
         let lo = first.max(start_ts.map_or(0, |t| t.div_ceil(DAY) * DAY));
         let hi = end_ts.map_or(last, |t| t - t % DAY);
@@ -160,14 +171,20 @@ impl MetricsReader for Store {
         let mut days = Vec::new();
         match order {
             SortOrder::Asc => {
-                let mut d = page.after.map_or(lo, |c| c.height.saturating_add(DAY)).max(lo);
+                let mut d = page
+                    .after
+                    .map_or(lo, |c| c.height.saturating_add(DAY))
+                    .max(lo);
                 while d <= hi && days.len() < want {
                     days.push(d);
                     d += DAY;
                 }
             }
             SortOrder::Desc => {
-                let mut d = page.after.map_or(Some(hi), |c| c.height.checked_sub(DAY)).map(|d| d.min(hi));
+                let mut d = page
+                    .after
+                    .map_or(Some(hi), |c| c.height.checked_sub(DAY))
+                    .map(|d| d.min(hi));
                 while let Some(day) = d.filter(|day| *day >= lo) {
                     if days.len() >= want {
                         break;
@@ -177,8 +194,13 @@ impl MetricsReader for Store {
                 }
             }
         }
-        let (Some(min_day), Some(max_day)) = (days.iter().min().copied(), days.iter().max().copied()) else {
-            return Ok(Page { items: Vec::new(), next: None });
+        let (Some(min_day), Some(max_day)) =
+            (days.iter().min().copied(), days.iter().max().copied())
+        else {
+            return Ok(Page {
+                items: Vec::new(),
+                next: None,
+            });
         };
         // Stored rows in range, and the last one before it (the totals carried into the range).
         let rows = sqlx::query(
@@ -202,6 +224,8 @@ impl MetricsReader for Store {
                 items.push(StakingMetrics { day, ..*s });
             }
         }
-        Ok(Page::from_rows(items, limit, |m| HeightCursor { height: m.day }))
+        Ok(Page::from_rows(items, limit, |m| HeightCursor {
+            height: m.day,
+        }))
     }
 }

@@ -109,7 +109,8 @@ fn fields<const N: usize>(token: &str) -> Result<[&str; N]> {
 }
 
 fn num<T: std::str::FromStr>(token: &str, s: &str) -> Result<T> {
-    s.parse().map_err(|_| StoreError::BadCursor(token.to_owned()))
+    s.parse()
+        .map_err(|_| StoreError::BadCursor(token.to_owned()))
 }
 
 /// Cursor of lists keyed by one height or timestamp (blocks, metric periods).

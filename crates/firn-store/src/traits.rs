@@ -9,7 +9,10 @@ use std::future::Future;
 use firn_core::ids::{Id, NodeId, ShortId};
 
 use crate::error::Result;
-use crate::page::{CollectibleCursor, CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor};
+use crate::page::{
+    CollectibleCursor, CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder,
+    TxCursor,
+};
 use crate::rows::evm::{
     ChainRef, CollectibleRecord, ContractDeployment, EvmBlockRecord, EvmBlockRows, EvmChain,
     EvmInternalTx, EvmLog, EvmTxRecord, NftMetadata, Token, TokenStandard, TransferRecord,
@@ -92,9 +95,15 @@ pub struct RewardFilter {
 /// Reads P-Chain data.
 pub trait PChainReader {
     /// The block at `height`.
-    fn find_pchain_block(&self, height: u64) -> impl Future<Output = Result<Option<PBlockRecord>>> + Send;
+    fn find_pchain_block(
+        &self,
+        height: u64,
+    ) -> impl Future<Output = Result<Option<PBlockRecord>>> + Send;
     /// The block with ID `hash`.
-    fn find_pchain_block_by_hash(&self, hash: Id) -> impl Future<Output = Result<Option<PBlockRecord>>> + Send;
+    fn find_pchain_block_by_hash(
+        &self,
+        hash: Id,
+    ) -> impl Future<Output = Result<Option<PBlockRecord>>> + Send;
     /// Blocks by height.
     fn list_pchain_blocks(
         &self,
@@ -135,7 +144,8 @@ pub trait PChainReader {
         page: &PageRequest<EventCursor>,
     ) -> impl Future<Output = Result<Page<RewardRecord, EventCursor>>> + Send;
     /// The staker added by transaction `tx_hash`.
-    fn find_staker(&self, tx_hash: Id) -> impl Future<Output = Result<Option<StakerRecord>>> + Send;
+    fn find_staker(&self, tx_hash: Id)
+    -> impl Future<Output = Result<Option<StakerRecord>>> + Send;
     /// Validators and delegators by position of their staking transaction.
     fn list_stakers(
         &self,
@@ -144,7 +154,10 @@ pub trait PChainReader {
         page: &PageRequest<TxCursor>,
     ) -> impl Future<Output = Result<Page<StakerRecord, TxCursor>>> + Send;
     /// The subnet `subnet_id`.
-    fn find_subnet(&self, subnet_id: Id) -> impl Future<Output = Result<Option<SubnetRecord>>> + Send;
+    fn find_subnet(
+        &self,
+        subnet_id: Id,
+    ) -> impl Future<Output = Result<Option<SubnetRecord>>> + Send;
     /// Subnets by creation.
     fn list_subnets(
         &self,
@@ -152,7 +165,10 @@ pub trait PChainReader {
         page: &PageRequest<CreatedCursor>,
     ) -> impl Future<Output = Result<Page<SubnetRecord, CreatedCursor>>> + Send;
     /// The chain `blockchain_id`.
-    fn find_blockchain(&self, blockchain_id: Id) -> impl Future<Output = Result<Option<BlockchainRecord>>> + Send;
+    fn find_blockchain(
+        &self,
+        blockchain_id: Id,
+    ) -> impl Future<Output = Result<Option<BlockchainRecord>>> + Send;
     /// Chains by creation, optionally of one subnet.
     fn list_blockchains(
         &self,
@@ -161,7 +177,10 @@ pub trait PChainReader {
         page: &PageRequest<CreatedCursor>,
     ) -> impl Future<Output = Result<Page<BlockchainRecord, CreatedCursor>>> + Send;
     /// The L1 validator `validation_id`.
-    fn find_l1_validator(&self, validation_id: Id) -> impl Future<Output = Result<Option<L1ValidatorRecord>>> + Send;
+    fn find_l1_validator(
+        &self,
+        validation_id: Id,
+    ) -> impl Future<Output = Result<Option<L1ValidatorRecord>>> + Send;
     /// L1 validators by creation, optionally of one subnet.
     fn list_l1_validators(
         &self,
@@ -179,9 +198,16 @@ pub trait EvmWriter {
     /// derived state (balances, deployments, metrics) and its chain's cursor. Blocks at or below
     /// their chain's cursor are skipped; the first new block must follow the cursor. On error
     /// nothing of the batch is stored.
-    fn commit_evm_blocks(&self, blocks: &[EvmBlockRows]) -> impl Future<Output = Result<CommitOutcome>> + Send;
+    fn commit_evm_blocks(
+        &self,
+        blocks: &[EvmBlockRows],
+    ) -> impl Future<Output = Result<CommitOutcome>> + Send;
     /// Stores the fetched metadata of one NFT (replacing what was there).
-    fn upsert_nft_metadata(&self, chain_id: u64, metadata: &NftMetadata) -> impl Future<Output = Result<()>> + Send;
+    fn upsert_nft_metadata(
+        &self,
+        chain_id: u64,
+        metadata: &NftMetadata,
+    ) -> impl Future<Output = Result<()>> + Send;
 }
 
 /// Filter of token transfer lists: one address on one chain, one standard, a block range.
@@ -204,11 +230,22 @@ pub trait EvmReader {
     /// Every registered chain, by EVM chain ID.
     fn list_evm_chains(&self) -> impl Future<Output = Result<Vec<EvmChain>>> + Send;
     /// The chain named by `chain`.
-    fn find_evm_chain(&self, chain: ChainRef) -> impl Future<Output = Result<Option<EvmChain>>> + Send;
+    fn find_evm_chain(
+        &self,
+        chain: ChainRef,
+    ) -> impl Future<Output = Result<Option<EvmChain>>> + Send;
     /// Block `number`.
-    fn find_evm_block(&self, chain_id: u64, number: u64) -> impl Future<Output = Result<Option<EvmBlockRecord>>> + Send;
+    fn find_evm_block(
+        &self,
+        chain_id: u64,
+        number: u64,
+    ) -> impl Future<Output = Result<Option<EvmBlockRecord>>> + Send;
     /// Block with hash `hash`.
-    fn find_evm_block_by_hash(&self, chain_id: u64, hash: B256) -> impl Future<Output = Result<Option<EvmBlockRecord>>> + Send;
+    fn find_evm_block_by_hash(
+        &self,
+        chain_id: u64,
+        hash: B256,
+    ) -> impl Future<Output = Result<Option<EvmBlockRecord>>> + Send;
     /// Blocks, newest first.
     fn list_evm_blocks(
         &self,
@@ -216,15 +253,35 @@ pub trait EvmReader {
         page: &PageRequest<HeightCursor>,
     ) -> impl Future<Output = Result<Page<EvmBlockRecord, HeightCursor>>> + Send;
     /// Transaction `hash`.
-    fn find_evm_tx(&self, chain_id: u64, hash: B256) -> impl Future<Output = Result<Option<EvmTxRecord>>> + Send;
+    fn find_evm_tx(
+        &self,
+        chain_id: u64,
+        hash: B256,
+    ) -> impl Future<Output = Result<Option<EvmTxRecord>>> + Send;
     /// Transactions of block `number`, in block order.
-    fn list_evm_block_txs(&self, chain_id: u64, number: u64) -> impl Future<Output = Result<Vec<EvmTxRecord>>> + Send;
+    fn list_evm_block_txs(
+        &self,
+        chain_id: u64,
+        number: u64,
+    ) -> impl Future<Output = Result<Vec<EvmTxRecord>>> + Send;
     /// Logs of transaction `tx_hash`.
-    fn list_evm_tx_logs(&self, chain_id: u64, tx_hash: B256) -> impl Future<Output = Result<Vec<EvmLog>>> + Send;
+    fn list_evm_tx_logs(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> impl Future<Output = Result<Vec<EvmLog>>> + Send;
     /// Internal transactions of `tx_hash`, in trace order.
-    fn list_evm_internal_txs(&self, chain_id: u64, tx_hash: B256) -> impl Future<Output = Result<Vec<EvmInternalTx>>> + Send;
+    fn list_evm_internal_txs(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> impl Future<Output = Result<Vec<EvmInternalTx>>> + Send;
     /// Token transfers of `tx_hash`, in log order.
-    fn list_evm_tx_transfers(&self, chain_id: u64, tx_hash: B256) -> impl Future<Output = Result<Vec<TransferRecord>>> + Send;
+    fn list_evm_tx_transfers(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> impl Future<Output = Result<Vec<TransferRecord>>> + Send;
     /// Token transfers from or to an address, newest first.
     fn list_transfers(
         &self,
@@ -232,7 +289,11 @@ pub trait EvmReader {
         page: &PageRequest<EventCursor>,
     ) -> impl Future<Output = Result<Page<TransferRecord, EventCursor>>> + Send;
     /// Token contract metadata.
-    fn find_token(&self, chain_id: u64, address: Address) -> impl Future<Output = Result<Option<Token>>> + Send;
+    fn find_token(
+        &self,
+        chain_id: u64,
+        address: Address,
+    ) -> impl Future<Output = Result<Option<Token>>> + Send;
     /// NFT metadata.
     fn find_nft_metadata(
         &self,

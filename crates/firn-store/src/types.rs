@@ -112,10 +112,9 @@ impl U256 {
 
     /// The nearest `f64` (for averages such as the average gas price).
     pub fn to_f64(&self) -> f64 {
-        self.0
-            .iter()
-            .rev()
-            .fold(0.0, |acc, limb| acc * 18_446_744_073_709_551_616.0 + *limb as f64)
+        self.0.iter().rev().fold(0.0, |acc, limb| {
+            acc * 18_446_744_073_709_551_616.0 + *limb as f64
+        })
     }
 
     /// The value as `u128` when it fits.
@@ -298,9 +297,11 @@ mod tests {
         assert_eq!(U256::from(u64::MAX).to_string(), u64::MAX.to_string());
         assert_eq!(U256::from(u128::MAX).to_string(), u128::MAX.to_string());
         assert_eq!("0x1f".parse::<U256>(), Ok(U256::from(31u64)));
-        assert!("115792089237316195423570985008687907853269984665640564039457584007913129639936"
-            .parse::<U256>()
-            .is_err());
+        assert!(
+            "115792089237316195423570985008687907853269984665640564039457584007913129639936"
+                .parse::<U256>()
+                .is_err()
+        );
         assert!("".parse::<U256>().is_err());
         assert!("12a".parse::<U256>().is_err());
     }
@@ -321,9 +322,15 @@ mod tests {
 
     #[test]
     fn hex_values_parse() {
-        let a: Address = "0x00000000000000000000000000000000000000ff".parse().unwrap();
+        let a: Address = "0x00000000000000000000000000000000000000ff"
+            .parse()
+            .unwrap();
         assert_eq!(a.0[19], 0xff);
         assert!("0x00ff".parse::<Address>().is_err());
-        assert!("00000000000000000000000000000000000000ff".parse::<Address>().is_err());
+        assert!(
+            "00000000000000000000000000000000000000ff"
+                .parse::<Address>()
+                .is_err()
+        );
     }
 }

@@ -128,7 +128,11 @@ async fn set_balance(
 
 /// Moves an ERC-721 token or ERC-1155 amount between holders. Mints come from and burns go to
 /// the zero address, which holds nothing.
-pub(super) async fn update_collectibles(conn: &mut AnyConnection, chain: i64, t: &TokenTransfer) -> Result<()> {
+pub(super) async fn update_collectibles(
+    conn: &mut AnyConnection,
+    chain: i64,
+    t: &TokenTransfer,
+) -> Result<()> {
     let Some(id) = t.token_id else {
         return Ok(());
     };
@@ -141,23 +145,30 @@ pub(super) async fn update_collectibles(conn: &mut AnyConnection, chain: i64, t:
         return Ok(());
     }
     if t.from != Address::ZERO {
-        let held = balance_of(conn, chain, t.from, t, &id).await?.unwrap_or(U256::ZERO);
-        let left = held.checked_sub(amount).ok_or_else(|| StoreError::BalanceUnderflow {
-            token: t.token.to_string(),
-            token_id: id.to_string(),
-            owner: t.from.to_string(),
-        })?;
+        let held = balance_of(conn, chain, t.from, t, &id)
+            .await?
+            .unwrap_or(U256::ZERO);
+        let left = held
+            .checked_sub(amount)
+            .ok_or_else(|| StoreError::BalanceUnderflow {
+                token: t.token.to_string(),
+                token_id: id.to_string(),
+                owner: t.from.to_string(),
+            })?;
         set_balance(conn, chain, t.from, t, &id, left).await?;
     }
     if t.to != Address::ZERO {
         let new = match t.standard {
             TokenStandard::Erc721 => U256::ONE,
             _ => {
-                let held = balance_of(conn, chain, t.to, t, &id).await?.unwrap_or(U256::ZERO);
-                held.checked_add(amount).ok_or_else(|| StoreError::OutOfRange {
-                    field: "collectible balance",
-                    value: id.to_string(),
-                })?
+                let held = balance_of(conn, chain, t.to, t, &id)
+                    .await?
+                    .unwrap_or(U256::ZERO);
+                held.checked_add(amount)
+                    .ok_or_else(|| StoreError::OutOfRange {
+                        field: "collectible balance",
+                        value: id.to_string(),
+                    })?
             }
         };
         set_balance(conn, chain, t.to, t, &id, new).await?;
@@ -186,7 +197,13 @@ pub(super) async fn write_contracts(
         let creates = itx.call_type == "CREATE" || itx.call_type == "CREATE2";
         match txs.get(&itx.tx_index) {
             Some(tx) if creates && !itx.reverted && tx.success => {
-                found.push((itx.to, itx.from, tx, Some(itx.trace_index), itx.call_type.as_str()));
+                found.push((
+                    itx.to,
+                    itx.from,
+                    tx,
+                    Some(itx.trace_index),
+                    itx.call_type.as_str(),
+                ));
             }
             _ => {}
         }
@@ -239,7 +256,12 @@ async fn add_period_address(
 }
 
 /// Adds `address` to a chain's all-time distinct set of `kind`; true when it was new.
-async fn add_chain_address(conn: &mut AnyConnection, chain: i64, kind: i64, address: &Address) -> Result<bool> {
+async fn add_chain_address(
+    conn: &mut AnyConnection,
+    chain: i64,
+    kind: i64,
+    address: &Address,
+) -> Result<bool> {
     let done = sqlx::query(
         "INSERT INTO evm_chain_addresses (chain_id, kind, address) VALUES ($1, $2, $3) \
          ON CONFLICT (chain_id, kind, address) DO NOTHING",
@@ -286,7 +308,9 @@ pub(super) async fn update_metrics(
             active.insert(to);
         }
         senders.insert(tx.from);
-        sum_gas_price = sum_gas_price.checked_add(tx.gas_price).ok_or_else(|| overflow("gas price sum"))?;
+        sum_gas_price = sum_gas_price
+            .checked_add(tx.gas_price)
+            .ok_or_else(|| overflow("gas price sum"))?;
         max_gas_price = max_gas_price.max(tx.gas_price);
     }
     let deployers: BTreeSet<Address> = deployments.iter().map(|d| d.sender).collect();
@@ -302,17 +326,26 @@ pub(super) async fn update_metrics(
         }
     }
     totals.cumulative_contracts += deployments.len() as u64;
-    totals.cumulative_txs = totals.cumulative_txs.checked_add(n).ok_or_else(|| overflow("cumulative txs"))?;
+    totals.cumulative_txs = totals
+        .cumulative_txs
+        .checked_add(n)
+        .ok_or_else(|| overflow("cumulative txs"))?;
 
     for g in Granularity::ALL {
         let start = g.start_of(ts);
-        let keys = (chain, int("period", g.seconds())?, int("period start", start)?);
-        let row = sqlx::query("SELECT * FROM evm_metrics WHERE chain_id = $1 AND period = $2 AND start_ts = $3")
-            .bind(keys.0)
-            .bind(keys.1)
-            .bind(keys.2)
-            .fetch_optional(&mut *conn)
-            .await?;
+        let keys = (
+            chain,
+            int("period", g.seconds())?,
+            int("period start", start)?,
+        );
+        let row = sqlx::query(
+            "SELECT * FROM evm_metrics WHERE chain_id = $1 AND period = $2 AND start_ts = $3",
+        )
+        .bind(keys.0)
+        .bind(keys.1)
+        .bind(keys.2)
+        .fetch_optional(&mut *conn)
+        .await?;
         let mut m = match row {
             Some(r) => decode_metrics(&r)?,
             None => ChainMetrics {
@@ -356,9 +389,18 @@ pub(super) async fn update_metrics(
         }
         m.block_count += 1;
         m.tx_count += n;
-        m.gas_used = m.gas_used.checked_add(rows.block.gas_used).ok_or_else(|| overflow("gas used"))?;
-        m.fees_paid = m.fees_paid.checked_add(fees).ok_or_else(|| overflow("fees"))?;
-        m.sum_gas_price = m.sum_gas_price.checked_add(sum_gas_price).ok_or_else(|| overflow("gas price sum"))?;
+        m.gas_used = m
+            .gas_used
+            .checked_add(rows.block.gas_used)
+            .ok_or_else(|| overflow("gas used"))?;
+        m.fees_paid = m
+            .fees_paid
+            .checked_add(fees)
+            .ok_or_else(|| overflow("fees"))?;
+        m.sum_gas_price = m
+            .sum_gas_price
+            .checked_add(sum_gas_price)
+            .ok_or_else(|| overflow("gas price sum"))?;
         m.max_gas_price = m.max_gas_price.max(max_gas_price);
         m.max_tps = m.max_tps.max(tps);
         m.max_gps = m.max_gps.max(gps);

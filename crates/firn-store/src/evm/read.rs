@@ -85,7 +85,9 @@ fn decode_token_join(r: &AnyRow) -> Result<Option<Token>> {
         standard: TokenStandard::from_code("standard", r.i64("tk_standard")?)?,
         name: r.text("tk_name")?,
         symbol: r.text("tk_symbol")?,
-        decimals: r.opt_u64("tk_decimals")?.map(|d| u8::try_from(d).unwrap_or(u8::MAX)),
+        decimals: r
+            .opt_u64("tk_decimals")?
+            .map(|d| u8::try_from(d).unwrap_or(u8::MAX)),
     }))
 }
 
@@ -141,7 +143,9 @@ fn decode_metadata(r: &AnyRow) -> Result<Option<NftMetadata>> {
         background: r.opt_text("background")?,
         attributes: r.opt_text("attributes")?,
         properties: r.opt_text("properties")?,
-        decimals: r.opt_u64("m_decimals")?.map(|d| u8::try_from(d).unwrap_or(u8::MAX)),
+        decimals: r
+            .opt_u64("m_decimals")?
+            .map(|d| u8::try_from(d).unwrap_or(u8::MAX)),
     }))
 }
 
@@ -171,7 +175,9 @@ fn decode_deployment(r: &AnyRow) -> Result<ContractDeployment> {
         tx_hash: r.b256("tx_hash")?,
         block_number: r.u64("number")?,
         tx_index: r.u32("tx_index")?,
-        trace_index: r.opt_u64("trace_index")?.map(|t| u32::try_from(t).unwrap_or(u32::MAX)),
+        trace_index: r
+            .opt_u64("trace_index")?
+            .map(|t| u32::try_from(t).unwrap_or(u32::MAX)),
         kind: r.text("kind")?,
         timestamp: r.u64("timestamp")?,
     })
@@ -182,12 +188,14 @@ const TX_SELECT: &str = "SELECT t.*, b.hash AS block_hash FROM evm_txs t \
 
 impl Store {
     async fn evm_tx_position(&self, chain: i64, hash: &B256) -> Result<Option<(i64, i64)>> {
-        let row = sqlx::query("SELECT number, tx_index FROM evm_txs WHERE chain_id = $1 AND hash = $2")
-            .bind(chain)
-            .bind(hash.0.to_vec())
-            .fetch_optional(self.reader())
-            .await?;
-        row.map(|r| Ok((r.i64("number")?, r.i64("tx_index")?))).transpose()
+        let row =
+            sqlx::query("SELECT number, tx_index FROM evm_txs WHERE chain_id = $1 AND hash = $2")
+                .bind(chain)
+                .bind(hash.0.to_vec())
+                .fetch_optional(self.reader())
+                .await?;
+        row.map(|r| Ok((r.i64("number")?, r.i64("tx_index")?)))
+            .transpose()
     }
 }
 
@@ -205,7 +213,11 @@ impl EvmReader for Store {
             ChainRef::Evm(id) => q.push("chain_id = ").bind(int("chain id", id)?),
             ChainRef::Blockchain(id) => q.push("blockchain_id = ").bind(id.0.to_vec()),
         };
-        q.fetch_all(self.reader()).await?.first().map(decode_chain).transpose()
+        q.fetch_all(self.reader())
+            .await?
+            .first()
+            .map(decode_chain)
+            .transpose()
     }
 
     async fn find_evm_block(&self, chain_id: u64, number: u64) -> Result<Option<EvmBlockRecord>> {
@@ -217,7 +229,11 @@ impl EvmReader for Store {
         row.as_ref().map(decode_block).transpose()
     }
 
-    async fn find_evm_block_by_hash(&self, chain_id: u64, hash: B256) -> Result<Option<EvmBlockRecord>> {
+    async fn find_evm_block_by_hash(
+        &self,
+        chain_id: u64,
+        hash: B256,
+    ) -> Result<Option<EvmBlockRecord>> {
         let row = sqlx::query("SELECT * FROM evm_blocks WHERE chain_id = $1 AND hash = $2")
             .bind(int("chain id", chain_id)?)
             .bind(hash.0.to_vec())
@@ -240,15 +256,19 @@ impl EvmReader for Store {
         q.push(" ORDER BY number DESC LIMIT ").bind(limit + 1);
         let rows = q.fetch_all(self.reader()).await?;
         let items = rows.iter().map(decode_block).collect::<Result<Vec<_>>>()?;
-        Ok(Page::from_rows(items, limit, |b| HeightCursor { height: b.block.number }))
+        Ok(Page::from_rows(items, limit, |b| HeightCursor {
+            height: b.block.number,
+        }))
     }
 
     async fn find_evm_tx(&self, chain_id: u64, hash: B256) -> Result<Option<EvmTxRecord>> {
-        let row = sqlx::query(&format!("{TX_SELECT} WHERE t.chain_id = $1 AND t.hash = $2"))
-            .bind(int("chain id", chain_id)?)
-            .bind(hash.0.to_vec())
-            .fetch_optional(self.reader())
-            .await?;
+        let row = sqlx::query(&format!(
+            "{TX_SELECT} WHERE t.chain_id = $1 AND t.hash = $2"
+        ))
+        .bind(int("chain id", chain_id)?)
+        .bind(hash.0.to_vec())
+        .fetch_optional(self.reader())
+        .await?;
         row.as_ref().map(decode_tx).transpose()
     }
 
@@ -290,7 +310,11 @@ impl EvmReader for Store {
             .collect()
     }
 
-    async fn list_evm_internal_txs(&self, chain_id: u64, tx_hash: B256) -> Result<Vec<EvmInternalTx>> {
+    async fn list_evm_internal_txs(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> Result<Vec<EvmInternalTx>> {
         let chain = int("chain id", chain_id)?;
         let Some((number, index)) = self.evm_tx_position(chain, &tx_hash).await? else {
             return Ok(Vec::new());
@@ -321,7 +345,11 @@ impl EvmReader for Store {
             .collect()
     }
 
-    async fn list_evm_tx_transfers(&self, chain_id: u64, tx_hash: B256) -> Result<Vec<TransferRecord>> {
+    async fn list_evm_tx_transfers(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> Result<Vec<TransferRecord>> {
         let chain = int("chain id", chain_id)?;
         let Some((number, index)) = self.evm_tx_position(chain, &tx_hash).await? else {
             return Ok(Vec::new());
@@ -381,7 +409,10 @@ impl EvmReader for Store {
             .push(TRANSFER_JOINS)
             .push(" ORDER BY tr.number DESC, tr.log_index DESC, tr.batch_index DESC");
         let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(decode_transfer).collect::<Result<Vec<_>>>()?;
+        let items = rows
+            .iter()
+            .map(decode_transfer)
+            .collect::<Result<Vec<_>>>()?;
         Ok(Page::from_rows(items, limit, |t| EventCursor {
             height: t.block_number,
             index: t.transfer.log_index,
@@ -403,7 +434,12 @@ impl EvmReader for Store {
         }
     }
 
-    async fn find_nft_metadata(&self, chain_id: u64, token: Address, token_id: U256) -> Result<Option<NftMetadata>> {
+    async fn find_nft_metadata(
+        &self,
+        chain_id: u64,
+        token: Address,
+        token_id: U256,
+    ) -> Result<Option<NftMetadata>> {
         let row = sqlx::query(&format!(
             "SELECT {METADATA_COLUMNS} FROM evm_nft_metadata m \
              WHERE m.chain_id = $1 AND m.token = $2 AND m.token_id = $3"
@@ -433,7 +469,9 @@ impl EvmReader for Store {
              LEFT JOIN evm_nft_metadata m ON m.chain_id = c.chain_id AND m.token = c.token \
              AND m.token_id = c.token_id WHERE c.chain_id = "
         ));
-        q.bind(int("chain id", chain_id)?).push(" AND c.owner = ").bind(owner.0.to_vec());
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND c.owner = ")
+            .bind(owner.0.to_vec());
         if let Some(c) = contract {
             q.push(" AND c.token = ").bind(c.0.to_vec());
         }
@@ -444,16 +482,24 @@ impl EvmReader for Store {
                 .bind(u256(&c.token_id))
                 .push(")");
         }
-        q.push(" ORDER BY c.token, c.token_id LIMIT ").bind(limit + 1);
+        q.push(" ORDER BY c.token, c.token_id LIMIT ")
+            .bind(limit + 1);
         let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(decode_collectible).collect::<Result<Vec<_>>>()?;
+        let items = rows
+            .iter()
+            .map(decode_collectible)
+            .collect::<Result<Vec<_>>>()?;
         Ok(Page::from_rows(items, limit, |c| CollectibleCursor {
             contract: c.token,
             token_id: c.token_id,
         }))
     }
 
-    async fn find_contract_deployment(&self, chain_id: u64, address: Address) -> Result<Option<ContractDeployment>> {
+    async fn find_contract_deployment(
+        &self,
+        chain_id: u64,
+        address: Address,
+    ) -> Result<Option<ContractDeployment>> {
         let row = sqlx::query("SELECT * FROM evm_contracts WHERE chain_id = $1 AND address = $2")
             .bind(int("chain id", chain_id)?)
             .bind(address.0.to_vec())

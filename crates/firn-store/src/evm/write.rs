@@ -1,6 +1,7 @@
 //! Committing EVM blocks.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use sqlx::AnyConnection;
 use tracing::debug;
@@ -51,7 +52,7 @@ impl EvmWriter for Store {
         for rows in blocks {
             let chain_id = rows.chain_id;
             let key = ChainKey::Evm(chain_id);
-            if !cursors.contains_key(&chain_id) {
+            if let Entry::Vacant(slot) = cursors.entry(chain_id) {
                 let known = sqlx::query("SELECT chain_id FROM evm_chains WHERE chain_id = $1")
                     .bind(int("chain id", chain_id)?)
                     .fetch_optional(&mut *conn)
@@ -59,9 +60,9 @@ impl EvmWriter for Store {
                 if known.is_none() {
                     return Err(StoreError::UnknownChain(chain_id));
                 }
-                cursors.insert(chain_id, (load_cursor(conn, key).await?, false));
+                slot.insert((load_cursor(conn, key).await?, false));
             }
-            let (cursor, moved) = cursors.get(&chain_id).copied().unwrap_or((None, false));
+            let cursor = cursors.get(&chain_id).and_then(|(c, _)| *c);
             let number = rows.block.number;
             if let Some(c) = cursor {
                 if number <= c {
@@ -78,7 +79,6 @@ impl EvmWriter for Store {
                 }
             }
             write_block(conn, rows).await?;
-            let _ = moved;
             cursors.insert(chain_id, (Some(number), true));
             outcome.committed += 1;
         }
@@ -88,7 +88,11 @@ impl EvmWriter for Store {
             }
         }
         w.commit().await?;
-        debug!(committed = outcome.committed, skipped = outcome.skipped, "committed evm blocks");
+        debug!(
+            committed = outcome.committed,
+            skipped = outcome.skipped,
+            "committed evm blocks"
+        );
         Ok(outcome)
     }
 
@@ -156,12 +160,18 @@ async fn write_block(conn: &mut AnyConnection, rows: &EvmBlockRows) -> Result<()
     };
     let mut fees = U256::ZERO;
     for tx in &rows.txs {
-        let fee = tx.gas_price.checked_mul_u64(tx.gas_used).ok_or_else(|| overflow("fee"))?;
+        let fee = tx
+            .gas_price
+            .checked_mul_u64(tx.gas_used)
+            .ok_or_else(|| overflow("fee"))?;
         fees = fees.checked_add(fee).ok_or_else(|| overflow("fees"))?;
     }
     let totals = ChainTotals::load(conn, chain).await?;
     let tx_count = rows.txs.len() as u64;
-    let cumulative = totals.cumulative_txs.checked_add(tx_count).ok_or_else(|| overflow("cumulative txs"))?;
+    let cumulative = totals
+        .cumulative_txs
+        .checked_add(tx_count)
+        .ok_or_else(|| overflow("cumulative txs"))?;
     sqlx::query(
         "INSERT INTO evm_blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, \
          gas_used, gas_limit, base_fee, block_gas_cost, fees_spent, cumulative_txs, size_bytes) \
@@ -281,7 +291,11 @@ async fn write_block(conn: &mut AnyConnection, rows: &EvmBlockRows) -> Result<()
         .bind(u256(&t.value))
         .execute(&mut *conn)
         .await?;
-        let parties = if t.from == t.to { vec![t.from] } else { vec![t.from, t.to] };
+        let parties = if t.from == t.to {
+            vec![t.from]
+        } else {
+            vec![t.from, t.to]
+        };
         for a in parties {
             sqlx::query(
                 "INSERT INTO evm_transfer_addresses (chain_id, address, standard, number, \

@@ -19,7 +19,11 @@ pub(crate) async fn load_cursor(conn: &mut AnyConnection, chain: ChainKey) -> Re
 }
 
 /// Moves the cursor of `chain` to `height`.
-pub(crate) async fn save_cursor(conn: &mut AnyConnection, chain: ChainKey, height: u64) -> Result<()> {
+pub(crate) async fn save_cursor(
+    conn: &mut AnyConnection,
+    chain: ChainKey,
+    height: u64,
+) -> Result<()> {
     sqlx::query(
         "INSERT INTO cursors (chain, height) VALUES ($1, $2) \
          ON CONFLICT (chain) DO UPDATE SET height = excluded.height",

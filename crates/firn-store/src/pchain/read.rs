@@ -7,11 +7,14 @@ use sqlx::any::AnyRow;
 
 use crate::db::{RowExt, Sql, Store, int};
 use crate::error::{Result, StoreError};
-use crate::page::{CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor};
+use crate::page::{
+    CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor,
+};
 use crate::rows::pchain::{
     BlockchainRecord, L1Validator, L1ValidatorRecord, NewBlockchain, NewReward, NewStaker, Owner,
     PBlock, PBlockRecord, PTxCore, PTxRecord, PUtxo, PUtxoRecord, ProposerDetails, RewardRecord,
-    RewardType, StakerRecord, StakerStatus, SubnetConversion, SubnetRecord, UtxoConsumption, UtxoType,
+    RewardType, StakerRecord, StakerStatus, SubnetConversion, SubnetRecord, UtxoConsumption,
+    UtxoType,
 };
 use crate::traits::{PBlockFilter, PChainReader, PTxFilter, RewardFilter, StakerFilter};
 
@@ -216,13 +219,48 @@ fn decode_l1(r: &AnyRow) -> Result<L1ValidatorRecord> {
 }
 
 /// Appends `AND (h, i) <op> ($a, $b)` for a transaction-position cursor.
-fn push_tx_keyset(q: &mut Sql, alias: &str, order: SortOrder, after: Option<TxCursor>) -> Result<()> {
+fn push_tx_keyset(
+    q: &mut Sql,
+    alias: &str,
+    order: SortOrder,
+    after: Option<TxCursor>,
+) -> Result<()> {
     if let Some(c) = after {
-        q.push(&format!(" AND ({alias}.height, {alias}.tx_index) {} (", order.after_op()));
-        q.bind(int("cursor height", c.height)?).push(", ").bind(i64::from(c.index)).push(")");
+        q.push(&format!(
+            " AND ({alias}.height, {alias}.tx_index) {} (",
+            order.after_op()
+        ));
+        q.bind(int("cursor height", c.height)?)
+            .push(", ")
+            .bind(i64::from(c.index))
+            .push(")");
     }
     Ok(())
 }
+
+/// A table listed by creation: its name and key columns.
+#[derive(Clone, Copy)]
+struct CreatedTable {
+    table: &'static str,
+    height_col: &'static str,
+    id_col: &'static str,
+}
+
+const SUBNETS: CreatedTable = CreatedTable {
+    table: "subnets",
+    height_col: "height",
+    id_col: "subnet_id",
+};
+const BLOCKCHAINS: CreatedTable = CreatedTable {
+    table: "blockchains",
+    height_col: "height",
+    id_col: "blockchain_id",
+};
+const L1_VALIDATORS: CreatedTable = CreatedTable {
+    table: "l1_validators",
+    height_col: "created_height",
+    id_col: "validation_id",
+};
 
 impl Store {
     /// Attaches consumed and emitted UTXOs to transaction rows.
@@ -245,14 +283,16 @@ impl Store {
         let ids: Vec<Vec<u8>> = txs.iter().map(|t| t.core.tx_hash.0.to_vec()).collect();
         let mut emitted: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
         let mut q = Sql::new("SELECT * FROM p_utxos WHERE emitted_by IN (");
-        q.bind_list(ids.clone()).push(") ORDER BY emitted_by, emit_index");
+        q.bind_list(ids.clone())
+            .push(") ORDER BY emitted_by, emit_index");
         for r in q.fetch_all(self.reader()).await? {
             let by = r.id("emitted_by")?;
             emitted.entry(by).or_default().push(decode_utxo(&r)?);
         }
         let mut consumed: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
         let mut q = Sql::new("SELECT * FROM p_utxos WHERE consuming_tx_hash IN (");
-        q.bind_list(ids).push(") ORDER BY consuming_tx_hash, consume_index");
+        q.bind_list(ids)
+            .push(") ORDER BY consuming_tx_hash, consume_index");
         for r in q.fetch_all(self.reader()).await? {
             let u = decode_utxo(&r)?;
             if let Some(c) = u.consumed {
@@ -307,10 +347,13 @@ impl Store {
             q.push(" AND x.validation_id = ").bind(v.0.to_vec());
         }
         if let Some(now) = active_at {
-            q.push(" AND s.end_tx_hash IS NULL AND s.end_ts > ").bind(int("now", now)?);
+            q.push(" AND s.end_tx_hash IS NULL AND s.end_ts > ")
+                .bind(int("now", now)?);
         }
         if !filter.tx_types.is_empty() {
-            q.push(" AND x.tx_type IN (").bind_list(filter.tx_types.iter().cloned()).push(")");
+            q.push(" AND x.tx_type IN (")
+                .bind_list(filter.tx_types.iter().cloned())
+                .push(")");
         }
         if let Some(t) = filter.start_ts {
             q.push(" AND x.timestamp >= ").bind(int("start time", t)?);
@@ -319,12 +362,14 @@ impl Store {
             q.push(" AND x.timestamp <= ").bind(int("end time", t)?);
         }
         push_tx_keyset(&mut q, "x", order, page.after)?;
-        q.push(&format!(" ORDER BY x.height {ord}, x.tx_index {ord} LIMIT "))
-            .bind(limit + 1)
-            .push(&format!(
-                ") k ON t.height = k.height AND t.tx_index = k.tx_index \
+        q.push(&format!(
+            " ORDER BY x.height {ord}, x.tx_index {ord} LIMIT "
+        ))
+        .bind(limit + 1)
+        .push(&format!(
+            ") k ON t.height = k.height AND t.tx_index = k.tx_index \
                  ORDER BY t.height {ord}, t.tx_index {ord}"
-            ));
+        ));
         let rows = q.fetch_all(self.reader()).await?;
         let txs = self.with_utxos(rows).await?;
         Ok(Page::from_rows(txs, limit, |t| TxCursor {
@@ -340,24 +385,43 @@ impl Store {
         Ok(self.with_utxos(rows).await?.into_iter().next())
     }
 
-    async fn find_block_where(&self, column: &str, key: impl sqlx::Encode<'static, sqlx::Any> + sqlx::Type<sqlx::Any> + Send + 'static) -> Result<Option<PBlockRecord>> {
+    async fn find_block_where(
+        &self,
+        column: &str,
+        key: impl sqlx::Encode<'static, sqlx::Any> + sqlx::Type<sqlx::Any> + Send + 'static,
+    ) -> Result<Option<PBlockRecord>> {
         let mut q = Sql::new(&format!("SELECT * FROM p_blocks WHERE {column} = "));
         q.bind(key);
-        q.fetch_all(self.reader()).await?.first().map(decode_block).transpose()
+        q.fetch_all(self.reader())
+            .await?
+            .first()
+            .map(decode_block)
+            .transpose()
     }
 
-    async fn find_one<T>(&self, sql: &str, key: Vec<u8>, decode: fn(&AnyRow) -> Result<T>) -> Result<Option<T>> {
+    async fn find_one<T>(
+        &self,
+        sql: &str,
+        key: Vec<u8>,
+        decode: fn(&AnyRow) -> Result<T>,
+    ) -> Result<Option<T>> {
         let mut q = Sql::new(sql);
         q.bind(key);
-        q.fetch_all(self.reader()).await?.first().map(decode).transpose()
+        q.fetch_all(self.reader())
+            .await?
+            .first()
+            .map(decode)
+            .transpose()
     }
 
     /// Lists rows keyed by (creation height, id) with an optional equality filter.
     async fn list_created<T>(
         &self,
-        table: &str,
-        height_col: &str,
-        id_col: &str,
+        CreatedTable {
+            table,
+            height_col,
+            id_col,
+        }: CreatedTable,
         filter: Option<(&str, Vec<u8>)>,
         order: SortOrder,
         page: &PageRequest<CreatedCursor>,
@@ -371,13 +435,19 @@ impl Store {
             q.push(&format!(" AND {col} = ")).bind(v);
         }
         if let Some(c) = page.after {
-            q.push(&format!(" AND ({height_col}, {id_col}) {} (", order.after_op()))
-                .bind(int("cursor height", c.height)?)
-                .push(", ")
-                .bind(c.id.0.to_vec())
-                .push(")");
+            q.push(&format!(
+                " AND ({height_col}, {id_col}) {} (",
+                order.after_op()
+            ))
+            .bind(int("cursor height", c.height)?)
+            .push(", ")
+            .bind(c.id.0.to_vec())
+            .push(")");
         }
-        q.push(&format!(" ORDER BY {height_col} {ord}, {id_col} {ord} LIMIT ")).bind(limit + 1);
+        q.push(&format!(
+            " ORDER BY {height_col} {ord}, {id_col} {ord} LIMIT "
+        ))
+        .bind(limit + 1);
         let rows = q.fetch_all(self.reader()).await?;
         let items = rows.iter().map(decode).collect::<Result<Vec<_>>>()?;
         Ok(Page::from_rows(items, limit, key))
@@ -386,7 +456,8 @@ impl Store {
 
 impl PChainReader for Store {
     async fn find_pchain_block(&self, height: u64) -> Result<Option<PBlockRecord>> {
-        self.find_block_where("height", int("height", height)?).await
+        self.find_block_where("height", int("height", height)?)
+            .await
     }
 
     async fn find_pchain_block_by_hash(&self, hash: Id) -> Result<Option<PBlockRecord>> {
@@ -411,9 +482,11 @@ impl PChainReader for Store {
             q.push(" AND timestamp <= ").bind(int("end time", t)?);
         }
         if let Some(c) = page.after {
-            q.push(&format!(" AND height {} ", order.after_op())).bind(int("cursor height", c.height)?);
+            q.push(&format!(" AND height {} ", order.after_op()))
+                .bind(int("cursor height", c.height)?);
         }
-        q.push(&format!(" ORDER BY height {} LIMIT ", order.sql())).bind(limit + 1);
+        q.push(&format!(" ORDER BY height {} LIMIT ", order.sql()))
+            .bind(limit + 1);
         let rows = q.fetch_all(self.reader()).await?;
         let items = rows.iter().map(decode_block).collect::<Result<Vec<_>>>()?;
         Ok(Page::from_rows(items, limit, |b| HeightCursor {
@@ -426,10 +499,12 @@ impl PChainReader for Store {
     }
 
     async fn get_pchain_tx(&self, hash: Id) -> Result<PTxRecord> {
-        self.find_pchain_tx(hash).await?.ok_or_else(|| StoreError::NotFound {
-            what: "transaction",
-            key: hash.to_string(),
-        })
+        self.find_pchain_tx(hash)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "transaction",
+                key: hash.to_string(),
+            })
     }
 
     async fn list_pchain_txs(
@@ -462,7 +537,8 @@ impl PChainReader for Store {
         if out.is_empty() {
             return Ok(out);
         }
-        let mut q = Sql::new("SELECT address, blockchain_id FROM address_chains WHERE address IN (");
+        let mut q =
+            Sql::new("SELECT address, blockchain_id FROM address_chains WHERE address IN (");
         q.bind_list(out.iter().map(|(a, _)| a.0.to_vec()))
             .push(") ORDER BY address, blockchain_id");
         for r in q.fetch_all(self.reader()).await? {
@@ -490,19 +566,27 @@ impl PChainReader for Store {
             q.push(&format!(
                 " JOIN (SELECT {} a.height, a.tx_index, a.seq FROM p_reward_addresses a \
                  WHERE a.address IN (",
-                if filter.addresses.len() > 1 { "DISTINCT" } else { "" }
+                if filter.addresses.len() > 1 {
+                    "DISTINCT"
+                } else {
+                    ""
+                }
             ));
-            q.bind_list(filter.addresses.iter().map(|a| a.0.to_vec())).push(")");
+            q.bind_list(filter.addresses.iter().map(|a| a.0.to_vec()))
+                .push(")");
             "a"
         };
         if let Some(c) = page.after {
-            q.push(&format!(" AND ({alias}.height, {alias}.tx_index, {alias}.seq) {} (", order.after_op()))
-                .bind(int("cursor height", c.height)?)
-                .push(", ")
-                .bind(i64::from(c.index))
-                .push(", ")
-                .bind(i64::from(c.sub))
-                .push(")");
+            q.push(&format!(
+                " AND ({alias}.height, {alias}.tx_index, {alias}.seq) {} (",
+                order.after_op()
+            ))
+            .bind(int("cursor height", c.height)?)
+            .push(", ")
+            .bind(i64::from(c.index))
+            .push(", ")
+            .bind(i64::from(c.sub))
+            .push(")");
         }
         if !filter.addresses.is_empty() {
             if !filter.node_ids.is_empty() {
@@ -523,8 +607,10 @@ impl PChainReader for Store {
                 .bind_list(filter.node_ids.iter().map(|n| n.0.to_vec()))
                 .push(")");
         }
-        q.push(&format!(" ORDER BY r.height {ord}, r.tx_index {ord}, r.seq {ord} LIMIT "))
-            .bind(limit + 1);
+        q.push(&format!(
+            " ORDER BY r.height {ord}, r.tx_index {ord}, r.seq {ord} LIMIT "
+        ))
+        .bind(limit + 1);
         let rows = q.fetch_all(self.reader()).await?;
         let items = rows.iter().map(decode_reward).collect::<Result<Vec<_>>>()?;
         Ok(Page::from_rows(items, limit, |r| EventCursor {
@@ -535,8 +621,12 @@ impl PChainReader for Store {
     }
 
     async fn find_staker(&self, tx_hash: Id) -> Result<Option<StakerRecord>> {
-        self.find_one("SELECT * FROM p_stakers WHERE tx_hash = ", tx_hash.0.to_vec(), decode_staker)
-            .await
+        self.find_one(
+            "SELECT * FROM p_stakers WHERE tx_hash = ",
+            tx_hash.0.to_vec(),
+            decode_staker,
+        )
+        .await
     }
 
     async fn list_stakers(
@@ -552,7 +642,11 @@ impl PChainReader for Store {
             q.push(&format!(
                 " JOIN (SELECT {} a.height, a.tx_index FROM p_staker_reward_addresses a \
                  WHERE a.address IN (",
-                if filter.reward_addresses.len() > 1 { "DISTINCT" } else { "" }
+                if filter.reward_addresses.len() > 1 {
+                    "DISTINCT"
+                } else {
+                    ""
+                }
             ))
             .bind_list(filter.reward_addresses.iter().map(|a| a.0.to_vec()))
             .push(")");
@@ -574,14 +668,19 @@ impl PChainReader for Store {
                 q.push(" AND s.end_tx_hash IS NOT NULL");
             }
             Some(StakerStatus::Active) => {
-                q.push(" AND s.end_tx_hash IS NULL AND s.start_ts <= ").bind(int("now", filter.now)?);
+                q.push(" AND s.end_tx_hash IS NULL AND s.start_ts <= ")
+                    .bind(int("now", filter.now)?);
             }
             Some(StakerStatus::Pending) => {
-                q.push(" AND s.end_tx_hash IS NULL AND s.start_ts > ").bind(int("now", filter.now)?);
+                q.push(" AND s.end_tx_hash IS NULL AND s.start_ts > ")
+                    .bind(int("now", filter.now)?);
             }
         }
         push_tx_keyset(&mut q, "s", order, page.after)?;
-        q.push(&format!(" ORDER BY s.height {ord}, s.tx_index {ord} LIMIT ")).bind(limit + 1);
+        q.push(&format!(
+            " ORDER BY s.height {ord}, s.tx_index {ord} LIMIT "
+        ))
+        .bind(limit + 1);
         let rows = q.fetch_all(self.reader()).await?;
         let items = rows.iter().map(decode_staker).collect::<Result<Vec<_>>>()?;
         Ok(Page::from_rows(items, limit, |s| TxCursor {
@@ -591,8 +690,12 @@ impl PChainReader for Store {
     }
 
     async fn find_subnet(&self, subnet_id: Id) -> Result<Option<SubnetRecord>> {
-        self.find_one("SELECT * FROM subnets WHERE subnet_id = ", subnet_id.0.to_vec(), decode_subnet)
-            .await
+        self.find_one(
+            "SELECT * FROM subnets WHERE subnet_id = ",
+            subnet_id.0.to_vec(),
+            decode_subnet,
+        )
+        .await
     }
 
     async fn list_subnets(
@@ -600,7 +703,7 @@ impl PChainReader for Store {
         order: SortOrder,
         page: &PageRequest<CreatedCursor>,
     ) -> Result<Page<SubnetRecord, CreatedCursor>> {
-        self.list_created("subnets", "height", "subnet_id", None, order, page, decode_subnet, |s| {
+        self.list_created(SUBNETS, None, order, page, decode_subnet, |s| {
             CreatedCursor {
                 height: s.height,
                 id: s.subnet_id,
@@ -625,9 +728,7 @@ impl PChainReader for Store {
         page: &PageRequest<CreatedCursor>,
     ) -> Result<Page<BlockchainRecord, CreatedCursor>> {
         self.list_created(
-            "blockchains",
-            "height",
-            "blockchain_id",
+            BLOCKCHAINS,
             subnet_id.map(|s| ("subnet_id", s.0.to_vec())),
             order,
             page,
@@ -656,9 +757,7 @@ impl PChainReader for Store {
         page: &PageRequest<CreatedCursor>,
     ) -> Result<Page<L1ValidatorRecord, CreatedCursor>> {
         self.list_created(
-            "l1_validators",
-            "created_height",
-            "validation_id",
+            L1_VALIDATORS,
             subnet_id.map(|s| ("subnet_id", s.0.to_vec())),
             order,
             page,

@@ -43,7 +43,11 @@ impl PChainWriter for Store {
             save_cursor(conn, ChainKey::PChain, c).await?;
         }
         w.commit().await?;
-        debug!(committed = outcome.committed, skipped = outcome.skipped, "committed p-chain blocks");
+        debug!(
+            committed = outcome.committed,
+            skipped = outcome.skipped,
+            "committed p-chain blocks"
+        );
         Ok(outcome)
     }
 }
@@ -213,7 +217,16 @@ async fn write_tx(
         }
     }
     for (i, utxo) in tx.emitted.iter().enumerate() {
-        insert_utxo(conn, utxo, height, ts, Some(c.tx_hash), int("output index", i as u64)?, None).await?;
+        insert_utxo(
+            conn,
+            utxo,
+            height,
+            ts,
+            Some(c.tx_hash),
+            int("output index", i as u64)?,
+            None,
+        )
+        .await?;
         for a in &utxo.addresses {
             touch_chain(conn, a, &P_CHAIN_ID).await?;
             if utxo.consumed_on_chain != P_CHAIN_ID {
@@ -314,7 +327,10 @@ async fn write_tx(
             field: "reward total",
             value: r.staking_tx_hash.to_string(),
         };
-        let gross = staker.bits("gross_reward")?.checked_add(r.amount).ok_or_else(overflow)?;
+        let gross = staker
+            .bits("gross_reward")?
+            .checked_add(r.amount)
+            .ok_or_else(overflow)?;
         let mut net = staker.bits("net_reward")?;
         if r.reward_type != crate::rows::pchain::RewardType::ValidatorFee {
             net = net.checked_add(r.amount).ok_or_else(overflow)?;
@@ -390,7 +406,12 @@ async fn write_tx(
         .bind(c.tx_hash.0.to_vec())
         .bind(ts)
         .bind(chain.genesis.clone())
-        .bind(chain.evm_chain_id.map(|v| int("evm chain id", v)).transpose()?)
+        .bind(
+            chain
+                .evm_chain_id
+                .map(|v| int("evm chain id", v))
+                .transpose()?,
+        )
         .execute(&mut *conn)
         .await?;
     }
@@ -527,7 +548,10 @@ async fn apply_staking(
     block_ts: u64,
     deltas: BTreeMap<Id, StakingDelta>,
 ) -> Result<()> {
-    let day = int("day", crate::rows::metrics::Granularity::Day.start_of(block_ts))?;
+    let day = int(
+        "day",
+        crate::rows::metrics::Granularity::Day.start_of(block_ts),
+    )?;
     for (subnet, d) in deltas {
         let row = sqlx::query(
             "SELECT validator_count, validator_weight, delegator_count, delegator_weight \

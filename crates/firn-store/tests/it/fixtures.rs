@@ -11,8 +11,7 @@ use firn_store::rows::evm::{
     TokenTransfer,
 };
 use firn_store::rows::pchain::{
-    P_CHAIN_ID, PBlock, PChainBlockRows, PTx, PTxCore, PTxDetails, PUtxo, ProposerDetails,
-    UtxoType,
+    P_CHAIN_ID, PBlock, PChainBlockRows, PTx, PTxCore, PTxDetails, PUtxo, ProposerDetails, UtxoType,
 };
 use firn_store::types::{Address, B256, U256};
 
@@ -144,7 +143,12 @@ pub fn utxo(tx: Id, output_index: u32, owner: ShortId, amount: u64) -> PUtxo {
     }
 }
 
-pub const TX_TYPES: [&str; 4] = ["BaseTx", "ImportTx", "ExportTx", "IncreaseL1ValidatorBalanceTx"];
+pub const TX_TYPES: [&str; 4] = [
+    "BaseTx",
+    "ImportTx",
+    "ExportTx",
+    "IncreaseL1ValidatorBalanceTx",
+];
 
 /// What the P-Chain model remembers of each generated transaction.
 #[derive(Debug, Clone)]
@@ -186,7 +190,11 @@ impl PHistory {
     pub fn next_block(&mut self) -> PChainBlockRows {
         self.height += 1;
         self.ts += 1 + self.rng.below(120);
-        let count = if self.height == 1 { 2 } else { self.rng.below(4) };
+        let count = if self.height == 1 {
+            2
+        } else {
+            self.rng.below(4)
+        };
         let mut txs = Vec::new();
         for i in 0..count {
             let hash = id(4, self.height * 100 + i);
@@ -194,7 +202,9 @@ impl PHistory {
             let mut tx = ptx(hash, tx_type);
             let mut addresses = Vec::new();
             if !self.unspent.is_empty() && self.rng.below(4) != 0 {
-                let spent = self.unspent.swap_remove(self.rng.below(self.unspent.len() as u64) as usize);
+                let spent = self
+                    .unspent
+                    .swap_remove(self.rng.below(self.unspent.len() as u64) as usize);
                 addresses.extend(spent.addresses.iter().copied());
                 tx.consumed.push(spent.utxo_id);
             }
@@ -205,7 +215,8 @@ impl PHistory {
                 self.unspent.push(u.clone());
                 tx.emitted.push(u);
             }
-            let validation = (tx_type == "IncreaseL1ValidatorBalanceTx").then(|| id(7, self.rng.below(3)));
+            let validation =
+                (tx_type == "IncreaseL1ValidatorBalanceTx").then(|| id(7, self.rng.below(3)));
             tx.l1_validation_ids.extend(validation);
             tx.addresses = addresses.clone();
             addresses.sort();
@@ -281,7 +292,10 @@ pub fn evm_block(chain_id: u64, number: u64, ts: u64) -> EvmBlockRows {
 pub fn evm_tx(chain_id: u64, number: u64, index: u32, from: Address, to: Option<Address>) -> EvmTx {
     EvmTx {
         index,
-        hash: b256(2, (chain_id * 1_000_000 + number) * 1_000 + u64::from(index)),
+        hash: b256(
+            2,
+            (chain_id * 1_000_000 + number) * 1_000 + u64::from(index),
+        ),
         from,
         to,
         value: U256::ZERO,
@@ -376,7 +390,9 @@ impl EvmHistory {
 
     fn move_holding(&mut self, from: Address, to: Address, token: Address, id: U256, amount: U256) {
         if from != Address::ZERO {
-            let left = self.holdings[&(from, token, id)].checked_sub(amount).expect("model underflow");
+            let left = self.holdings[&(from, token, id)]
+                .checked_sub(amount)
+                .expect("model underflow");
             if left.is_zero() {
                 self.holdings.remove(&(from, token, id));
             } else {
@@ -394,10 +410,18 @@ impl EvmHistory {
     pub fn next_block(&mut self) -> EvmBlockRows {
         self.number += 1;
         // Blocks every few seconds to a few hours apart, so hours and days both vary.
-        self.ts += 1 + if self.rng.below(10) == 0 { self.rng.below(20_000) } else { self.rng.below(30) };
+        self.ts += 1 + if self.rng.below(10) == 0 {
+            self.rng.below(20_000)
+        } else {
+            self.rng.below(30)
+        };
         let (chain, number) = (self.chain_id, self.number);
         let mut b = evm_block(chain, number, self.ts);
-        let (erc20, erc721, erc1155) = (evm_address(ERC20), evm_address(ERC721), evm_address(ERC1155));
+        let (erc20, erc721, erc1155) = (
+            evm_address(ERC20),
+            evm_address(ERC721),
+            evm_address(ERC1155),
+        );
         if number == 1 {
             for (address, standard, name) in [
                 (erc20, TokenStandard::Erc20, "Twenty"),
@@ -483,7 +507,8 @@ impl EvmHistory {
                         self.next_nft += 1;
                         (Address::ZERO, U256::from(self.next_nft))
                     } else {
-                        let ((owner, _, id), _) = holders[self.rng.below(holders.len() as u64) as usize];
+                        let ((owner, _, id), _) =
+                            holders[self.rng.below(holders.len() as u64) as usize];
                         (owner, id)
                     };
                     let burn = owner != Address::ZERO && self.rng.below(8) == 0;
@@ -524,7 +549,8 @@ impl EvmHistory {
                             });
                         }
                     } else {
-                        let ((owner, _, id), held) = holders[self.rng.below(holders.len() as u64) as usize];
+                        let ((owner, _, id), held) =
+                            holders[self.rng.below(holders.len() as u64) as usize];
                         let held = held.to_u128().expect("small") as u64;
                         let amount = U256::from(1 + self.rng.below(held));
                         self.move_holding(owner, to, erc1155, id, amount);

@@ -38,7 +38,9 @@ where
 {
     let dir = std::env::temp_dir().join(unique("firn-store-test-"));
     let path = dir.join("firn.db");
-    let store = open(path.to_str().expect("utf-8 temp path")).await.expect("open sqlite store");
+    let store = open(path.to_str().expect("utf-8 temp path"))
+        .await
+        .expect("open sqlite store");
     let result = run_body(store, body).await;
     let _ = std::fs::remove_dir_all(&dir);
     if let Err(panic) = result {
@@ -63,7 +65,10 @@ where
     Fut: Future<Output = ()> + Send + 'static,
 {
     let Some(mut admin) = postgres_admin().await else {
-        eprintln!("SKIPPED postgres::{name}: PostgreSQL not reachable at {}", postgres_url());
+        eprintln!(
+            "SKIPPED postgres::{name}: PostgreSQL not reachable at {}",
+            postgres_url()
+        );
         return;
     };
     let schema = unique("firn_test_");
@@ -76,7 +81,9 @@ where
     let url = format!("{base}{sep}options=-c%20search_path%3D{schema}");
     let result = match open(&url).await {
         Ok(store) => run_body(store, body).await,
-        Err(e) => Err(Box::new(format!("open postgres store: {e}")) as Box<dyn std::any::Any + Send>),
+        Err(e) => {
+            Err(Box::new(format!("open postgres store: {e}")) as Box<dyn std::any::Any + Send>)
+        }
     };
     admin
         .execute(format!("DROP SCHEMA {schema} CASCADE").as_str())

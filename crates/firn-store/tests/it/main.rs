@@ -1,4 +1,5 @@
 //! firn-store integration tests: one suite, generated for SQLite and PostgreSQL.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod basics;
 mod evm;
@@ -6,6 +7,7 @@ mod fixtures;
 mod harness;
 mod metrics;
 mod pchain;
+mod staking;
 
 backend_tests! {
     basics::migrations_from_empty,
@@ -16,7 +18,7 @@ backend_tests! {
     pchain::pchain_recommit_is_a_noop,
     pchain::pchain_tx_filters_and_paging,
     pchain::pchain_paging_is_stable_under_inserts,
-    pchain::pchain_stakers_and_rewards,
+    staking::pchain_stakers_and_rewards,
     evm::evm_round_trip,
     evm::evm_failed_block_leaves_nothing,
     evm::evm_recommit_is_a_noop,

@@ -10,7 +10,8 @@ use firn_store::types::{Address, U256};
 use firn_store::{EvmWriter, MetricsReader, PChainWriter, PageRequest, SortOrder, Store};
 
 use crate::fixtures::{EvmHistory, evm_chain, id, pblock, ptx};
-use crate::pchain::{T, staking_history};
+use crate::pchain::T;
+use crate::staking::staking_history;
 
 const CHAIN: u64 = 43113;
 
@@ -56,7 +57,10 @@ fn direct(blocks: &[EvmBlockRows], g: Granularity) -> Vec<ChainMetrics> {
         m.max_tps = m.max_tps.max(b.txs.len() as f64 / dt);
         m.max_gps = m.max_gps.max(b.block.gas_used as f64 / dt);
         for t in &b.txs {
-            m.fees_paid = m.fees_paid.checked_add(t.gas_price.checked_mul_u64(t.gas_used).unwrap()).unwrap();
+            m.fees_paid = m
+                .fees_paid
+                .checked_add(t.gas_price.checked_mul_u64(t.gas_used).unwrap())
+                .unwrap();
             m.sum_gas_price = m.sum_gas_price.checked_add(t.gas_price).unwrap();
             m.max_gas_price = m.max_gas_price.max(t.gas_price);
             for a in std::iter::once(t.from).chain(t.to) {
@@ -68,7 +72,12 @@ fn direct(blocks: &[EvmBlockRows], g: Granularity) -> Vec<ChainMetrics> {
             let inner = b
                 .internal_txs
                 .iter()
-                .filter(|i| i.tx_index == t.index && t.success && !i.reverted && (i.call_type == "CREATE" || i.call_type == "CREATE2"))
+                .filter(|i| {
+                    i.tx_index == t.index
+                        && t.success
+                        && !i.reverted
+                        && (i.call_type == "CREATE" || i.call_type == "CREATE2")
+                })
                 .count();
             let deployed = (direct_deploys + inner) as u64;
             if deployed > 0 {
@@ -92,11 +101,26 @@ fn direct(blocks: &[EvmBlockRows], g: Granularity) -> Vec<ChainMetrics> {
     out.into_values().collect()
 }
 
-async fn all_metrics(store: &Store, g: Granularity, order: SortOrder, range: (Option<u64>, Option<u64>)) -> Vec<ChainMetrics> {
+async fn all_metrics(
+    store: &Store,
+    g: Granularity,
+    order: SortOrder,
+    range: (Option<u64>, Option<u64>),
+) -> Vec<ChainMetrics> {
     let mut out = Vec::new();
     let mut after = None;
     loop {
-        let page = store.list_chain_metrics(CHAIN, g, range.0, range.1, order, &PageRequest { limit: 5, after }).await.unwrap();
+        let page = store
+            .list_chain_metrics(
+                CHAIN,
+                g,
+                range.0,
+                range.1,
+                order,
+                &PageRequest { limit: 5, after },
+            )
+            .await
+            .unwrap();
         out.extend(page.items);
         match page.next {
             Some(c) => after = Some(c),
@@ -115,19 +139,37 @@ pub async fn chain_metrics_match_direct_computation(store: Store) {
     for g in Granularity::ALL {
         let want = direct(&blocks, g);
         assert!(want.len() > 3, "history spans several {g:?}s");
-        assert_eq!(all_metrics(&store, g, SortOrder::Asc, (None, None)).await, want, "{g:?}");
+        assert_eq!(
+            all_metrics(&store, g, SortOrder::Asc, (None, None)).await,
+            want,
+            "{g:?}"
+        );
         let mut desc = want.clone();
         desc.reverse();
-        assert_eq!(all_metrics(&store, g, SortOrder::Desc, (None, None)).await, desc, "{g:?} desc");
+        assert_eq!(
+            all_metrics(&store, g, SortOrder::Desc, (None, None)).await,
+            desc,
+            "{g:?} desc"
+        );
         let (lo, hi) = (want[1].start_ts, want[want.len() - 2].start_ts);
-        let inner: Vec<_> = want.iter().filter(|m| m.start_ts >= lo && m.start_ts <= hi).cloned().collect();
-        assert_eq!(all_metrics(&store, g, SortOrder::Asc, (Some(lo), Some(hi))).await, inner);
+        let inner: Vec<_> = want
+            .iter()
+            .filter(|m| m.start_ts >= lo && m.start_ts <= hi)
+            .cloned()
+            .collect();
+        assert_eq!(
+            all_metrics(&store, g, SortOrder::Asc, (Some(lo), Some(hi))).await,
+            inner
+        );
     }
     let days = direct(&blocks, Granularity::Day);
     let total: u64 = days.iter().map(|m| m.tx_count).sum();
     assert_eq!(days.last().unwrap().cumulative_txs, total);
     let d = &days[1];
-    assert!((d.avg_tps() - d.tx_count as f64 / (d.last_block_ts - d.span_start_ts).max(1) as f64).abs() < 1e-12);
+    assert!(
+        (d.avg_tps() - d.tx_count as f64 / (d.last_block_ts - d.span_start_ts).max(1) as f64).abs()
+            < 1e-12
+    );
 }
 
 pub async fn staking_metrics_match_direct_computation(store: Store) {
@@ -141,7 +183,13 @@ pub async fn staking_metrics_match_direct_computation(store: Store) {
     // Direct: replay adds and ends per block, record totals at each day's end.
     let mut per_day: BTreeMap<u64, (u64, u128, u64, u128)> = BTreeMap::new();
     let mut totals = (0u64, 0u128, 0u64, 0u128);
-    let weight_of = |h: Id| stakers.iter().find(|(x, _, _)| *x == h).map(|(_, s, _)| s.clone()).unwrap();
+    let weight_of = |h: Id| {
+        stakers
+            .iter()
+            .find(|(x, _, _)| *x == h)
+            .map(|(_, s, _)| s.clone())
+            .unwrap()
+    };
     for b in &blocks {
         for t in &b.txs {
             if let Some(s) = &t.staker {
@@ -190,7 +238,16 @@ pub async fn staking_metrics_match_direct_computation(store: Store) {
         let mut got = Vec::new();
         let mut after = None;
         loop {
-            let page = store.list_staking_metrics(P_CHAIN_ID, None, None, order, &PageRequest { limit: 4, after }).await.unwrap();
+            let page = store
+                .list_staking_metrics(
+                    P_CHAIN_ID,
+                    None,
+                    None,
+                    order,
+                    &PageRequest { limit: 4, after },
+                )
+                .await
+                .unwrap();
             got.extend(page.items);
             match page.next {
                 Some(c) => after = Some(c),
@@ -204,10 +261,25 @@ pub async fn staking_metrics_match_direct_computation(store: Store) {
         assert_eq!(got, w, "{order:?}");
     }
     let window = store
-        .list_staking_metrics(P_CHAIN_ID, Some(want[2].day), Some(want[3].day + 5), SortOrder::Asc, &PageRequest::first(10))
+        .list_staking_metrics(
+            P_CHAIN_ID,
+            Some(want[2].day),
+            Some(want[3].day + 5),
+            SortOrder::Asc,
+            &PageRequest::first(10),
+        )
         .await
         .unwrap();
     assert_eq!(window.items, want[2..4].to_vec());
-    let other = store.list_staking_metrics(id(6, 6), None, None, SortOrder::Asc, &PageRequest::first(10)).await.unwrap();
+    let other = store
+        .list_staking_metrics(
+            id(6, 6),
+            None,
+            None,
+            SortOrder::Asc,
+            &PageRequest::first(10),
+        )
+        .await
+        .unwrap();
     assert!(other.items.is_empty());
 }

@@ -1,7 +1,7 @@
 //! P-Chain: round trips of every row type, atomicity, idempotence, filters and keyset paging.
 
 use firn_core::ids::Id;
-use firn_store::page::{EventCursor, TxCursor};
+use firn_store::page::TxCursor;
 use firn_store::rows::ChainKey;
 use firn_store::rows::pchain::{
     AssetAmount, BlockchainRecord, L1Validator, L1ValidatorManager, NewBlockchain, NewReward,
@@ -10,7 +10,7 @@ use firn_store::rows::pchain::{
 };
 use firn_store::{
     CursorStore, PBlockFilter, PChainReader, PChainWriter, PTxFilter, PageRequest, RewardFilter,
-    SortOrder, StakerFilter, Store, StoreError,
+    SortOrder, Store, StoreError,
 };
 
 use crate::fixtures::{PHistory, PTxFacts, avax, id, node, pblock, ptx, short, utxo};
@@ -33,8 +33,14 @@ fn scenario() -> Vec<PChainBlockRows> {
 
     let mut ta = ptx(a, "BaseTx");
     ta.core.memo = b"hello".to_vec();
-    ta.core.value = vec![AssetAmount { asset_id: avax(), amount: u64::MAX }];
-    ta.core.amount_burned = vec![AssetAmount { asset_id: avax(), amount: 1_000_000 }];
+    ta.core.value = vec![AssetAmount {
+        asset_id: avax(),
+        amount: u64::MAX,
+    }];
+    ta.core.amount_burned = vec![AssetAmount {
+        asset_id: avax(),
+        amount: 1_000_000,
+    }];
     let mut a0 = utxo(a, 0, short(1), u64::MAX);
     a0.stakeable_locktime = Some(u64::MAX);
     a0.locktime = 17;
@@ -46,7 +52,10 @@ fn scenario() -> Vec<PChainBlockRows> {
     let mut ts_ = ptx(s, "CreateSubnetTx");
     ts_.consumed = vec![a1.utxo_id];
     ts_.addresses = vec![short(2)];
-    ts_.subnet = Some(SubnetChange::Created { subnet_id: s, owner: owner.clone() });
+    ts_.subnet = Some(SubnetChange::Created {
+        subnet_id: s,
+        owner: owner.clone(),
+    });
     ts_.core.details.subnet_owner = Some(owner.clone());
 
     let mut tc = ptx(c, "CreateChainTx");
@@ -65,7 +74,10 @@ fn scenario() -> Vec<PChainBlockRows> {
     tv.core.subnet_id = Some(P_CHAIN_ID);
     tv.core.start_ts = Some(T + 10);
     tv.core.end_ts = Some(T + 1_000);
-    tv.core.amount_staked = vec![AssetAmount { asset_id: avax(), amount: u64::MAX }];
+    tv.core.amount_staked = vec![AssetAmount {
+        asset_id: avax(),
+        amount: u64::MAX,
+    }];
     tv.core.details.delegation_fee_percent = Some("2.0000".to_owned());
     tv.core.details.reward_addresses = vec![short(1)];
     tv.consumed = vec![a0.utxo_id];
@@ -162,7 +174,11 @@ fn scenario() -> Vec<PChainBlockRows> {
     let mut to = ptx(o, "TransferSubnetOwnershipTx");
     to.subnet = Some(SubnetChange::OwnerChanged {
         subnet_id: s,
-        owner: Owner { locktime: 0, threshold: 2, addresses: vec![short(6), short(7)] },
+        owner: Owner {
+            locktime: 0,
+            threshold: 2,
+            addresses: vec![short(6), short(7)],
+        },
     });
 
     vec![
@@ -183,15 +199,28 @@ pub async fn pchain_round_trip(store: Store) {
             block: b.block.clone(),
             tx_hashes: b.txs.iter().map(|t| t.core.tx_hash).collect(),
         };
-        assert_eq!(store.find_pchain_block(b.block.height).await.unwrap().as_ref(), Some(&want));
-        assert_eq!(store.find_pchain_block_by_hash(b.block.hash).await.unwrap(), Some(want));
+        assert_eq!(
+            store
+                .find_pchain_block(b.block.height)
+                .await
+                .unwrap()
+                .as_ref(),
+            Some(&want)
+        );
+        assert_eq!(
+            store.find_pchain_block_by_hash(b.block.hash).await.unwrap(),
+            Some(want)
+        );
     }
     // Every transaction's stored fields come back as written, with its position.
     for b in &blocks {
         for (index, t) in b.txs.iter().enumerate() {
             let got: PTxRecord = store.get_pchain_tx(t.core.tx_hash).await.unwrap();
             assert_eq!(got.core, t.core);
-            assert_eq!((got.height, got.tx_index, got.timestamp), (b.block.height, index as u32, b.block.timestamp));
+            assert_eq!(
+                (got.height, got.tx_index, got.timestamp),
+                (b.block.height, index as u32, b.block.timestamp)
+            );
             assert_eq!(got.block_hash, b.block.hash);
             let emitted: Vec<PUtxo> = got.emitted.iter().map(|u| u.utxo.clone()).collect();
             assert_eq!(emitted, t.emitted, "emitted of {}", t.core.tx_type);
@@ -199,7 +228,10 @@ pub async fn pchain_round_trip(store: Store) {
             assert_eq!(consumed, t.consumed, "consumed of {}", t.core.tx_type);
             for u in &got.consumed {
                 let c = u.consumed.expect("consumption recorded");
-                assert_eq!((c.tx_hash, c.height, c.timestamp), (t.core.tx_hash, b.block.height, b.block.timestamp));
+                assert_eq!(
+                    (c.tx_hash, c.height, c.timestamp),
+                    (t.core.tx_hash, b.block.height, b.block.timestamp)
+                );
             }
         }
     }
@@ -207,7 +239,10 @@ pub async fn pchain_round_trip(store: Store) {
     let a = store.get_pchain_tx(id(4, 1)).await.unwrap();
     assert_eq!(a.emitted[0].utxo.amount, u64::MAX);
     assert_eq!(a.emitted[0].utxo.stakeable_locktime, Some(u64::MAX));
-    assert_eq!((a.emitted[0].height, a.emitted[0].consumed.unwrap().height), (1, 2));
+    assert_eq!(
+        (a.emitted[0].height, a.emitted[0].consumed.unwrap().height),
+        (1, 2)
+    );
     assert_eq!(a.core.value[0].amount, u64::MAX);
     // The imported UTXO is recorded at the importing block.
     let imp = store.get_pchain_tx(id(4, 7)).await.unwrap();
@@ -224,22 +259,52 @@ pub async fn pchain_round_trip(store: Store) {
     assert_eq!(d.status(T + 20), StakerStatus::Pending);
     assert_eq!(d.status(T + 2_000), StakerStatus::Active);
     let rewards = store
-        .list_rewards(&RewardFilter { addresses: vec![short(1)], node_ids: vec![] }, SortOrder::Desc, &PageRequest::first(10))
+        .list_rewards(
+            &RewardFilter {
+                addresses: vec![short(1)],
+                node_ids: vec![],
+            },
+            SortOrder::Desc,
+            &PageRequest::first(10),
+        )
         .await
         .unwrap();
     assert_eq!(rewards.items.len(), 1);
     let rw = &rewards.items[0];
-    assert_eq!((rw.reward_tx_hash, rw.node_id, rw.amount_staked), (id(4, 6), node(1), u64::MAX));
-    assert_eq!((rw.start_ts, rw.end_ts, rw.reward.amount), (T + 10, T + 1_000, 100));
+    assert_eq!(
+        (rw.reward_tx_hash, rw.node_id, rw.amount_staked),
+        (id(4, 6), node(1), u64::MAX)
+    );
+    assert_eq!(
+        (rw.start_ts, rw.end_ts, rw.reward.amount),
+        (T + 10, T + 1_000, 100)
+    );
 
     // Active staking at T + 20: the delegator (validator already rewarded).
     let active = store
-        .list_active_staking_txs(&PTxFilter::default(), T + 20, SortOrder::Desc, &PageRequest::first(10))
+        .list_active_staking_txs(
+            &PTxFilter::default(),
+            T + 20,
+            SortOrder::Desc,
+            &PageRequest::first(10),
+        )
         .await
         .unwrap();
-    assert_eq!(active.items.iter().map(|t| t.core.tx_hash).collect::<Vec<_>>(), vec![id(4, 5)]);
+    assert_eq!(
+        active
+            .items
+            .iter()
+            .map(|t| t.core.tx_hash)
+            .collect::<Vec<_>>(),
+        vec![id(4, 5)]
+    );
     let none = store
-        .list_active_staking_txs(&PTxFilter::default(), T + 9_000, SortOrder::Desc, &PageRequest::first(10))
+        .list_active_staking_txs(
+            &PTxFilter::default(),
+            T + 9_000,
+            SortOrder::Desc,
+            &PageRequest::first(10),
+        )
         .await
         .unwrap();
     assert!(none.items.is_empty());
@@ -249,30 +314,66 @@ pub async fn pchain_round_trip(store: Store) {
     assert_eq!((subnet.height, subnet.tx_hash), (1, id(4, 2)));
     assert_eq!(subnet.owner.addresses, vec![short(6), short(7)]);
     let conv = subnet.conversion.unwrap();
-    assert_eq!((conv.conversion_id, conv.manager_chain, conv.height), (id(0x0f, 1), id(4, 3), 3));
-    let subnets = store.list_subnets(SortOrder::Asc, &PageRequest::first(10)).await.unwrap();
+    assert_eq!(
+        (conv.conversion_id, conv.manager_chain, conv.height),
+        (id(0x0f, 1), id(4, 3), 3)
+    );
+    let subnets = store
+        .list_subnets(SortOrder::Asc, &PageRequest::first(10))
+        .await
+        .unwrap();
     assert_eq!(subnets.items.len(), 1);
 
     let chain: BlockchainRecord = store.find_blockchain(id(4, 3)).await.unwrap().unwrap();
     assert_eq!(chain.chain, blocks[1].txs[0].blockchain.clone().unwrap());
     assert_eq!((chain.height, chain.timestamp), (2, T + 10));
-    let chains = store.list_blockchains(Some(id(4, 2)), SortOrder::Desc, &PageRequest::first(10)).await.unwrap();
+    let chains = store
+        .list_blockchains(Some(id(4, 2)), SortOrder::Desc, &PageRequest::first(10))
+        .await
+        .unwrap();
     assert_eq!(chains.items, vec![chain]);
-    assert!(store.list_blockchains(Some(id(9, 9)), SortOrder::Desc, &PageRequest::first(10)).await.unwrap().items.is_empty());
+    assert!(
+        store
+            .list_blockchains(Some(id(9, 9)), SortOrder::Desc, &PageRequest::first(10))
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
 
     let l1 = store.find_l1_validator(id(7, 1)).await.unwrap().unwrap();
     assert_eq!(l1.validator, blocks[2].txs[3].l1_validators[0]);
     assert_eq!((l1.created_height, l1.created_tx_hash), (3, id(4, 9)));
-    let l1s = store.list_l1_validators(Some(id(4, 2)), SortOrder::Asc, &PageRequest::first(10)).await.unwrap();
-    assert_eq!(l1s.items, vec![l1]);
-    let by_validation = store
-        .list_pchain_txs(&PTxFilter { l1_validation_id: Some(id(7, 1)), ..Default::default() }, SortOrder::Asc, &PageRequest::first(10))
+    let l1s = store
+        .list_l1_validators(Some(id(4, 2)), SortOrder::Asc, &PageRequest::first(10))
         .await
         .unwrap();
-    assert_eq!(by_validation.items.iter().map(|t| t.core.tx_hash).collect::<Vec<_>>(), vec![id(4, 9)]);
+    assert_eq!(l1s.items, vec![l1]);
+    let by_validation = store
+        .list_pchain_txs(
+            &PTxFilter {
+                l1_validation_id: Some(id(7, 1)),
+                ..Default::default()
+            },
+            SortOrder::Asc,
+            &PageRequest::first(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        by_validation
+            .items
+            .iter()
+            .map(|t| t.core.tx_hash)
+            .collect::<Vec<_>>(),
+        vec![id(4, 9)]
+    );
 
     // Chains each address touched.
-    let chains = store.list_address_chains(&[short(4), short(1), short(5), short(42), short(4)]).await.unwrap();
+    let chains = store
+        .list_address_chains(&[short(4), short(1), short(5), short(42), short(4)])
+        .await
+        .unwrap();
     let mut p_and_x = vec![P_CHAIN_ID, x_chain()];
     p_and_x.sort();
     assert_eq!(
@@ -287,12 +388,34 @@ pub async fn pchain_round_trip(store: Store) {
 
     // Blocks by proposer, newest first.
     let by_node = store
-        .list_pchain_blocks(&PBlockFilter { proposer: Some(node(1)), ..Default::default() }, SortOrder::Desc, &PageRequest::first(10))
+        .list_pchain_blocks(
+            &PBlockFilter {
+                proposer: Some(node(1)),
+                ..Default::default()
+            },
+            SortOrder::Desc,
+            &PageRequest::first(10),
+        )
         .await
         .unwrap();
-    assert_eq!(by_node.items.iter().map(|b| b.block.height).collect::<Vec<_>>(), vec![1]);
+    assert_eq!(
+        by_node
+            .items
+            .iter()
+            .map(|b| b.block.height)
+            .collect::<Vec<_>>(),
+        vec![1]
+    );
     let timed = store
-        .list_pchain_blocks(&PBlockFilter { start_ts: Some(T + 5), end_ts: Some(T + 1_000), proposer: None }, SortOrder::Asc, &PageRequest::first(1))
+        .list_pchain_blocks(
+            &PBlockFilter {
+                start_ts: Some(T + 5),
+                end_ts: Some(T + 1_000),
+                proposer: None,
+            },
+            SortOrder::Asc,
+            &PageRequest::first(1),
+        )
         .await
         .unwrap();
     assert_eq!(timed.items[0].block.height, 2);
@@ -305,7 +428,10 @@ pub async fn pchain_failed_block_leaves_nothing(store: Store) {
     // Block 3 spends a UTXO that does not exist: the batch [2, 3] fails as a whole.
     let mut bad = blocks[2].clone();
     bad.txs[1].imported.clear();
-    let err = store.commit_pchain_blocks(&[blocks[1].clone(), bad]).await.unwrap_err();
+    let err = store
+        .commit_pchain_blocks(&[blocks[1].clone(), bad])
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::UtxoUnavailable(_)), "{err}");
     assert!(err.to_string().contains("utxo"), "{err}");
     assert_eq!(store.find_cursor(ChainKey::PChain).await.unwrap(), Some(1));
@@ -334,7 +460,11 @@ pub async fn pchain_recommit_is_a_noop(store: Store) {
     let mixed = store.commit_pchain_blocks(&blocks[1..]).await.unwrap();
     assert_eq!((mixed.committed, mixed.skipped), (1, 1));
     let all = store
-        .list_pchain_txs(&PTxFilter::default(), SortOrder::Asc, &PageRequest::first(100))
+        .list_pchain_txs(
+            &PTxFilter::default(),
+            SortOrder::Asc,
+            &PageRequest::first(100),
+        )
         .await
         .unwrap();
     assert_eq!(all.items.len(), 10, "no duplicates");
@@ -344,23 +474,45 @@ pub async fn pchain_recommit_is_a_noop(store: Store) {
     let mut other = blocks[1].clone();
     other.block.hash = id(1, 999);
     let err = store.commit_pchain_blocks(&[other]).await.unwrap_err();
-    assert!(matches!(err, StoreError::ConflictingBlock { height: 2, .. }), "{err}");
+    assert!(
+        matches!(err, StoreError::ConflictingBlock { height: 2, .. }),
+        "{err}"
+    );
     // A gap: refused, and says where the cursor is.
-    let err = store.commit_pchain_blocks(&[pblock(5, T + 5_000, vec![])]).await.unwrap_err();
-    assert!(matches!(err, StoreError::OutOfOrder { cursor: 3, height: 5, .. }), "{err}");
+    let err = store
+        .commit_pchain_blocks(&[pblock(5, T + 5_000, vec![])])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::OutOfOrder {
+                cursor: 3,
+                height: 5,
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert_eq!(store.find_cursor(ChainKey::PChain).await.unwrap(), Some(3));
 }
 
 fn matches(f: &PTxFacts, filter: &PTxFilter) -> bool {
     (filter.addresses.is_empty() || f.addresses.iter().any(|a| filter.addresses.contains(a)))
-        && filter.l1_validation_id.is_none_or(|v| f.validation == Some(v))
+        && filter
+            .l1_validation_id
+            .is_none_or(|v| f.validation == Some(v))
         && (filter.tx_types.is_empty() || filter.tx_types.contains(&f.tx_type))
         && filter.start_ts.is_none_or(|t| f.timestamp >= t)
         && filter.end_ts.is_none_or(|t| f.timestamp <= t)
 }
 
 fn expected(facts: &[PTxFacts], filter: &PTxFilter, order: SortOrder) -> Vec<(u64, u32)> {
-    let mut keys: Vec<(u64, u32)> = facts.iter().filter(|f| matches(f, filter)).map(|f| (f.height, f.index)).collect();
+    let mut keys: Vec<(u64, u32)> = facts
+        .iter()
+        .filter(|f| matches(f, filter))
+        .map(|f| (f.height, f.index))
+        .collect();
     if order == SortOrder::Desc {
         keys.reverse();
     }
@@ -379,7 +531,11 @@ async fn walk(store: &Store, filter: &PTxFilter, order: SortOrder, limit: u32) -
         out.extend(page.items.iter().map(|t| (t.height, t.tx_index)));
         match page.next {
             Some(c) => {
-                assert_eq!(page.items.len(), limit as usize, "a short page must be the last");
+                assert_eq!(
+                    page.items.len(),
+                    limit as usize,
+                    "a short page must be the last"
+                );
                 after = Some(c);
             }
             None => return out,
@@ -391,14 +547,43 @@ fn filters(history: &PHistory) -> Vec<PTxFilter> {
     let mid = history.facts[history.facts.len() / 2].timestamp;
     vec![
         PTxFilter::default(),
-        PTxFilter { addresses: vec![short(1)], ..Default::default() },
-        PTxFilter { addresses: vec![short(1), short(2), short(5)], ..Default::default() },
-        PTxFilter { addresses: vec![short(3)], tx_types: vec!["BaseTx".into(), "ExportTx".into()], ..Default::default() },
-        PTxFilter { addresses: vec![short(0), short(4)], start_ts: Some(mid - 2_000), end_ts: Some(mid + 2_000), ..Default::default() },
-        PTxFilter { tx_types: vec!["ImportTx".into()], start_ts: Some(mid), ..Default::default() },
-        PTxFilter { l1_validation_id: Some(id(7, 1)), ..Default::default() },
-        PTxFilter { l1_validation_id: Some(id(7, 2)), addresses: vec![short(2), short(6)], ..Default::default() },
-        PTxFilter { addresses: vec![short(99)], ..Default::default() },
+        PTxFilter {
+            addresses: vec![short(1)],
+            ..Default::default()
+        },
+        PTxFilter {
+            addresses: vec![short(1), short(2), short(5)],
+            ..Default::default()
+        },
+        PTxFilter {
+            addresses: vec![short(3)],
+            tx_types: vec!["BaseTx".into(), "ExportTx".into()],
+            ..Default::default()
+        },
+        PTxFilter {
+            addresses: vec![short(0), short(4)],
+            start_ts: Some(mid - 2_000),
+            end_ts: Some(mid + 2_000),
+            ..Default::default()
+        },
+        PTxFilter {
+            tx_types: vec!["ImportTx".into()],
+            start_ts: Some(mid),
+            ..Default::default()
+        },
+        PTxFilter {
+            l1_validation_id: Some(id(7, 1)),
+            ..Default::default()
+        },
+        PTxFilter {
+            l1_validation_id: Some(id(7, 2)),
+            addresses: vec![short(2), short(6)],
+            ..Default::default()
+        },
+        PTxFilter {
+            addresses: vec![short(99)],
+            ..Default::default()
+        },
     ]
 }
 
@@ -419,7 +604,11 @@ pub async fn pchain_tx_filters_and_paging(store: Store) {
     }
     // Pages carry the UTXOs.
     let page = store
-        .list_pchain_txs(&PTxFilter::default(), SortOrder::Asc, &PageRequest::first(3))
+        .list_pchain_txs(
+            &PTxFilter::default(),
+            SortOrder::Asc,
+            &PageRequest::first(3),
+        )
         .await
         .unwrap();
     assert!(page.items.iter().all(|t| t.emitted.len() == 2));
@@ -429,13 +618,19 @@ pub async fn pchain_paging_is_stable_under_inserts(store: Store) {
     let mut history = PHistory::new(11, 5);
     let blocks: Vec<_> = (0..60).map(|_| history.next_block()).collect();
     store.commit_pchain_blocks(&blocks).await.unwrap();
-    let filter = PTxFilter { addresses: vec![short(1), short(2)], ..Default::default() };
+    let filter = PTxFilter {
+        addresses: vec![short(1), short(2)],
+        ..Default::default()
+    };
     // Newest first: blocks landing between pages are above the cursor and never show up.
     let snapshot = expected(&history.facts, &filter, SortOrder::Desc);
     let mut got = Vec::new();
     let mut after = None;
     loop {
-        let page = store.list_pchain_txs(&filter, SortOrder::Desc, &PageRequest { limit: 4, after }).await.unwrap();
+        let page = store
+            .list_pchain_txs(&filter, SortOrder::Desc, &PageRequest { limit: 4, after })
+            .await
+            .unwrap();
         got.extend(page.items.iter().map(|t| (t.height, t.tx_index)));
         let more: Vec<_> = (0..3).map(|_| history.next_block()).collect();
         store.commit_pchain_blocks(&more).await.unwrap();
@@ -450,7 +645,10 @@ pub async fn pchain_paging_is_stable_under_inserts(store: Store) {
     let mut after = None;
     let mut pages = 0;
     loop {
-        let page = store.list_pchain_txs(&filter, SortOrder::Asc, &PageRequest { limit: 5, after }).await.unwrap();
+        let page = store
+            .list_pchain_txs(&filter, SortOrder::Asc, &PageRequest { limit: 5, after })
+            .await
+            .unwrap();
         got.extend(page.items.iter().map(|t| (t.height, t.tx_index)));
         pages += 1;
         if pages < 6 {
@@ -463,161 +661,4 @@ pub async fn pchain_paging_is_stable_under_inserts(store: Store) {
         }
     }
     assert_eq!(got, expected(&history.facts, &filter, SortOrder::Asc));
-}
-
-/// Stakers for the delegator and reward tests: validators on nodes 0..4, delegators on them,
-/// some rewarded.
-pub fn staking_history() -> (Vec<PChainBlockRows>, Vec<(Id, NewStaker, bool)>, Vec<(Id, NewReward, u64, u32)>) {
-    let mut blocks = Vec::new();
-    let mut stakers: Vec<(Id, NewStaker, bool)> = Vec::new();
-    let mut rewards = Vec::new();
-    let mut height = 0u64;
-    for n in 0..24u64 {
-        height += 1;
-        let hash = id(5, n);
-        let delegator = n >= 4;
-        let s = NewStaker {
-            node_id: node(n % 4),
-            subnet_id: P_CHAIN_ID,
-            start_ts: T + n * 100,
-            end_ts: T + 10_000 + n,
-            weight: 1_000 + n,
-            is_delegator: delegator,
-            delegation_fee: if delegator { 0 } else { 20_000 },
-            reward_addresses: vec![short(n % 3), short(10 + n % 2)],
-            estimated_reward: Some(n),
-        };
-        let mut t = ptx(hash, if delegator { "AddPermissionlessDelegatorTx" } else { "AddPermissionlessValidatorTx" });
-        t.staker = Some(s.clone());
-        t.addresses = s.reward_addresses.clone();
-        blocks.push(pblock(height, T + n * 10, vec![t]));
-        stakers.push((hash, s, false));
-    }
-    // Reward every third delegator: its reward and the validator's fee, in one tx each.
-    for n in (4..24u64).step_by(3) {
-        height += 1;
-        let staking = id(5, n);
-        let reward_tx = id(6, n);
-        let mut t = ptx(reward_tx, "RewardValidatorTx");
-        t.core.ends_staker = Some(staking);
-        let s = &stakers[n as usize].1;
-        for (seq, (kind, amount, owner)) in [
-            (RewardType::Delegator, 90 + n, s.reward_addresses[0]),
-            (RewardType::ValidatorFee, 10, short(20 + n % 4)),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let r = NewReward {
-                utxo_id: id(0x77, n * 10 + seq as u64),
-                output_index: seq as u32,
-                reward_type: kind,
-                staking_tx_hash: staking,
-                asset_id: avax(),
-                amount,
-                addresses: vec![owner],
-            };
-            t.rewards.push(r.clone());
-            rewards.push((reward_tx, r, height, seq as u32));
-        }
-        blocks.push(pblock(height, T + 20_000 + n, vec![t]));
-        stakers[n as usize].2 = true;
-    }
-    (blocks, stakers, rewards)
-}
-
-pub async fn pchain_stakers_and_rewards(store: Store) {
-    let (blocks, stakers, rewards) = staking_history();
-    store.commit_pchain_blocks(&blocks).await.unwrap();
-    let now = T + 1_000;
-    let filters = vec![
-        StakerFilter { delegators: Some(true), now, ..Default::default() },
-        StakerFilter { delegators: Some(false), now, ..Default::default() },
-        StakerFilter { delegators: Some(true), status: Some(StakerStatus::Completed), now, ..Default::default() },
-        StakerFilter { delegators: Some(true), status: Some(StakerStatus::Active), now, ..Default::default() },
-        StakerFilter { delegators: Some(true), status: Some(StakerStatus::Pending), now, ..Default::default() },
-        StakerFilter { node_ids: vec![node(1), node(3)], now, ..Default::default() },
-        StakerFilter { reward_addresses: vec![short(2)], delegators: Some(true), now, ..Default::default() },
-        StakerFilter { reward_addresses: vec![short(0), short(11)], status: Some(StakerStatus::Active), now, ..Default::default() },
-    ];
-    for f in &filters {
-        for order in [SortOrder::Asc, SortOrder::Desc] {
-            let mut want: Vec<Id> = stakers
-                .iter()
-                .filter(|(_, s, ended)| {
-                    let status = if *ended {
-                        StakerStatus::Completed
-                    } else if s.start_ts > f.now {
-                        StakerStatus::Pending
-                    } else {
-                        StakerStatus::Active
-                    };
-                    f.delegators.is_none_or(|d| s.is_delegator == d)
-                        && (f.node_ids.is_empty() || f.node_ids.contains(&s.node_id))
-                        && (f.reward_addresses.is_empty() || s.reward_addresses.iter().any(|a| f.reward_addresses.contains(a)))
-                        && f.status.is_none_or(|st| st == status)
-                })
-                .map(|(h, _, _)| *h)
-                .collect();
-            if order == SortOrder::Desc {
-                want.reverse();
-            }
-            let mut got = Vec::new();
-            let mut after = None;
-            loop {
-                let page = store.list_stakers(f, order, &PageRequest { limit: 3, after }).await.unwrap();
-                for s in &page.items {
-                    assert_eq!(s.status(f.now) == StakerStatus::Completed, s.ended_by.is_some());
-                }
-                got.extend(page.items.iter().map(|s| s.tx_hash));
-                match page.next {
-                    Some(c) => after = Some(c),
-                    None => break,
-                }
-            }
-            assert_eq!(got, want, "{f:?} {order:?}");
-        }
-    }
-    // Gross = delegator reward + validator fee; net = the delegator's own.
-    let d = store.find_staker(id(5, 7)).await.unwrap().unwrap();
-    assert_eq!((d.gross_reward, d.net_reward), (90 + 7 + 10, 90 + 7));
-
-    let reward_filters = vec![
-        RewardFilter { addresses: vec![short(1)], node_ids: vec![] },
-        RewardFilter { addresses: vec![short(0), short(21), short(22)], node_ids: vec![] },
-        RewardFilter { addresses: vec![], node_ids: vec![node(2)] },
-        RewardFilter { addresses: vec![short(21), short(2)], node_ids: vec![node(1), node(0)] },
-    ];
-    for f in &reward_filters {
-        for order in [SortOrder::Asc, SortOrder::Desc] {
-            let mut want: Vec<(u64, u32)> = rewards
-                .iter()
-                .filter(|(_, r, _, _)| {
-                    let node_id = stakers.iter().find(|(h, _, _)| *h == r.staking_tx_hash).unwrap().1.node_id;
-                    (f.addresses.is_empty() || r.addresses.iter().any(|a| f.addresses.contains(a)))
-                        && (f.node_ids.is_empty() || f.node_ids.contains(&node_id))
-                })
-                .map(|(_, _, h, seq)| (*h, *seq))
-                .collect();
-            if order == SortOrder::Desc {
-                want.reverse();
-            }
-            let mut got = Vec::new();
-            let mut after: Option<EventCursor> = None;
-            loop {
-                let page = store.list_rewards(f, order, &PageRequest { limit: 2, after }).await.unwrap();
-                got.extend(page.items.iter().map(|r| (r.height, r.seq)));
-                match page.next {
-                    Some(c) => after = Some(c),
-                    None => break,
-                }
-            }
-            assert_eq!(got, want, "{f:?} {order:?}");
-        }
-    }
-    // Ending a stake twice is refused.
-    let mut again = ptx(id(6, 999), "RewardValidatorTx");
-    again.core.ends_staker = Some(id(5, 4));
-    let err = store.commit_pchain_blocks(&[pblock(blocks.len() as u64 + 1, T + 50_000, vec![again])]).await.unwrap_err();
-    assert!(matches!(err, StoreError::StakerUnavailable(_)), "{err}");
 }
