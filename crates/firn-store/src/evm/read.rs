@@ -407,7 +407,9 @@ impl EvmReader for Store {
                  AND tr.batch_index = k.batch_index",
             )
             .push(TRANSFER_JOINS)
-            .push(" ORDER BY tr.number DESC, tr.log_index DESC, tr.batch_index DESC");
+            // Sort by the page keys, not by `tr`'s primary key: ordering by `tr` tempts SQLite
+            // into scanning every transfer of the chain in key order to skip the sort.
+            .push(" ORDER BY k.number DESC, k.log_index DESC, k.batch_index DESC");
         let rows = q.fetch_all(self.reader()).await?;
         let items = rows
             .iter()

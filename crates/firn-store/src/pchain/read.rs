@@ -368,7 +368,7 @@ impl Store {
         .bind(limit + 1)
         .push(&format!(
             ") k ON t.height = k.height AND t.tx_index = k.tx_index \
-                 ORDER BY t.height {ord}, t.tx_index {ord}"
+                 ORDER BY k.height {ord}, k.tx_index {ord}"
         ));
         let rows = q.fetch_all(self.reader()).await?;
         let txs = self.with_utxos(rows).await?;
@@ -607,8 +607,14 @@ impl PChainReader for Store {
                 .bind_list(filter.node_ids.iter().map(|n| n.0.to_vec()))
                 .push(")");
         }
+        // With the address join, sort by the page keys (see `list_txs`).
+        let key = if filter.addresses.is_empty() {
+            "r"
+        } else {
+            "k"
+        };
         q.push(&format!(
-            " ORDER BY r.height {ord}, r.tx_index {ord}, r.seq {ord} LIMIT "
+            " ORDER BY {key}.height {ord}, {key}.tx_index {ord}, {key}.seq {ord} LIMIT "
         ))
         .bind(limit + 1);
         let rows = q.fetch_all(self.reader()).await?;
