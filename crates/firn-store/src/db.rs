@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::any::{AnyArguments, AnyPoolOptions, AnyRow};
-use sqlx::{Any, AnyPool, Arguments, Encode, Executor, Row, Type};
+use sqlx::{Any, AnyConnection, AnyPool, Arguments, Encode, Executor, Row, Type};
 use tracing::info;
 
 use crate::error::{Result, StoreError};
@@ -212,7 +212,12 @@ pub(crate) struct Sql {
     text: String,
     args: AnyArguments<'static>,
     count: usize,
+    /// The first value the `Any` driver could not encode, reported when the query runs.
+    error: Option<String>,
 }
+
+/// Bound values per statement: SQLite allows 32,766 and PostgreSQL 65,535.
+const MAX_PARAMS: usize = 30_000;
 
 impl Sql {
     pub(crate) fn new(text: &str) -> Self {
@@ -220,6 +225,7 @@ impl Sql {
             text: text.to_owned(),
             args: AnyArguments::default(),
             count: 0,
+            error: None,
         }
     }
 
@@ -236,9 +242,37 @@ impl Sql {
         self.count += 1;
         self.text.push('$');
         self.text.push_str(&self.count.to_string());
-        // Encoding into AnyArguments only fails for types Any cannot carry; ours all can.
-        let _ = self.args.add(value);
+        if let Err(e) = self.args.add(value) {
+            self.error.get_or_insert(e.to_string());
+        }
         self
+    }
+
+    /// Appends a bound value inside a `( … )` row, after a comma unless it is the first.
+    pub(crate) fn arg<T>(&mut self, value: T) -> &mut Self
+    where
+        T: Encode<'static, Any> + Type<Any> + Send + 'static,
+    {
+        if !self.text.ends_with('(') {
+            self.text.push_str(", ");
+        }
+        self.bind(value)
+    }
+
+    fn check(&mut self) -> Result<()> {
+        match self.error.take() {
+            Some(e) => Err(StoreError::Database(sqlx::Error::Encode(e.into()))),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs the statement; returns the number of rows it changed.
+    pub(crate) async fn execute(mut self, conn: &mut AnyConnection) -> Result<u64> {
+        self.check()?;
+        let done = sqlx::query_with(&self.text, self.args)
+            .execute(&mut *conn)
+            .await?;
+        Ok(done.rows_affected())
     }
 
     /// Appends `v1, v2, …` placeholders.
@@ -255,14 +289,41 @@ impl Sql {
         self
     }
 
-    pub(crate) async fn fetch_all<'c, E>(self, executor: E) -> Result<Vec<AnyRow>>
+    pub(crate) async fn fetch_all<'c, E>(mut self, executor: E) -> Result<Vec<AnyRow>>
     where
         E: Executor<'c, Database = Any>,
     {
+        self.check()?;
         Ok(sqlx::query_with(&self.text, self.args)
             .fetch_all(executor)
             .await?)
     }
+}
+
+/// Inserts `items` with multi-row `INSERT … VALUES (…), (…)` statements of at most
+/// [`MAX_PARAMS`] values each. `head` ends with `VALUES `, `tail` (e.g. an `ON CONFLICT`
+/// clause) follows the rows, and `row` binds one item's `columns` values with [`Sql::arg`].
+/// Returns the number of rows inserted (conflicts skipped by `DO NOTHING` do not count).
+pub(crate) async fn insert_many<T>(
+    conn: &mut AnyConnection,
+    head: &str,
+    tail: &str,
+    columns: usize,
+    items: &[T],
+    mut row: impl FnMut(&mut Sql, &T) -> Result<()>,
+) -> Result<u64> {
+    let mut inserted = 0;
+    for chunk in items.chunks((MAX_PARAMS / columns.max(1)).max(1)) {
+        let mut q = Sql::new(head);
+        for (i, item) in chunk.iter().enumerate() {
+            q.push(if i == 0 { "(" } else { ", (" });
+            row(&mut q, item)?;
+            q.push(")");
+        }
+        q.push(tail);
+        inserted += q.execute(conn).await?;
+    }
+    Ok(inserted)
 }
 
 // Conversions between Rust values and stored columns ------------------------------------------

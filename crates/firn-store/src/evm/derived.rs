@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use sqlx::AnyConnection;
 
-use crate::db::{RowExt, int, u256};
+use crate::db::{RowExt, insert_many, int, u256};
 use crate::error::{Result, StoreError};
 use crate::metrics::{decode_metrics, upsert_metrics};
 use crate::rows::evm::{EvmBlockRows, EvmTx, TokenStandard, TokenTransfer};
@@ -234,44 +234,52 @@ pub(super) async fn write_contracts(
     Ok(out)
 }
 
-/// Adds `address` to a period's distinct set of `kind`; true when it was new.
-async fn add_period_address(
+/// Adds `addresses` to a period's distinct set of `kind`; returns how many were new.
+async fn add_period_addresses(
     conn: &mut AnyConnection,
     (chain, period, start): (i64, i64, i64),
     kind: i64,
-    address: &Address,
-) -> Result<bool> {
-    let done = sqlx::query(
-        "INSERT INTO evm_period_addresses (chain_id, period, start_ts, kind, address) \
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (chain_id, period, start_ts, kind, address) DO NOTHING",
+    addresses: &BTreeSet<Address>,
+) -> Result<u64> {
+    let list: Vec<&Address> = addresses.iter().collect();
+    insert_many(
+        conn,
+        "INSERT INTO evm_period_addresses (chain_id, period, start_ts, kind, address) VALUES ",
+        " ON CONFLICT (chain_id, period, start_ts, kind, address) DO NOTHING",
+        5,
+        &list,
+        |q, a| {
+            q.arg(chain)
+                .arg(period)
+                .arg(start)
+                .arg(kind)
+                .arg(a.0.to_vec());
+            Ok(())
+        },
     )
-    .bind(chain)
-    .bind(period)
-    .bind(start)
-    .bind(kind)
-    .bind(address.0.to_vec())
-    .execute(&mut *conn)
-    .await?;
-    Ok(done.rows_affected() == 1)
+    .await
 }
 
-/// Adds `address` to a chain's all-time distinct set of `kind`; true when it was new.
-async fn add_chain_address(
+/// Adds `addresses` to a chain's all-time distinct set of `kind`; returns how many were new.
+async fn add_chain_addresses(
     conn: &mut AnyConnection,
     chain: i64,
     kind: i64,
-    address: &Address,
-) -> Result<bool> {
-    let done = sqlx::query(
-        "INSERT INTO evm_chain_addresses (chain_id, kind, address) VALUES ($1, $2, $3) \
-         ON CONFLICT (chain_id, kind, address) DO NOTHING",
+    addresses: &BTreeSet<Address>,
+) -> Result<u64> {
+    let list: Vec<&Address> = addresses.iter().collect();
+    insert_many(
+        conn,
+        "INSERT INTO evm_chain_addresses (chain_id, kind, address) VALUES ",
+        " ON CONFLICT (chain_id, kind, address) DO NOTHING",
+        3,
+        &list,
+        |q, a| {
+            q.arg(chain).arg(kind).arg(a.0.to_vec());
+            Ok(())
+        },
     )
-    .bind(chain)
-    .bind(kind)
-    .bind(address.0.to_vec())
-    .execute(&mut *conn)
-    .await?;
-    Ok(done.rows_affected() == 1)
+    .await
 }
 
 const KIND_ACTIVE: i64 = 0;
@@ -315,16 +323,9 @@ pub(super) async fn update_metrics(
     }
     let deployers: BTreeSet<Address> = deployments.iter().map(|d| d.sender).collect();
 
-    for a in &active {
-        if add_chain_address(conn, chain, KIND_ACTIVE, a).await? {
-            totals.cumulative_addresses += 1;
-        }
-    }
-    for a in &deployers {
-        if add_chain_address(conn, chain, KIND_DEPLOYER, a).await? {
-            totals.cumulative_deployers += 1;
-        }
-    }
+    totals.cumulative_addresses += add_chain_addresses(conn, chain, KIND_ACTIVE, &active).await?;
+    totals.cumulative_deployers +=
+        add_chain_addresses(conn, chain, KIND_DEPLOYER, &deployers).await?;
     totals.cumulative_contracts += deployments.len() as u64;
     totals.cumulative_txs = totals
         .cumulative_txs
@@ -372,21 +373,9 @@ pub(super) async fn update_metrics(
                 cumulative_deployers: 0,
             },
         };
-        for a in &active {
-            if add_period_address(conn, keys, KIND_ACTIVE, a).await? {
-                m.active_addresses += 1;
-            }
-        }
-        for a in &senders {
-            if add_period_address(conn, keys, KIND_SENDER, a).await? {
-                m.active_senders += 1;
-            }
-        }
-        for a in &deployers {
-            if add_period_address(conn, keys, KIND_DEPLOYER, a).await? {
-                m.deployers += 1;
-            }
-        }
+        m.active_addresses += add_period_addresses(conn, keys, KIND_ACTIVE, &active).await?;
+        m.active_senders += add_period_addresses(conn, keys, KIND_SENDER, &senders).await?;
+        m.deployers += add_period_addresses(conn, keys, KIND_DEPLOYER, &deployers).await?;
         m.block_count += 1;
         m.tx_count += n;
         m.gas_used = m

@@ -7,13 +7,13 @@ use sqlx::AnyConnection;
 use tracing::debug;
 
 use super::derived::{ChainTotals, update_collectibles, update_metrics, write_contracts};
-use crate::db::{RowExt, Store, b256s, bits, int, u256};
+use crate::db::{RowExt, Store, b256s, bits, insert_many, int, u256};
 use crate::error::{Result, StoreError};
 use crate::pchain::{load_cursor, save_cursor};
-use crate::rows::evm::{EvmBlock, EvmBlockRows, EvmChain, NftMetadata};
+use crate::rows::evm::{EvmBlock, EvmBlockRows, EvmChain, NftMetadata, TokenTransfer};
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::traits::EvmWriter;
-use crate::types::U256;
+use crate::types::{Address, U256};
 
 impl EvmWriter for Store {
     async fn upsert_evm_chain(&self, c: &EvmChain) -> Result<()> {
@@ -193,69 +193,67 @@ async fn write_block(conn: &mut AnyConnection, rows: &EvmBlockRows) -> Result<()
     .execute(&mut *conn)
     .await?;
 
-    for tx in &rows.txs {
-        sqlx::query(
-            "INSERT INTO evm_txs (chain_id, number, tx_index, hash, from_addr, to_addr, value, \
-             nonce, gas_limit, gas_used, gas_price, max_fee, max_priority_fee, tx_type, success, \
-             input, contract_address, timestamp) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
-        )
-        .bind(chain)
-        .bind(number)
-        .bind(i64::from(tx.index))
-        .bind(tx.hash.0.to_vec())
-        .bind(tx.from.0.to_vec())
-        .bind(tx.to.map(|a| a.0.to_vec()))
-        .bind(u256(&tx.value))
-        .bind(bits(tx.nonce))
-        .bind(int("gas limit", tx.gas_limit)?)
-        .bind(int("gas used", tx.gas_used)?)
-        .bind(u256(&tx.gas_price))
-        .bind(tx.max_fee.as_ref().map(u256))
-        .bind(tx.max_priority_fee.as_ref().map(u256))
-        .bind(i64::from(tx.tx_type))
-        .bind(i64::from(tx.success))
-        .bind(tx.input.clone())
-        .bind(tx.contract_address.map(|a| a.0.to_vec()))
-        .bind(ts)
-        .execute(&mut *conn)
-        .await?;
-    }
-    for log in &rows.logs {
-        sqlx::query(
-            "INSERT INTO evm_logs (chain_id, number, log_index, tx_index, address, topics, data) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(chain)
-        .bind(number)
-        .bind(i64::from(log.log_index))
-        .bind(i64::from(log.tx_index))
-        .bind(log.address.0.to_vec())
-        .bind(b256s(&log.topics))
-        .bind(log.data.clone())
-        .execute(&mut *conn)
-        .await?;
-    }
-    for itx in &rows.internal_txs {
-        sqlx::query(
-            "INSERT INTO evm_internal_txs (chain_id, number, tx_index, trace_index, from_addr, \
-             to_addr, call_type, value, gas_used, gas_limit, reverted) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        )
-        .bind(chain)
-        .bind(number)
-        .bind(i64::from(itx.tx_index))
-        .bind(i64::from(itx.trace_index))
-        .bind(itx.from.0.to_vec())
-        .bind(itx.to.0.to_vec())
-        .bind(itx.call_type.clone())
-        .bind(u256(&itx.value))
-        .bind(int("gas used", itx.gas_used)?)
-        .bind(int("gas limit", itx.gas_limit)?)
-        .bind(i64::from(itx.reverted))
-        .execute(&mut *conn)
-        .await?;
-    }
+    insert_many(
+        conn,
+        "INSERT INTO evm_txs (chain_id, number, tx_index, hash, from_addr, to_addr, value, nonce, \
+         gas_limit, gas_used, gas_price, max_fee, max_priority_fee, tx_type, success, input, \
+         contract_address, timestamp) VALUES ",
+        "",
+        18,
+        &rows.txs,
+        |q, tx| {
+            q.arg(chain)
+                .arg(number)
+                .arg(i64::from(tx.index))
+                .arg(tx.hash.0.to_vec());
+            q.arg(tx.from.0.to_vec())
+                .arg(tx.to.map(|a| a.0.to_vec()))
+                .arg(u256(&tx.value));
+            q.arg(bits(tx.nonce))
+                .arg(int("gas limit", tx.gas_limit)?)
+                .arg(int("gas used", tx.gas_used)?)
+                .arg(u256(&tx.gas_price));
+            q.arg(tx.max_fee.as_ref().map(u256))
+                .arg(tx.max_priority_fee.as_ref().map(u256));
+            q.arg(i64::from(tx.tx_type))
+                .arg(i64::from(tx.success))
+                .arg(tx.input.clone());
+            q.arg(tx.contract_address.map(|a| a.0.to_vec())).arg(ts);
+            Ok(())
+        },
+    )
+    .await?;
+    insert_many(
+        conn,
+        "INSERT INTO evm_logs (chain_id, number, log_index, tx_index, address, topics, data) VALUES ",
+        "",
+        7,
+        &rows.logs,
+        |q, log| {
+            q.arg(chain).arg(number).arg(i64::from(log.log_index)).arg(i64::from(log.tx_index));
+            q.arg(log.address.0.to_vec()).arg(b256s(&log.topics)).arg(log.data.clone());
+            Ok(())
+        },
+    )
+    .await?;
+    insert_many(
+        conn,
+        "INSERT INTO evm_internal_txs (chain_id, number, tx_index, trace_index, from_addr, to_addr, \
+         call_type, value, gas_used, gas_limit, reverted) VALUES ",
+        "",
+        11,
+        &rows.internal_txs,
+        |q, itx| {
+            q.arg(chain).arg(number).arg(i64::from(itx.tx_index)).arg(i64::from(itx.trace_index));
+            q.arg(itx.from.0.to_vec()).arg(itx.to.0.to_vec()).arg(itx.call_type.clone());
+            q.arg(u256(&itx.value))
+                .arg(int("gas used", itx.gas_used)?)
+                .arg(int("gas limit", itx.gas_limit)?)
+                .arg(i64::from(itx.reverted));
+            Ok(())
+        },
+    )
+    .await?;
     for t in &rows.tokens {
         sqlx::query(
             "INSERT INTO evm_tokens (chain_id, address, standard, name, symbol, decimals) \
@@ -272,44 +270,53 @@ async fn write_block(conn: &mut AnyConnection, rows: &EvmBlockRows) -> Result<()
         .execute(&mut *conn)
         .await?;
     }
+    insert_many(
+        conn,
+        "INSERT INTO evm_transfers (chain_id, number, log_index, batch_index, tx_index, standard, \
+         token, from_addr, to_addr, token_id, value) VALUES ",
+        "",
+        11,
+        &rows.transfers,
+        |q, t| {
+            q.arg(chain)
+                .arg(number)
+                .arg(i64::from(t.log_index))
+                .arg(i64::from(t.batch_index));
+            q.arg(i64::from(t.tx_index))
+                .arg(t.standard.code())
+                .arg(t.token.0.to_vec());
+            q.arg(t.from.0.to_vec())
+                .arg(t.to.0.to_vec())
+                .arg(t.token_id.as_ref().map(u256));
+            q.arg(u256(&t.value));
+            Ok(())
+        },
+    )
+    .await?;
+    // Each transfer is listed under its sender and its recipient (once when they are equal).
+    let parties: Vec<(&TokenTransfer, Address)> = rows
+        .transfers
+        .iter()
+        .flat_map(|t| std::iter::once((t, t.from)).chain((t.to != t.from).then_some((t, t.to))))
+        .collect();
+    insert_many(
+        conn,
+        "INSERT INTO evm_transfer_addresses (chain_id, address, standard, number, log_index, \
+         batch_index) VALUES ",
+        "",
+        6,
+        &parties,
+        |q, (t, a)| {
+            q.arg(chain)
+                .arg(a.0.to_vec())
+                .arg(t.standard.code())
+                .arg(number);
+            q.arg(i64::from(t.log_index)).arg(i64::from(t.batch_index));
+            Ok(())
+        },
+    )
+    .await?;
     for t in &rows.transfers {
-        sqlx::query(
-            "INSERT INTO evm_transfers (chain_id, number, log_index, batch_index, tx_index, \
-             standard, token, from_addr, to_addr, token_id, value) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        )
-        .bind(chain)
-        .bind(number)
-        .bind(i64::from(t.log_index))
-        .bind(i64::from(t.batch_index))
-        .bind(i64::from(t.tx_index))
-        .bind(t.standard.code())
-        .bind(t.token.0.to_vec())
-        .bind(t.from.0.to_vec())
-        .bind(t.to.0.to_vec())
-        .bind(t.token_id.as_ref().map(u256))
-        .bind(u256(&t.value))
-        .execute(&mut *conn)
-        .await?;
-        let parties = if t.from == t.to {
-            vec![t.from]
-        } else {
-            vec![t.from, t.to]
-        };
-        for a in parties {
-            sqlx::query(
-                "INSERT INTO evm_transfer_addresses (chain_id, address, standard, number, \
-                 log_index, batch_index) VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(chain)
-            .bind(a.0.to_vec())
-            .bind(t.standard.code())
-            .bind(number)
-            .bind(i64::from(t.log_index))
-            .bind(i64::from(t.batch_index))
-            .execute(&mut *conn)
-            .await?;
-        }
         update_collectibles(conn, chain, t).await?;
     }
     let deployments = write_contracts(conn, chain, rows).await?;

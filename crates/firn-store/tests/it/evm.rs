@@ -599,3 +599,52 @@ async fn check_collectibles(store: &Store, h: &EvmHistory) {
         );
     }
 }
+
+/// A block big enough that its rows take several multi-row statements.
+pub async fn evm_large_block_round_trip(store: Store) {
+    store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
+    let block = crate::fixtures::erc20_block(CHAIN, 1, 1_700_000_000, 3_000);
+    store
+        .commit_evm_blocks(std::slice::from_ref(&block))
+        .await
+        .unwrap();
+    let rec = store.find_evm_block(CHAIN, 1).await.unwrap().unwrap();
+    assert_eq!(rec.tx_count, 3_000);
+    let token = evm_address(1_000_000);
+    let f = TransferFilter {
+        chain_id: CHAIN,
+        address: token,
+        standard: TokenStandard::Erc20,
+        start_block: None,
+        end_block: None,
+    };
+    assert!(
+        walk_transfers(&store, &f, 1_000).await.is_empty(),
+        "the token contract is not a party"
+    );
+    let want: usize = block
+        .transfers
+        .iter()
+        .filter(|t| t.from == evm_address(7) || t.to == evm_address(7))
+        .count();
+    let f = TransferFilter {
+        address: evm_address(7),
+        ..f
+    };
+    assert!(want > 1);
+    assert_eq!(walk_transfers(&store, &f, 1_000).await.len(), want);
+    let day = store
+        .list_chain_metrics(
+            CHAIN,
+            firn_store::rows::metrics::Granularity::Day,
+            None,
+            None,
+            SortOrder::Asc,
+            &PageRequest::first(10),
+        )
+        .await
+        .unwrap();
+    let senders: std::collections::BTreeSet<Address> = block.txs.iter().map(|t| t.from).collect();
+    assert_eq!(day.items[0].active_senders, senders.len() as u64);
+    assert_eq!(day.items[0].tx_count, 3_000);
+}

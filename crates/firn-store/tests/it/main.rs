@@ -23,6 +23,7 @@ backend_tests! {
     evm::evm_failed_block_leaves_nothing,
     evm::evm_recommit_is_a_noop,
     evm::evm_transfer_filters_and_paging,
+    evm::evm_large_block_round_trip,
     metrics::chain_metrics_match_direct_computation,
     metrics::staking_metrics_match_direct_computation,
 }
