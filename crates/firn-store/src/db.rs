@@ -131,7 +131,7 @@ impl Store {
         let busy_ms = options.busy_timeout.as_millis().min(i32::MAX as u128);
         let writer_pragmas = format!(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = {busy_ms}; \
-             PRAGMA foreign_keys = OFF; PRAGMA cache_size = -65536;"
+             PRAGMA foreign_keys = OFF; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;"
         );
         let writer = AnyPoolOptions::new()
             .max_connections(1)
@@ -148,7 +148,9 @@ impl Store {
             .connect(&sqlite_url(text, "rwc"))
             .await?;
         SQLITE_MIGRATIONS.run(&writer).await?;
-        let reader_pragmas = format!("PRAGMA busy_timeout = {busy_ms}; PRAGMA query_only = ON;");
+        let reader_pragmas = format!(
+            "PRAGMA busy_timeout = {busy_ms}; PRAGMA query_only = ON; PRAGMA temp_store = MEMORY;"
+        );
         let reader = AnyPoolOptions::new()
             .max_connections(options.max_connections.max(1))
             .after_connect(move |conn, _| {

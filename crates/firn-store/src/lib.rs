@@ -16,6 +16,30 @@
 //! deployments, hourly and daily metrics — and the chain's cursor) → tables → `list_*` /
 //! `find_*` → API.
 //!
+//! # Design notes
+//!
+//! - **Backends.** [`open`] picks PostgreSQL for `postgres://` URLs and SQLite otherwise (a path
+//!   or `sqlite://path`; the directory is created). Both run the same parameterised SQL through
+//!   sqlx's `Any` driver; each has its own embedded migrations (`migrations/sqlite`,
+//!   `migrations/postgres`), applied at open. SQLite runs in WAL mode with
+//!   `synchronous=NORMAL` and a busy timeout, one writer connection and a pool of read-only
+//!   readers; PostgreSQL uses one pool.
+//! - **Encodings.** Heights, timestamps and counts are signed 64-bit columns (values above
+//!   `i64::MAX` are refused with [`StoreError::OutOfRange`]). u64 amounts and weights are stored
+//!   as their bit pattern in a 64-bit column: exact, never summed or compared in SQL (sums are
+//!   kept in Rust). uint256 values are 32-byte big-endian blobs, which sort numerically in both
+//!   backends. IDs, hashes and addresses are raw bytes.
+//! - **Writes.** `commit_*_blocks` takes a batch of blocks and writes it in one database
+//!   transaction: each block's rows, everything derived from them, and the chain's cursor.
+//!   Blocks at or below the cursor are skipped (after checking the hash), the next block must
+//!   follow the cursor, and any error rolls the whole batch back. Derived state is
+//!   read-modify-write inside that transaction; the store serialises its own writers, and one
+//!   indexer process per chain is assumed (a second one fails on primary keys, it cannot
+//!   duplicate rows).
+//! - **Reads.** Every list is keyset-paged on a unique key (height, then position), so pages
+//!   neither repeat nor skip rows when blocks land between requests. Filters on addresses go
+//!   through per-address tables whose primary key is the page key.
+//!
 //! ```no_run
 //! use firn_store::{open, EvmReader, PageRequest, TransferFilter, rows::evm::TokenStandard};
 //!

@@ -164,7 +164,7 @@ impl MetricsReader for Store {
                 next: None,
             });
         };
-        let lo = first.max(start_ts.map_or(0, |t| t.div_ceil(DAY) * DAY));
+        let lo = first.max(start_ts.map_or(0, |t| t.div_ceil(DAY).saturating_mul(DAY)));
         let hi = end_ts.map_or(last, |t| t - t % DAY);
         // The days of this page, in order, plus one to tell whether more exist.
         let want = usize::try_from(limit + 1).unwrap_or(usize::MAX);
@@ -177,7 +177,10 @@ impl MetricsReader for Store {
                     .max(lo);
                 while d <= hi && days.len() < want {
                     days.push(d);
-                    d += DAY;
+                    match d.checked_add(DAY) {
+                        Some(next) => d = next,
+                        None => break,
+                    }
                 }
             }
             SortOrder::Desc => {

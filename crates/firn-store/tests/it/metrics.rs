@@ -271,6 +271,24 @@ pub async fn staking_metrics_match_direct_computation(store: Store) {
         .await
         .unwrap();
     assert_eq!(window.items, want[2..4].to_vec());
+    // Extreme bounds are answered, not panicked on.
+    for (start, end) in [
+        (Some(u64::MAX), None),
+        (Some(u64::MAX), Some(u64::MAX)),
+        (None, Some(u64::MAX)),
+    ] {
+        let page = store
+            .list_staking_metrics(
+                P_CHAIN_ID,
+                start,
+                end,
+                SortOrder::Asc,
+                &PageRequest::first(3),
+            )
+            .await
+            .unwrap();
+        assert!(page.items.len() <= 3);
+    }
     let other = store
         .list_staking_metrics(
             id(6, 6),
