@@ -73,6 +73,6 @@ pub use db::{Backend, Store, StoreOptions, open};
 pub use error::{Result, StoreError};
 pub use page::{Page, PageCursor, PageRequest, SortOrder};
 pub use traits::{
-    CursorStore, EvmReader, EvmWriter, MetricsReader, PBlockFilter, PChainReader, PChainWriter,
-    PTxFilter, RewardFilter, StakerFilter, TransferFilter,
+    CursorStore, EvmReader, EvmTxFilter, EvmWriter, MetricsReader, PBlockFilter, PChainReader,
+    PChainWriter, PTxFilter, RewardFilter, StakerFilter, TransferFilter,
 };

@@ -225,6 +225,19 @@ pub struct TransferFilter {
     pub end_block: Option<u64>,
 }
 
+/// Filter of EVM transaction lists: one chain, optionally one party, a block range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvmTxFilter {
+    /// EVM chain ID.
+    pub chain_id: u64,
+    /// Sender, recipient or created contract.
+    pub address: Option<Address>,
+    /// First block, inclusive.
+    pub start_block: Option<u64>,
+    /// Last block, exclusive.
+    pub end_block: Option<u64>,
+}
+
 /// Reads EVM data.
 pub trait EvmReader {
     /// Every registered chain, by EVM chain ID.
@@ -264,6 +277,12 @@ pub trait EvmReader {
         chain_id: u64,
         number: u64,
     ) -> impl Future<Output = Result<Vec<EvmTxRecord>>> + Send;
+    /// Transactions, newest first (the chain's latest, or one address's).
+    fn list_evm_txs(
+        &self,
+        filter: &EvmTxFilter,
+        page: &PageRequest<TxCursor>,
+    ) -> impl Future<Output = Result<Page<EvmTxRecord, TxCursor>>> + Send;
     /// Logs of transaction `tx_hash`.
     fn list_evm_tx_logs(
         &self,

@@ -293,6 +293,15 @@ CREATE UNIQUE INDEX evm_txs_by_hash ON evm_txs (chain_id, hash);
 CREATE INDEX evm_txs_by_from ON evm_txs (chain_id, from_addr, number, tx_index);
 CREATE INDEX evm_txs_by_to ON evm_txs (chain_id, to_addr, number, tx_index);
 
+-- Transactions per party (sender, recipient, created contract), for per-address lists.
+CREATE TABLE evm_tx_addresses (
+    chain_id  BIGINT NOT NULL,
+    address   BYTEA NOT NULL,
+    number    BIGINT NOT NULL,
+    tx_index  BIGINT NOT NULL,
+    PRIMARY KEY (chain_id, address, number, tx_index)
+);
+
 CREATE TABLE evm_logs (
     chain_id   BIGINT NOT NULL,
     number     BIGINT NOT NULL,

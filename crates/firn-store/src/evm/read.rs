@@ -4,13 +4,13 @@ use sqlx::any::AnyRow;
 
 use crate::db::{RowExt, Sql, Store, int, u256};
 use crate::error::Result;
-use crate::page::{CollectibleCursor, EventCursor, HeightCursor, Page, PageRequest};
+use crate::page::{CollectibleCursor, EventCursor, HeightCursor, Page, PageRequest, TxCursor};
 use crate::rows::evm::{
     ChainRef, CollectibleRecord, ContractDeployment, EvmBlock, EvmBlockRecord, EvmChain,
     EvmInternalTx, EvmLog, EvmTx, EvmTxRecord, NftMetadata, Token, TokenStandard, TokenTransfer,
     TransferRecord,
 };
-use crate::traits::{EvmReader, TransferFilter};
+use crate::traits::{EvmReader, EvmTxFilter, TransferFilter};
 use crate::types::{Address, B256, U256};
 
 fn decode_chain(r: &AnyRow) -> Result<EvmChain> {
@@ -281,6 +281,72 @@ impl EvmReader for Store {
         .fetch_all(self.reader())
         .await?;
         rows.iter().map(decode_tx).collect()
+    }
+
+    async fn list_evm_txs(
+        &self,
+        filter: &EvmTxFilter,
+        page: &PageRequest<TxCursor>,
+    ) -> Result<Page<EvmTxRecord, TxCursor>> {
+        let limit = page.checked_limit()?;
+        let chain = int("chain id", filter.chain_id)?;
+        // Range and keyset conditions on the source of page keys (alias `x`).
+        let conditions = |q: &mut Sql| -> Result<()> {
+            if let Some(b) = filter.start_block {
+                q.push(" AND x.number >= ").bind(int("start block", b)?);
+            }
+            if let Some(b) = filter.end_block {
+                q.push(" AND x.number < ").bind(int("end block", b)?);
+            }
+            if let Some(c) = page.after {
+                q.push(" AND (x.number, x.tx_index) < (")
+                    .bind(int("cursor", c.height)?)
+                    .push(", ")
+                    .bind(i64::from(c.index))
+                    .push(")");
+            }
+            Ok(())
+        };
+        let q = match filter.address {
+            Some(address) => {
+                let mut q = Sql::new(
+                    "SELECT t.*, b.hash AS block_hash FROM (SELECT x.number, x.tx_index \
+                     FROM evm_tx_addresses x WHERE x.chain_id = ",
+                );
+                q.bind(chain)
+                    .push(" AND x.address = ")
+                    .bind(address.0.to_vec());
+                conditions(&mut q)?;
+                q.push(" ORDER BY x.number DESC, x.tx_index DESC LIMIT ")
+                    .bind(limit + 1)
+                    .push(") k JOIN evm_txs t ON t.chain_id = ")
+                    .bind(chain)
+                    .push(
+                        " AND t.number = k.number AND t.tx_index = k.tx_index \
+                         JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.number \
+                         ORDER BY k.number DESC, k.tx_index DESC",
+                    );
+                q
+            }
+            None => {
+                let mut q = Sql::new(
+                    "SELECT x.*, b.hash AS block_hash FROM evm_txs x \
+                     JOIN evm_blocks b ON b.chain_id = x.chain_id AND b.number = x.number \
+                     WHERE x.chain_id = ",
+                );
+                q.bind(chain);
+                conditions(&mut q)?;
+                q.push(" ORDER BY x.number DESC, x.tx_index DESC LIMIT ")
+                    .bind(limit + 1);
+                q
+            }
+        };
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(decode_tx).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |t| TxCursor {
+            height: t.block_number,
+            index: t.tx.index,
+        }))
     }
 
     async fn list_evm_tx_logs(&self, chain_id: u64, tx_hash: B256) -> Result<Vec<EvmLog>> {

@@ -223,6 +223,33 @@ async fn write_block(conn: &mut AnyConnection, rows: &EvmBlockRows) -> Result<()
         },
     )
     .await?;
+    let parties: Vec<(u32, Address)> = rows
+        .txs
+        .iter()
+        .flat_map(|t| {
+            let mut p = vec![t.from];
+            p.extend(t.to);
+            p.extend(t.contract_address);
+            p.sort();
+            p.dedup();
+            p.into_iter().map(move |a| (t.index, a))
+        })
+        .collect();
+    insert_many(
+        conn,
+        "INSERT INTO evm_tx_addresses (chain_id, address, number, tx_index) VALUES ",
+        "",
+        4,
+        &parties,
+        |q, (index, a)| {
+            q.arg(chain)
+                .arg(a.0.to_vec())
+                .arg(number)
+                .arg(i64::from(*index));
+            Ok(())
+        },
+    )
+    .await?;
     insert_many(
         conn,
         "INSERT INTO evm_logs (chain_id, number, log_index, tx_index, address, topics, data) VALUES ",

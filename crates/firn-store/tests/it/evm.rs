@@ -9,8 +9,8 @@ use firn_store::rows::evm::{
 };
 use firn_store::types::{Address, U256};
 use firn_store::{
-    CursorStore, EvmReader, EvmWriter, MetricsReader, PageRequest, SortOrder, Store, StoreError,
-    TransferFilter,
+    CursorStore, EvmReader, EvmTxFilter, EvmWriter, MetricsReader, PageRequest, SortOrder, Store,
+    StoreError, TransferFilter,
 };
 
 use crate::fixtures::{EvmHistory, b256, evm_address, evm_block, evm_chain, evm_tx};
@@ -647,4 +647,90 @@ pub async fn evm_large_block_round_trip(store: Store) {
     let senders: std::collections::BTreeSet<Address> = block.txs.iter().map(|t| t.from).collect();
     assert_eq!(day.items[0].active_senders, senders.len() as u64);
     assert_eq!(day.items[0].tx_count, 3_000);
+}
+
+pub async fn evm_tx_lists(store: Store) {
+    store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
+    let mut h = EvmHistory::new(9, CHAIN, 5);
+    let blocks: Vec<_> = (0..80).map(|_| h.next_block()).collect();
+    store.commit_evm_blocks(&blocks).await.unwrap();
+    let filters = [
+        EvmTxFilter {
+            chain_id: CHAIN,
+            address: None,
+            start_block: None,
+            end_block: None,
+        },
+        EvmTxFilter {
+            chain_id: CHAIN,
+            address: None,
+            start_block: Some(10),
+            end_block: Some(30),
+        },
+        EvmTxFilter {
+            chain_id: CHAIN,
+            address: Some(evm_address(2)),
+            start_block: None,
+            end_block: None,
+        },
+        EvmTxFilter {
+            chain_id: CHAIN,
+            address: Some(evm_address(crate::fixtures::ERC20)),
+            start_block: Some(40),
+            end_block: None,
+        },
+        EvmTxFilter {
+            chain_id: CHAIN,
+            address: Some(evm_address(500_000 + 3 * 10)),
+            start_block: None,
+            end_block: None,
+        },
+        EvmTxFilter {
+            chain_id: CHAIN + 1,
+            address: None,
+            start_block: None,
+            end_block: None,
+        },
+    ];
+    for f in &filters {
+        let mut want: Vec<(u64, u32)> = blocks
+            .iter()
+            .filter(|b| b.chain_id == f.chain_id)
+            .filter(|b| {
+                f.start_block.is_none_or(|s| b.block.number >= s)
+                    && f.end_block.is_none_or(|e| b.block.number < e)
+            })
+            .flat_map(|b| {
+                b.txs
+                    .iter()
+                    .filter(|t| {
+                        f.address.is_none_or(|a| {
+                            t.from == a || t.to == Some(a) || t.contract_address == Some(a)
+                        })
+                    })
+                    .map(move |t| (b.block.number, t.index))
+            })
+            .collect();
+        want.reverse();
+        let mut got = Vec::new();
+        let mut after = None;
+        loop {
+            let page = store
+                .list_evm_txs(f, &PageRequest { limit: 4, after })
+                .await
+                .unwrap();
+            for t in &page.items {
+                assert_eq!(
+                    t.block_hash,
+                    blocks[(t.block_number - 1) as usize].block.hash
+                );
+            }
+            got.extend(page.items.iter().map(|t| (t.block_number, t.tx.index)));
+            match page.next {
+                Some(c) => after = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(got, want, "{f:?}");
+    }
 }

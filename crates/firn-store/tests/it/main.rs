@@ -24,6 +24,7 @@ backend_tests! {
     evm::evm_recommit_is_a_noop,
     evm::evm_transfer_filters_and_paging,
     evm::evm_large_block_round_trip,
+    evm::evm_tx_lists,
     metrics::chain_metrics_match_direct_computation,
     metrics::staking_metrics_match_direct_computation,
 }
