@@ -1,6 +1,7 @@
 //! State the store derives from EVM blocks inside the commit transaction: collectible balances,
 //! contract deployments, chain totals and the hourly and daily metrics rows.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
 
 use sqlx::AnyConnection;
@@ -41,6 +42,7 @@ impl ChainTotals {
     }
 
     async fn save(&self, conn: &mut AnyConnection, chain: i64, last_block_ts: u64) -> Result<()> {
+        // Called only for totals that saw a block, so `last_block_ts` is known.
         sqlx::query(
             "INSERT INTO evm_chain_totals (chain_id, cumulative_txs, cumulative_addresses, \
              cumulative_contracts, cumulative_deployers, last_block_ts) \
@@ -59,6 +61,69 @@ impl ChainTotals {
         .bind(int("timestamp", last_block_ts)?)
         .execute(&mut *conn)
         .await?;
+        Ok(())
+    }
+}
+
+/// Chain totals and metrics rows touched by a batch of blocks: loaded once, updated in memory
+/// block by block, and written once by [`MetricsCache::flush`] before the batch commits.
+#[derive(Debug, Default)]
+pub(super) struct MetricsCache {
+    totals: HashMap<i64, ChainTotals>,
+    rows: HashMap<(i64, i64, i64), ChainMetrics>,
+}
+
+impl MetricsCache {
+    /// The running totals of `chain`, as of the previous block.
+    pub(super) async fn totals(
+        &mut self,
+        conn: &mut AnyConnection,
+        chain: i64,
+    ) -> Result<ChainTotals> {
+        if let Some(t) = self.totals.get(&chain) {
+            return Ok(*t);
+        }
+        let t = ChainTotals::load(conn, chain).await?;
+        self.totals.insert(chain, t);
+        Ok(t)
+    }
+
+    async fn row(
+        &mut self,
+        conn: &mut AnyConnection,
+        keys: (i64, i64, i64),
+        fresh: impl FnOnce() -> ChainMetrics,
+    ) -> Result<&mut ChainMetrics> {
+        match self.rows.entry(keys) {
+            Entry::Occupied(slot) => Ok(slot.into_mut()),
+            Entry::Vacant(slot) => {
+                let row = sqlx::query(
+                    "SELECT * FROM evm_metrics WHERE chain_id = $1 AND period = $2 AND start_ts = $3",
+                )
+                .bind(keys.0)
+                .bind(keys.1)
+                .bind(keys.2)
+                .fetch_optional(&mut *conn)
+                .await?;
+                let m = match row {
+                    Some(r) => decode_metrics(&r)?,
+                    None => fresh(),
+                };
+                Ok(slot.insert(m))
+            }
+        }
+    }
+
+    /// Writes every touched metrics row and chain total.
+    pub(super) async fn flush(self, conn: &mut AnyConnection) -> Result<()> {
+        for m in self.rows.values() {
+            upsert_metrics(conn, m).await?;
+        }
+        for (chain, t) in &self.totals {
+            if let Some(ts) = t.last_block_ts {
+                t.save(conn, *chain, ts).await?;
+            }
+        }
         Ok(())
     }
 }
@@ -289,12 +354,13 @@ const KIND_DEPLOYER: i64 = 2;
 /// Folds one block into the chain totals and its hour and day metrics rows.
 pub(super) async fn update_metrics(
     conn: &mut AnyConnection,
+    cache: &mut MetricsCache,
     rows: &EvmBlockRows,
-    mut totals: ChainTotals,
     deployments: &[NewDeployment],
     fees: U256,
 ) -> Result<()> {
     let chain = int("chain id", rows.chain_id)?;
+    let mut totals = cache.totals(conn, chain).await?;
     let ts = rows.block.timestamp;
     let overflow = |field| StoreError::OutOfRange {
         field,
@@ -339,18 +405,10 @@ pub(super) async fn update_metrics(
             int("period", g.seconds())?,
             int("period start", start)?,
         );
-        let row = sqlx::query(
-            "SELECT * FROM evm_metrics WHERE chain_id = $1 AND period = $2 AND start_ts = $3",
-        )
-        .bind(keys.0)
-        .bind(keys.1)
-        .bind(keys.2)
-        .fetch_optional(&mut *conn)
-        .await?;
-        let mut m = match row {
-            Some(r) => decode_metrics(&r)?,
-            None => ChainMetrics {
-                chain_id: rows.chain_id,
+        let chain_id = rows.chain_id;
+        let m = cache
+            .row(conn, keys, || ChainMetrics {
+                chain_id,
                 granularity: g,
                 start_ts: start,
                 block_count: 0,
@@ -371,8 +429,8 @@ pub(super) async fn update_metrics(
                 cumulative_addresses: 0,
                 cumulative_contracts: 0,
                 cumulative_deployers: 0,
-            },
-        };
+            })
+            .await?;
         m.active_addresses += add_period_addresses(conn, keys, KIND_ACTIVE, &active).await?;
         m.active_senders += add_period_addresses(conn, keys, KIND_SENDER, &senders).await?;
         m.deployers += add_period_addresses(conn, keys, KIND_DEPLOYER, &deployers).await?;
@@ -399,7 +457,8 @@ pub(super) async fn update_metrics(
         m.cumulative_addresses = totals.cumulative_addresses;
         m.cumulative_contracts = totals.cumulative_contracts;
         m.cumulative_deployers = totals.cumulative_deployers;
-        upsert_metrics(conn, &m).await?;
     }
-    totals.save(conn, chain, ts).await
+    totals.last_block_ts = Some(ts);
+    cache.totals.insert(chain, totals);
+    Ok(())
 }

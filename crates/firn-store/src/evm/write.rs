@@ -6,7 +6,7 @@ use std::collections::hash_map::Entry;
 use sqlx::AnyConnection;
 use tracing::debug;
 
-use super::derived::{ChainTotals, update_collectibles, update_metrics, write_contracts};
+use super::derived::{MetricsCache, update_collectibles, update_metrics, write_contracts};
 use crate::db::{RowExt, Store, b256s, bits, insert_many, int, u256};
 use crate::error::{Result, StoreError};
 use crate::pchain::{load_cursor, save_cursor};
@@ -49,6 +49,7 @@ impl EvmWriter for Store {
         // Per chain: (cursor, whether this batch moved it).
         let mut cursors: HashMap<u64, (Option<u64>, bool)> = HashMap::new();
         let mut outcome = CommitOutcome::default();
+        let mut metrics = MetricsCache::default();
         for rows in blocks {
             let chain_id = rows.chain_id;
             let key = ChainKey::Evm(chain_id);
@@ -78,10 +79,11 @@ impl EvmWriter for Store {
                     });
                 }
             }
-            write_block(conn, rows).await?;
+            write_block(conn, &mut metrics, rows).await?;
             cursors.insert(chain_id, (Some(number), true));
             outcome.committed += 1;
         }
+        metrics.flush(conn).await?;
         for (chain_id, (cursor, moved)) in cursors {
             if let (Some(c), true) = (cursor, moved) {
                 save_cursor(conn, ChainKey::Evm(chain_id), c).await?;
@@ -149,7 +151,11 @@ async fn check_same_block(conn: &mut AnyConnection, chain_id: u64, block: &EvmBl
     }
 }
 
-async fn write_block(conn: &mut AnyConnection, rows: &EvmBlockRows) -> Result<()> {
+async fn write_block(
+    conn: &mut AnyConnection,
+    cache: &mut MetricsCache,
+    rows: &EvmBlockRows,
+) -> Result<()> {
     let chain = int("chain id", rows.chain_id)?;
     let b = &rows.block;
     let number = int("block number", b.number)?;
@@ -166,7 +172,7 @@ async fn write_block(conn: &mut AnyConnection, rows: &EvmBlockRows) -> Result<()
             .ok_or_else(|| overflow("fee"))?;
         fees = fees.checked_add(fee).ok_or_else(|| overflow("fees"))?;
     }
-    let totals = ChainTotals::load(conn, chain).await?;
+    let totals = cache.totals(conn, chain).await?;
     let tx_count = rows.txs.len() as u64;
     let cumulative = totals
         .cumulative_txs
@@ -347,5 +353,5 @@ async fn write_block(conn: &mut AnyConnection, rows: &EvmBlockRows) -> Result<()
         update_collectibles(conn, chain, t).await?;
     }
     let deployments = write_contracts(conn, chain, rows).await?;
-    update_metrics(conn, rows, totals, &deployments, fees).await
+    update_metrics(conn, cache, rows, &deployments, fees).await
 }
