@@ -1,0 +1,87 @@
+//! The store's one error type.
+
+/// Everything that can go wrong in the store. Messages are lowercase and name the key.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database driver failed (connection, SQL, constraint).
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Applying the embedded migrations failed.
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// `open` was given something that is neither a PostgreSQL URL nor a SQLite path.
+    #[error(
+        "unsupported database location {0:?}: expected postgres://…, sqlite://… or a file path"
+    )]
+    BadLocation(String),
+    /// A `get_` lookup found nothing.
+    #[error("{what} {key} not found")]
+    NotFound {
+        /// What was looked up (`block`, `transaction`, …).
+        what: &'static str,
+        /// The key, as text.
+        key: String,
+    },
+    /// A block was committed out of order: the chain's cursor is not at the block's parent.
+    #[error("block {height} of chain {chain} does not follow the cursor at {cursor}")]
+    OutOfOrder {
+        /// The chain key (`p-chain`, `evm:43113`).
+        chain: String,
+        /// The last committed height.
+        cursor: u64,
+        /// The height that was offered.
+        height: u64,
+    },
+    /// A block at or below the cursor was offered again with a different hash.
+    #[error("block {height} of chain {chain} is already stored with a different hash")]
+    ConflictingBlock {
+        /// The chain key.
+        chain: String,
+        /// The height.
+        height: u64,
+    },
+    /// A block names a chain that was never registered with `upsert_evm_chain`.
+    #[error("evm chain {0} is not registered")]
+    UnknownChain(u64),
+    /// A transaction consumes a UTXO that the store does not hold unspent.
+    #[error("utxo {0} is not stored or already consumed")]
+    UtxoUnavailable(String),
+    /// A staking transaction referenced by a reward or removal is unknown or already ended.
+    #[error("staker {0} is not stored or already ended")]
+    StakerUnavailable(String),
+    /// A collectible transfer would take a balance below zero.
+    #[error("balance of token {token} id {token_id} held by {owner} would go below zero")]
+    BalanceUnderflow {
+        /// The token contract.
+        token: String,
+        /// The token ID.
+        token_id: String,
+        /// The holder.
+        owner: String,
+    },
+    /// A value does not fit the column that stores it (heights and timestamps are signed 64-bit).
+    #[error("{field} {value} is out of range")]
+    OutOfRange {
+        /// The field.
+        field: &'static str,
+        /// The offending value, as text.
+        value: String,
+    },
+    /// A stored value could not be decoded: the database was written by something else.
+    #[error("column {column} holds invalid data: {reason}")]
+    Corrupt {
+        /// The column.
+        column: &'static str,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A page cursor token could not be parsed.
+    #[error("invalid page cursor {0:?}")]
+    BadCursor(String),
+    /// A page size of zero was asked for.
+    #[error("page limit {0} is out of range 1..=10000")]
+    BadLimit(u32),
+}
+
+/// Shorthand for results in this crate.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -1,0 +1,578 @@
+//! EVM reads.
+
+use sqlx::any::AnyRow;
+
+use crate::db::{RowExt, Sql, Store, int, u256};
+use crate::error::Result;
+use crate::page::{CollectibleCursor, EventCursor, HeightCursor, Page, PageRequest, TxCursor};
+use crate::rows::evm::{
+    ChainRef, CollectibleRecord, ContractDeployment, EvmBlock, EvmBlockRecord, EvmChain,
+    EvmInternalTx, EvmLog, EvmTx, EvmTxRecord, NftMetadata, Token, TokenStandard, TokenTransfer,
+    TransferRecord,
+};
+use crate::traits::{EvmReader, EvmTxFilter, TransferFilter};
+use crate::types::{Address, B256, U256};
+
+fn decode_chain(r: &AnyRow) -> Result<EvmChain> {
+    Ok(EvmChain {
+        chain_id: r.u64("chain_id")?,
+        blockchain_id: r.id("blockchain_id")?,
+        subnet_id: r.id("subnet_id")?,
+        name: r.text("name")?,
+        description: r.text("description")?,
+        is_testnet: r.bool("is_testnet")?,
+        token_name: r.text("token_name")?,
+        token_symbol: r.text("token_symbol")?,
+        token_decimals: u8::try_from(r.u64("token_decimals")?).unwrap_or(u8::MAX),
+        rpc_url: r.text("rpc_url")?,
+    })
+}
+
+fn decode_block(r: &AnyRow) -> Result<EvmBlockRecord> {
+    Ok(EvmBlockRecord {
+        chain_id: r.u64("chain_id")?,
+        block: EvmBlock {
+            number: r.u64("number")?,
+            hash: r.b256("hash")?,
+            parent_hash: r.b256("parent_hash")?,
+            timestamp: r.u64("timestamp")?,
+            gas_used: r.u64("gas_used")?,
+            gas_limit: r.u64("gas_limit")?,
+            base_fee: r.opt_u256("base_fee")?,
+            block_gas_cost: r.opt_u256("block_gas_cost")?,
+            size_bytes: r.u64("size_bytes")?,
+        },
+        tx_count: r.u64("tx_count")?,
+        fees_spent: r.u256("fees_spent")?,
+        cumulative_txs: r.u64("cumulative_txs")?,
+    })
+}
+
+/// Decodes `evm_txs.*` plus `block_hash`.
+fn decode_tx(r: &AnyRow) -> Result<EvmTxRecord> {
+    Ok(EvmTxRecord {
+        chain_id: r.u64("chain_id")?,
+        block_number: r.u64("number")?,
+        block_hash: r.b256("block_hash")?,
+        timestamp: r.u64("timestamp")?,
+        tx: EvmTx {
+            index: r.u32("tx_index")?,
+            hash: r.b256("hash")?,
+            from: r.address("from_addr")?,
+            to: r.opt_address("to_addr")?,
+            value: r.u256("value")?,
+            nonce: r.bits("nonce")?,
+            gas_limit: r.u64("gas_limit")?,
+            gas_used: r.u64("gas_used")?,
+            gas_price: r.u256("gas_price")?,
+            max_fee: r.opt_u256("max_fee")?,
+            max_priority_fee: r.opt_u256("max_priority_fee")?,
+            tx_type: u8::try_from(r.u64("tx_type")?).unwrap_or(u8::MAX),
+            success: r.bool("success")?,
+            input: r.bytes("input")?,
+            contract_address: r.opt_address("contract_address")?,
+        },
+    })
+}
+
+/// Decodes the `tk_*` columns of a `LEFT JOIN evm_tokens tk`.
+fn decode_token_join(r: &AnyRow) -> Result<Option<Token>> {
+    let Some(address) = r.opt_address("tk_address")? else {
+        return Ok(None);
+    };
+    Ok(Some(Token {
+        address,
+        standard: TokenStandard::from_code("standard", r.i64("tk_standard")?)?,
+        name: r.text("tk_name")?,
+        symbol: r.text("tk_symbol")?,
+        decimals: r
+            .opt_u64("tk_decimals")?
+            .map(|d| u8::try_from(d).unwrap_or(u8::MAX)),
+    }))
+}
+
+const TOKEN_COLUMNS: &str = "tk.address AS tk_address, tk.standard AS tk_standard, \
+    tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals";
+
+fn decode_transfer(r: &AnyRow) -> Result<TransferRecord> {
+    Ok(TransferRecord {
+        chain_id: r.u64("chain_id")?,
+        block_number: r.u64("number")?,
+        block_hash: r.b256("block_hash")?,
+        timestamp: r.u64("block_ts")?,
+        tx_hash: r.b256("tx_hash")?,
+        transfer: TokenTransfer {
+            tx_index: r.u32("tx_index")?,
+            log_index: r.u32("log_index")?,
+            batch_index: r.u32("batch_index")?,
+            token: r.address("token")?,
+            standard: TokenStandard::from_code("standard", r.i64("standard")?)?,
+            from: r.address("from_addr")?,
+            to: r.address("to_addr")?,
+            token_id: r.opt_u256("token_id")?,
+            value: r.u256("value")?,
+        },
+        token: decode_token_join(r)?,
+    })
+}
+
+/// Select list and joins that complete a transfer row (`tr`) with block, tx and token.
+const TRANSFER_SELECT: &str = "SELECT tr.*, b.hash AS block_hash, b.timestamp AS block_ts, \
+    tx.hash AS tx_hash, tk.address AS tk_address, tk.standard AS tk_standard, \
+    tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals";
+const TRANSFER_JOINS: &str = " JOIN evm_blocks b ON b.chain_id = tr.chain_id AND b.number = tr.number \
+    JOIN evm_txs tx ON tx.chain_id = tr.chain_id AND tx.number = tr.number AND tx.tx_index = tr.tx_index \
+    LEFT JOIN evm_tokens tk ON tk.chain_id = tr.chain_id AND tk.address = tr.token";
+
+fn decode_metadata(r: &AnyRow) -> Result<Option<NftMetadata>> {
+    let Some(index_status) = r.opt_text("index_status")? else {
+        return Ok(None);
+    };
+    Ok(Some(NftMetadata {
+        token: r.address("m_token")?,
+        token_id: r.u256("m_token_id")?,
+        token_uri: r.text("token_uri")?,
+        index_status,
+        updated_at: r.opt_u64("updated_at")?,
+        name: r.opt_text("m_name")?,
+        symbol: r.opt_text("m_symbol")?,
+        image_uri: r.opt_text("image_uri")?,
+        description: r.opt_text("description")?,
+        animation_uri: r.opt_text("animation_uri")?,
+        external_url: r.opt_text("external_url")?,
+        background: r.opt_text("background")?,
+        attributes: r.opt_text("attributes")?,
+        properties: r.opt_text("properties")?,
+        decimals: r
+            .opt_u64("m_decimals")?
+            .map(|d| u8::try_from(d).unwrap_or(u8::MAX)),
+    }))
+}
+
+const METADATA_COLUMNS: &str = "m.token AS m_token, m.token_id AS m_token_id, m.token_uri, \
+    m.index_status, m.updated_at, m.name AS m_name, m.symbol AS m_symbol, m.image_uri, \
+    m.description, m.animation_uri, m.external_url, m.background, m.attributes, m.properties, \
+    m.decimals AS m_decimals";
+
+fn decode_collectible(r: &AnyRow) -> Result<CollectibleRecord> {
+    Ok(CollectibleRecord {
+        chain_id: r.u64("chain_id")?,
+        owner: r.address("owner")?,
+        token: r.address("token")?,
+        token_id: r.u256("token_id")?,
+        standard: TokenStandard::from_code("standard", r.i64("standard")?)?,
+        balance: r.u256("balance")?,
+        token_info: decode_token_join(r)?,
+        metadata: decode_metadata(r)?,
+    })
+}
+
+fn decode_deployment(r: &AnyRow) -> Result<ContractDeployment> {
+    Ok(ContractDeployment {
+        chain_id: r.u64("chain_id")?,
+        address: r.address("address")?,
+        deployer: r.address("deployer")?,
+        tx_hash: r.b256("tx_hash")?,
+        block_number: r.u64("number")?,
+        tx_index: r.u32("tx_index")?,
+        trace_index: r
+            .opt_u64("trace_index")?
+            .map(|t| u32::try_from(t).unwrap_or(u32::MAX)),
+        kind: r.text("kind")?,
+        timestamp: r.u64("timestamp")?,
+    })
+}
+
+const TX_SELECT: &str = "SELECT t.*, b.hash AS block_hash FROM evm_txs t \
+    JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.number";
+
+impl Store {
+    async fn evm_tx_position(&self, chain: i64, hash: &B256) -> Result<Option<(i64, i64)>> {
+        let row =
+            sqlx::query("SELECT number, tx_index FROM evm_txs WHERE chain_id = $1 AND hash = $2")
+                .bind(chain)
+                .bind(hash.0.to_vec())
+                .fetch_optional(self.reader())
+                .await?;
+        row.map(|r| Ok((r.i64("number")?, r.i64("tx_index")?)))
+            .transpose()
+    }
+}
+
+impl EvmReader for Store {
+    async fn list_evm_chains(&self) -> Result<Vec<EvmChain>> {
+        let rows = sqlx::query("SELECT * FROM evm_chains ORDER BY chain_id")
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(decode_chain).collect()
+    }
+
+    async fn find_evm_chain(&self, chain: ChainRef) -> Result<Option<EvmChain>> {
+        let mut q = Sql::new("SELECT * FROM evm_chains WHERE ");
+        match chain {
+            ChainRef::Evm(id) => q.push("chain_id = ").bind(int("chain id", id)?),
+            ChainRef::Blockchain(id) => q.push("blockchain_id = ").bind(id.0.to_vec()),
+        };
+        q.fetch_all(self.reader())
+            .await?
+            .first()
+            .map(decode_chain)
+            .transpose()
+    }
+
+    async fn find_evm_block(&self, chain_id: u64, number: u64) -> Result<Option<EvmBlockRecord>> {
+        let row = sqlx::query("SELECT * FROM evm_blocks WHERE chain_id = $1 AND number = $2")
+            .bind(int("chain id", chain_id)?)
+            .bind(int("block number", number)?)
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(decode_block).transpose()
+    }
+
+    async fn find_evm_block_by_hash(
+        &self,
+        chain_id: u64,
+        hash: B256,
+    ) -> Result<Option<EvmBlockRecord>> {
+        let row = sqlx::query("SELECT * FROM evm_blocks WHERE chain_id = $1 AND hash = $2")
+            .bind(int("chain id", chain_id)?)
+            .bind(hash.0.to_vec())
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(decode_block).transpose()
+    }
+
+    async fn list_evm_blocks(
+        &self,
+        chain_id: u64,
+        page: &PageRequest<HeightCursor>,
+    ) -> Result<Page<EvmBlockRecord, HeightCursor>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new("SELECT * FROM evm_blocks WHERE chain_id = ");
+        q.bind(int("chain id", chain_id)?);
+        if let Some(c) = page.after {
+            q.push(" AND number < ").bind(int("cursor", c.height)?);
+        }
+        q.push(" ORDER BY number DESC LIMIT ").bind(limit + 1);
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(decode_block).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |b| HeightCursor {
+            height: b.block.number,
+        }))
+    }
+
+    async fn find_evm_tx(&self, chain_id: u64, hash: B256) -> Result<Option<EvmTxRecord>> {
+        let row = sqlx::query(&format!(
+            "{TX_SELECT} WHERE t.chain_id = $1 AND t.hash = $2"
+        ))
+        .bind(int("chain id", chain_id)?)
+        .bind(hash.0.to_vec())
+        .fetch_optional(self.reader())
+        .await?;
+        row.as_ref().map(decode_tx).transpose()
+    }
+
+    async fn list_evm_block_txs(&self, chain_id: u64, number: u64) -> Result<Vec<EvmTxRecord>> {
+        let rows = sqlx::query(&format!(
+            "{TX_SELECT} WHERE t.chain_id = $1 AND t.number = $2 ORDER BY t.tx_index"
+        ))
+        .bind(int("chain id", chain_id)?)
+        .bind(int("block number", number)?)
+        .fetch_all(self.reader())
+        .await?;
+        rows.iter().map(decode_tx).collect()
+    }
+
+    async fn list_evm_txs(
+        &self,
+        filter: &EvmTxFilter,
+        page: &PageRequest<TxCursor>,
+    ) -> Result<Page<EvmTxRecord, TxCursor>> {
+        let limit = page.checked_limit()?;
+        let chain = int("chain id", filter.chain_id)?;
+        // Range and keyset conditions on the source of page keys (alias `x`).
+        let conditions = |q: &mut Sql| -> Result<()> {
+            if let Some(b) = filter.start_block {
+                q.push(" AND x.number >= ").bind(int("start block", b)?);
+            }
+            if let Some(b) = filter.end_block {
+                q.push(" AND x.number < ").bind(int("end block", b)?);
+            }
+            if let Some(c) = page.after {
+                q.push(" AND (x.number, x.tx_index) < (")
+                    .bind(int("cursor", c.height)?)
+                    .push(", ")
+                    .bind(i64::from(c.index))
+                    .push(")");
+            }
+            Ok(())
+        };
+        let q = match filter.address {
+            Some(address) => {
+                let mut q = Sql::new(
+                    "SELECT t.*, b.hash AS block_hash FROM (SELECT x.number, x.tx_index \
+                     FROM evm_tx_addresses x WHERE x.chain_id = ",
+                );
+                q.bind(chain)
+                    .push(" AND x.address = ")
+                    .bind(address.0.to_vec());
+                conditions(&mut q)?;
+                q.push(" ORDER BY x.number DESC, x.tx_index DESC LIMIT ")
+                    .bind(limit + 1)
+                    .push(") k JOIN evm_txs t ON t.chain_id = ")
+                    .bind(chain)
+                    .push(
+                        " AND t.number = k.number AND t.tx_index = k.tx_index \
+                         JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.number \
+                         ORDER BY k.number DESC, k.tx_index DESC",
+                    );
+                q
+            }
+            None => {
+                let mut q = Sql::new(
+                    "SELECT x.*, b.hash AS block_hash FROM evm_txs x \
+                     JOIN evm_blocks b ON b.chain_id = x.chain_id AND b.number = x.number \
+                     WHERE x.chain_id = ",
+                );
+                q.bind(chain);
+                conditions(&mut q)?;
+                q.push(" ORDER BY x.number DESC, x.tx_index DESC LIMIT ")
+                    .bind(limit + 1);
+                q
+            }
+        };
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(decode_tx).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |t| TxCursor {
+            height: t.block_number,
+            index: t.tx.index,
+        }))
+    }
+
+    async fn list_evm_tx_logs(&self, chain_id: u64, tx_hash: B256) -> Result<Vec<EvmLog>> {
+        let chain = int("chain id", chain_id)?;
+        let Some((number, index)) = self.evm_tx_position(chain, &tx_hash).await? else {
+            return Ok(Vec::new());
+        };
+        let rows = sqlx::query(
+            "SELECT * FROM evm_logs WHERE chain_id = $1 AND number = $2 AND tx_index = $3 \
+             ORDER BY log_index",
+        )
+        .bind(chain)
+        .bind(number)
+        .bind(index)
+        .fetch_all(self.reader())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(EvmLog {
+                    tx_index: r.u32("tx_index")?,
+                    log_index: r.u32("log_index")?,
+                    address: r.address("address")?,
+                    topics: r.b256s("topics")?,
+                    data: r.bytes("data")?,
+                })
+            })
+            .collect()
+    }
+
+    async fn list_evm_internal_txs(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> Result<Vec<EvmInternalTx>> {
+        let chain = int("chain id", chain_id)?;
+        let Some((number, index)) = self.evm_tx_position(chain, &tx_hash).await? else {
+            return Ok(Vec::new());
+        };
+        let rows = sqlx::query(
+            "SELECT * FROM evm_internal_txs WHERE chain_id = $1 AND number = $2 AND tx_index = $3 \
+             ORDER BY trace_index",
+        )
+        .bind(chain)
+        .bind(number)
+        .bind(index)
+        .fetch_all(self.reader())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(EvmInternalTx {
+                    tx_index: r.u32("tx_index")?,
+                    trace_index: r.u32("trace_index")?,
+                    from: r.address("from_addr")?,
+                    to: r.address("to_addr")?,
+                    call_type: r.text("call_type")?,
+                    value: r.u256("value")?,
+                    gas_used: r.u64("gas_used")?,
+                    gas_limit: r.u64("gas_limit")?,
+                    reverted: r.bool("reverted")?,
+                })
+            })
+            .collect()
+    }
+
+    async fn list_evm_tx_transfers(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> Result<Vec<TransferRecord>> {
+        let chain = int("chain id", chain_id)?;
+        let Some((number, index)) = self.evm_tx_position(chain, &tx_hash).await? else {
+            return Ok(Vec::new());
+        };
+        let rows = sqlx::query(&format!(
+            "{TRANSFER_SELECT} FROM evm_transfers tr {TRANSFER_JOINS} \
+             WHERE tr.chain_id = $1 AND tr.number = $2 AND tr.tx_index = $3 \
+             ORDER BY tr.log_index, tr.batch_index"
+        ))
+        .bind(chain)
+        .bind(number)
+        .bind(index)
+        .fetch_all(self.reader())
+        .await?;
+        rows.iter().map(decode_transfer).collect()
+    }
+
+    async fn list_transfers(
+        &self,
+        filter: &TransferFilter,
+        page: &PageRequest<EventCursor>,
+    ) -> Result<Page<TransferRecord, EventCursor>> {
+        let limit = page.checked_limit()?;
+        let chain = int("chain id", filter.chain_id)?;
+        let mut q = Sql::new(&format!(
+            "{TRANSFER_SELECT} FROM (SELECT number, log_index, batch_index FROM evm_transfer_addresses \
+             WHERE chain_id = "
+        ));
+        q.bind(chain)
+            .push(" AND address = ")
+            .bind(filter.address.0.to_vec())
+            .push(" AND standard = ")
+            .bind(filter.standard.code());
+        if let Some(b) = filter.start_block {
+            q.push(" AND number >= ").bind(int("start block", b)?);
+        }
+        if let Some(b) = filter.end_block {
+            q.push(" AND number < ").bind(int("end block", b)?);
+        }
+        if let Some(c) = page.after {
+            q.push(" AND (number, log_index, batch_index) < (")
+                .bind(int("cursor", c.height)?)
+                .push(", ")
+                .bind(i64::from(c.index))
+                .push(", ")
+                .bind(i64::from(c.sub))
+                .push(")");
+        }
+        q.push(" ORDER BY number DESC, log_index DESC, batch_index DESC LIMIT ")
+            .bind(limit + 1)
+            .push(") k JOIN evm_transfers tr ON tr.chain_id = ")
+            .bind(chain)
+            .push(
+                " AND tr.number = k.number AND tr.log_index = k.log_index \
+                 AND tr.batch_index = k.batch_index",
+            )
+            .push(TRANSFER_JOINS)
+            // Sort by the page keys, not by `tr`'s primary key: ordering by `tr` tempts SQLite
+            // into scanning every transfer of the chain in key order to skip the sort.
+            .push(" ORDER BY k.number DESC, k.log_index DESC, k.batch_index DESC");
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows
+            .iter()
+            .map(decode_transfer)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |t| EventCursor {
+            height: t.block_number,
+            index: t.transfer.log_index,
+            sub: t.transfer.batch_index,
+        }))
+    }
+
+    async fn find_token(&self, chain_id: u64, address: Address) -> Result<Option<Token>> {
+        let row = sqlx::query(&format!(
+            "SELECT {TOKEN_COLUMNS} FROM evm_tokens tk WHERE tk.chain_id = $1 AND tk.address = $2"
+        ))
+        .bind(int("chain id", chain_id)?)
+        .bind(address.0.to_vec())
+        .fetch_optional(self.reader())
+        .await?;
+        match row {
+            Some(r) => decode_token_join(&r),
+            None => Ok(None),
+        }
+    }
+
+    async fn find_nft_metadata(
+        &self,
+        chain_id: u64,
+        token: Address,
+        token_id: U256,
+    ) -> Result<Option<NftMetadata>> {
+        let row = sqlx::query(&format!(
+            "SELECT {METADATA_COLUMNS} FROM evm_nft_metadata m \
+             WHERE m.chain_id = $1 AND m.token = $2 AND m.token_id = $3"
+        ))
+        .bind(int("chain id", chain_id)?)
+        .bind(token.0.to_vec())
+        .bind(u256(&token_id))
+        .fetch_optional(self.reader())
+        .await?;
+        match row {
+            Some(r) => decode_metadata(&r),
+            None => Ok(None),
+        }
+    }
+
+    async fn list_collectibles(
+        &self,
+        chain_id: u64,
+        owner: Address,
+        contract: Option<Address>,
+        page: &PageRequest<CollectibleCursor>,
+    ) -> Result<Page<CollectibleRecord, CollectibleCursor>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new(&format!(
+            "SELECT c.*, {TOKEN_COLUMNS}, {METADATA_COLUMNS} FROM evm_collectibles c \
+             LEFT JOIN evm_tokens tk ON tk.chain_id = c.chain_id AND tk.address = c.token \
+             LEFT JOIN evm_nft_metadata m ON m.chain_id = c.chain_id AND m.token = c.token \
+             AND m.token_id = c.token_id WHERE c.chain_id = "
+        ));
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND c.owner = ")
+            .bind(owner.0.to_vec());
+        if let Some(c) = contract {
+            q.push(" AND c.token = ").bind(c.0.to_vec());
+        }
+        if let Some(c) = page.after {
+            q.push(" AND (c.token, c.token_id) > (")
+                .bind(c.contract.0.to_vec())
+                .push(", ")
+                .bind(u256(&c.token_id))
+                .push(")");
+        }
+        q.push(" ORDER BY c.token, c.token_id LIMIT ")
+            .bind(limit + 1);
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows
+            .iter()
+            .map(decode_collectible)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |c| CollectibleCursor {
+            contract: c.token,
+            token_id: c.token_id,
+        }))
+    }
+
+    async fn find_contract_deployment(
+        &self,
+        chain_id: u64,
+        address: Address,
+    ) -> Result<Option<ContractDeployment>> {
+        let row = sqlx::query("SELECT * FROM evm_contracts WHERE chain_id = $1 AND address = $2")
+            .bind(int("chain id", chain_id)?)
+            .bind(address.0.to_vec())
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(decode_deployment).transpose()
+    }
+}

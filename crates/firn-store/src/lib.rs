@@ -1,0 +1,78 @@
+//! firn's storage layer: one schema and one set of typed, keyset-paged queries serving every
+//! Data API and Metrics API resource, on SQLite (embedded default) or PostgreSQL.
+//!
+//! The key types:
+//! - [`Store`], opened with [`open`] from a path or URL. It runs the embedded migrations of its
+//!   backend and implements every storage trait;
+//! - the narrow traits in [`traits`]: [`PChainWriter`] and [`EvmWriter`] for the indexer,
+//!   [`PChainReader`], [`EvmReader`] and [`MetricsReader`] for the APIs, [`CursorStore`] for
+//!   the indexer's position;
+//! - the plain row types in [`rows`]: what one block writes ([`rows::pchain::PChainBlockRows`],
+//!   [`rows::evm::EvmBlockRows`]) and what lists return (`*Record`);
+//! - [`Page`] and the cursor types in [`page`] for keyset paging.
+//!
+//! Data flows indexer → `commit_*_blocks` (one database transaction: the blocks' rows, their
+//! derived state — UTXO consumption, stakers and rewards, collectible balances, contract
+//! deployments, hourly and daily metrics — and the chain's cursor) → tables → `list_*` /
+//! `find_*` → API.
+//!
+//! # Design notes
+//!
+//! - **Backends.** [`open`] picks PostgreSQL for `postgres://` URLs and SQLite otherwise (a path
+//!   or `sqlite://path`; the directory is created). Both run the same parameterised SQL through
+//!   sqlx's `Any` driver; each has its own embedded migrations (`migrations/sqlite`,
+//!   `migrations/postgres`), applied at open. SQLite runs in WAL mode with
+//!   `synchronous=NORMAL` and a busy timeout, one writer connection and a pool of read-only
+//!   readers; PostgreSQL uses one pool.
+//! - **Encodings.** Heights, timestamps and counts are signed 64-bit columns (values above
+//!   `i64::MAX` are refused with [`StoreError::OutOfRange`]). u64 amounts and weights are stored
+//!   as their bit pattern in a 64-bit column: exact, never summed or compared in SQL (sums are
+//!   kept in Rust). uint256 values are 32-byte big-endian blobs, which sort numerically in both
+//!   backends. IDs, hashes and addresses are raw bytes.
+//! - **Writes.** `commit_*_blocks` takes a batch of blocks and writes it in one database
+//!   transaction: each block's rows, everything derived from them, and the chain's cursor.
+//!   Blocks at or below the cursor are skipped (after checking the hash), the next block must
+//!   follow the cursor, and any error rolls the whole batch back. Derived state is
+//!   read-modify-write inside that transaction; the store serialises its own writers, and one
+//!   indexer process per chain is assumed (a second one fails on primary keys, it cannot
+//!   duplicate rows).
+//! - **Reads.** Every list is keyset-paged on a unique key (height, then position), so pages
+//!   neither repeat nor skip rows when blocks land between requests. Filters on addresses go
+//!   through per-address tables whose primary key is the page key.
+//!
+//! ```no_run
+//! use firn_store::{open, EvmReader, PageRequest, TransferFilter, rows::evm::TokenStandard};
+//!
+//! # async fn demo() -> Result<(), firn_store::StoreError> {
+//! let store = open("/var/lib/firn/firn.db").await?;
+//! let filter = TransferFilter {
+//!     chain_id: 43113,
+//!     address: "0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc".parse().expect("address"),
+//!     standard: TokenStandard::Erc20,
+//!     start_block: None,
+//!     end_block: None,
+//! };
+//! let first = store.list_transfers(&filter, &PageRequest::first(10)).await?;
+//! if let Some(next) = first.next {
+//!     let _second = store.list_transfers(&filter, &PageRequest::after(10, next)).await?;
+//! }
+//! # Ok(()) }
+//! ```
+
+mod db;
+mod error;
+mod evm;
+mod metrics;
+pub mod page;
+mod pchain;
+pub mod rows;
+pub mod traits;
+pub mod types;
+
+pub use db::{Backend, Store, StoreOptions, open};
+pub use error::{Result, StoreError};
+pub use page::{Page, PageCursor, PageRequest, SortOrder};
+pub use traits::{
+    CursorStore, EvmReader, EvmTxFilter, EvmWriter, MetricsReader, PBlockFilter, PChainReader,
+    PChainWriter, PTxFilter, RewardFilter, StakerFilter, TransferFilter,
+};

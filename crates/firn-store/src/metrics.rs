@@ -1,0 +1,234 @@
+//! Metrics rows: storing the per-period counters (written by the EVM commit) and
+//! [`crate::MetricsReader`].
+
+use firn_core::ids::Id;
+use sqlx::AnyConnection;
+use sqlx::any::AnyRow;
+
+use crate::db::{RowExt, Sql, Store, int, u256};
+use crate::error::{Result, StoreError};
+use crate::page::{HeightCursor, Page, PageRequest, SortOrder};
+use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
+use crate::traits::MetricsReader;
+
+pub(crate) fn decode_metrics(r: &AnyRow) -> Result<ChainMetrics> {
+    let granularity = match r.i64("period")? {
+        3_600 => Granularity::Hour,
+        86_400 => Granularity::Day,
+        other => {
+            return Err(StoreError::Corrupt {
+                column: "period",
+                reason: format!("unknown period {other}"),
+            });
+        }
+    };
+    Ok(ChainMetrics {
+        chain_id: r.u64("chain_id")?,
+        granularity,
+        start_ts: r.u64("start_ts")?,
+        block_count: r.u64("block_count")?,
+        tx_count: r.u64("tx_count")?,
+        gas_used: r.u64("gas_used")?,
+        fees_paid: r.u256("fees_paid")?,
+        sum_gas_price: r.u256("sum_gas_price")?,
+        max_gas_price: r.u256("max_gas_price")?,
+        max_tps: r.f64("max_tps")?,
+        max_gps: r.f64("max_gps")?,
+        active_addresses: r.u64("active_addresses")?,
+        active_senders: r.u64("active_senders")?,
+        contracts: r.u64("contracts")?,
+        deployers: r.u64("deployers")?,
+        span_start_ts: r.u64("span_start_ts")?,
+        last_block_ts: r.u64("last_block_ts")?,
+        cumulative_txs: r.u64("cumulative_txs")?,
+        cumulative_addresses: r.u64("cumulative_addresses")?,
+        cumulative_contracts: r.u64("cumulative_contracts")?,
+        cumulative_deployers: r.u64("cumulative_deployers")?,
+    })
+}
+
+pub(crate) async fn upsert_metrics(conn: &mut AnyConnection, m: &ChainMetrics) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO evm_metrics (chain_id, period, start_ts, block_count, tx_count, gas_used, \
+         fees_paid, sum_gas_price, max_gas_price, max_tps, max_gps, active_addresses, \
+         active_senders, contracts, deployers, span_start_ts, last_block_ts, cumulative_txs, \
+         cumulative_addresses, cumulative_contracts, cumulative_deployers) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
+         $19, $20, $21) \
+         ON CONFLICT (chain_id, period, start_ts) DO UPDATE SET block_count = excluded.block_count, \
+         tx_count = excluded.tx_count, gas_used = excluded.gas_used, fees_paid = excluded.fees_paid, \
+         sum_gas_price = excluded.sum_gas_price, max_gas_price = excluded.max_gas_price, \
+         max_tps = excluded.max_tps, max_gps = excluded.max_gps, \
+         active_addresses = excluded.active_addresses, active_senders = excluded.active_senders, \
+         contracts = excluded.contracts, deployers = excluded.deployers, \
+         span_start_ts = excluded.span_start_ts, last_block_ts = excluded.last_block_ts, \
+         cumulative_txs = excluded.cumulative_txs, cumulative_addresses = excluded.cumulative_addresses, \
+         cumulative_contracts = excluded.cumulative_contracts, \
+         cumulative_deployers = excluded.cumulative_deployers",
+    )
+    .bind(int("chain id", m.chain_id)?)
+    .bind(int("period", m.granularity.seconds())?)
+    .bind(int("period start", m.start_ts)?)
+    .bind(int("block count", m.block_count)?)
+    .bind(int("tx count", m.tx_count)?)
+    .bind(int("gas used", m.gas_used)?)
+    .bind(u256(&m.fees_paid))
+    .bind(u256(&m.sum_gas_price))
+    .bind(u256(&m.max_gas_price))
+    .bind(m.max_tps)
+    .bind(m.max_gps)
+    .bind(int("active addresses", m.active_addresses)?)
+    .bind(int("active senders", m.active_senders)?)
+    .bind(int("contracts", m.contracts)?)
+    .bind(int("deployers", m.deployers)?)
+    .bind(int("span start", m.span_start_ts)?)
+    .bind(int("last block time", m.last_block_ts)?)
+    .bind(int("cumulative txs", m.cumulative_txs)?)
+    .bind(int("cumulative addresses", m.cumulative_addresses)?)
+    .bind(int("cumulative contracts", m.cumulative_contracts)?)
+    .bind(int("cumulative deployers", m.cumulative_deployers)?)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+fn decode_staking(subnet_id: Id, day: u64, r: &AnyRow) -> Result<StakingMetrics> {
+    Ok(StakingMetrics {
+        subnet_id,
+        day,
+        validator_count: r.u64("validator_count")?,
+        validator_weight: r.u128("validator_weight")?,
+        delegator_count: r.u64("delegator_count")?,
+        delegator_weight: r.u128("delegator_weight")?,
+    })
+}
+
+const DAY: u64 = 86_400;
+
+impl MetricsReader for Store {
+    async fn list_chain_metrics(
+        &self,
+        chain_id: u64,
+        granularity: Granularity,
+        start_ts: Option<u64>,
+        end_ts: Option<u64>,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> Result<Page<ChainMetrics, HeightCursor>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new("SELECT * FROM evm_metrics WHERE chain_id = ");
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND period = ")
+            .bind(int("period", granularity.seconds())?);
+        if let Some(t) = start_ts {
+            q.push(" AND start_ts >= ").bind(int("start time", t)?);
+        }
+        if let Some(t) = end_ts {
+            q.push(" AND start_ts <= ").bind(int("end time", t)?);
+        }
+        if let Some(c) = page.after {
+            q.push(&format!(" AND start_ts {} ", order.after_op()))
+                .bind(int("cursor", c.height)?);
+        }
+        q.push(&format!(" ORDER BY start_ts {} LIMIT ", order.sql()))
+            .bind(limit + 1);
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows
+            .iter()
+            .map(decode_metrics)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |m| HeightCursor {
+            height: m.start_ts,
+        }))
+    }
+
+    async fn list_staking_metrics(
+        &self,
+        subnet_id: Id,
+        start_ts: Option<u64>,
+        end_ts: Option<u64>,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> Result<Page<StakingMetrics, HeightCursor>> {
+        let limit = page.checked_limit()?;
+        let bounds = sqlx::query(
+            "SELECT MIN(day) AS first_day, MAX(day) AS last_day FROM staking_daily WHERE subnet_id = $1",
+        )
+        .bind(subnet_id.0.to_vec())
+        .fetch_one(self.reader())
+        .await?;
+        let (Some(first), Some(last)) = (bounds.opt_u64("first_day")?, bounds.opt_u64("last_day")?)
+        else {
+            return Ok(Page {
+                items: Vec::new(),
+                next: None,
+            });
+        };
+        let lo = first.max(start_ts.map_or(0, |t| t.div_ceil(DAY).saturating_mul(DAY)));
+        let hi = end_ts.map_or(last, |t| t - t % DAY);
+        // The days of this page, in order, plus one to tell whether more exist.
+        let want = usize::try_from(limit + 1).unwrap_or(usize::MAX);
+        let mut days = Vec::new();
+        match order {
+            SortOrder::Asc => {
+                let mut d = page
+                    .after
+                    .map_or(lo, |c| c.height.saturating_add(DAY))
+                    .max(lo);
+                while d <= hi && days.len() < want {
+                    days.push(d);
+                    match d.checked_add(DAY) {
+                        Some(next) => d = next,
+                        None => break,
+                    }
+                }
+            }
+            SortOrder::Desc => {
+                let mut d = page
+                    .after
+                    .map_or(Some(hi), |c| c.height.checked_sub(DAY))
+                    .map(|d| d.min(hi));
+                while let Some(day) = d.filter(|day| *day >= lo) {
+                    if days.len() >= want {
+                        break;
+                    }
+                    days.push(day);
+                    d = day.checked_sub(DAY);
+                }
+            }
+        }
+        let (Some(min_day), Some(max_day)) =
+            (days.iter().min().copied(), days.iter().max().copied())
+        else {
+            return Ok(Page {
+                items: Vec::new(),
+                next: None,
+            });
+        };
+        // Stored rows in range, and the last one before it (the totals carried into the range).
+        let rows = sqlx::query(
+            "SELECT * FROM staking_daily WHERE subnet_id = $1 AND day <= $2 AND day >= \
+             COALESCE((SELECT MAX(day) FROM staking_daily WHERE subnet_id = $1 AND day <= $3), 0) \
+             ORDER BY day",
+        )
+        .bind(subnet_id.0.to_vec())
+        .bind(int("day", max_day)?)
+        .bind(int("day", min_day)?)
+        .fetch_all(self.reader())
+        .await?;
+        let mut stored = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let day = r.u64("day")?;
+            stored.push(decode_staking(subnet_id, day, r)?);
+        }
+        let mut items = Vec::with_capacity(days.len());
+        for day in days {
+            if let Some(s) = stored.iter().rev().find(|s| s.day <= day) {
+                items.push(StakingMetrics { day, ..*s });
+            }
+        }
+        Ok(Page::from_rows(items, limit, |m| HeightCursor {
+            height: m.day,
+        }))
+    }
+}

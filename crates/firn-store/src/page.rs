@@ -1,0 +1,269 @@
+//! Keyset paging: [`PageRequest`] in, [`Page`] out, with one cursor type per sort key.
+//!
+//! A cursor holds the sort key of the last row of a page; the next page starts strictly after
+//! it. Every sort key is unique (it ends in a position such as the transaction index), so a page
+//! never repeats or skips a row, even when new blocks land between two requests. Cursors print
+//! as short dotted text ([`PageCursor::to_token`]); the API layer wraps them into opaque tokens.
+
+use crate::error::{Result, StoreError};
+use crate::types::{Address, U256};
+use firn_core::ids::Id;
+
+/// The largest page the store serves.
+pub const MAX_PAGE_LIMIT: u32 = 10_000;
+
+/// Direction of a list. Lists are sorted by their key (block height, then position).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortOrder {
+    /// Oldest first.
+    Asc,
+    /// Newest first (the default).
+    #[default]
+    Desc,
+}
+
+impl SortOrder {
+    pub(crate) fn sql(self) -> &'static str {
+        match self {
+            SortOrder::Asc => "ASC",
+            SortOrder::Desc => "DESC",
+        }
+    }
+
+    /// The comparison that selects rows after the cursor.
+    pub(crate) fn after_op(self) -> &'static str {
+        match self {
+            SortOrder::Asc => ">",
+            SortOrder::Desc => "<",
+        }
+    }
+}
+
+/// One page's worth of request: how many rows, and where the previous page stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRequest<C> {
+    /// At most this many rows (1..=[`MAX_PAGE_LIMIT`]).
+    pub limit: u32,
+    /// The `next` cursor of the previous page; `None` for the first page.
+    pub after: Option<C>,
+}
+
+impl<C> PageRequest<C> {
+    /// The first page of `limit` rows.
+    pub fn first(limit: u32) -> Self {
+        Self { limit, after: None }
+    }
+
+    /// The page of `limit` rows after `cursor`.
+    pub fn after(limit: u32, cursor: C) -> Self {
+        Self {
+            limit,
+            after: Some(cursor),
+        }
+    }
+
+    pub(crate) fn checked_limit(&self) -> Result<i64> {
+        if self.limit == 0 || self.limit > MAX_PAGE_LIMIT {
+            return Err(StoreError::BadLimit(self.limit));
+        }
+        Ok(i64::from(self.limit))
+    }
+}
+
+/// A page of rows and, when more rows exist, the cursor of the next page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page<T, C> {
+    /// The rows, in the requested order.
+    pub items: Vec<T>,
+    /// Present only when another page exists.
+    pub next: Option<C>,
+}
+
+impl<T, C> Page<T, C> {
+    /// Builds a page from up to `limit + 1` fetched rows: the extra row only signals "more".
+    pub(crate) fn from_rows(mut items: Vec<T>, limit: i64, key: impl Fn(&T) -> C) -> Self {
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let next = if items.len() > limit {
+            items.truncate(limit);
+            items.last().map(key)
+        } else {
+            None
+        };
+        Self { items, next }
+    }
+}
+
+/// A cursor that can travel through the API as text.
+pub trait PageCursor: Sized {
+    /// The text form: dotted fields, no secrets, stable across releases.
+    fn to_token(&self) -> String;
+    /// Parses [`PageCursor::to_token`]'s output; anything else is [`StoreError::BadCursor`].
+    fn from_token(token: &str) -> Result<Self>;
+}
+
+fn fields<const N: usize>(token: &str) -> Result<[&str; N]> {
+    let parts: Vec<&str> = token.split('.').collect();
+    parts
+        .try_into()
+        .map_err(|_| StoreError::BadCursor(token.to_owned()))
+}
+
+fn num<T: std::str::FromStr>(token: &str, s: &str) -> Result<T> {
+    s.parse()
+        .map_err(|_| StoreError::BadCursor(token.to_owned()))
+}
+
+/// Cursor of lists keyed by one height or timestamp (blocks, metric periods).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct HeightCursor {
+    /// Block height (or period start, for metrics) of the last row.
+    pub height: u64,
+}
+
+impl PageCursor for HeightCursor {
+    fn to_token(&self) -> String {
+        self.height.to_string()
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [h] = fields(token)?;
+        Ok(Self {
+            height: num(token, h)?,
+        })
+    }
+}
+
+/// Cursor of lists keyed by a transaction's position (P-Chain transactions, stakers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TxCursor {
+    /// Block height.
+    pub height: u64,
+    /// Index of the transaction in its block.
+    pub index: u32,
+}
+
+impl PageCursor for TxCursor {
+    fn to_token(&self) -> String {
+        format!("{}.{}", self.height, self.index)
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [h, i] = fields(token)?;
+        Ok(Self {
+            height: num(token, h)?,
+            index: num(token, i)?,
+        })
+    }
+}
+
+/// Cursor of lists keyed by an event inside a block (token transfers, rewards).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EventCursor {
+    /// Block height.
+    pub height: u64,
+    /// Log index (transfers) or transaction index (rewards).
+    pub index: u32,
+    /// Position inside that log or transaction (ERC-1155 batch entry, reward UTXO).
+    pub sub: u32,
+}
+
+impl PageCursor for EventCursor {
+    fn to_token(&self) -> String {
+        format!("{}.{}.{}", self.height, self.index, self.sub)
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [h, i, s] = fields(token)?;
+        Ok(Self {
+            height: num(token, h)?,
+            index: num(token, i)?,
+            sub: num(token, s)?,
+        })
+    }
+}
+
+/// Cursor of lists keyed by creation height and an ID (subnets, blockchains, L1 validators).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CreatedCursor {
+    /// Height of the block that created the row.
+    pub height: u64,
+    /// The row's ID.
+    pub id: Id,
+}
+
+impl PageCursor for CreatedCursor {
+    fn to_token(&self) -> String {
+        format!("{}.{}", self.height, hex::encode(self.id.0))
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [h, id] = fields(token)?;
+        let mut bytes = [0u8; 32];
+        hex::decode_to_slice(id, &mut bytes).map_err(|_| StoreError::BadCursor(token.into()))?;
+        Ok(Self {
+            height: num(token, h)?,
+            id: Id(bytes),
+        })
+    }
+}
+
+/// Cursor of collectible balances, keyed by contract then token ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CollectibleCursor {
+    /// Token contract.
+    pub contract: Address,
+    /// Token ID.
+    pub token_id: U256,
+}
+
+impl PageCursor for CollectibleCursor {
+    fn to_token(&self) -> String {
+        format!("{}.{}", self.contract, self.token_id)
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [c, t] = fields(token)?;
+        Ok(Self {
+            contract: c.parse().map_err(|_| StoreError::BadCursor(token.into()))?,
+            token_id: t.parse().map_err(|_| StoreError::BadCursor(token.into()))?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_junk() {
+        let t = TxCursor {
+            height: u64::MAX,
+            index: 7,
+        };
+        assert_eq!(TxCursor::from_token(&t.to_token()).unwrap(), t);
+        let e = EventCursor {
+            height: 1,
+            index: 2,
+            sub: 3,
+        };
+        assert_eq!(EventCursor::from_token(&e.to_token()).unwrap(), e);
+        let c = CollectibleCursor {
+            contract: Address([9; 20]),
+            token_id: U256::MAX,
+        };
+        assert_eq!(CollectibleCursor::from_token(&c.to_token()).unwrap(), c);
+        let k = CreatedCursor {
+            height: 5,
+            id: Id([3; 32]),
+        };
+        assert_eq!(CreatedCursor::from_token(&k.to_token()).unwrap(), k);
+        for bad in ["", "1.2.3.4", "x.1", "-1.0", "1..2"] {
+            assert!(TxCursor::from_token(bad).is_err(), "{bad}");
+        }
+        assert!(HeightCursor::from_token("1.2").is_err());
+    }
+
+    #[test]
+    fn pages_signal_more_with_the_extra_row() {
+        let p = Page::from_rows(vec![1, 2, 3], 2, |x| *x);
+        assert_eq!(p.items, vec![1, 2]);
+        assert_eq!(p.next, Some(2));
+        let p = Page::from_rows(vec![1, 2], 2, |x| *x);
+        assert_eq!(p.next, None);
+    }
+}

@@ -1,0 +1,778 @@
+//! P-Chain reads.
+
+use std::collections::HashMap;
+
+use firn_core::ids::{Id, ShortId};
+use sqlx::any::AnyRow;
+
+use crate::db::{RowExt, Sql, Store, int};
+use crate::error::{Result, StoreError};
+use crate::page::{
+    CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor,
+};
+use crate::rows::pchain::{
+    BlockchainRecord, L1Validator, L1ValidatorRecord, NewBlockchain, NewReward, NewStaker, Owner,
+    PBlock, PBlockRecord, PTxCore, PTxRecord, PUtxo, PUtxoRecord, ProposerDetails, RewardRecord,
+    RewardType, StakerRecord, StakerStatus, SubnetConversion, SubnetRecord, UtxoConsumption,
+    UtxoType,
+};
+use crate::traits::{PBlockFilter, PChainReader, PTxFilter, RewardFilter, StakerFilter};
+
+fn decode_block(r: &AnyRow) -> Result<PBlockRecord> {
+    let proposer = match r.opt_node_id("proposer_node_id")? {
+        Some(node_id) => Some(ProposerDetails {
+            id: r.id("proposer_id")?,
+            parent_id: r.id("proposer_parent_id")?,
+            node_id,
+            pchain_height: r.u64("proposer_pchain_height")?,
+            timestamp: r.u64("proposer_timestamp")?,
+        }),
+        None => None,
+    };
+    Ok(PBlockRecord {
+        block: PBlock {
+            height: r.u64("height")?,
+            hash: r.id("hash")?,
+            parent_hash: r.id("parent_hash")?,
+            timestamp: r.u64("timestamp")?,
+            block_type: r.text("block_type")?,
+            size_bytes: r.u64("size_bytes")?,
+            proposer,
+            l1_validators_accrued_fees: r.opt_bits("l1_validators_accrued_fees")?,
+            active_l1_validators: r.opt_bits("active_l1_validators")?,
+            current_supply: r.opt_bits("current_supply")?,
+        },
+        tx_hashes: r.hashes("tx_hashes")?,
+    })
+}
+
+fn decode_core(r: &AnyRow) -> Result<PTxCore> {
+    let details = serde_json::from_str(&r.text("details")?).map_err(|e| StoreError::Corrupt {
+        column: "details",
+        reason: e.to_string(),
+    })?;
+    Ok(PTxCore {
+        tx_hash: r.id("tx_hash")?,
+        tx_type: r.text("tx_type")?,
+        memo: r.bytes("memo")?,
+        source_chain: r.opt_id("source_chain")?,
+        destination_chain: r.opt_id("destination_chain")?,
+        value: r.amounts("value")?,
+        amount_burned: r.amounts("amount_burned")?,
+        amount_staked: r.amounts("amount_staked")?,
+        amount_l1_balance_burned: r.amounts("amount_l1_balance_burned")?,
+        node_id: r.opt_node_id("node_id")?,
+        subnet_id: r.opt_id("subnet_id")?,
+        start_ts: r.opt_u64("start_ts")?,
+        end_ts: r.opt_u64("end_ts")?,
+        ends_staker: r.opt_id("ends_staker")?,
+        details,
+    })
+}
+
+fn decode_utxo(r: &AnyRow) -> Result<PUtxoRecord> {
+    let consumed = match r.opt_id("consuming_tx_hash")? {
+        Some(tx_hash) => Some(UtxoConsumption {
+            tx_hash,
+            height: r.u64("consuming_height")?,
+            timestamp: r.u64("consuming_timestamp")?,
+        }),
+        None => None,
+    };
+    Ok(PUtxoRecord {
+        utxo: PUtxo {
+            utxo_id: r.id("utxo_id")?,
+            tx_hash: r.id("tx_hash")?,
+            output_index: r.u32("output_index")?,
+            asset_id: r.id("asset_id")?,
+            amount: r.bits("amount")?,
+            addresses: r.short_ids("addresses")?,
+            threshold: r.u32("threshold")?,
+            locktime: r.bits("locktime")?,
+            stakeable_locktime: r.opt_bits("stakeable_locktime")?,
+            staked: r.bool("staked")?,
+            utxo_type: UtxoType::decode("utxo_type", &r.text("utxo_type")?)?,
+            reward_type: r
+                .opt_text("reward_type")?
+                .map(|t| RewardType::decode("reward_type", &t))
+                .transpose()?,
+            created_on_chain: r.id("created_on_chain")?,
+            consumed_on_chain: r.id("consumed_on_chain")?,
+            start_ts: r.opt_bits("start_ts")?,
+            end_ts: r.opt_bits("end_ts")?,
+            bytes: r.bytes("bytes")?,
+        },
+        height: r.u64("height")?,
+        timestamp: r.u64("timestamp")?,
+        consumed,
+    })
+}
+
+fn decode_staker(r: &AnyRow) -> Result<StakerRecord> {
+    let ended_by = match r.opt_id("end_tx_hash")? {
+        Some(tx_hash) => Some(UtxoConsumption {
+            tx_hash,
+            height: r.u64("end_height")?,
+            timestamp: r.u64("end_timestamp")?,
+        }),
+        None => None,
+    };
+    Ok(StakerRecord {
+        tx_hash: r.id("tx_hash")?,
+        tx_type: r.text("tx_type")?,
+        height: r.u64("height")?,
+        tx_index: r.u32("tx_index")?,
+        staker: NewStaker {
+            node_id: r.node_id("node_id")?,
+            subnet_id: r.id("subnet_id")?,
+            start_ts: r.u64("start_ts")?,
+            end_ts: r.u64("end_ts")?,
+            weight: r.bits("weight")?,
+            is_delegator: r.bool("is_delegator")?,
+            delegation_fee: r.u32("delegation_fee")?,
+            reward_addresses: r.short_ids("reward_addresses")?,
+            estimated_reward: r.opt_bits("estimated_reward")?,
+        },
+        ended_by,
+        gross_reward: r.bits("gross_reward")?,
+        net_reward: r.bits("net_reward")?,
+    })
+}
+
+fn decode_reward(r: &AnyRow) -> Result<RewardRecord> {
+    Ok(RewardRecord {
+        reward: NewReward {
+            utxo_id: r.id("utxo_id")?,
+            output_index: r.u32("output_index")?,
+            reward_type: RewardType::decode("reward_type", &r.text("reward_type")?)?,
+            staking_tx_hash: r.id("staking_tx_hash")?,
+            asset_id: r.id("asset_id")?,
+            amount: r.bits("amount")?,
+            addresses: r.short_ids("addresses")?,
+        },
+        reward_tx_hash: r.id("reward_tx_hash")?,
+        height: r.u64("height")?,
+        tx_index: r.u32("tx_index")?,
+        seq: r.u32("seq")?,
+        node_id: r.node_id("node_id")?,
+        amount_staked: r.bits("amount_staked")?,
+        start_ts: r.u64("start_ts")?,
+        end_ts: r.u64("end_ts")?,
+    })
+}
+
+fn decode_subnet(r: &AnyRow) -> Result<SubnetRecord> {
+    let conversion = match r.opt_id("l1_conversion_id")? {
+        Some(conversion_id) => Some(SubnetConversion {
+            conversion_id,
+            manager_chain: r.id("l1_manager_chain")?,
+            manager_address: r.bytes("l1_manager_address")?,
+            height: r.u64("l1_converted_at")?,
+        }),
+        None => None,
+    };
+    Ok(SubnetRecord {
+        subnet_id: r.id("subnet_id")?,
+        height: r.u64("height")?,
+        tx_hash: r.id("tx_hash")?,
+        timestamp: r.u64("timestamp")?,
+        owner: Owner {
+            locktime: r.bits("owner_locktime")?,
+            threshold: r.u32("owner_threshold")?,
+            addresses: r.short_ids("owner_addresses")?,
+        },
+        conversion,
+    })
+}
+
+fn decode_blockchain(r: &AnyRow) -> Result<BlockchainRecord> {
+    Ok(BlockchainRecord {
+        chain: NewBlockchain {
+            blockchain_id: r.id("blockchain_id")?,
+            subnet_id: r.id("subnet_id")?,
+            name: r.text("name")?,
+            vm_id: r.id("vm_id")?,
+            genesis: r.bytes("genesis")?,
+            evm_chain_id: r.opt_u64("evm_chain_id")?,
+        },
+        height: r.u64("height")?,
+        tx_hash: r.id("tx_hash")?,
+        timestamp: r.u64("timestamp")?,
+    })
+}
+
+fn decode_l1(r: &AnyRow) -> Result<L1ValidatorRecord> {
+    Ok(L1ValidatorRecord {
+        validator: L1Validator {
+            validation_id: r.id("validation_id")?,
+            subnet_id: r.id("subnet_id")?,
+            node_id: r.node_id("node_id")?,
+            weight: r.bits("weight")?,
+            balance: r.bits("balance")?,
+            bls_public_key: r.bytes("bls_public_key")?,
+            active: r.bool("active")?,
+        },
+        created_height: r.u64("created_height")?,
+        created_tx_hash: r.id("created_tx_hash")?,
+        updated_height: r.u64("updated_height")?,
+    })
+}
+
+/// Appends `AND (h, i) <op> ($a, $b)` for a transaction-position cursor.
+fn push_tx_keyset(
+    q: &mut Sql,
+    alias: &str,
+    order: SortOrder,
+    after: Option<TxCursor>,
+) -> Result<()> {
+    if let Some(c) = after {
+        q.push(&format!(
+            " AND ({alias}.height, {alias}.tx_index) {} (",
+            order.after_op()
+        ));
+        q.bind(int("cursor height", c.height)?)
+            .push(", ")
+            .bind(i64::from(c.index))
+            .push(")");
+    }
+    Ok(())
+}
+
+/// A table listed by creation: its name and key columns.
+#[derive(Clone, Copy)]
+struct CreatedTable {
+    table: &'static str,
+    height_col: &'static str,
+    id_col: &'static str,
+}
+
+const SUBNETS: CreatedTable = CreatedTable {
+    table: "subnets",
+    height_col: "height",
+    id_col: "subnet_id",
+};
+const BLOCKCHAINS: CreatedTable = CreatedTable {
+    table: "blockchains",
+    height_col: "height",
+    id_col: "blockchain_id",
+};
+const L1_VALIDATORS: CreatedTable = CreatedTable {
+    table: "l1_validators",
+    height_col: "created_height",
+    id_col: "validation_id",
+};
+
+impl Store {
+    /// Attaches consumed and emitted UTXOs to transaction rows.
+    async fn with_utxos(&self, rows: Vec<AnyRow>) -> Result<Vec<PTxRecord>> {
+        let mut txs = Vec::with_capacity(rows.len());
+        for r in &rows {
+            txs.push(PTxRecord {
+                height: r.u64("height")?,
+                tx_index: r.u32("tx_index")?,
+                block_hash: r.id("block_hash")?,
+                timestamp: r.u64("timestamp")?,
+                core: decode_core(r)?,
+                consumed: Vec::new(),
+                emitted: Vec::new(),
+            });
+        }
+        if txs.is_empty() {
+            return Ok(txs);
+        }
+        let ids: Vec<Vec<u8>> = txs.iter().map(|t| t.core.tx_hash.0.to_vec()).collect();
+        let mut emitted: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
+        let mut q = Sql::new("SELECT * FROM p_utxos WHERE emitted_by IN (");
+        q.bind_list(ids.clone())
+            .push(") ORDER BY emitted_by, emit_index");
+        for r in q.fetch_all(self.reader()).await? {
+            let by = r.id("emitted_by")?;
+            emitted.entry(by).or_default().push(decode_utxo(&r)?);
+        }
+        let mut consumed: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
+        let mut q = Sql::new("SELECT * FROM p_utxos WHERE consuming_tx_hash IN (");
+        q.bind_list(ids)
+            .push(") ORDER BY consuming_tx_hash, consume_index");
+        for r in q.fetch_all(self.reader()).await? {
+            let u = decode_utxo(&r)?;
+            if let Some(c) = u.consumed {
+                consumed.entry(c.tx_hash).or_default().push(u);
+            }
+        }
+        for t in &mut txs {
+            t.emitted = emitted.remove(&t.core.tx_hash).unwrap_or_default();
+            t.consumed = consumed.remove(&t.core.tx_hash).unwrap_or_default();
+        }
+        Ok(txs)
+    }
+
+    /// The one transaction list query: filter, optional "active stake at `now`", keyset page.
+    async fn list_txs(
+        &self,
+        filter: &PTxFilter,
+        active_at: Option<u64>,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> Result<Page<PTxRecord, TxCursor>> {
+        let limit = page.checked_limit()?;
+        let ord = order.sql();
+        let (source, distinct) = if !filter.addresses.is_empty() {
+            ("p_tx_addresses", filter.addresses.len() > 1)
+        } else if filter.l1_validation_id.is_some() {
+            ("p_tx_l1_validations", false)
+        } else {
+            ("p_txs", false)
+        };
+        let mut q = Sql::new(&format!(
+            "SELECT t.* FROM p_txs t JOIN (SELECT {} x.height, x.tx_index FROM {source} x",
+            if distinct { "DISTINCT" } else { "" }
+        ));
+        if active_at.is_some() {
+            q.push(" JOIN p_stakers s ON s.height = x.height AND s.tx_index = x.tx_index");
+        }
+        q.push(" WHERE 1 = 1");
+        if !filter.addresses.is_empty() {
+            q.push(" AND x.address IN (")
+                .bind_list(filter.addresses.iter().map(|a| a.0.to_vec()))
+                .push(")");
+            if let Some(v) = filter.l1_validation_id {
+                q.push(
+                    " AND EXISTS (SELECT 1 FROM p_tx_l1_validations v WHERE v.height = x.height \
+                     AND v.tx_index = x.tx_index AND v.validation_id = ",
+                )
+                .bind(v.0.to_vec())
+                .push(")");
+            }
+        } else if let Some(v) = filter.l1_validation_id {
+            q.push(" AND x.validation_id = ").bind(v.0.to_vec());
+        }
+        if let Some(now) = active_at {
+            q.push(" AND s.end_tx_hash IS NULL AND s.end_ts > ")
+                .bind(int("now", now)?);
+        }
+        if !filter.tx_types.is_empty() {
+            q.push(" AND x.tx_type IN (")
+                .bind_list(filter.tx_types.iter().cloned())
+                .push(")");
+        }
+        if let Some(t) = filter.start_ts {
+            q.push(" AND x.timestamp >= ").bind(int("start time", t)?);
+        }
+        if let Some(t) = filter.end_ts {
+            q.push(" AND x.timestamp <= ").bind(int("end time", t)?);
+        }
+        push_tx_keyset(&mut q, "x", order, page.after)?;
+        q.push(&format!(
+            " ORDER BY x.height {ord}, x.tx_index {ord} LIMIT "
+        ))
+        .bind(limit + 1)
+        .push(&format!(
+            ") k ON t.height = k.height AND t.tx_index = k.tx_index \
+                 ORDER BY k.height {ord}, k.tx_index {ord}"
+        ));
+        let rows = q.fetch_all(self.reader()).await?;
+        let txs = self.with_utxos(rows).await?;
+        Ok(Page::from_rows(txs, limit, |t| TxCursor {
+            height: t.height,
+            index: t.tx_index,
+        }))
+    }
+
+    async fn find_tx_where(&self, column: &str, key: Vec<u8>) -> Result<Option<PTxRecord>> {
+        let mut q = Sql::new(&format!("SELECT * FROM p_txs WHERE {column} = "));
+        q.bind(key);
+        let rows = q.fetch_all(self.reader()).await?;
+        Ok(self.with_utxos(rows).await?.into_iter().next())
+    }
+
+    async fn find_block_where(
+        &self,
+        column: &str,
+        key: impl sqlx::Encode<'static, sqlx::Any> + sqlx::Type<sqlx::Any> + Send + 'static,
+    ) -> Result<Option<PBlockRecord>> {
+        let mut q = Sql::new(&format!("SELECT * FROM p_blocks WHERE {column} = "));
+        q.bind(key);
+        q.fetch_all(self.reader())
+            .await?
+            .first()
+            .map(decode_block)
+            .transpose()
+    }
+
+    async fn find_one<T>(
+        &self,
+        sql: &str,
+        key: Vec<u8>,
+        decode: fn(&AnyRow) -> Result<T>,
+    ) -> Result<Option<T>> {
+        let mut q = Sql::new(sql);
+        q.bind(key);
+        q.fetch_all(self.reader())
+            .await?
+            .first()
+            .map(decode)
+            .transpose()
+    }
+
+    /// Lists rows keyed by (creation height, id) with an optional equality filter.
+    async fn list_created<T>(
+        &self,
+        CreatedTable {
+            table,
+            height_col,
+            id_col,
+        }: CreatedTable,
+        filter: Option<(&str, Vec<u8>)>,
+        order: SortOrder,
+        page: &PageRequest<CreatedCursor>,
+        decode: fn(&AnyRow) -> Result<T>,
+        key: fn(&T) -> CreatedCursor,
+    ) -> Result<Page<T, CreatedCursor>> {
+        let limit = page.checked_limit()?;
+        let ord = order.sql();
+        let mut q = Sql::new(&format!("SELECT * FROM {table} WHERE 1 = 1"));
+        if let Some((col, v)) = filter {
+            q.push(&format!(" AND {col} = ")).bind(v);
+        }
+        if let Some(c) = page.after {
+            q.push(&format!(
+                " AND ({height_col}, {id_col}) {} (",
+                order.after_op()
+            ))
+            .bind(int("cursor height", c.height)?)
+            .push(", ")
+            .bind(c.id.0.to_vec())
+            .push(")");
+        }
+        q.push(&format!(
+            " ORDER BY {height_col} {ord}, {id_col} {ord} LIMIT "
+        ))
+        .bind(limit + 1);
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(decode).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, key))
+    }
+}
+
+impl PChainReader for Store {
+    async fn find_pchain_block(&self, height: u64) -> Result<Option<PBlockRecord>> {
+        self.find_block_where("height", int("height", height)?)
+            .await
+    }
+
+    async fn find_pchain_block_by_hash(&self, hash: Id) -> Result<Option<PBlockRecord>> {
+        self.find_block_where("hash", hash.0.to_vec()).await
+    }
+
+    async fn list_pchain_blocks(
+        &self,
+        filter: &PBlockFilter,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> Result<Page<PBlockRecord, HeightCursor>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new("SELECT * FROM p_blocks WHERE 1 = 1");
+        if let Some(n) = filter.proposer {
+            q.push(" AND proposer_node_id = ").bind(n.0.to_vec());
+        }
+        if let Some(t) = filter.start_ts {
+            q.push(" AND timestamp >= ").bind(int("start time", t)?);
+        }
+        if let Some(t) = filter.end_ts {
+            q.push(" AND timestamp <= ").bind(int("end time", t)?);
+        }
+        if let Some(c) = page.after {
+            q.push(&format!(" AND height {} ", order.after_op()))
+                .bind(int("cursor height", c.height)?);
+        }
+        q.push(&format!(" ORDER BY height {} LIMIT ", order.sql()))
+            .bind(limit + 1);
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(decode_block).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |b| HeightCursor {
+            height: b.block.height,
+        }))
+    }
+
+    async fn find_pchain_tx(&self, hash: Id) -> Result<Option<PTxRecord>> {
+        self.find_tx_where("tx_hash", hash.0.to_vec()).await
+    }
+
+    async fn get_pchain_tx(&self, hash: Id) -> Result<PTxRecord> {
+        self.find_pchain_tx(hash)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "transaction",
+                key: hash.to_string(),
+            })
+    }
+
+    async fn list_pchain_txs(
+        &self,
+        filter: &PTxFilter,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> Result<Page<PTxRecord, TxCursor>> {
+        self.list_txs(filter, None, order, page).await
+    }
+
+    async fn list_active_staking_txs(
+        &self,
+        filter: &PTxFilter,
+        now: u64,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> Result<Page<PTxRecord, TxCursor>> {
+        self.list_txs(filter, Some(now), order, page).await
+    }
+
+    async fn list_address_chains(&self, addresses: &[ShortId]) -> Result<Vec<(ShortId, Vec<Id>)>> {
+        let mut out: Vec<(ShortId, Vec<Id>)> = Vec::new();
+        for a in addresses {
+            if out.iter().any(|(seen, _)| seen == a) {
+                continue;
+            }
+            out.push((*a, Vec::new()));
+        }
+        if out.is_empty() {
+            return Ok(out);
+        }
+        let mut q =
+            Sql::new("SELECT address, blockchain_id FROM address_chains WHERE address IN (");
+        q.bind_list(out.iter().map(|(a, _)| a.0.to_vec()))
+            .push(") ORDER BY address, blockchain_id");
+        for r in q.fetch_all(self.reader()).await? {
+            let a = ShortId(r.fixed("address")?);
+            if let Some((_, chains)) = out.iter_mut().find(|(x, _)| *x == a) {
+                chains.push(r.id("blockchain_id")?);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn list_rewards(
+        &self,
+        filter: &RewardFilter,
+        order: SortOrder,
+        page: &PageRequest<EventCursor>,
+    ) -> Result<Page<RewardRecord, EventCursor>> {
+        let limit = page.checked_limit()?;
+        let ord = order.sql();
+        let mut q = Sql::new("SELECT r.* FROM p_rewards r");
+        let alias = if filter.addresses.is_empty() {
+            q.push(" WHERE 1 = 1");
+            "r"
+        } else {
+            q.push(&format!(
+                " JOIN (SELECT {} a.height, a.tx_index, a.seq FROM p_reward_addresses a \
+                 WHERE a.address IN (",
+                if filter.addresses.len() > 1 {
+                    "DISTINCT"
+                } else {
+                    ""
+                }
+            ));
+            q.bind_list(filter.addresses.iter().map(|a| a.0.to_vec()))
+                .push(")");
+            "a"
+        };
+        if let Some(c) = page.after {
+            q.push(&format!(
+                " AND ({alias}.height, {alias}.tx_index, {alias}.seq) {} (",
+                order.after_op()
+            ))
+            .bind(int("cursor height", c.height)?)
+            .push(", ")
+            .bind(i64::from(c.index))
+            .push(", ")
+            .bind(i64::from(c.sub))
+            .push(")");
+        }
+        if !filter.addresses.is_empty() {
+            if !filter.node_ids.is_empty() {
+                q.push(
+                    " AND EXISTS (SELECT 1 FROM p_rewards n WHERE n.height = a.height \
+                     AND n.tx_index = a.tx_index AND n.seq = a.seq AND n.node_id IN (",
+                )
+                .bind_list(filter.node_ids.iter().map(|n| n.0.to_vec()))
+                .push("))");
+            }
+            q.push(&format!(
+                " ORDER BY a.height {ord}, a.tx_index {ord}, a.seq {ord} LIMIT "
+            ))
+            .bind(limit + 1)
+            .push(") k ON r.height = k.height AND r.tx_index = k.tx_index AND r.seq = k.seq");
+        } else if !filter.node_ids.is_empty() {
+            q.push(" AND r.node_id IN (")
+                .bind_list(filter.node_ids.iter().map(|n| n.0.to_vec()))
+                .push(")");
+        }
+        // With the address join, sort by the page keys (see `list_txs`).
+        let key = if filter.addresses.is_empty() {
+            "r"
+        } else {
+            "k"
+        };
+        q.push(&format!(
+            " ORDER BY {key}.height {ord}, {key}.tx_index {ord}, {key}.seq {ord} LIMIT "
+        ))
+        .bind(limit + 1);
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(decode_reward).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |r| EventCursor {
+            height: r.height,
+            index: r.tx_index,
+            sub: r.seq,
+        }))
+    }
+
+    async fn find_staker(&self, tx_hash: Id) -> Result<Option<StakerRecord>> {
+        self.find_one(
+            "SELECT * FROM p_stakers WHERE tx_hash = ",
+            tx_hash.0.to_vec(),
+            decode_staker,
+        )
+        .await
+    }
+
+    async fn list_stakers(
+        &self,
+        filter: &StakerFilter,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> Result<Page<StakerRecord, TxCursor>> {
+        let limit = page.checked_limit()?;
+        let ord = order.sql();
+        let mut q = Sql::new("SELECT s.* FROM p_stakers s");
+        if !filter.reward_addresses.is_empty() {
+            q.push(&format!(
+                " JOIN (SELECT {} a.height, a.tx_index FROM p_staker_reward_addresses a \
+                 WHERE a.address IN (",
+                if filter.reward_addresses.len() > 1 {
+                    "DISTINCT"
+                } else {
+                    ""
+                }
+            ))
+            .bind_list(filter.reward_addresses.iter().map(|a| a.0.to_vec()))
+            .push(")");
+            push_tx_keyset(&mut q, "a", order, page.after)?;
+            q.push(") k ON s.height = k.height AND s.tx_index = k.tx_index");
+        }
+        q.push(" WHERE 1 = 1");
+        if let Some(d) = filter.delegators {
+            q.push(" AND s.is_delegator = ").bind(i64::from(d));
+        }
+        if !filter.node_ids.is_empty() {
+            q.push(" AND s.node_id IN (")
+                .bind_list(filter.node_ids.iter().map(|n| n.0.to_vec()))
+                .push(")");
+        }
+        match filter.status {
+            None => {}
+            Some(StakerStatus::Completed) => {
+                q.push(" AND s.end_tx_hash IS NOT NULL");
+            }
+            Some(StakerStatus::Active) => {
+                q.push(" AND s.end_tx_hash IS NULL AND s.start_ts <= ")
+                    .bind(int("now", filter.now)?);
+            }
+            Some(StakerStatus::Pending) => {
+                q.push(" AND s.end_tx_hash IS NULL AND s.start_ts > ")
+                    .bind(int("now", filter.now)?);
+            }
+        }
+        push_tx_keyset(&mut q, "s", order, page.after)?;
+        q.push(&format!(
+            " ORDER BY s.height {ord}, s.tx_index {ord} LIMIT "
+        ))
+        .bind(limit + 1);
+        let rows = q.fetch_all(self.reader()).await?;
+        let items = rows.iter().map(decode_staker).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_rows(items, limit, |s| TxCursor {
+            height: s.height,
+            index: s.tx_index,
+        }))
+    }
+
+    async fn find_subnet(&self, subnet_id: Id) -> Result<Option<SubnetRecord>> {
+        self.find_one(
+            "SELECT * FROM subnets WHERE subnet_id = ",
+            subnet_id.0.to_vec(),
+            decode_subnet,
+        )
+        .await
+    }
+
+    async fn list_subnets(
+        &self,
+        order: SortOrder,
+        page: &PageRequest<CreatedCursor>,
+    ) -> Result<Page<SubnetRecord, CreatedCursor>> {
+        self.list_created(SUBNETS, None, order, page, decode_subnet, |s| {
+            CreatedCursor {
+                height: s.height,
+                id: s.subnet_id,
+            }
+        })
+        .await
+    }
+
+    async fn find_blockchain(&self, blockchain_id: Id) -> Result<Option<BlockchainRecord>> {
+        self.find_one(
+            "SELECT * FROM blockchains WHERE blockchain_id = ",
+            blockchain_id.0.to_vec(),
+            decode_blockchain,
+        )
+        .await
+    }
+
+    async fn list_blockchains(
+        &self,
+        subnet_id: Option<Id>,
+        order: SortOrder,
+        page: &PageRequest<CreatedCursor>,
+    ) -> Result<Page<BlockchainRecord, CreatedCursor>> {
+        self.list_created(
+            BLOCKCHAINS,
+            subnet_id.map(|s| ("subnet_id", s.0.to_vec())),
+            order,
+            page,
+            decode_blockchain,
+            |b| CreatedCursor {
+                height: b.height,
+                id: b.chain.blockchain_id,
+            },
+        )
+        .await
+    }
+
+    async fn find_l1_validator(&self, validation_id: Id) -> Result<Option<L1ValidatorRecord>> {
+        self.find_one(
+            "SELECT * FROM l1_validators WHERE validation_id = ",
+            validation_id.0.to_vec(),
+            decode_l1,
+        )
+        .await
+    }
+
+    async fn list_l1_validators(
+        &self,
+        subnet_id: Option<Id>,
+        order: SortOrder,
+        page: &PageRequest<CreatedCursor>,
+    ) -> Result<Page<L1ValidatorRecord, CreatedCursor>> {
+        self.list_created(
+            L1_VALIDATORS,
+            subnet_id.map(|s| ("subnet_id", s.0.to_vec())),
+            order,
+            page,
+            decode_l1,
+            |v| CreatedCursor {
+                height: v.created_height,
+                id: v.validator.validation_id,
+            },
+        )
+        .await
+    }
+}

@@ -1,0 +1,618 @@
+//! Committing P-Chain blocks with their derived state.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use firn_core::ids::{Id, ShortId};
+use sqlx::AnyConnection;
+use tracing::debug;
+
+use super::{load_cursor, save_cursor};
+use crate::db::{RowExt, Store, amounts, bits, hashes, int, short_ids, u128_bytes};
+use crate::error::{Result, StoreError};
+use crate::rows::pchain::{P_CHAIN_ID, PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange};
+use crate::rows::{ChainKey, CommitOutcome};
+use crate::traits::PChainWriter;
+
+impl PChainWriter for Store {
+    async fn commit_pchain_blocks(&self, blocks: &[PChainBlockRows]) -> Result<CommitOutcome> {
+        let mut w = self.begin_write().await?;
+        let conn: &mut AnyConnection = &mut w.tx;
+        let mut cursor = load_cursor(conn, ChainKey::PChain).await?;
+        let mut outcome = CommitOutcome::default();
+        for rows in blocks {
+            let height = rows.block.height;
+            if let Some(c) = cursor {
+                if height <= c {
+                    check_same_block(conn, &rows.block).await?;
+                    outcome.skipped += 1;
+                    continue;
+                }
+                if height != c + 1 {
+                    return Err(StoreError::OutOfOrder {
+                        chain: ChainKey::PChain.as_text(),
+                        cursor: c,
+                        height,
+                    });
+                }
+            }
+            write_block(conn, rows).await?;
+            cursor = Some(height);
+            outcome.committed += 1;
+        }
+        if let (Some(c), true) = (cursor, outcome.committed > 0) {
+            save_cursor(conn, ChainKey::PChain, c).await?;
+        }
+        w.commit().await?;
+        debug!(
+            committed = outcome.committed,
+            skipped = outcome.skipped,
+            "committed p-chain blocks"
+        );
+        Ok(outcome)
+    }
+}
+
+async fn check_same_block(conn: &mut AnyConnection, block: &PBlock) -> Result<()> {
+    let row = sqlx::query("SELECT hash FROM p_blocks WHERE height = $1")
+        .bind(int("height", block.height)?)
+        .fetch_optional(&mut *conn)
+        .await?;
+    match row {
+        Some(r) if r.id("hash")? == block.hash => Ok(()),
+        // Below the first indexed height: nothing to compare with.
+        None => Ok(()),
+        Some(_) => Err(StoreError::ConflictingBlock {
+            chain: ChainKey::PChain.as_text(),
+            height: block.height,
+        }),
+    }
+}
+
+/// Staking totals change of one subnet within a block.
+#[derive(Default)]
+struct StakingDelta {
+    validators: i64,
+    validator_weight: i128,
+    delegators: i64,
+    delegator_weight: i128,
+}
+
+async fn write_block(conn: &mut AnyConnection, rows: &PChainBlockRows) -> Result<()> {
+    let b = &rows.block;
+    let height = int("height", b.height)?;
+    let ts = int("timestamp", b.timestamp)?;
+    let tx_hashes: Vec<Id> = rows.txs.iter().map(|t| t.core.tx_hash).collect();
+    let p = b.proposer.as_ref();
+    sqlx::query(
+        "INSERT INTO p_blocks (height, hash, parent_hash, timestamp, block_type, tx_count, tx_hashes, \
+         size_bytes, proposer_id, proposer_parent_id, proposer_node_id, proposer_pchain_height, \
+         proposer_timestamp, l1_validators_accrued_fees, active_l1_validators, current_supply) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+    )
+    .bind(height)
+    .bind(b.hash.0.to_vec())
+    .bind(b.parent_hash.0.to_vec())
+    .bind(ts)
+    .bind(b.block_type.clone())
+    .bind(int("tx count", rows.txs.len() as u64)?)
+    .bind(hashes(&tx_hashes))
+    .bind(int("size", b.size_bytes)?)
+    .bind(p.map(|p| p.id.0.to_vec()))
+    .bind(p.map(|p| p.parent_id.0.to_vec()))
+    .bind(p.map(|p| p.node_id.0.to_vec()))
+    .bind(p.map(|p| int("proposer p-chain height", p.pchain_height)).transpose()?)
+    .bind(p.map(|p| int("proposer timestamp", p.timestamp)).transpose()?)
+    .bind(b.l1_validators_accrued_fees.map(bits))
+    .bind(b.active_l1_validators.map(bits))
+    .bind(b.current_supply.map(bits))
+    .execute(&mut *conn)
+    .await?;
+
+    let mut staking: BTreeMap<Id, StakingDelta> = BTreeMap::new();
+    for (index, tx) in rows.txs.iter().enumerate() {
+        let index = int("tx index", index as u64)?;
+        write_tx(conn, b, height, index, ts, tx, &mut staking).await?;
+    }
+    apply_staking(conn, b.timestamp, staking).await
+}
+
+async fn write_tx(
+    conn: &mut AnyConnection,
+    block: &PBlock,
+    height: i64,
+    index: i64,
+    ts: i64,
+    tx: &PTx,
+    staking: &mut BTreeMap<Id, StakingDelta>,
+) -> Result<()> {
+    let c = &tx.core;
+    let details = serde_json::to_string(&c.details).map_err(|e| StoreError::Corrupt {
+        column: "details",
+        reason: e.to_string(),
+    })?;
+    sqlx::query(
+        "INSERT INTO p_txs (height, tx_index, tx_hash, tx_type, timestamp, block_hash, memo, \
+         source_chain, destination_chain, value, amount_burned, amount_staked, \
+         amount_l1_balance_burned, node_id, subnet_id, start_ts, end_ts, ends_staker, details) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)",
+    )
+    .bind(height)
+    .bind(index)
+    .bind(c.tx_hash.0.to_vec())
+    .bind(c.tx_type.clone())
+    .bind(ts)
+    .bind(block.hash.0.to_vec())
+    .bind(c.memo.clone())
+    .bind(c.source_chain.map(|i| i.0.to_vec()))
+    .bind(c.destination_chain.map(|i| i.0.to_vec()))
+    .bind(amounts(&c.value))
+    .bind(amounts(&c.amount_burned))
+    .bind(amounts(&c.amount_staked))
+    .bind(amounts(&c.amount_l1_balance_burned))
+    .bind(c.node_id.map(|n| n.0.to_vec()))
+    .bind(c.subnet_id.map(|i| i.0.to_vec()))
+    .bind(c.start_ts.map(|v| int("start time", v)).transpose()?)
+    .bind(c.end_ts.map(|v| int("end time", v)).transpose()?)
+    .bind(c.ends_staker.map(|i| i.0.to_vec()))
+    .bind(details)
+    .execute(&mut *conn)
+    .await?;
+
+    let addresses: BTreeSet<ShortId> = tx.addresses.iter().copied().collect();
+    for a in &addresses {
+        sqlx::query(
+            "INSERT INTO p_tx_addresses (address, height, tx_index, tx_type, timestamp) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(a.0.to_vec())
+        .bind(height)
+        .bind(index)
+        .bind(c.tx_type.clone())
+        .bind(ts)
+        .execute(&mut *conn)
+        .await?;
+        touch_chain(conn, a, &P_CHAIN_ID).await?;
+    }
+    let validations: BTreeSet<Id> = tx.l1_validation_ids.iter().copied().collect();
+    for v in &validations {
+        sqlx::query(
+            "INSERT INTO p_tx_l1_validations (validation_id, height, tx_index, tx_type, timestamp) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(v.0.to_vec())
+        .bind(height)
+        .bind(index)
+        .bind(c.tx_type.clone())
+        .bind(ts)
+        .execute(&mut *conn)
+        .await?;
+    }
+
+    for (i, utxo_id) in tx.consumed.iter().enumerate() {
+        let i = int("input index", i as u64)?;
+        let done = sqlx::query(
+            "UPDATE p_utxos SET consuming_tx_hash = $1, consuming_height = $2, \
+             consuming_timestamp = $3, consume_index = $4 \
+             WHERE utxo_id = $5 AND consuming_tx_hash IS NULL",
+        )
+        .bind(c.tx_hash.0.to_vec())
+        .bind(height)
+        .bind(ts)
+        .bind(i)
+        .bind(utxo_id.0.to_vec())
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+        if done == 1 {
+            continue;
+        }
+        let imported = tx
+            .imported
+            .iter()
+            .find(|u| u.utxo_id == *utxo_id)
+            .ok_or_else(|| StoreError::UtxoUnavailable(utxo_id.to_string()))?;
+        insert_utxo(conn, imported, height, ts, None, i, Some((c.tx_hash, i))).await?;
+        for a in &imported.addresses {
+            touch_chain(conn, a, &imported.created_on_chain).await?;
+        }
+    }
+    for (i, utxo) in tx.emitted.iter().enumerate() {
+        insert_utxo(
+            conn,
+            utxo,
+            height,
+            ts,
+            Some(c.tx_hash),
+            int("output index", i as u64)?,
+            None,
+        )
+        .await?;
+        for a in &utxo.addresses {
+            touch_chain(conn, a, &P_CHAIN_ID).await?;
+            if utxo.consumed_on_chain != P_CHAIN_ID {
+                touch_chain(conn, a, &utxo.consumed_on_chain).await?;
+            }
+        }
+    }
+
+    if let Some(s) = &tx.staker {
+        sqlx::query(
+            "INSERT INTO p_stakers (tx_hash, height, tx_index, tx_type, node_id, subnet_id, start_ts, \
+             end_ts, weight, is_delegator, delegation_fee, reward_addresses, estimated_reward, \
+             gross_reward, net_reward) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 0, 0)",
+        )
+        .bind(c.tx_hash.0.to_vec())
+        .bind(height)
+        .bind(index)
+        .bind(c.tx_type.clone())
+        .bind(s.node_id.0.to_vec())
+        .bind(s.subnet_id.0.to_vec())
+        .bind(int("start time", s.start_ts)?)
+        .bind(int("end time", s.end_ts)?)
+        .bind(bits(s.weight))
+        .bind(i64::from(s.is_delegator))
+        .bind(i64::from(s.delegation_fee))
+        .bind(short_ids(&s.reward_addresses))
+        .bind(s.estimated_reward.map(bits))
+        .execute(&mut *conn)
+        .await?;
+        let owners: BTreeSet<ShortId> = s.reward_addresses.iter().copied().collect();
+        for a in owners {
+            sqlx::query(
+                "INSERT INTO p_staker_reward_addresses (address, height, tx_index) VALUES ($1, $2, $3)",
+            )
+            .bind(a.0.to_vec())
+            .bind(height)
+            .bind(index)
+            .execute(&mut *conn)
+            .await?;
+        }
+        let d = staking.entry(s.subnet_id).or_default();
+        if s.is_delegator {
+            d.delegators += 1;
+            d.delegator_weight += i128::from(s.weight);
+        } else {
+            d.validators += 1;
+            d.validator_weight += i128::from(s.weight);
+        }
+    }
+
+    for (seq, r) in tx.rewards.iter().enumerate() {
+        let staker = sqlx::query(
+            "SELECT node_id, weight, start_ts, end_ts, gross_reward, net_reward FROM p_stakers \
+             WHERE tx_hash = $1",
+        )
+        .bind(r.staking_tx_hash.0.to_vec())
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or_else(|| StoreError::StakerUnavailable(r.staking_tx_hash.to_string()))?;
+        let seq = int("reward index", seq as u64)?;
+        sqlx::query(
+            "INSERT INTO p_rewards (height, tx_index, seq, utxo_id, output_index, reward_tx_hash, \
+             staking_tx_hash, reward_type, node_id, amount_staked, start_ts, end_ts, asset_id, \
+             amount, addresses) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        )
+        .bind(height)
+        .bind(index)
+        .bind(seq)
+        .bind(r.utxo_id.0.to_vec())
+        .bind(i64::from(r.output_index))
+        .bind(c.tx_hash.0.to_vec())
+        .bind(r.staking_tx_hash.0.to_vec())
+        .bind(r.reward_type.as_str())
+        .bind(staker.bytes("node_id")?)
+        .bind(staker.i64("weight")?)
+        .bind(staker.i64("start_ts")?)
+        .bind(staker.i64("end_ts")?)
+        .bind(r.asset_id.0.to_vec())
+        .bind(bits(r.amount))
+        .bind(short_ids(&r.addresses))
+        .execute(&mut *conn)
+        .await?;
+        let owners: BTreeSet<ShortId> = r.addresses.iter().copied().collect();
+        for a in owners {
+            sqlx::query(
+                "INSERT INTO p_reward_addresses (address, height, tx_index, seq) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(a.0.to_vec())
+            .bind(height)
+            .bind(index)
+            .bind(seq)
+            .execute(&mut *conn)
+            .await?;
+        }
+        let overflow = || StoreError::OutOfRange {
+            field: "reward total",
+            value: r.staking_tx_hash.to_string(),
+        };
+        let gross = staker
+            .bits("gross_reward")?
+            .checked_add(r.amount)
+            .ok_or_else(overflow)?;
+        let mut net = staker.bits("net_reward")?;
+        if r.reward_type != crate::rows::pchain::RewardType::ValidatorFee {
+            net = net.checked_add(r.amount).ok_or_else(overflow)?;
+        }
+        sqlx::query("UPDATE p_stakers SET gross_reward = $1, net_reward = $2 WHERE tx_hash = $3")
+            .bind(bits(gross))
+            .bind(bits(net))
+            .bind(r.staking_tx_hash.0.to_vec())
+            .execute(&mut *conn)
+            .await?;
+    }
+
+    if let Some(ended) = c.ends_staker {
+        let row = sqlx::query(
+            "UPDATE p_stakers SET end_tx_hash = $1, end_height = $2, end_timestamp = $3 \
+             WHERE tx_hash = $4 AND end_tx_hash IS NULL \
+             RETURNING subnet_id, weight, is_delegator",
+        )
+        .bind(c.tx_hash.0.to_vec())
+        .bind(height)
+        .bind(ts)
+        .bind(ended.0.to_vec())
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or_else(|| StoreError::StakerUnavailable(ended.to_string()))?;
+        let d = staking.entry(row.id("subnet_id")?).or_default();
+        let weight = i128::from(row.bits("weight")?);
+        if row.bool("is_delegator")? {
+            d.delegators -= 1;
+            d.delegator_weight -= weight;
+        } else {
+            d.validators -= 1;
+            d.validator_weight -= weight;
+        }
+    }
+
+    for v in &tx.l1_validators {
+        sqlx::query(
+            "INSERT INTO l1_validators (validation_id, subnet_id, node_id, weight, balance, \
+             bls_public_key, created_height, created_tx_hash, updated_height, active) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7, $9) \
+             ON CONFLICT (validation_id) DO UPDATE SET subnet_id = excluded.subnet_id, \
+             node_id = excluded.node_id, weight = excluded.weight, balance = excluded.balance, \
+             bls_public_key = excluded.bls_public_key, updated_height = excluded.updated_height, \
+             active = excluded.active",
+        )
+        .bind(v.validation_id.0.to_vec())
+        .bind(v.subnet_id.0.to_vec())
+        .bind(v.node_id.0.to_vec())
+        .bind(bits(v.weight))
+        .bind(bits(v.balance))
+        .bind(v.bls_public_key.clone())
+        .bind(height)
+        .bind(c.tx_hash.0.to_vec())
+        .bind(i64::from(v.active))
+        .execute(&mut *conn)
+        .await?;
+    }
+
+    if let Some(change) = &tx.subnet {
+        write_subnet_change(conn, change, height, ts, c.tx_hash).await?;
+    }
+    if let Some(chain) = &tx.blockchain {
+        sqlx::query(
+            "INSERT INTO blockchains (blockchain_id, subnet_id, name, vm_id, height, tx_hash, \
+             timestamp, genesis, evm_chain_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(chain.blockchain_id.0.to_vec())
+        .bind(chain.subnet_id.0.to_vec())
+        .bind(chain.name.clone())
+        .bind(chain.vm_id.0.to_vec())
+        .bind(height)
+        .bind(c.tx_hash.0.to_vec())
+        .bind(ts)
+        .bind(chain.genesis.clone())
+        .bind(
+            chain
+                .evm_chain_id
+                .map(|v| int("evm chain id", v))
+                .transpose()?,
+        )
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+async fn touch_chain(conn: &mut AnyConnection, address: &ShortId, chain: &Id) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO address_chains (address, blockchain_id) VALUES ($1, $2) \
+         ON CONFLICT (address, blockchain_id) DO NOTHING",
+    )
+    .bind(address.0.to_vec())
+    .bind(chain.0.to_vec())
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+async fn insert_utxo(
+    conn: &mut AnyConnection,
+    u: &PUtxo,
+    height: i64,
+    ts: i64,
+    emitted_by: Option<Id>,
+    emit_index: i64,
+    consumed_by: Option<(Id, i64)>,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO p_utxos (utxo_id, tx_hash, output_index, emitted_by, emit_index, height, \
+         timestamp, asset_id, amount, addresses, threshold, locktime, stakeable_locktime, staked, \
+         utxo_type, reward_type, created_on_chain, consumed_on_chain, start_ts, end_ts, bytes, \
+         consuming_tx_hash, consuming_height, consuming_timestamp, consume_index) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
+         $19, $20, $21, $22, $23, $24, $25)",
+    )
+    .bind(u.utxo_id.0.to_vec())
+    .bind(u.tx_hash.0.to_vec())
+    .bind(i64::from(u.output_index))
+    .bind(emitted_by.map(|h| h.0.to_vec()))
+    .bind(emit_index)
+    .bind(height)
+    .bind(ts)
+    .bind(u.asset_id.0.to_vec())
+    .bind(bits(u.amount))
+    .bind(short_ids(&u.addresses))
+    .bind(i64::from(u.threshold))
+    .bind(bits(u.locktime))
+    .bind(u.stakeable_locktime.map(bits))
+    .bind(i64::from(u.staked))
+    .bind(u.utxo_type.as_str())
+    .bind(u.reward_type.map(|r| r.as_str()))
+    .bind(u.created_on_chain.0.to_vec())
+    .bind(u.consumed_on_chain.0.to_vec())
+    .bind(u.start_ts.map(bits))
+    .bind(u.end_ts.map(bits))
+    .bind(u.bytes.clone())
+    .bind(consumed_by.map(|(h, _)| h.0.to_vec()))
+    .bind(consumed_by.map(|_| height))
+    .bind(consumed_by.map(|_| ts))
+    .bind(consumed_by.map(|(_, i)| i))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+async fn write_subnet_change(
+    conn: &mut AnyConnection,
+    change: &SubnetChange,
+    height: i64,
+    ts: i64,
+    tx_hash: Id,
+) -> Result<()> {
+    let affected = match change {
+        SubnetChange::Created { subnet_id, owner } => sqlx::query(
+            "INSERT INTO subnets (subnet_id, height, tx_hash, timestamp, owner_locktime, \
+             owner_threshold, owner_addresses) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(subnet_id.0.to_vec())
+        .bind(height)
+        .bind(tx_hash.0.to_vec())
+        .bind(ts)
+        .bind(bits(owner.locktime))
+        .bind(i64::from(owner.threshold))
+        .bind(short_ids(&owner.addresses))
+        .execute(&mut *conn)
+        .await?
+        .rows_affected(),
+        SubnetChange::OwnerChanged { subnet_id, owner } => sqlx::query(
+            "UPDATE subnets SET owner_locktime = $1, owner_threshold = $2, owner_addresses = $3 \
+             WHERE subnet_id = $4",
+        )
+        .bind(bits(owner.locktime))
+        .bind(i64::from(owner.threshold))
+        .bind(short_ids(&owner.addresses))
+        .bind(subnet_id.0.to_vec())
+        .execute(&mut *conn)
+        .await?
+        .rows_affected(),
+        SubnetChange::Converted {
+            subnet_id,
+            conversion_id,
+            manager_chain,
+            manager_address,
+        } => sqlx::query(
+            "UPDATE subnets SET l1_conversion_id = $1, l1_manager_chain = $2, \
+             l1_manager_address = $3, l1_converted_at = $4 WHERE subnet_id = $5",
+        )
+        .bind(conversion_id.0.to_vec())
+        .bind(manager_chain.0.to_vec())
+        .bind(manager_address.clone())
+        .bind(height)
+        .bind(subnet_id.0.to_vec())
+        .execute(&mut *conn)
+        .await?
+        .rows_affected(),
+    };
+    if affected == 0 {
+        let subnet_id = match change {
+            SubnetChange::Created { subnet_id, .. }
+            | SubnetChange::OwnerChanged { subnet_id, .. }
+            | SubnetChange::Converted { subnet_id, .. } => subnet_id,
+        };
+        return Err(StoreError::NotFound {
+            what: "subnet",
+            key: subnet_id.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Applies a block's staking changes to the running totals and the block's day row.
+async fn apply_staking(
+    conn: &mut AnyConnection,
+    block_ts: u64,
+    deltas: BTreeMap<Id, StakingDelta>,
+) -> Result<()> {
+    let day = int(
+        "day",
+        crate::rows::metrics::Granularity::Day.start_of(block_ts),
+    )?;
+    for (subnet, d) in deltas {
+        let row = sqlx::query(
+            "SELECT validator_count, validator_weight, delegator_count, delegator_weight \
+             FROM staking_totals WHERE subnet_id = $1",
+        )
+        .bind(subnet.0.to_vec())
+        .fetch_optional(&mut *conn)
+        .await?;
+        let (vc, vw, dc, dw) = match row {
+            Some(r) => (
+                r.i64("validator_count")?,
+                r.u128("validator_weight")?,
+                r.i64("delegator_count")?,
+                r.u128("delegator_weight")?,
+            ),
+            None => (0, 0, 0, 0),
+        };
+        let out_of_range = || StoreError::OutOfRange {
+            field: "staking total",
+            value: subnet.to_string(),
+        };
+        let apply = |total: u128, delta: i128| -> Result<u128> {
+            let t = i128::try_from(total).map_err(|_| out_of_range())?;
+            u128::try_from(t + delta).map_err(|_| out_of_range())
+        };
+        let vc = vc + d.validators;
+        let dc = dc + d.delegators;
+        if vc < 0 || dc < 0 {
+            return Err(out_of_range());
+        }
+        let vw = apply(vw, d.validator_weight)?;
+        let dw = apply(dw, d.delegator_weight)?;
+        sqlx::query(
+            "INSERT INTO staking_totals (subnet_id, validator_count, validator_weight, \
+             delegator_count, delegator_weight) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (subnet_id) DO UPDATE SET validator_count = excluded.validator_count, \
+             validator_weight = excluded.validator_weight, delegator_count = excluded.delegator_count, \
+             delegator_weight = excluded.delegator_weight",
+        )
+        .bind(subnet.0.to_vec())
+        .bind(vc)
+        .bind(u128_bytes(vw))
+        .bind(dc)
+        .bind(u128_bytes(dw))
+        .execute(&mut *conn)
+        .await?;
+        sqlx::query(
+            "INSERT INTO staking_daily (subnet_id, day, validator_count, validator_weight, \
+             delegator_count, delegator_weight) VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (subnet_id, day) DO UPDATE SET validator_count = excluded.validator_count, \
+             validator_weight = excluded.validator_weight, delegator_count = excluded.delegator_count, \
+             delegator_weight = excluded.delegator_weight",
+        )
+        .bind(subnet.0.to_vec())
+        .bind(day)
+        .bind(vc)
+        .bind(u128_bytes(vw))
+        .bind(dc)
+        .bind(u128_bytes(dw))
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,363 @@
+//! The narrow storage traits, one concern each. [`crate::Store`] implements all of them; code
+//! that only reads EVM data takes `impl EvmReader`, and so on.
+//!
+//! Naming: `get_` fails with [`crate::StoreError::NotFound`] when the row is missing, `find_`
+//! returns `Option`, `list_` returns a [`Page`] and the cursor of the next one.
+
+use std::future::Future;
+
+use firn_core::ids::{Id, NodeId, ShortId};
+
+use crate::error::Result;
+use crate::page::{
+    CollectibleCursor, CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder,
+    TxCursor,
+};
+use crate::rows::evm::{
+    ChainRef, CollectibleRecord, ContractDeployment, EvmBlockRecord, EvmBlockRows, EvmChain,
+    EvmInternalTx, EvmLog, EvmTxRecord, NftMetadata, Token, TokenStandard, TransferRecord,
+};
+use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
+use crate::rows::pchain::{
+    BlockchainRecord, L1ValidatorRecord, PBlockRecord, PChainBlockRows, PTxRecord, RewardRecord,
+    StakerRecord, StakerStatus, SubnetRecord,
+};
+use crate::rows::{ChainKey, CommitOutcome};
+use crate::types::{Address, B256, U256};
+
+/// The indexer's position per chain.
+pub trait CursorStore {
+    /// Height of the last block committed for `chain`, if any.
+    fn find_cursor(&self, chain: ChainKey) -> impl Future<Output = Result<Option<u64>>> + Send;
+}
+
+/// Writes accepted P-Chain blocks.
+pub trait PChainWriter {
+    /// Commits blocks in order in one database transaction, each with its derived state and
+    /// the cursor. Blocks at or below the cursor are skipped (already stored); the first new
+    /// block must follow the cursor. On error nothing of the batch is stored.
+    fn commit_pchain_blocks(
+        &self,
+        blocks: &[PChainBlockRows],
+    ) -> impl Future<Output = Result<CommitOutcome>> + Send;
+}
+
+/// Filter of P-Chain transaction lists. Empty lists and `None` do not filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PTxFilter {
+    /// Transactions touching any of these addresses.
+    pub addresses: Vec<ShortId>,
+    /// Transactions concerning this L1 validation.
+    pub l1_validation_id: Option<Id>,
+    /// Transactions of these types.
+    pub tx_types: Vec<String>,
+    /// Block time at or after.
+    pub start_ts: Option<u64>,
+    /// Block time at or before.
+    pub end_ts: Option<u64>,
+}
+
+/// Filter of P-Chain block lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PBlockFilter {
+    /// Blocks proposed by this node.
+    pub proposer: Option<NodeId>,
+    /// Block time at or after.
+    pub start_ts: Option<u64>,
+    /// Block time at or before.
+    pub end_ts: Option<u64>,
+}
+
+/// Filter of staker lists (validators and delegators).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StakerFilter {
+    /// `Some(true)` for delegators only, `Some(false)` for validators only.
+    pub delegators: Option<bool>,
+    /// Stakers of these nodes.
+    pub node_ids: Vec<NodeId>,
+    /// Stakers with any of these reward addresses.
+    pub reward_addresses: Vec<ShortId>,
+    /// Stakers with this status at `now`.
+    pub status: Option<StakerStatus>,
+    /// The moment `status` is judged at, Unix seconds.
+    pub now: u64,
+}
+
+/// Filter of reward lists; at least one list is expected. Both lists filter together.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RewardFilter {
+    /// Rewards paid to any of these addresses.
+    pub addresses: Vec<ShortId>,
+    /// Rewards for stakes on any of these nodes.
+    pub node_ids: Vec<NodeId>,
+}
+
+/// Reads P-Chain data.
+pub trait PChainReader {
+    /// The block at `height`.
+    fn find_pchain_block(
+        &self,
+        height: u64,
+    ) -> impl Future<Output = Result<Option<PBlockRecord>>> + Send;
+    /// The block with ID `hash`.
+    fn find_pchain_block_by_hash(
+        &self,
+        hash: Id,
+    ) -> impl Future<Output = Result<Option<PBlockRecord>>> + Send;
+    /// Blocks by height.
+    fn list_pchain_blocks(
+        &self,
+        filter: &PBlockFilter,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> impl Future<Output = Result<Page<PBlockRecord, HeightCursor>>> + Send;
+    /// The transaction `hash`, or `None`.
+    fn find_pchain_tx(&self, hash: Id) -> impl Future<Output = Result<Option<PTxRecord>>> + Send;
+    /// The transaction `hash`, or [`crate::StoreError::NotFound`].
+    fn get_pchain_tx(&self, hash: Id) -> impl Future<Output = Result<PTxRecord>> + Send;
+    /// Transactions by position (height, index), which is also block-time order.
+    fn list_pchain_txs(
+        &self,
+        filter: &PTxFilter,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> impl Future<Output = Result<Page<PTxRecord, TxCursor>>> + Send;
+    /// Staking transactions whose stake has not ended and whose end time is after `now`.
+    fn list_active_staking_txs(
+        &self,
+        filter: &PTxFilter,
+        now: u64,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> impl Future<Output = Result<Page<PTxRecord, TxCursor>>> + Send;
+    /// For each address, the blockchains it has touched (sorted by ID); addresses never seen
+    /// map to an empty list.
+    fn list_address_chains(
+        &self,
+        addresses: &[ShortId],
+    ) -> impl Future<Output = Result<Vec<(ShortId, Vec<Id>)>>> + Send;
+    /// Staking rewards paid.
+    fn list_rewards(
+        &self,
+        filter: &RewardFilter,
+        order: SortOrder,
+        page: &PageRequest<EventCursor>,
+    ) -> impl Future<Output = Result<Page<RewardRecord, EventCursor>>> + Send;
+    /// The staker added by transaction `tx_hash`.
+    fn find_staker(&self, tx_hash: Id)
+    -> impl Future<Output = Result<Option<StakerRecord>>> + Send;
+    /// Validators and delegators by position of their staking transaction.
+    fn list_stakers(
+        &self,
+        filter: &StakerFilter,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> impl Future<Output = Result<Page<StakerRecord, TxCursor>>> + Send;
+    /// The subnet `subnet_id`.
+    fn find_subnet(
+        &self,
+        subnet_id: Id,
+    ) -> impl Future<Output = Result<Option<SubnetRecord>>> + Send;
+    /// Subnets by creation.
+    fn list_subnets(
+        &self,
+        order: SortOrder,
+        page: &PageRequest<CreatedCursor>,
+    ) -> impl Future<Output = Result<Page<SubnetRecord, CreatedCursor>>> + Send;
+    /// The chain `blockchain_id`.
+    fn find_blockchain(
+        &self,
+        blockchain_id: Id,
+    ) -> impl Future<Output = Result<Option<BlockchainRecord>>> + Send;
+    /// Chains by creation, optionally of one subnet.
+    fn list_blockchains(
+        &self,
+        subnet_id: Option<Id>,
+        order: SortOrder,
+        page: &PageRequest<CreatedCursor>,
+    ) -> impl Future<Output = Result<Page<BlockchainRecord, CreatedCursor>>> + Send;
+    /// The L1 validator `validation_id`.
+    fn find_l1_validator(
+        &self,
+        validation_id: Id,
+    ) -> impl Future<Output = Result<Option<L1ValidatorRecord>>> + Send;
+    /// L1 validators by creation, optionally of one subnet.
+    fn list_l1_validators(
+        &self,
+        subnet_id: Option<Id>,
+        order: SortOrder,
+        page: &PageRequest<CreatedCursor>,
+    ) -> impl Future<Output = Result<Page<L1ValidatorRecord, CreatedCursor>>> + Send;
+}
+
+/// Writes EVM chains and their accepted blocks.
+pub trait EvmWriter {
+    /// Registers (or updates) an EVM chain; blocks can only be committed for registered chains.
+    fn upsert_evm_chain(&self, chain: &EvmChain) -> impl Future<Output = Result<()>> + Send;
+    /// Commits blocks of one or more chains in one database transaction, each block with its
+    /// derived state (balances, deployments, metrics) and its chain's cursor. Blocks at or below
+    /// their chain's cursor are skipped; the first new block must follow the cursor. On error
+    /// nothing of the batch is stored.
+    fn commit_evm_blocks(
+        &self,
+        blocks: &[EvmBlockRows],
+    ) -> impl Future<Output = Result<CommitOutcome>> + Send;
+    /// Stores the fetched metadata of one NFT (replacing what was there).
+    fn upsert_nft_metadata(
+        &self,
+        chain_id: u64,
+        metadata: &NftMetadata,
+    ) -> impl Future<Output = Result<()>> + Send;
+}
+
+/// Filter of token transfer lists: one address on one chain, one standard, a block range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransferFilter {
+    /// EVM chain ID.
+    pub chain_id: u64,
+    /// Sender or recipient.
+    pub address: Address,
+    /// Standard.
+    pub standard: TokenStandard,
+    /// First block, inclusive.
+    pub start_block: Option<u64>,
+    /// Last block, exclusive.
+    pub end_block: Option<u64>,
+}
+
+/// Filter of EVM transaction lists: one chain, optionally one party, a block range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvmTxFilter {
+    /// EVM chain ID.
+    pub chain_id: u64,
+    /// Sender, recipient or created contract.
+    pub address: Option<Address>,
+    /// First block, inclusive.
+    pub start_block: Option<u64>,
+    /// Last block, exclusive.
+    pub end_block: Option<u64>,
+}
+
+/// Reads EVM data.
+pub trait EvmReader {
+    /// Every registered chain, by EVM chain ID.
+    fn list_evm_chains(&self) -> impl Future<Output = Result<Vec<EvmChain>>> + Send;
+    /// The chain named by `chain`.
+    fn find_evm_chain(
+        &self,
+        chain: ChainRef,
+    ) -> impl Future<Output = Result<Option<EvmChain>>> + Send;
+    /// Block `number`.
+    fn find_evm_block(
+        &self,
+        chain_id: u64,
+        number: u64,
+    ) -> impl Future<Output = Result<Option<EvmBlockRecord>>> + Send;
+    /// Block with hash `hash`.
+    fn find_evm_block_by_hash(
+        &self,
+        chain_id: u64,
+        hash: B256,
+    ) -> impl Future<Output = Result<Option<EvmBlockRecord>>> + Send;
+    /// Blocks, newest first.
+    fn list_evm_blocks(
+        &self,
+        chain_id: u64,
+        page: &PageRequest<HeightCursor>,
+    ) -> impl Future<Output = Result<Page<EvmBlockRecord, HeightCursor>>> + Send;
+    /// Transaction `hash`.
+    fn find_evm_tx(
+        &self,
+        chain_id: u64,
+        hash: B256,
+    ) -> impl Future<Output = Result<Option<EvmTxRecord>>> + Send;
+    /// Transactions of block `number`, in block order.
+    fn list_evm_block_txs(
+        &self,
+        chain_id: u64,
+        number: u64,
+    ) -> impl Future<Output = Result<Vec<EvmTxRecord>>> + Send;
+    /// Transactions, newest first (the chain's latest, or one address's).
+    fn list_evm_txs(
+        &self,
+        filter: &EvmTxFilter,
+        page: &PageRequest<TxCursor>,
+    ) -> impl Future<Output = Result<Page<EvmTxRecord, TxCursor>>> + Send;
+    /// Logs of transaction `tx_hash`.
+    fn list_evm_tx_logs(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> impl Future<Output = Result<Vec<EvmLog>>> + Send;
+    /// Internal transactions of `tx_hash`, in trace order.
+    fn list_evm_internal_txs(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> impl Future<Output = Result<Vec<EvmInternalTx>>> + Send;
+    /// Token transfers of `tx_hash`, in log order.
+    fn list_evm_tx_transfers(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> impl Future<Output = Result<Vec<TransferRecord>>> + Send;
+    /// Token transfers from or to an address, newest first.
+    fn list_transfers(
+        &self,
+        filter: &TransferFilter,
+        page: &PageRequest<EventCursor>,
+    ) -> impl Future<Output = Result<Page<TransferRecord, EventCursor>>> + Send;
+    /// Token contract metadata.
+    fn find_token(
+        &self,
+        chain_id: u64,
+        address: Address,
+    ) -> impl Future<Output = Result<Option<Token>>> + Send;
+    /// NFT metadata.
+    fn find_nft_metadata(
+        &self,
+        chain_id: u64,
+        token: Address,
+        token_id: U256,
+    ) -> impl Future<Output = Result<Option<NftMetadata>>> + Send;
+    /// Current ERC-721 and ERC-1155 holdings of `owner`, by contract then token ID.
+    fn list_collectibles(
+        &self,
+        chain_id: u64,
+        owner: Address,
+        contract: Option<Address>,
+        page: &PageRequest<CollectibleCursor>,
+    ) -> impl Future<Output = Result<Page<CollectibleRecord, CollectibleCursor>>> + Send;
+    /// How contract `address` was deployed.
+    fn find_contract_deployment(
+        &self,
+        chain_id: u64,
+        address: Address,
+    ) -> impl Future<Output = Result<Option<ContractDeployment>>> + Send;
+}
+
+/// Reads the metrics the store maintains.
+pub trait MetricsReader {
+    /// Counters of one chain per period with start in `[start_ts, end_ts]`; periods without
+    /// blocks have no row.
+    fn list_chain_metrics(
+        &self,
+        chain_id: u64,
+        granularity: Granularity,
+        start_ts: Option<u64>,
+        end_ts: Option<u64>,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> impl Future<Output = Result<Page<ChainMetrics, HeightCursor>>> + Send;
+    /// Staking totals of one subnet, one row per day in `[start_ts, end_ts]` (clipped to the
+    /// days since the first change; `end_ts` defaults to the last change), each day carrying the
+    /// totals at its end.
+    fn list_staking_metrics(
+        &self,
+        subnet_id: Id,
+        start_ts: Option<u64>,
+        end_ts: Option<u64>,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> impl Future<Output = Result<Page<StakingMetrics, HeightCursor>>> + Send;
+}

@@ -1,0 +1,135 @@
+//! Opening, migrations, cursors and bad input.
+
+use firn_core::ids::Id;
+use firn_store::rows::ChainKey;
+use firn_store::rows::evm::ChainRef;
+use firn_store::{
+    CursorStore, EvmReader, EvmWriter, PChainReader, PChainWriter, PTxFilter, PageCursor,
+    PageRequest, SortOrder, Store, StoreError, open,
+};
+
+use crate::fixtures::{evm_block, evm_chain, pblock};
+
+pub async fn migrations_from_empty(store: Store) {
+    assert_eq!(store.find_cursor(ChainKey::PChain).await.unwrap(), None);
+    assert_eq!(store.find_cursor(ChainKey::Evm(43113)).await.unwrap(), None);
+    let page = store
+        .list_pchain_txs(
+            &PTxFilter::default(),
+            SortOrder::Desc,
+            &PageRequest::first(10),
+        )
+        .await
+        .unwrap();
+    assert!(page.items.is_empty());
+    assert_eq!(page.next, None);
+    assert!(store.list_evm_chains().await.unwrap().is_empty());
+    assert_eq!(store.find_pchain_tx(Id([1; 32])).await.unwrap(), None);
+    let missing = store.get_pchain_tx(Id([1; 32])).await.unwrap_err();
+    assert!(
+        matches!(
+            missing,
+            StoreError::NotFound {
+                what: "transaction",
+                ..
+            }
+        ),
+        "{missing}"
+    );
+    assert!(missing.to_string().starts_with("transaction "), "{missing}");
+}
+
+pub async fn bad_input_is_an_error(store: Store) {
+    let zero = store
+        .list_pchain_txs(
+            &PTxFilter::default(),
+            SortOrder::Desc,
+            &PageRequest::first(0),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(zero, StoreError::BadLimit(0)));
+    let huge = store
+        .list_pchain_txs(
+            &PTxFilter::default(),
+            SortOrder::Desc,
+            &PageRequest::first(10_001),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(huge, StoreError::BadLimit(10_001)));
+    // Heights must fit a signed 64-bit column.
+    let err = store
+        .commit_pchain_blocks(&[pblock(u64::MAX, 1, vec![])])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::OutOfRange {
+                field: "height",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // Blocks of an unregistered chain are refused.
+    let err = store
+        .commit_evm_blocks(&[evm_block(99, 1, 1)])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::UnknownChain(99)), "{err}");
+    assert!(firn_store::page::TxCursor::from_token("12").is_err());
+    assert_eq!(store.find_cursor(ChainKey::PChain).await.unwrap(), None);
+}
+
+pub async fn evm_chain_registry(store: Store) {
+    let mut c = evm_chain(43113);
+    store.upsert_evm_chain(&c).await.unwrap();
+    store.upsert_evm_chain(&evm_chain(1)).await.unwrap();
+    c.name = "renamed".to_owned();
+    store.upsert_evm_chain(&c).await.unwrap();
+    let all = store.list_evm_chains().await.unwrap();
+    assert_eq!(
+        all.iter().map(|c| c.chain_id).collect::<Vec<_>>(),
+        vec![1, 43113]
+    );
+    assert_eq!(
+        store.find_evm_chain(ChainRef::Evm(43113)).await.unwrap(),
+        Some(c.clone())
+    );
+    assert_eq!(
+        store
+            .find_evm_chain(ChainRef::Blockchain(c.blockchain_id))
+            .await
+            .unwrap(),
+        Some(c)
+    );
+    assert_eq!(store.find_evm_chain(ChainRef::Evm(7)).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn open_rejects_bad_locations_and_reopens() {
+    for bad in ["", "sqlite://", "mysql://localhost/x", ":memory:"] {
+        let err = open(bad).await.unwrap_err();
+        assert!(matches!(err, StoreError::BadLocation(_)), "{bad}: {err}");
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "firn-store-reopen-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let path = dir.join("nested").join("firn.db");
+    let location = format!("sqlite://{}", path.display());
+    let store = open(&location).await.unwrap();
+    store
+        .commit_pchain_blocks(&[pblock(5, 100, vec![])])
+        .await
+        .unwrap();
+    store.close().await;
+    // Re-opening applies no migration twice and keeps the data.
+    let store = open(path.to_str().unwrap()).await.unwrap();
+    assert_eq!(store.find_cursor(ChainKey::PChain).await.unwrap(), Some(5));
+    assert_eq!(store.backend(), firn_store::Backend::Sqlite);
+    store.close().await;
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -1,0 +1,30 @@
+//! firn-store integration tests: one suite, generated for SQLite and PostgreSQL.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod basics;
+mod evm;
+mod fixtures;
+mod harness;
+mod metrics;
+mod pchain;
+mod staking;
+
+backend_tests! {
+    basics::migrations_from_empty,
+    basics::bad_input_is_an_error,
+    basics::evm_chain_registry,
+    pchain::pchain_round_trip,
+    pchain::pchain_failed_block_leaves_nothing,
+    pchain::pchain_recommit_is_a_noop,
+    pchain::pchain_tx_filters_and_paging,
+    pchain::pchain_paging_is_stable_under_inserts,
+    staking::pchain_stakers_and_rewards,
+    evm::evm_round_trip,
+    evm::evm_failed_block_leaves_nothing,
+    evm::evm_recommit_is_a_noop,
+    evm::evm_transfer_filters_and_paging,
+    evm::evm_large_block_round_trip,
+    evm::evm_tx_lists,
+    metrics::chain_metrics_match_direct_computation,
+    metrics::staking_metrics_match_direct_computation,
+}
