@@ -65,5 +65,5 @@ pub use client::{
 };
 pub use error::ErrorObject;
 pub use eth::{EthServer, PositionalParams};
-pub use node::{Node, node_router};
+pub use node::{Node, NodeError, node_router};
 pub use server::{Endpoint, Limits, RouteError, RpcRouter, ServerHandle, loopback, serve, spawn};

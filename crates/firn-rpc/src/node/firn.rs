@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Node, RpcResult};
+use super::{Node, NodeError, RpcResult};
 use crate::avajson::u64_string;
 use crate::{AvaServer, AvaService};
 
@@ -37,12 +37,12 @@ async fn get_time(node: N, _: Empty) -> RpcResult {
 }
 
 /// Builds until idle on a blocking thread; the new heights as strings.
-async fn build(node: &N) -> Result<Vec<Value>, String> {
+async fn build(node: &N) -> Result<Vec<Value>, NodeError> {
     let chain = node.chain.clone();
     let blocks = tokio::task::spawn_blocking(move || chain.build_until_idle())
         .await
-        .map_err(|e| format!("couldn't build blocks: {e}"))?
-        .map_err(|e| format!("couldn't build blocks: {e}"))?;
+        .map_err(|e| NodeError::Build(e.to_string()))?
+        .map_err(|e| NodeError::Build(e.to_string()))?;
     Ok(blocks
         .iter()
         .map(|b| Value::String(b.block.height().to_string()))
@@ -75,10 +75,10 @@ struct Time {
 async fn set_time(node: N, args: Time) -> RpcResult {
     let now = node.chain.clock().now();
     if args.time < now {
-        return Err(format!(
-            "time {} is before the clock's time {now}: the clock only moves forward",
-            args.time
-        ));
+        return Err(NodeError::ClockBackwards {
+            requested: args.time,
+            now,
+        });
     }
     let time = node.chain.clock().set(args.time);
     let heights = build(&node).await?;

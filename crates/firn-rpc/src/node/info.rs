@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::shapes::hex0x;
-use super::{Node, RpcResult};
+use super::{Node, NodeError, RpcResult};
 use crate::{AvaServer, AvaService};
 
 type N = Arc<Node>;
@@ -52,7 +52,7 @@ struct AliasArg {
 async fn get_blockchain_id(node: N, args: AliasArg) -> RpcResult {
     let id = node
         .chain_alias(&args.alias)
-        .ok_or_else(|| format!("there is no chain with alias/ID '{}'", args.alias))?;
+        .ok_or(NodeError::UnknownChain(args.alias))?;
     Ok(json!({ "blockchainID": id }))
 }
 
@@ -87,9 +87,9 @@ struct ChainArg {
 /// `info.isBootstrapped` `{chain}` → `{isBootstrapped: true}` for a known chain.
 async fn is_bootstrapped(node: N, args: ChainArg) -> RpcResult {
     if args.chain.is_empty() {
-        return Err("argument 'chain' not given".into());
+        return Err(NodeError::MissingChain);
     }
     node.chain_alias(&args.chain)
-        .ok_or_else(|| format!("there is no chain with alias/ID '{}'", args.chain))?;
+        .ok_or(NodeError::UnknownChain(args.chain))?;
     Ok(json!({ "isBootstrapped": true }))
 }

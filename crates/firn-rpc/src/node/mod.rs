@@ -6,6 +6,7 @@
 //! [`AvaServer`] per endpoint; each method is one small async function next to its wire name in
 //! [`platform`], [`info`], [`health`], [`validators`] and [`firn`].
 
+mod error;
 pub mod firn;
 pub mod health;
 pub mod info;
@@ -24,7 +25,6 @@ use firn_devnet::PChain;
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::avalanche::INVALID_ARG_MESSAGE;
 use crate::server::{Endpoint, RpcRouter};
 
 /// What every node service works on: the chain and the node's identity. Share it in an `Arc`.
@@ -38,8 +38,10 @@ pub struct Node {
     pop: [u8; 96],
 }
 
-/// A handler's error: the message AvalancheGo would send with code -32000.
-pub type RpcResult = Result<Value, String>;
+pub use error::NodeError;
+
+/// A handler's outcome: the result, or the error whose text is sent with code -32000.
+pub type RpcResult = Result<Value, NodeError>;
 
 impl Node {
     /// A node serving `chain`; `waker` (from [`firn_devnet::Producer::waker`]) is notified when a
@@ -86,21 +88,20 @@ impl Node {
     }
 
     /// Parses a `P-<hrp>1…` address of this network.
-    fn parse_address(&self, s: &str) -> Result<ShortId, String> {
-        let a: Address = s
-            .parse()
-            .map_err(|e| format!("couldn't parse address {s:?}: {e}"))?;
+    fn parse_address(&self, s: &str) -> Result<ShortId, NodeError> {
+        let bad = |reason: String| NodeError::BadAddress {
+            address: s.to_string(),
+            reason,
+        };
+        let a: Address = s.parse().map_err(|e| bad(format!("{e}")))?;
         if a.chain != "P" {
-            return Err(format!(
-                "couldn't parse address {s:?}: expected chain P, got {}",
-                a.chain
-            ));
+            return Err(bad(format!("expected chain P, got {}", a.chain)));
         }
         if a.hrp != self.json.hrp {
-            return Err(format!(
-                "couldn't parse address {s:?}: expected hrp {:?} but got {:?}",
+            return Err(bad(format!(
+                "expected hrp {:?} but got {:?}",
                 self.json.hrp, a.hrp
-            ));
+            )));
         }
         Ok(a.id)
     }
@@ -121,10 +122,10 @@ impl Node {
 }
 
 /// Parses an `encoding` argument (`hex` default, `hexc`, `hexnc`, `json`), case-insensitively.
-fn encoding(arg: Option<&str>) -> Result<Encoding, String> {
+fn encoding(arg: Option<&str>) -> Result<Encoding, NodeError> {
     match arg {
         None | Some("") => Ok(Encoding::Hex),
-        Some(s) => s.parse().map_err(|_| INVALID_ARG_MESSAGE.to_string()),
+        Some(s) => s.parse().map_err(|_| NodeError::InvalidArgument),
     }
 }
 

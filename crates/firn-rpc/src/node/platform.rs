@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::shapes::{self, hex0x};
-use super::{Node, RpcResult, encoding};
+use super::{Node, NodeError, RpcResult, encoding};
 use crate::avajson::u64_string;
 use crate::{AvaServer, AvaService};
 
@@ -90,14 +90,14 @@ async fn get_height(node: N, _: Empty) -> RpcResult {
     Ok(json!({ "height": node.chain.height().to_string() }))
 }
 
-fn parse_addresses(node: &Node, addrs: &[String]) -> Result<Vec<ShortId>, String> {
+fn parse_addresses(node: &Node, addrs: &[String]) -> Result<Vec<ShortId>, NodeError> {
     addrs.iter().map(|a| node.parse_address(a)).collect()
 }
 
 /// `platform.getBalance` (deprecated): singular AVAX fields, per-asset maps, `utxoIDs`.
 async fn get_balance(node: N, args: Addresses) -> RpcResult {
     if args.addresses.is_empty() {
-        return Err("no addresses provided".into());
+        return Err(NodeError::NoAddresses);
     }
     let addrs = parse_addresses(&node, &args.addresses)?;
     let b = node.chain.balance(&addrs);
@@ -151,42 +151,39 @@ struct GetUtxosArgs {
 /// `platform.getUTXOs`: `{numFetched, utxos, endIndex:{address, utxo}, encoding}`.
 async fn get_utxos(node: N, args: GetUtxosArgs) -> RpcResult {
     if args.addresses.is_empty() {
-        return Err("no addresses provided".into());
+        return Err(NodeError::NoAddresses);
     }
     if args.addresses.len() > MAX_PAGE_SIZE {
-        return Err(format!(
-            "number of addresses given, {}, exceeds maximum, {MAX_PAGE_SIZE}",
-            args.addresses.len()
-        ));
+        return Err(NodeError::TooManyAddresses {
+            given: args.addresses.len(),
+            max: MAX_PAGE_SIZE,
+        });
     }
     let enc = encoding(args.encoding.as_deref())?;
     if enc == Encoding::Json {
-        return Err(format!(
-            "couldn't encode UTXO as {}: unsupported encoding",
-            enc
-        ));
+        return Err(NodeError::JsonNotSupported("UTXO"));
     }
     if !args.source_chain.is_empty() && node.chain_alias(&args.source_chain).is_none() {
-        return Err(format!(
-            "problem parsing source chainID {:?}: there is no chain with alias/ID '{}'",
-            args.source_chain, args.source_chain
-        ));
+        return Err(NodeError::UnknownSourceChain(args.source_chain));
     }
     let addrs = parse_addresses(&node, &args.addresses)?;
     let start = if args.start_index.address.is_empty() && args.start_index.utxo.is_empty() {
         None
     } else {
         let a = node.parse_address(&args.start_index.address).map_err(|e| {
-            format!(
-                "couldn't parse start index address {:?}: {e}",
-                args.start_index.address
-            )
+            NodeError::BadStartAddress {
+                address: args.start_index.address.clone(),
+                reason: match e {
+                    NodeError::BadAddress { reason, .. } => reason,
+                    other => other.to_string(),
+                },
+            }
         })?;
         let u: Id = args
             .start_index
             .utxo
-            .parse()
-            .map_err(|e| format!("couldn't parse start index utxo: {e}"))?;
+            .parse::<Id>()
+            .map_err(|e| NodeError::BadStartUtxo(e.to_string()))?;
         Some((a, u))
     };
     let limit = match args.limit as usize {
@@ -252,7 +249,7 @@ async fn get_block(node: N, args: GetBlockArgs) -> RpcResult {
     let b = node
         .chain
         .block_by_id(&args.block_id)
-        .ok_or_else(|| format!("couldn't get block with id {}: not found", args.block_id))?;
+        .ok_or(NodeError::BlockNotFound(args.block_id))?;
     block_reply(&node, &b.block, enc)
 }
 
@@ -270,17 +267,14 @@ async fn get_block_by_height(node: N, args: GetBlockByHeightArgs) -> RpcResult {
     let b = node
         .chain
         .block_by_height(args.height)
-        .ok_or_else(|| format!("couldn't get block at height {}: not found", args.height))?;
+        .ok_or(NodeError::BlockAtHeightNotFound(args.height))?;
     block_reply(&node, &b.block, enc)
 }
 
 /// `platform.getTx` `{txID, encoding}` → `{tx, encoding}`.
 async fn get_tx(node: N, args: TxArg) -> RpcResult {
     let enc = encoding(args.encoding.as_deref())?;
-    let info = node
-        .chain
-        .tx(&args.tx_id)
-        .ok_or_else(|| "couldn't get tx: not found".to_string())?;
+    let info = node.chain.tx(&args.tx_id).ok_or(NodeError::TxNotFound)?;
     let body = match enc.encode_bytes(&firn_core::codec::to_bytes(&info.tx)) {
         Some(s) => Value::String(s),
         None => tx_to_json(&node.json, &info.tx),
@@ -311,11 +305,11 @@ async fn issue_tx(node: N, args: IssueTxArgs) -> RpcResult {
     let enc = encoding(args.encoding.as_deref())?;
     let bytes = enc
         .decode_bytes(&args.tx)
-        .map_err(|e| format!("problem decoding transaction: {e}"))?;
-    let id = node.chain.issue_tx_bytes(&bytes).map_err(|e| match e {
-        firn_devnet::TxError::Malformed(_) => e.to_string(),
-        other => format!("couldn't issue tx: {other}"),
-    })?;
+        .map_err(|e| NodeError::TxDecoding(e.to_string()))?;
+    let id = node
+        .chain
+        .issue_tx_bytes(&bytes)
+        .map_err(NodeError::Issue)?;
     node.wake_producer();
     Ok(json!({ "txID": id }))
 }
@@ -325,23 +319,20 @@ async fn get_staking_asset_id(node: N, args: SubnetArg) -> RpcResult {
     if args.subnet_id == Id::ZERO {
         return Ok(json!({ "assetID": node.chain.network().avax_asset_id }));
     }
-    Err(format!(
-        "failed fetching subnet transformation for {}: not found",
-        args.subnet_id
-    ))
+    Err(NodeError::NoTransformation(args.subnet_id))
 }
 
 /// `platform.getSubnet` `{subnetID}`.
 async fn get_subnet(node: N, args: SubnetArg) -> RpcResult {
     if args.subnet_id == Id::ZERO {
-        return Err("the primary network isn't a subnet".into());
+        return Err(NodeError::PrimaryNetworkIsNotASubnet);
     }
     let s = node
         .chain
         .subnets()
         .into_iter()
         .find(|s| s.id == args.subnet_id)
-        .ok_or_else(|| "not found".to_string())?;
+        .ok_or(NodeError::SubnetNotFound(args.subnet_id))?;
     let keys: Vec<String> = s.owner.addresses.iter().map(|a| node.address(a)).collect();
     let (conv, chain, addr) = match &s.conversion {
         Some(c) => (c.conversion_id, c.chain_id, hex0x(&c.address)),
@@ -449,8 +440,8 @@ struct HeightArgs {
     subnet_id: Id,
 }
 
-fn query_height(node: &Node, h: &Option<Value>) -> Result<u64, String> {
-    let bad = || crate::avalanche::INVALID_ARG_MESSAGE.to_string();
+fn query_height(node: &Node, h: &Option<Value>) -> Result<u64, NodeError> {
+    let bad = || NodeError::InvalidArgument;
     match h {
         None | Some(Value::Null) => Ok(0),
         Some(Value::Number(n)) => n.as_u64().ok_or_else(bad),
@@ -464,9 +455,10 @@ fn query_height(node: &Node, h: &Option<Value>) -> Result<u64, String> {
 /// `{"NodeID-…":{"publicKey":"0x…"|null,"weight":"N"}}`.
 async fn get_validators_at(node: N, args: HeightArgs) -> RpcResult {
     let height = query_height(&node, &args.height)?;
-    let set = node.chain.validators_at(&args.subnet_id, height).ok_or_else(|| {
-        format!("failed to get validator set at {height}: failed to fetch validator set at unfinalized height")
-    })?;
+    let set = node
+        .chain
+        .validators_at(&args.subnet_id, height)
+        .ok_or(NodeError::UnfinalizedHeight(height))?;
     let mut out = Map::new();
     for (id, e) in &set {
         out.insert(
@@ -484,13 +476,17 @@ async fn get_validators_at(node: N, args: HeightArgs) -> RpcResult {
 /// in canonical Warp order.
 async fn get_all_validators_at(node: N, args: HeightArgs) -> RpcResult {
     let height = query_height(&node, &args.height)?;
-    let sets = node.chain.all_validators_at(height).ok_or_else(|| {
-        format!("failed to get validator sets at {height}: failed to fetch validator set at unfinalized height")
-    })?;
+    let sets = node
+        .chain
+        .all_validators_at(height)
+        .ok_or(NodeError::UnfinalizedHeightAll(height))?;
     let mut out = Map::new();
     for (subnet, set) in &sets {
-        let c = firn_devnet::state::validators::canonical(set)
-            .map_err(|e| format!("failed to get validator sets at {height}: {e}"))?;
+        let c =
+            firn_devnet::state::validators::canonical(set).map_err(|e| NodeError::Canonical {
+                height,
+                reason: e.to_string(),
+            })?;
         let vs: Vec<Value> = c
             .validators
             .iter()
@@ -522,12 +518,7 @@ async fn get_l1_validator(node: N, args: ValidationIdArg) -> RpcResult {
     let v = node
         .chain
         .l1_validator(&args.validation_id)
-        .ok_or_else(|| {
-            format!(
-                "fetching L1 validator {:?} failed: not found",
-                args.validation_id.to_string()
-            )
-        })?;
+        .ok_or(NodeError::L1ValidatorNotFound(args.validation_id))?;
     let mut out = shapes::l1_validator(&node, &v);
     if let Some(m) = out.as_object_mut() {
         m.insert("subnetID".into(), v.validator.subnet_id.to_string().into());
@@ -570,15 +561,16 @@ struct BlockchainArg {
 /// the primary network, so its chains are `Validating`; others are `Created` or `Unknown`.
 async fn get_blockchain_status(node: N, args: BlockchainArg) -> RpcResult {
     if args.blockchain_id.is_empty() {
-        return Err("argument 'blockchainID' not given".into());
+        return Err(NodeError::MissingBlockchainId);
     }
     let n = node.chain.network();
     let status = match args.blockchain_id.as_str() {
         "P" | "X" | "C" => "Validating",
         s => {
-            let id: Id = s
-                .parse()
-                .map_err(|e| format!("problem parsing blockchainID {s:?}: {e}"))?;
+            let id: Id = s.parse::<Id>().map_err(|e| NodeError::BadBlockchainId {
+                id: s.to_string(),
+                reason: e.to_string(),
+            })?;
             if [n.p_chain_id, n.x_chain_id, n.c_chain_id].contains(&id) {
                 "Validating"
             } else if node.chain.validated_by(&id).is_some() {
@@ -603,7 +595,7 @@ async fn validated_by(node: N, args: BlockchainIdArg) -> RpcResult {
     let s = node
         .chain
         .validated_by(&args.blockchain_id)
-        .ok_or_else(|| "problem retrieving blockchain: not found".to_string())?;
+        .ok_or(NodeError::BlockchainNotFound(args.blockchain_id))?;
     Ok(json!({ "subnetID": s }))
 }
 
@@ -620,7 +612,7 @@ async fn validates(node: N, args: SubnetArg) -> RpcResult {
     if args.subnet_id == Id::ZERO {
         ids.extend([n.x_chain_id, n.c_chain_id]);
     } else if !node.chain.subnets().iter().any(|s| s.id == args.subnet_id) {
-        return Err(format!("{:?} is not a subnet", args.subnet_id.to_string()));
+        return Err(NodeError::NotASubnet(args.subnet_id));
     }
     Ok(json!({ "blockchainIDs": ids }))
 }
@@ -633,10 +625,7 @@ async fn get_timestamp(node: N, _: Empty) -> RpcResult {
 /// `platform.getMinStake` `{subnetID?}` → `{minValidatorStake, minDelegatorStake}`.
 async fn get_min_stake(node: N, args: SubnetArg) -> RpcResult {
     if args.subnet_id != Id::ZERO {
-        return Err(format!(
-            "failed fetching subnet transformation for {}: not found",
-            args.subnet_id
-        ));
+        return Err(NodeError::NoTransformation(args.subnet_id));
     }
     let s = node.chain.config().staking;
     Ok(json!({
@@ -660,10 +649,7 @@ async fn get_total_stake(node: N, args: SubnetArg) -> RpcResult {
 async fn get_reward_utxos(node: N, args: TxArg) -> RpcResult {
     let enc = encoding(args.encoding.as_deref())?;
     if enc == Encoding::Json {
-        return Err(format!(
-            "couldn't encode utxo as {}: unsupported encoding",
-            enc
-        ));
+        return Err(NodeError::JsonNotSupported("utxo"));
     }
     let utxos: Vec<String> = node
         .chain
