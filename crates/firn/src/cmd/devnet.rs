@@ -68,6 +68,8 @@ fn load_config(args: &DevnetArgs) -> anyhow::Result<DevnetConfig> {
         return Ok(saved);
     }
     let mut config = match given {
+        // A configuration that does not pin its genesis time starts now, as a new data dir must.
+        Some(c) if !names_genesis_time(args.config.as_deref())? => c.starting_now(),
         Some(c) => c,
         None => {
             let profile = args.profile.map(profile_of).unwrap_or_default();
@@ -87,6 +89,16 @@ fn load_config(args: &DevnetArgs) -> anyhow::Result<DevnetConfig> {
     std::fs::write(&saved_path, text)
         .with_context(|| format!("couldn't write {}", saved_path.display()))?;
     Ok(config)
+}
+
+/// Whether the TOML file at `path` sets `genesis_time`.
+fn names_genesis_time(path: Option<&Path>) -> anyhow::Result<bool> {
+    let Some(path) = path else { return Ok(false) };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("couldn't read {}", path.display()))?;
+    let table: toml::Table =
+        toml::from_str(&text).with_context(|| format!("couldn't parse {}", path.display()))?;
+    Ok(table.contains_key("genesis_time"))
 }
 
 fn read_config(path: &Path) -> anyhow::Result<DevnetConfig> {

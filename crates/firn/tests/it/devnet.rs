@@ -200,3 +200,60 @@ fn devnet_json_banner_on_the_local_profile() {
         banner: Vec::new(),
     });
 }
+
+#[test]
+fn devnet_config_file_seeds_a_new_data_dir_starting_now() {
+    let dir = TempDir(std::env::temp_dir().join(format!("firn-devnet-cfg-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let cfg = dir.0.join("my.toml");
+    std::fs::write(
+        &cfg,
+        "profile = \"local\"\nseed = \"cfg-test\"\nfunded_keys = 21\n",
+    )
+    .unwrap();
+    let data = dir.0.join("data");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["devnet", "--rpc-addr", "127.0.0.1:0", "--json", "--config"])
+        .arg(&cfg)
+        .arg("--data-dir")
+        .arg(&data)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let b: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(b["networkID"], 12345);
+    assert_eq!(b["fundedKeys"].as_array().unwrap().len(), 21);
+    let url = b["listening"].as_str().unwrap().to_string();
+    // The genesis starts now, so the initial validators are all still validating.
+    let vs = call(
+        &url,
+        "/ext/bc/P",
+        "platform.getCurrentValidators",
+        json!({}),
+    );
+    assert_eq!(vs["validators"].as_array().unwrap().len(), 5);
+    stop(Running {
+        child,
+        url,
+        banner: Vec::new(),
+    });
+    let saved = std::fs::read_to_string(data.join("devnet.toml")).unwrap();
+    assert!(saved.contains("seed = \"cfg-test\""), "{saved}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let genesis: u64 = saved
+        .lines()
+        .find_map(|l| l.strip_prefix("genesis_time = "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(now - genesis < 600, "genesis {genesis} is not recent");
+}
