@@ -164,3 +164,30 @@ async fn producer_builds_soon_after_issue() {
     assert_eq!(d.height().await, 1);
     producer.shutdown().await;
 }
+
+#[tokio::test]
+async fn producer_pays_rewards_when_the_clock_passes_end_times() {
+    let dir = TempDir::new("producer-end");
+    let config = DevnetConfig::default();
+    let end = config.genesis_time + config.validator_duration_secs;
+    let validators = config.initial_validators as usize;
+    let clock = firn_devnet::Clock::frozen(config.genesis_time);
+    let chain = Arc::new(firn_devnet::PChain::open(config, dir.path(), clock).unwrap());
+    let producer = Producer::spawn(chain.clone());
+    let d = Devnet::serve(chain.clone(), Some(producer.waker()), dir).await;
+    // Move the clock itself (not firn.advanceTime): only the producer's tick builds.
+    chain.clock().set(end + 1);
+    let mut left = usize::MAX;
+    for _ in 0..200 {
+        let r = d.p("platform.getCurrentValidators", json!({})).await;
+        left = r["validators"].as_array().unwrap().len();
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(left, 0, "initial validators were not retired");
+    // At least one proposal and one commit per validator.
+    assert!(d.height().await >= 2 * validators as u64);
+    producer.shutdown().await;
+}
