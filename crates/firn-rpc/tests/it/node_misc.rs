@@ -191,3 +191,38 @@ async fn producer_pays_rewards_when_the_clock_passes_end_times() {
     assert!(d.height().await >= 2 * validators as u64);
     producer.shutdown().await;
 }
+
+#[tokio::test]
+async fn node_router_answers_without_a_socket() {
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    let dir = TempDir::new("oneshot");
+    let config = DevnetConfig::default();
+    let clock = firn_devnet::Clock::frozen(config.genesis_time);
+    let chain = Arc::new(firn_devnet::PChain::open(config, dir.path(), clock).unwrap());
+    let app = firn_rpc::node_router(Arc::new(firn_rpc::Node::new(chain, None)))
+        .build()
+        .unwrap();
+    let req = Request::post("/ext/P")
+        .header("content-type", "application/json")
+        .body(Body::from(
+            r#"{"jsonrpc":"2.0","method":"platform.getHeight","params":{},"id":7}"#,
+        ))
+        .unwrap();
+    let resp = app.clone().oneshot(req).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let body = axum::body::to_bytes(resp.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    assert_eq!(
+        &body[..],
+        b"{\"jsonrpc\":\"2.0\",\"result\":{\"height\":\"0\"},\"id\":7}\n"
+    );
+    let resp = app
+        .oneshot(Request::get("/ext/health").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+}

@@ -184,3 +184,26 @@ async fn validator_and_delegator_earn_rewards_seen_through_rpc() {
     let supply2 = dec(&d.p("platform.getCurrentSupply", json!({})).await["supply"]);
     assert_eq!(supply2, supply1);
 }
+
+#[tokio::test]
+async fn a_tx_invalid_at_build_time_is_reported_dropped_with_its_reason() {
+    let d = Devnet::start().await;
+    let cfg = d.chain.config();
+    let w = Wallet::with_keys(&d.chain, vec![cfg.funded_key(0)]);
+    // Exactly the minimum duration now; one second too short once the clock moves on.
+    let end = d.chain.timestamp() + cfg.staking.min_stake_duration_secs;
+    let tx = w
+        .add_delegator(
+            cfg.validator_node_id(0),
+            100 * AVAX,
+            end,
+            w.change_address(),
+        )
+        .unwrap();
+    let id = d.issue(&tx).await;
+    assert_eq!(d.advance(1).await, Vec::<u64>::new());
+    assert_eq!(
+        d.p("platform.getTxStatus", json!({ "txID": id })).await,
+        json!({ "status": "Dropped", "reason": "staking period is too short" })
+    );
+}
