@@ -26,6 +26,7 @@ struct Tags {
 pub fn report(node: &Node) -> Value {
     let started = Instant::now();
     let height = node.chain.height();
+    let profile = node.chain.network().profile;
     let now = super::time::rfc3339(node.chain.clock().now());
     let duration = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
     let check =
@@ -33,6 +34,11 @@ pub fn report(node: &Node) -> Value {
     json!({
         "checks": {
             "P": check(json!({ "height": height })),
+            "devnet": check(json!({
+                "localNetwork": true,
+                "profile": profile,
+                "note": "a local firn devnet, not a public network",
+            })),
             "bootstrapped": check(json!([])),
             "network": check(json!({ "connectedPeers": 0 })),
         },

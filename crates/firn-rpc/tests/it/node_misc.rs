@@ -90,7 +90,8 @@ async fn health_over_post_and_get() {
     assert_eq!(resp.status(), 200);
     let body: Value = resp.json().await.unwrap();
     assert_eq!(body["healthy"], true);
-    assert!(body["checks"].is_object());
+    assert_eq!(body["checks"]["devnet"]["message"]["localNetwork"], true);
+    assert_eq!(body["checks"]["devnet"]["message"]["profile"], "fuji");
 }
 
 #[tokio::test]

@@ -180,6 +180,8 @@ fn banner(chain: &PChain, url: &str, data_dir: &Path) -> Value {
         })
         .collect();
     json!({
+        "localDevnet": true,
+        "profile": n.profile,
         "networkName": network_name(n.network_id),
         "networkID": n.network_id,
         "dataDir": data_dir.display().to_string(),
@@ -211,9 +213,10 @@ fn print_banner(b: &Value) {
     println!("firn devnet {}", env!("CARGO_PKG_VERSION"));
     println!();
     println!(
-        "Network      {} (ID {})",
+        "Network      {} (ID {}), a local devnet: the {} profile's IDs, not the public network",
         s(&b["networkName"]),
-        s(&b["networkID"])
+        s(&b["networkID"]),
+        s(&b["profile"])
     );
     println!(
         "Data dir     {} (height {})",

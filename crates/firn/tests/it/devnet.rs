@@ -93,7 +93,10 @@ fn devnet_serves_rpc_and_restarts_at_the_same_height() {
 
     let r = start(&dir.0, &[]);
     let text = r.banner.join("\n");
-    assert!(text.contains("Network      fuji (ID 5)"), "{text}");
+    assert!(
+        text.contains("Network      fuji (ID 5), a local devnet"),
+        "{text}"
+    );
     assert!(
         text.contains("P  11111111111111111111111111111111LpoYY"),
         "{text}"
@@ -188,6 +191,7 @@ fn devnet_json_banner_on_the_local_profile() {
     let b: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(b["networkID"], 12345);
     assert_eq!(b["networkName"], "local");
+    assert_eq!(b["localDevnet"], true);
     assert_eq!(b["fundedKeys"].as_array().unwrap().len(), 20);
     let url = b["listening"].as_str().unwrap().to_string();
     assert_eq!(
