@@ -11,6 +11,8 @@
 //!   [`vm::PChain::build_block`] turns the mempool and the clock into the next block
 //!   (standard, or reward proposal then commit/abort), executes it, appends it to the block
 //!   file with an fsync and updates the state and the validator-set history;
+//! - [`producer::Producer`]: the tokio task that builds blocks soon after txs arrive and when
+//!   the clock passes a staker's end time;
 //! - [`wallet::Wallet`]: builds and signs every supported tx for the funded keys, and the
 //!   Warp messages an L1's validator manager sends.
 //!
@@ -46,6 +48,7 @@ pub mod error;
 pub mod executor;
 pub mod genesis;
 pub mod math;
+pub mod producer;
 pub mod state;
 pub mod store;
 pub mod vm;
@@ -54,5 +57,6 @@ pub mod wallet;
 pub use clock::Clock;
 pub use error::{DevnetError, TxError};
 pub use genesis::{DevnetConfig, NetworkIdentity, Profile};
+pub use producer::Producer;
 pub use vm::PChain;
 pub use wallet::Wallet;

@@ -9,6 +9,8 @@
 //!   geth's error codes and texts;
 //! - [`RpcRouter`]: mounts endpoints on paths with body and time [`Limits`] and builds an
 //!   `axum::Router`; [`spawn`] serves it on 127.0.0.1 with graceful shutdown;
+//! - [`Node`] / [`node_router`]: AvalancheGo's node RPC (`platform`, `info`, `health`,
+//!   `validators`, firn's `firn.*` clock methods) over the devnet's P-Chain;
 //! - [`AvalancheClient`] / [`EthClient`]: the clients, with timeouts, retries with backoff,
 //!   batches and typed [`ClientError`]s that keep the server's [`ErrorObject`].
 //!
@@ -53,6 +55,7 @@ pub mod client;
 pub mod error;
 pub mod eth;
 mod gojson;
+pub mod node;
 pub mod params;
 pub mod server;
 
@@ -62,4 +65,5 @@ pub use client::{
 };
 pub use error::ErrorObject;
 pub use eth::{EthServer, PositionalParams};
+pub use node::{Node, NodeError, node_router};
 pub use server::{Endpoint, Limits, RouteError, RpcRouter, ServerHandle, loopback, serve, spawn};

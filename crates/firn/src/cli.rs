@@ -19,8 +19,8 @@ pub struct Cli {
 pub enum Command {
     /// Run everything: devnet, indexer, Data API, Metrics API, signature aggregator. (Not built yet.)
     Up,
-    /// Run only the local network and its node RPC. (Not built yet.)
-    Devnet,
+    /// Run only the local network (the devnet P-Chain) and its AvalancheGo-compatible node RPC.
+    Devnet(DevnetArgs),
     /// Follow a node's RPC into a store. (Not built yet.)
     Index,
     /// Serve the Data API and Metrics API from a store. (Not built yet.)
@@ -29,6 +29,45 @@ pub enum Command {
     Decode(DecodeArgs),
     /// Print deterministic secp256k1 keys with their P-Chain and EVM addresses.
     Keys(KeysArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DevnetArgs {
+    /// Directory holding the chain; a new one is created with a genesis starting now.
+    #[arg(long, default_value = "./.firn")]
+    pub data_dir: std::path::PathBuf,
+
+    /// Network identity of a new data dir (fuji: network 5 and Fuji's chain IDs; local: 12345).
+    #[arg(long, value_enum)]
+    pub profile: Option<ProfileArg>,
+
+    /// Seed of a new data dir's keys and validators.
+    #[arg(long)]
+    pub seed: Option<String>,
+
+    /// Address the node RPC listens on.
+    #[arg(long, default_value = "127.0.0.1:9650")]
+    pub rpc_addr: std::net::SocketAddr,
+
+    /// A devnet configuration (TOML, the fields of `DevnetConfig`) for a new data dir.
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+
+    /// Print nothing at start-up.
+    #[arg(long)]
+    pub silent: bool,
+
+    /// Print the start-up banner as one JSON object.
+    #[arg(long, conflicts_with = "silent")]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProfileArg {
+    /// Fuji's identity.
+    Fuji,
+    /// AvalancheGo's local network identity.
+    Local,
 }
 
 #[derive(Debug, Args)]

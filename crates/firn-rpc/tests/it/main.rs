@@ -1,4 +1,5 @@
-//! firn-rpc integration tests: every envelope rule in process and over HTTP, and the clients.
+//! firn-rpc integration tests: every envelope rule in process and over HTTP, the clients, and
+//! the node RPC over a real devnet (`node_*`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod avalanche;
@@ -6,4 +7,9 @@ mod client;
 mod common;
 mod eth;
 mod hostile;
+mod node_common;
+mod node_l1;
+mod node_misc;
+mod node_platform;
+mod node_staking;
 mod server;

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod decode;
+mod devnet;
 mod keys;
 
 use crate::cli::Command;
@@ -8,7 +9,8 @@ use crate::cli::Command;
 /// Runs a parsed subcommand.
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Up | Command::Devnet | Command::Index | Command::Serve => not_built_yet(&command),
+        Command::Up | Command::Index | Command::Serve => not_built_yet(&command),
+        Command::Devnet(args) => devnet::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Keys(args) => keys::run(&args),
     }

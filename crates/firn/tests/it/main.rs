@@ -2,3 +2,4 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod cli;
+mod devnet;

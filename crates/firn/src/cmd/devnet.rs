@@ -1,0 +1,256 @@
+//! `firn devnet`: the devnet P-Chain, its block producer and the node RPC, until Ctrl-C.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use firn_core::address::network_name;
+use firn_devnet::{Clock, DevnetConfig, PChain, Producer, Profile};
+use firn_rpc::{Node, node_router};
+use serde_json::{Value, json};
+use tracing::info;
+
+use crate::cli::{DevnetArgs, ProfileArg};
+
+/// The configuration a data dir was created with.
+const CONFIG_FILE: &str = "devnet.toml";
+/// Where the P-Chain keeps its blocks inside the data dir.
+const CHAIN_DIR: &str = "pchain";
+
+pub fn run(args: &DevnetArgs) -> anyhow::Result<()> {
+    let config = load_config(args)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("couldn't start the async runtime")?;
+    runtime.block_on(serve(args, config))
+}
+
+fn profile_of(p: ProfileArg) -> Profile {
+    match p {
+        ProfileArg::Fuji => Profile::Fuji,
+        ProfileArg::Local => Profile::Local,
+    }
+}
+
+/// Reads the saved configuration of an existing data dir, or makes and saves a new one.
+fn load_config(args: &DevnetArgs) -> anyhow::Result<DevnetConfig> {
+    let saved_path = args.data_dir.join(CONFIG_FILE);
+    let given = match &args.config {
+        Some(path) => Some(read_config(path)?),
+        None => None,
+    };
+    if saved_path.exists() {
+        let saved = read_config(&saved_path)?;
+        if let Some(given) = given
+            && given != saved
+        {
+            bail!(
+                "{} was created with a different configuration ({}); use a new --data-dir",
+                args.data_dir.display(),
+                saved_path.display()
+            );
+        }
+        if let Some(p) = args.profile
+            && profile_of(p) != saved.profile
+        {
+            bail!(
+                "{} was created with profile {:?}",
+                args.data_dir.display(),
+                saved.profile
+            );
+        }
+        if let Some(seed) = &args.seed
+            && *seed != saved.seed
+        {
+            bail!("{} was created with another seed", args.data_dir.display());
+        }
+        return Ok(saved);
+    }
+    let mut config = match given {
+        // A configuration that does not pin its genesis time starts now, as a new data dir must.
+        Some(c) if !names_genesis_time(args.config.as_deref())? => c.starting_now(),
+        Some(c) => c,
+        None => {
+            let profile = args.profile.map(profile_of).unwrap_or_default();
+            DevnetConfig::for_profile(profile).starting_now()
+        }
+    };
+    if let Some(p) = args.profile {
+        config.profile = profile_of(p);
+    }
+    if let Some(seed) = &args.seed {
+        config.seed = seed.clone();
+    }
+    config.validate().context("invalid devnet configuration")?;
+    std::fs::create_dir_all(&args.data_dir)
+        .with_context(|| format!("couldn't create {}", args.data_dir.display()))?;
+    let text = toml::to_string_pretty(&config).context("couldn't serialize the configuration")?;
+    std::fs::write(&saved_path, text)
+        .with_context(|| format!("couldn't write {}", saved_path.display()))?;
+    Ok(config)
+}
+
+/// Whether the TOML file at `path` sets `genesis_time`.
+fn names_genesis_time(path: Option<&Path>) -> anyhow::Result<bool> {
+    let Some(path) = path else { return Ok(false) };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("couldn't read {}", path.display()))?;
+    let table: toml::Table =
+        toml::from_str(&text).with_context(|| format!("couldn't parse {}", path.display()))?;
+    Ok(table.contains_key("genesis_time"))
+}
+
+fn read_config(path: &Path) -> anyhow::Result<DevnetConfig> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("couldn't read {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("couldn't parse {}", path.display()))
+}
+
+async fn serve(args: &DevnetArgs, config: DevnetConfig) -> anyhow::Result<()> {
+    let chain_dir: PathBuf = args.data_dir.join(CHAIN_DIR);
+    let clock = Clock::live(config.genesis_time);
+    let chain = Arc::new(
+        PChain::open(config, &chain_dir, clock)
+            .with_context(|| format!("couldn't open the chain in {}", chain_dir.display()))?,
+    );
+    let listener = tokio::net::TcpListener::bind(args.rpc_addr)
+        .await
+        .with_context(|| format!("couldn't listen on {}", args.rpc_addr))?;
+    let addr = listener.local_addr()?;
+    let producer = Producer::spawn(chain.clone());
+    let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())));
+    let router = node_router(node).build()?;
+
+    let url = format!("http://{addr}");
+    let banner = banner(&chain, &url, &args.data_dir);
+    if args.json {
+        println!("{}", serde_json::to_string(&banner)?);
+    } else if !args.silent {
+        print_banner(&banner);
+    }
+    info!(%addr, height = chain.height(), "devnet started");
+
+    firn_rpc::serve(listener, router, shutdown_signal()).await?;
+    producer.shutdown().await;
+    info!(height = chain.height(), "devnet stopped");
+    if !args.silent && !args.json {
+        eprintln!("Shut down at height {}", chain.height());
+    }
+    Ok(())
+}
+
+/// Completes on Ctrl-C (SIGINT) or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
+
+/// Everything the banner shows, as JSON (what `--json` prints).
+fn banner(chain: &PChain, url: &str, data_dir: &Path) -> Value {
+    let n = chain.network();
+    let keys: Vec<Value> = chain
+        .funded_keys()
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let public = k.public_key();
+            json!({
+                "index": i,
+                "pChainAddress": n.p_address(&public.short_id()),
+                "evmAddress": public.eth_address_checksummed(),
+                "privateKey": k.to_cb58_string(),
+            })
+        })
+        .collect();
+    json!({
+        "localDevnet": true,
+        "profile": n.profile,
+        "networkName": network_name(n.network_id),
+        "networkID": n.network_id,
+        "dataDir": data_dir.display().to_string(),
+        "height": chain.height(),
+        "chains": {
+            "P": n.p_chain_id,
+            "X": n.x_chain_id,
+            "C": n.c_chain_id,
+            "evmChainID": n.evm_chain_id,
+        },
+        "avaxAssetID": n.avax_asset_id,
+        "rpc": {
+            "platform": format!("{url}/ext/bc/P"),
+            "info": format!("{url}/ext/info"),
+            "health": format!("{url}/ext/health"),
+            "firn": format!("{url}/ext/firn"),
+        },
+        "fundedKeys": keys,
+        "listening": url,
+    })
+}
+
+fn print_banner(b: &Value) {
+    let s = |v: &Value| {
+        v.as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| v.to_string())
+    };
+    println!("firn devnet {}", env!("CARGO_PKG_VERSION"));
+    println!();
+    println!(
+        "Network      {} (ID {}), a local devnet: the {} profile's IDs, not the public network",
+        s(&b["networkName"]),
+        s(&b["networkID"]),
+        s(&b["profile"])
+    );
+    println!(
+        "Data dir     {} (height {})",
+        s(&b["dataDir"]),
+        s(&b["height"])
+    );
+    println!("AVAX asset   {}", s(&b["avaxAssetID"]));
+    println!();
+    println!("Chains");
+    println!("  P  {}", s(&b["chains"]["P"]));
+    println!("  X  {}", s(&b["chains"]["X"]));
+    println!(
+        "  C  {}  (EVM chain ID {})",
+        s(&b["chains"]["C"]),
+        s(&b["chains"]["evmChainID"])
+    );
+    println!();
+    println!("Node RPC");
+    for k in ["platform", "info", "health", "firn"] {
+        println!("  {:<9}{}", k, s(&b["rpc"][k]));
+    }
+    println!();
+    println!("Funded keys");
+    if let Some(keys) = b["fundedKeys"].as_array() {
+        for k in keys {
+            println!(
+                "({:>2}) {}  {}\n     {}",
+                s(&k["index"]),
+                s(&k["pChainAddress"]),
+                s(&k["evmAddress"]),
+                s(&k["privateKey"]),
+            );
+        }
+    }
+    println!();
+    println!("Listening on {}", s(&b["listening"]));
+}

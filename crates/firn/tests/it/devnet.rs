@@ -1,0 +1,263 @@
+//! `firn devnet` end to end: start on a free port with a temp data dir, read the banner, call
+//! the node RPC over HTTP, stop with SIGINT, restart on the same dir at the same height.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A running `firn devnet` and the URL its banner announced.
+struct Running {
+    child: Child,
+    url: String,
+    banner: Vec<String>,
+}
+
+fn start(dir: &Path, extra: &[&str]) -> Running {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["devnet", "--rpc-addr", "127.0.0.1:0", "--data-dir"])
+        .arg(dir)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running firn devnet");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut banner = Vec::new();
+    let url = loop {
+        let Some(line) = lines.next() else {
+            let mut err = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            panic!("firn devnet exited before its banner: {err}");
+        };
+        let line = line.unwrap();
+        banner.push(line.clone());
+        if let Some(url) = line.strip_prefix("Listening on ") {
+            break url.to_string();
+        }
+    };
+    Running { child, url, banner }
+}
+
+/// One JSON-RPC call over a plain HTTP/1.1 connection.
+fn call(url: &str, path: &str, method: &str, params: Value) -> Value {
+    let host = url.strip_prefix("http://").unwrap();
+    let body = json!({ "jsonrpc": "2.0", "method": method, "params": params, "id": 1 }).to_string();
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    let (head, body) = resp.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let v: Value = serde_json::from_str(body.trim()).unwrap_or_else(|_| panic!("not JSON: {body}"));
+    assert!(v.get("error").is_none(), "{method}: {v}");
+    v["result"].clone()
+}
+
+fn stop(mut r: Running) {
+    let status = Command::new("kill")
+        .args(["-INT", &r.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = r.child.wait().unwrap();
+    assert!(exit.success(), "firn devnet exited with {exit}");
+}
+
+#[test]
+fn devnet_serves_rpc_and_restarts_at_the_same_height() {
+    let dir = TempDir(std::env::temp_dir().join(format!("firn-devnet-e2e-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+
+    let r = start(&dir.0, &[]);
+    let text = r.banner.join("\n");
+    assert!(
+        text.contains("Network      fuji (ID 5), a local devnet"),
+        "{text}"
+    );
+    assert!(
+        text.contains("P  11111111111111111111111111111111LpoYY"),
+        "{text}"
+    );
+    assert!(text.contains("/ext/bc/P"), "{text}");
+    assert!(text.contains("PrivateKey-"), "{text}");
+    assert!(text.contains("P-fuji1"), "{text}");
+    assert!(
+        r.banner
+            .last()
+            .unwrap()
+            .starts_with("Listening on http://127.0.0.1:")
+    );
+    assert_eq!(
+        call(&r.url, "/ext/info", "info.getNetworkID", json!({})),
+        json!({ "networkID": "5" })
+    );
+    // A block, so that the restart has something to replay.
+    let built = call(
+        &r.url,
+        "/ext/firn",
+        "firn.advanceTime",
+        json!({ "seconds": 1 }),
+    );
+    assert!(built["heights"].is_array());
+    let height = call(&r.url, "/ext/bc/P", "platform.getHeight", json!({}));
+    let block = call(
+        &r.url,
+        "/ext/bc/P",
+        "platform.getBlockByHeight",
+        json!({ "height": height["height"] }),
+    );
+    stop(r);
+    assert!(dir.0.join("devnet.toml").exists());
+
+    let r = start(&dir.0, &[]);
+    assert_eq!(
+        call(&r.url, "/ext/bc/P", "platform.getHeight", json!({})),
+        height
+    );
+    assert_eq!(
+        call(
+            &r.url,
+            "/ext/bc/P",
+            "platform.getBlockByHeight",
+            json!({ "height": height["height"] })
+        ),
+        block
+    );
+    stop(r);
+
+    // A different profile on the same dir is refused with a clear error.
+    let out = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args([
+            "devnet",
+            "--rpc-addr",
+            "127.0.0.1:0",
+            "--profile",
+            "local",
+            "--data-dir",
+        ])
+        .arg(&dir.0)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("was created with profile"));
+}
+
+#[test]
+fn devnet_json_banner_on_the_local_profile() {
+    let dir =
+        TempDir(std::env::temp_dir().join(format!("firn-devnet-json-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args([
+            "devnet",
+            "--rpc-addr",
+            "127.0.0.1:0",
+            "--profile",
+            "local",
+            "--json",
+            "--data-dir",
+        ])
+        .arg(&dir.0)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let b: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(b["networkID"], 12345);
+    assert_eq!(b["networkName"], "local");
+    assert_eq!(b["localDevnet"], true);
+    assert_eq!(b["fundedKeys"].as_array().unwrap().len(), 20);
+    let url = b["listening"].as_str().unwrap().to_string();
+    assert_eq!(
+        call(&url, "/ext/info", "info.getNetworkID", json!({})),
+        json!({ "networkID": "12345" })
+    );
+    stop(Running {
+        child,
+        url,
+        banner: Vec::new(),
+    });
+}
+
+#[test]
+fn devnet_config_file_seeds_a_new_data_dir_starting_now() {
+    let dir = TempDir(std::env::temp_dir().join(format!("firn-devnet-cfg-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let cfg = dir.0.join("my.toml");
+    std::fs::write(
+        &cfg,
+        "profile = \"local\"\nseed = \"cfg-test\"\nfunded_keys = 21\n",
+    )
+    .unwrap();
+    let data = dir.0.join("data");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["devnet", "--rpc-addr", "127.0.0.1:0", "--json", "--config"])
+        .arg(&cfg)
+        .arg("--data-dir")
+        .arg(&data)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let b: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(b["networkID"], 12345);
+    assert_eq!(b["fundedKeys"].as_array().unwrap().len(), 21);
+    let url = b["listening"].as_str().unwrap().to_string();
+    // The genesis starts now, so the initial validators are all still validating.
+    let vs = call(
+        &url,
+        "/ext/bc/P",
+        "platform.getCurrentValidators",
+        json!({}),
+    );
+    assert_eq!(vs["validators"].as_array().unwrap().len(), 5);
+    stop(Running {
+        child,
+        url,
+        banner: Vec::new(),
+    });
+    let saved = std::fs::read_to_string(data.join("devnet.toml")).unwrap();
+    assert!(saved.contains("seed = \"cfg-test\""), "{saved}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let genesis: u64 = saved
+        .lines()
+        .find_map(|l| l.strip_prefix("genesis_time = "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(now - genesis < 600, "genesis {genesis} is not recent");
+}
