@@ -504,10 +504,7 @@ impl Genesis {
                     weight: config.validator_stake,
                 },
                 subnet_id: Id::ZERO,
-                signer: Signer::ProofOfPossession(Box::new(ProofOfPossession {
-                    public_key: public_key.to_bytes(),
-                    proof_of_possession: sk.sign_proof_of_possession().to_bytes(),
-                })),
+                signer: Signer::ProofOfPossession(Box::new(ProofOfPossession::new(&sk))),
                 stake: vec![TransferableOutput {
                     asset_id: asset,
                     output: Output::Transfer(TransferOutput {

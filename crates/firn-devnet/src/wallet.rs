@@ -75,6 +75,13 @@ pub struct L1ValidatorSpec<'a> {
     pub owner: PChainOwner,
 }
 
+/// What staking txs are built from: a funded BaseTx, the keys per input, and the stake.
+struct FundedStake {
+    base: BaseTx,
+    keys: Vec<Vec<usize>>,
+    stake: Vec<TransferableOutput>,
+}
+
 struct Spent {
     /// Inputs in canonical order, each with the indices of the keys that sign it.
     inputs: Vec<(TransferableInput, Vec<usize>)>,
@@ -390,6 +397,27 @@ impl<'a> Wallet<'a> {
         Ok(self.sign(UnsignedTx::CreateChain(tx), &keys, Some(&auth_keys)))
     }
 
+    /// Funds a stake of `weight` plus a `fee`: the filled BaseTx, the keys that sign each input
+    /// and the sorted stake outputs.
+    fn stake_from_funds(&self, fee: u64, weight: u64) -> Result<FundedStake, WalletError> {
+        let mut spent = self.spend(fee, weight)?;
+        let mut base = self.base();
+        let keys = self.fill(&mut base, &mut spent, Vec::new());
+        let mut stake = std::mem::take(&mut spent.stake);
+        sort_outputs(&mut stake);
+        Ok(FundedStake { base, keys, stake })
+    }
+
+    /// A primary-network staking period for `node_id` from now until `end`.
+    fn staking_period(&self, node_id: NodeId, end: u64, weight: u64) -> Validator {
+        Validator {
+            node_id,
+            start: self.chain.timestamp(),
+            end,
+            weight,
+        }
+    }
+
     /// Adds a primary network validator with a BLS signer, staking `weight` until `end`.
     pub fn add_validator(
         &self,
@@ -400,24 +428,13 @@ impl<'a> Wallet<'a> {
         reward_to: ShortId,
         shares: u32,
     ) -> Result<Tx, WalletError> {
-        let mut spent = self.spend(self.fees.add_primary_validator, weight)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let mut stake = std::mem::take(&mut spent.stake);
-        sort_outputs(&mut stake);
+        let FundedStake { base, keys, stake } =
+            self.stake_from_funds(self.fees.add_primary_validator, weight)?;
         let tx = AddPermissionlessValidatorTx {
             base,
-            validator: Validator {
-                node_id,
-                start: self.chain.timestamp(),
-                end,
-                weight,
-            },
+            validator: self.staking_period(node_id, end, weight),
             subnet_id: Id::ZERO,
-            signer: Signer::ProofOfPossession(Box::new(ProofOfPossession {
-                public_key: bls_key.public_key().to_bytes(),
-                proof_of_possession: bls_key.sign_proof_of_possession().to_bytes(),
-            })),
+            signer: Signer::ProofOfPossession(Box::new(ProofOfPossession::new(bls_key))),
             stake,
             validation_rewards_owner: Owner(single_owner(reward_to)),
             delegation_rewards_owner: Owner(single_owner(reward_to)),
@@ -434,19 +451,11 @@ impl<'a> Wallet<'a> {
         end: u64,
         reward_to: ShortId,
     ) -> Result<Tx, WalletError> {
-        let mut spent = self.spend(self.fees.add_primary_delegator, weight)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let mut stake = std::mem::take(&mut spent.stake);
-        sort_outputs(&mut stake);
+        let FundedStake { base, keys, stake } =
+            self.stake_from_funds(self.fees.add_primary_delegator, weight)?;
         let tx = AddPermissionlessDelegatorTx {
             base,
-            validator: Validator {
-                node_id,
-                start: self.chain.timestamp(),
-                end,
-                weight,
-            },
+            validator: self.staking_period(node_id, end, weight),
             subnet_id: Id::ZERO,
             stake,
             rewards_owner: Owner(single_owner(reward_to)),

@@ -326,6 +326,16 @@ pub struct ProofOfPossession {
     pub public_key: [u8; 48],
     pub proof_of_possession: [u8; 96],
 }
+impl ProofOfPossession {
+    /// The public key of `key` and its proof of possession.
+    pub fn new(key: &crate::keys::bls::SecretKey) -> Self {
+        Self {
+            public_key: key.public_key().to_bytes(),
+            proof_of_possession: key.sign_proof_of_possession().to_bytes(),
+        }
+    }
+}
+
 codec_struct!(ProofOfPossession {
     public_key: [u8; 48],
     proof_of_possession: [u8; 96]
