@@ -197,6 +197,21 @@ impl Store {
         row.map(|r| Ok((r.i64("number")?, r.i64("tx_index")?)))
             .transpose()
     }
+
+    /// The rows `sql` selects for one tx, its parameters being the chain, the tx's block number
+    /// and its index in the block; none when the tx is not stored.
+    async fn rows_of_tx(&self, chain_id: u64, hash: &B256, sql: &str) -> Result<Vec<AnyRow>> {
+        let chain = int("chain id", chain_id)?;
+        let Some((number, index)) = self.evm_tx_position(chain, hash).await? else {
+            return Ok(Vec::new());
+        };
+        Ok(sqlx::query(sql)
+            .bind(chain)
+            .bind(number)
+            .bind(index)
+            .fetch_all(self.reader())
+            .await?)
+    }
 }
 
 impl EvmReader for Store {
@@ -350,19 +365,14 @@ impl EvmReader for Store {
     }
 
     async fn list_evm_tx_logs(&self, chain_id: u64, tx_hash: B256) -> Result<Vec<EvmLog>> {
-        let chain = int("chain id", chain_id)?;
-        let Some((number, index)) = self.evm_tx_position(chain, &tx_hash).await? else {
-            return Ok(Vec::new());
-        };
-        let rows = sqlx::query(
-            "SELECT * FROM evm_logs WHERE chain_id = $1 AND number = $2 AND tx_index = $3 \
-             ORDER BY log_index",
-        )
-        .bind(chain)
-        .bind(number)
-        .bind(index)
-        .fetch_all(self.reader())
-        .await?;
+        let rows = self
+            .rows_of_tx(
+                chain_id,
+                &tx_hash,
+                "SELECT * FROM evm_logs WHERE chain_id = $1 AND number = $2 AND tx_index = $3 \
+                 ORDER BY log_index",
+            )
+            .await?;
         rows.iter()
             .map(|r| {
                 Ok(EvmLog {
@@ -381,19 +391,14 @@ impl EvmReader for Store {
         chain_id: u64,
         tx_hash: B256,
     ) -> Result<Vec<EvmInternalTx>> {
-        let chain = int("chain id", chain_id)?;
-        let Some((number, index)) = self.evm_tx_position(chain, &tx_hash).await? else {
-            return Ok(Vec::new());
-        };
-        let rows = sqlx::query(
-            "SELECT * FROM evm_internal_txs WHERE chain_id = $1 AND number = $2 AND tx_index = $3 \
-             ORDER BY trace_index",
-        )
-        .bind(chain)
-        .bind(number)
-        .bind(index)
-        .fetch_all(self.reader())
-        .await?;
+        let rows = self
+            .rows_of_tx(
+                chain_id,
+                &tx_hash,
+                "SELECT * FROM evm_internal_txs WHERE chain_id = $1 AND number = $2 AND tx_index = $3 \
+                 ORDER BY trace_index",
+            )
+            .await?;
         rows.iter()
             .map(|r| {
                 Ok(EvmInternalTx {
@@ -416,20 +421,12 @@ impl EvmReader for Store {
         chain_id: u64,
         tx_hash: B256,
     ) -> Result<Vec<TransferRecord>> {
-        let chain = int("chain id", chain_id)?;
-        let Some((number, index)) = self.evm_tx_position(chain, &tx_hash).await? else {
-            return Ok(Vec::new());
-        };
-        let rows = sqlx::query(&format!(
+        let sql = format!(
             "{TRANSFER_SELECT} FROM evm_transfers tr {TRANSFER_JOINS} \
              WHERE tr.chain_id = $1 AND tr.number = $2 AND tr.tx_index = $3 \
              ORDER BY tr.log_index, tr.batch_index"
-        ))
-        .bind(chain)
-        .bind(number)
-        .bind(index)
-        .fetch_all(self.reader())
-        .await?;
+        );
+        let rows = self.rows_of_tx(chain_id, &tx_hash, &sql).await?;
         rows.iter().map(decode_transfer).collect()
     }
 
