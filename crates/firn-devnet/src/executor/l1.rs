@@ -4,7 +4,7 @@
 //! validator set at a 67% quorum.
 
 use super::Executor;
-use super::spend::{Spend, verify_auth, verify_spend};
+use super::spend::{verify_auth, verify_spend};
 use super::staking::verify_pop;
 use super::syntax::{pchain_owner, verify_owners};
 use crate::error::TxError;
@@ -29,25 +29,6 @@ fn warp_err(e: impl std::fmt::Display) -> TxError {
 }
 
 impl Executor<'_> {
-    fn base_spend<'t>(
-        &self,
-        tx: &'t Tx,
-        base: &'t firn_core::pchain::tx::BaseTx,
-        creds: usize,
-        extra: u64,
-    ) -> Result<Spend<'t>, TxError> {
-        Ok(Spend {
-            hash: tx.unsigned().signing_hash(),
-            inputs: &base.inputs,
-            outputs: base.outputs.iter().collect(),
-            creds: &tx.credentials()[..creds],
-            burned: self
-                .fee(tx.unsigned())
-                .checked_add(extra)
-                .ok_or(TxError::Overflow)?,
-        })
-    }
-
     fn check_capacity(&self, state: &State) -> Result<(), TxError> {
         if state.active_l1_count() >= self.config.l1_fees.capacity {
             return Err(TxError::L1(

@@ -35,6 +35,27 @@ pub struct Executor<'a> {
 }
 
 impl<'a> Executor<'a> {
+    /// The spend of a tx's BaseTx: its inputs, its outputs, the first `creds` credentials,
+    /// and its fee plus `extra` burned.
+    pub(super) fn base_spend<'t>(
+        &self,
+        tx: &'t Tx,
+        base: &'t firn_core::pchain::tx::BaseTx,
+        creds: usize,
+        extra: u64,
+    ) -> Result<Spend<'t>, TxError> {
+        Ok(Spend {
+            hash: tx.unsigned().signing_hash(),
+            inputs: &base.inputs,
+            outputs: base.outputs.iter().collect(),
+            creds: &tx.credentials()[..creds],
+            burned: self
+                .fee(tx.unsigned())
+                .checked_add(extra)
+                .ok_or(TxError::Overflow)?,
+        })
+    }
+
     /// Builds an executor.
     pub fn new(identity: &'a NetworkIdentity, config: &'a DevnetConfig) -> Self {
         Self { identity, config }

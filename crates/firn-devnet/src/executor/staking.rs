@@ -3,7 +3,7 @@
 //! and `proposal_tx_executor.go`).
 
 use super::Executor;
-use super::spend::{Spend, verify_spend};
+use super::spend::verify_spend;
 use super::syntax::{verify_outputs, verify_owners};
 use crate::error::TxError;
 use crate::math;
@@ -120,13 +120,8 @@ impl Executor<'_> {
                 subnet_id: t.subnet_id,
             });
         }
-        let spend = Spend {
-            hash: tx.unsigned().signing_hash(),
-            inputs: &t.base.inputs,
-            outputs: t.base.outputs.iter().chain(&t.stake).collect(),
-            creds: tx.credentials(),
-            burned: self.fee(tx.unsigned()),
-        };
+        let mut spend = self.base_spend(tx, &t.base, tx.credentials().len(), 0)?;
+        spend.outputs.extend(&t.stake);
         verify_spend(state, self.avax(), &spend, now).map_err(Self::flow_failed)?;
 
         let potential = math::reward(&s.reward, duration, v.weight, state.supply());
@@ -210,13 +205,8 @@ impl Executor<'_> {
                 actual: staked_asset,
             });
         }
-        let spend = Spend {
-            hash: tx.unsigned().signing_hash(),
-            inputs: &t.base.inputs,
-            outputs: t.base.outputs.iter().chain(&t.stake).collect(),
-            creds: tx.credentials(),
-            burned: self.fee(tx.unsigned()),
-        };
+        let mut spend = self.base_spend(tx, &t.base, tx.credentials().len(), 0)?;
+        spend.outputs.extend(&t.stake);
         verify_spend(state, self.avax(), &spend, now).map_err(Self::flow_failed)?;
 
         let potential = math::reward(&s.reward, duration, d.weight, state.supply());
@@ -289,13 +279,7 @@ impl Executor<'_> {
         }
         let hash = tx.unsigned().signing_hash();
         let n = self.poa_auth(state, &hash, subnet_id, &t.subnet_auth, tx.credentials())?;
-        let spend = Spend {
-            hash,
-            inputs: &t.base.inputs,
-            outputs: t.base.outputs.iter().collect(),
-            creds: &tx.credentials()[..n],
-            burned: self.fee(tx.unsigned()),
-        };
+        let spend = self.base_spend(tx, &t.base, n, 0)?;
         verify_spend(state, self.avax(), &spend, now).map_err(Self::flow_failed)?;
         state.put_staker(Staker {
             tx_id: tx.id(),
@@ -338,13 +322,7 @@ impl Executor<'_> {
             })?;
         let hash = tx.unsigned().signing_hash();
         let n = self.poa_auth(state, &hash, t.subnet_id, &t.subnet_auth, tx.credentials())?;
-        let spend = Spend {
-            hash,
-            inputs: &t.base.inputs,
-            outputs: t.base.outputs.iter().collect(),
-            creds: &tx.credentials()[..n],
-            burned: self.fee(tx.unsigned()),
-        };
+        let spend = self.base_spend(tx, &t.base, n, 0)?;
         verify_spend(state, self.avax(), &spend, state.timestamp())?;
         state.remove_staker(&staker);
         Ok(())
