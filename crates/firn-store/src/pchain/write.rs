@@ -160,32 +160,16 @@ async fn write_tx(
 
     let addresses: BTreeSet<ShortId> = tx.addresses.iter().copied().collect();
     for a in &addresses {
-        sqlx::query(
-            "INSERT INTO p_tx_addresses (address, height, tx_index, tx_type, timestamp) \
-             VALUES ($1, $2, $3, $4, $5)",
-        )
-        .bind(a.0.to_vec())
-        .bind(height)
-        .bind(index)
-        .bind(c.tx_type.clone())
-        .bind(ts)
-        .execute(&mut *conn)
-        .await?;
+        let sql = "INSERT INTO p_tx_addresses (address, height, tx_index, tx_type, timestamp) \
+                   VALUES ($1, $2, $3, $4, $5)";
+        insert_tx_key(conn, sql, &a.0, height, index, &c.tx_type, ts).await?;
         touch_chain(conn, a, &P_CHAIN_ID).await?;
     }
     let validations: BTreeSet<Id> = tx.l1_validation_ids.iter().copied().collect();
     for v in &validations {
-        sqlx::query(
-            "INSERT INTO p_tx_l1_validations (validation_id, height, tx_index, tx_type, timestamp) \
-             VALUES ($1, $2, $3, $4, $5)",
-        )
-        .bind(v.0.to_vec())
-        .bind(height)
-        .bind(index)
-        .bind(c.tx_type.clone())
-        .bind(ts)
-        .execute(&mut *conn)
-        .await?;
+        let sql = "INSERT INTO p_tx_l1_validations (validation_id, height, tx_index, tx_type, timestamp) \
+                   VALUES ($1, $2, $3, $4, $5)";
+        insert_tx_key(conn, sql, &v.0, height, index, &c.tx_type, ts).await?;
     }
 
     for (i, utxo_id) in tx.consumed.iter().enumerate() {
@@ -415,6 +399,28 @@ async fn write_tx(
         .execute(&mut *conn)
         .await?;
     }
+    Ok(())
+}
+
+/// One row of a tx lookup table (by address, by validation ID): `sql` takes the key, the tx's
+/// height, index, type and timestamp.
+async fn insert_tx_key(
+    conn: &mut AnyConnection,
+    sql: &str,
+    key: &[u8],
+    height: i64,
+    index: i64,
+    tx_type: &str,
+    timestamp: i64,
+) -> Result<()> {
+    sqlx::query(sql)
+        .bind(key.to_vec())
+        .bind(height)
+        .bind(index)
+        .bind(tx_type.to_string())
+        .bind(timestamp)
+        .execute(conn)
+        .await?;
     Ok(())
 }
 
