@@ -14,7 +14,9 @@
 //! - [`producer::Producer`]: the tokio task that builds blocks soon after txs arrive and when
 //!   the clock passes a staker's end time;
 //! - [`wallet::Wallet`]: builds and signs every supported tx for the funded keys, and the
-//!   Warp messages an L1's validator manager sends.
+//!   Warp messages an L1's validator manager sends;
+//! - [`history::HistoryGenerator`]: weeks of realistic, seed-deterministic P-Chain activity
+//!   generated on a frozen clock (what `firn up` starts a new data directory with).
 //!
 //! Data flows: signed [`firn_core::pchain::Tx`] → `issue_tx` ([`executor`] verifies against
 //! the [`state::State`], errors carry AvalancheGo's texts) → mempool → `build_block`
@@ -47,6 +49,7 @@ pub mod clock;
 pub mod error;
 pub mod executor;
 pub mod genesis;
+pub mod history;
 pub mod math;
 pub mod producer;
 pub mod state;
