@@ -104,6 +104,14 @@ pub struct UpArgs {
     #[arg(long, env = "FIRN_RPC_ADDR")]
     pub rpc_addr: Option<std::net::SocketAddr>,
 
+    /// Address the Data API listens on [default: 127.0.0.1:8080].
+    #[arg(long, env = "FIRN_API_ADDR")]
+    pub api_addr: Option<std::net::SocketAddr>,
+
+    /// Store URL: `postgres://…`, or a SQLite path [default: firn.db in the data dir].
+    #[arg(long, env = "FIRN_DATABASE")]
+    pub database: Option<String>,
+
     /// Print nothing at start-up.
     #[arg(long)]
     pub silent: bool,

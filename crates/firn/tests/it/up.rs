@@ -1,7 +1,10 @@
 //! `firn up` end to end: a new data dir starts with generated history, serves the node RPC,
 //! and restarts without regenerating; settings come from flag, environment, file, in that order.
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::process::Command;
+use std::time::Duration;
 
 use serde_json::json;
 
@@ -21,7 +24,15 @@ fn now() -> u64 {
 #[test]
 fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
     let dir = temp("history");
-    let flags = ["--days", "4", "--transfers-per-day", "12", "--quiet-chain"];
+    let flags = [
+        "--days",
+        "4",
+        "--transfers-per-day",
+        "12",
+        "--quiet-chain",
+        "--api-addr",
+        "127.0.0.1:0",
+    ];
     let up = start_firn("up", &dir.0, &flags);
     assert!(
         up.banner
@@ -66,6 +77,23 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
     );
     let validators = p("platform.getCurrentValidators")["validators"].clone();
     assert!(validators.as_array().unwrap().len() > 5, "{validators}");
+
+    // The indexer follows the node into the store, and the Data API serves what it indexed.
+    let api = banner_value(&up.banner, "Data API     ");
+    let newest = wait_for(|| {
+        let page = get_json(&format!(
+            "{api}/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=1"
+        ))?;
+        let block = page["blocks"].get(0)?.clone();
+        (block["blockNumber"] == height.to_string()).then_some(block)
+    });
+    let node_block = call(
+        &up.url,
+        "/ext/bc/P",
+        "platform.getBlockByHeight",
+        json!({ "height": height.to_string(), "encoding": "json" }),
+    );
+    assert_eq!(newest["blockHash"], node_block["block"]["id"], "{newest}");
     stop(up);
 
     // A restart serves the same chain and generates nothing more.
@@ -80,6 +108,44 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
     stop(again);
 }
 
+/// The first word after `prefix` on the banner line that starts with it.
+fn banner_value(banner: &[String], prefix: &str) -> String {
+    let line = banner
+        .iter()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} line in {banner:?}"));
+    line.split_whitespace().next().unwrap().to_owned()
+}
+
+/// GET over plain HTTP/1.1; `None` unless the answer is a 200 with a JSON body.
+fn get_json(url: &str) -> Option<serde_json::Value> {
+    let rest = url.strip_prefix("http://")?;
+    let (host, path) = rest.split_at(rest.find('/')?);
+    let mut s = TcpStream::connect(host).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").ok()?;
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).ok()?;
+    let (head, body) = resp.split_once("\r\n\r\n")?;
+    if !head.starts_with("HTTP/1.1 200") {
+        return None;
+    }
+    // Chunked bodies: the JSON sits between the chunk-size lines.
+    let json = body.find('{').and_then(|a| body.rfind('}').map(|b| &body[a..=b]))?;
+    serde_json::from_str(json).ok()
+}
+
+/// Polls `f` every 100 ms for up to 60 s.
+fn wait_for<T>(mut f: impl FnMut() -> Option<T>) -> T {
+    for _ in 0..600 {
+        if let Some(v) = f() {
+            return v;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("gave up waiting after 60 s");
+}
+
 #[test]
 fn settings_come_from_flag_then_environment_then_file() {
     let dir = temp("settings");
@@ -92,7 +158,15 @@ fn settings_come_from_flag_then_environment_then_file() {
     .unwrap();
     let banner = |name: &str, env_days: Option<&str>, flag_days: Option<&str>| {
         let data = dir.0.join(name);
-        let mut args = vec!["up", "--rpc-addr", "127.0.0.1:0", "--silent", "--config"];
+        let mut args = vec![
+            "up",
+            "--rpc-addr",
+            "127.0.0.1:0",
+            "--api-addr",
+            "127.0.0.1:0",
+            "--silent",
+            "--config",
+        ];
         args.push(file.to_str().unwrap());
         args.extend(["--data-dir", data.to_str().unwrap()]);
         if let Some(d) = flag_days {

@@ -2,20 +2,29 @@
 //!
 //! A new data directory starts `--days` days in the past: the devnet is opened on a frozen
 //! clock, history is generated day by day (a progress bar on a terminal, a log line per day
-//! otherwise), then the clock goes live and the services start. A directory whose history was
-//! cut off resumes it; one whose history is done (`history.done`) goes straight to serving.
+//! otherwise), then the clock goes live and the services start: the node RPC, the indexer
+//! following that RPC over loopback exactly as it would follow a real node, and the Data API
+//! reading the embedded store. A directory whose history was cut off resumes it; one whose
+//! history is done (`history.done`) goes straight to serving.
+//!
+//! Ctrl-C (or SIGTERM) stops the listeners first (requests in flight finish), then live
+//! activity, the indexer (its last batch is committed atomically or not at all), the block
+//! producer, and closes the store.
 
+mod activity;
 mod settings;
 
+use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
-use firn_devnet::history::{DayReport, HistoryGenerator, HistoryPlan};
-use firn_devnet::{Clock, DevnetConfig, PChain, Producer};
-use firn_rpc::{Node, node_router};
-use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::json;
+use firn_devnet::{Clock, DevnetConfig, PChain, Producer, Profile};
+use firn_indexer::{IndexerConfig, PChainIndexer};
+use firn_rpc::{AvalancheClient, ClientConfig, Node, node_router};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
@@ -25,6 +34,8 @@ use settings::UpSettings;
 
 /// Written once generated history is complete; holds the plan it was generated with.
 const HISTORY_DONE: &str = "history.done";
+/// The embedded store inside the data dir (the same default as `firn index`).
+const STORE_FILE: &str = "firn.db";
 
 pub fn run(args: &UpArgs) -> anyhow::Result<()> {
     let settings = settings::resolve(args)?;
@@ -40,6 +51,27 @@ fn unix_now() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// One shutdown signal many tasks can wait on.
+#[derive(Clone)]
+struct Shutdown(watch::Receiver<bool>);
+
+impl Shutdown {
+    fn wait(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut rx = self.0.clone();
+        async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        }
+    }
+}
+
+async fn bind(addr: SocketAddr, what: &str) -> anyhow::Result<(TcpListener, SocketAddr)> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("couldn't listen on {addr} for the {what}"))?;
+    let local = listener.local_addr()?;
+    Ok((listener, local))
 }
 
 async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
@@ -70,64 +102,97 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     let done_path = settings.data_dir.join(HISTORY_DONE);
     if !done_path.exists() {
         clock.set(chain.timestamp());
-        generate_history(chain.clone(), plan.clone(), args.silent || args.json).await?;
+        activity::generate_history(chain.clone(), plan.clone(), args.silent || args.json).await?;
         let record = json!({ "days": plan.days, "transfersPerDay": plan.transfers_per_day });
         std::fs::write(&done_path, record.to_string())
             .with_context(|| format!("couldn't write {}", done_path.display()))?;
     }
     clock.go_live();
 
-    let listener = tokio::net::TcpListener::bind(settings.rpc_addr)
+    let database = match &settings.database {
+        Some(url) => url.clone(),
+        None => settings
+            .data_dir
+            .join(STORE_FILE)
+            .to_str()
+            .context("the data dir path is not UTF-8")?
+            .to_owned(),
+    };
+    let store = firn_store::open(&database)
         .await
-        .with_context(|| format!("couldn't listen on {}", settings.rpc_addr))?;
-    let rpc_addr = listener.local_addr()?;
+        .with_context(|| format!("couldn't open the store {database}"))?;
+
+    // Bind every listener before starting anything, so a taken port fails fast.
+    let (rpc_listener, rpc_addr) = bind(settings.rpc_addr, "node RPC").await?;
+    let (api_listener, api_addr) = bind(settings.api_addr, "Data API").await?;
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let shutdown = Shutdown(stop_rx);
     let producer = Producer::spawn(chain.clone());
     let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())));
     let router = node_router(node).build()?;
-    let (stop_tx, stop_rx) = watch::channel(false);
+    let rpc_task = tokio::spawn(firn_rpc::serve(rpc_listener, router, shutdown.wait()));
+
+    let rpc_url = format!("http://{rpc_addr}");
+    let client = AvalancheClient::new(&format!("{rpc_url}/ext/bc/P"), ClientConfig::default())
+        .context("couldn't make the indexer's RPC client")?;
+    let mut indexer = PChainIndexer::new(client, store.clone(), IndexerConfig::default());
+    let indexer_stop = shutdown.wait();
+    let indexer_task = tokio::spawn(async move {
+        tokio::select! {
+            result = indexer.follow() => {
+                if let Err(e) = result {
+                    warn!(error = %e, "the indexer stopped");
+                }
+            }
+            () = indexer_stop => {}
+        }
+    });
+
+    let api_config = firn_api::ApiConfig {
+        network: network_profile(&chain),
+        ..firn_api::ApiConfig::default()
+    };
+    let api_state = firn_api::AppState::new(store.clone(), api_config);
+    let api_task = tokio::spawn(firn_api::serve(api_listener, api_state, shutdown.wait()));
+
     let activity = (!settings.quiet_chain).then(|| {
-        tokio::spawn(live_activity(
+        tokio::spawn(activity::live_activity(
             chain.clone(),
             plan.clone(),
             settings.activity_interval,
-            stop_rx.clone(),
+            shutdown.0.clone(),
         ))
     });
 
-    let url = format!("http://{rpc_addr}");
-    let mut banner = devnet::banner(&chain, &url, &settings.data_dir);
-    banner["history"] = json!({
-        "days": plan.days,
-        "transfersPerDay": plan.transfers_per_day,
-        "liveActivity": if settings.quiet_chain {
-            serde_json::Value::Null
-        } else {
-            json!(settings.activity_interval.as_secs())
-        },
-    });
+    let urls = Urls {
+        rpc: rpc_url,
+        api: format!("http://{api_addr}"),
+    };
+    let banner = banner(&chain, &settings, &urls, &database);
     if args.json {
         println!("{}", serde_json::to_string(&banner)?);
     } else if !args.silent {
-        println!(
-            "History      {} days generated ({} P-Chain transfers a day); live activity {}",
-            plan.days,
-            plan.transfers_per_day,
-            if settings.quiet_chain {
-                "off (--quiet-chain)".to_owned()
-            } else {
-                format!("every {}s", settings.activity_interval.as_secs())
-            }
-        );
-        devnet::print_banner(&banner);
+        print_banner(&banner);
     }
-    info!(%rpc_addr, height = chain.height(), "firn is up");
+    info!(%rpc_addr, %api_addr, height = chain.height(), "firn is up");
 
-    firn_rpc::serve(listener, router, devnet::shutdown_signal()).await?;
+    devnet::shutdown_signal().await;
+    info!("shutting down");
     let _ = stop_tx.send(true);
+    for (what, task) in [("node RPC", rpc_task), ("Data API", api_task)] {
+        match task.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => warn!(error = %e, "the {what} stopped with an error"),
+            Err(e) => warn!(error = %e, "the {what} task failed"),
+        }
+    }
     if let Some(task) = activity {
         let _ = task.await;
     }
+    let _ = indexer_task.await;
     producer.shutdown().await;
+    store.close().await;
     info!(height = chain.height(), "firn stopped");
     if !args.silent && !args.json {
         eprintln!("Shut down at height {}", chain.height());
@@ -135,73 +200,74 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Generates (or resumes) the plan's history on a blocking thread, reporting each day.
-async fn generate_history(
-    chain: Arc<PChain>,
-    plan: HistoryPlan,
-    quiet: bool,
-) -> anyhow::Result<()> {
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(u64::from(plan.days))
+/// The Data API's view of the devnet's identity.
+fn network_profile(chain: &PChain) -> firn_api::NetworkProfile {
+    let n = chain.network();
+    let kind = match n.profile {
+        Profile::Fuji | Profile::Local => firn_api::NetworkKind::Fuji,
     };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "generating history {bar:30} day {pos}/{len} · {msg} · {per_sec} · eta {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let progress = bar.clone();
-    let mut total_txs = 0u64;
-    tokio::task::spawn_blocking(move || {
-        let mut generator = HistoryGenerator::new(&chain, plan);
-        progress.set_position(u64::from(generator.next_day()));
-        generator.run(|day: DayReport| {
-            total_txs += day.txs;
-            progress.set_position(u64::from(day.day) + 1);
-            progress.set_message(format!("height {} · {total_txs} txs", day.height));
-            info!(
-                day = day.day,
-                days = day.days,
-                height = day.height,
-                txs = day.txs,
-                skipped = day.skipped,
-                "history day generated"
-            );
-        })
-    })
-    .await
-    .context("the history generator stopped unexpectedly")?
-    .context("couldn't generate history")?;
-    bar.finish_and_clear();
-    Ok(())
+    firn_api::NetworkProfile {
+        kind,
+        hrp: n.hrp.clone(),
+        x_chain_id: n.x_chain_id,
+        c_chain_id: n.c_chain_id,
+        avax_asset_id: n.avax_asset_id,
+    }
 }
 
-/// Live activity until `stop`: a round of transfers every `interval`.
-async fn live_activity(
-    chain: Arc<PChain>,
-    plan: HistoryPlan,
-    interval: Duration,
-    mut stop: watch::Receiver<bool>,
-) {
-    let mut ticker = tokio::time::interval(interval);
-    ticker.tick().await;
-    for round in 0u64.. {
-        tokio::select! {
-            _ = ticker.tick() => {}
-            _ = stop.changed() => return,
-        }
-        let chain = chain.clone();
-        let plan = plan.clone();
-        let result = tokio::task::spawn_blocking(move || {
-            HistoryGenerator::new(&chain, plan).live_round(round)
-        })
-        .await;
-        match result {
-            Ok(Ok(report)) => info!(txs = report.txs, height = report.height, "live activity"),
-            Ok(Err(e)) => warn!(error = %e, "live activity failed"),
-            Err(e) => warn!(error = %e, "live activity task failed"),
-        }
-    }
+struct Urls {
+    rpc: String,
+    api: String,
+}
+
+/// Everything the banner shows, as JSON (what `--json` prints).
+fn banner(chain: &PChain, settings: &UpSettings, urls: &Urls, database: &str) -> Value {
+    let mut b = devnet::banner(chain, &urls.rpc, &settings.data_dir);
+    b["history"] = json!({
+        "days": settings.plan.days,
+        "transfersPerDay": settings.plan.transfers_per_day,
+        "liveActivitySecs": if settings.quiet_chain {
+            Value::Null
+        } else {
+            json!(settings.activity_interval.as_secs())
+        },
+    });
+    b["store"] = json!(database);
+    b["dataApi"] = json!({
+        "url": urls.api,
+        "reference": format!("{}/api", urls.api),
+        "openapi": format!("{}/api-json", urls.api),
+    });
+    b["tryFirst"] = json!(format!(
+        "curl -s {}/v1/networks/{}/blockchains/p-chain/blocks?pageSize=3",
+        urls.api,
+        if chain.network().profile == Profile::Fuji { "fuji" } else { "testnet" }
+    ));
+    b
+}
+
+fn print_banner(b: &Value) {
+    let s = |v: &Value| {
+        v.as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| v.to_string())
+    };
+    let live = match b["history"]["liveActivitySecs"].as_u64() {
+        Some(secs) => format!("every {secs}s"),
+        None => "off (--quiet-chain)".to_owned(),
+    };
+    println!(
+        "History      {} days generated ({} P-Chain transfers a day); live activity {live}",
+        s(&b["history"]["days"]),
+        s(&b["history"]["transfersPerDay"]),
+    );
+    println!("Store        {}", s(&b["store"]));
+    println!(
+        "Data API     {}  (reference {}, OpenAPI {})",
+        s(&b["dataApi"]["url"]),
+        s(&b["dataApi"]["reference"]),
+        s(&b["dataApi"]["openapi"])
+    );
+    println!("Try          {}", s(&b["tryFirst"]));
+    devnet::print_banner(b);
 }

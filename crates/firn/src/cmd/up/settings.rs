@@ -24,6 +24,8 @@ struct FileSettings {
     activity_interval: Option<u64>,
     quiet_chain: Option<bool>,
     rpc_addr: Option<SocketAddr>,
+    api_addr: Option<SocketAddr>,
+    database: Option<String>,
     devnet: Option<toml::Table>,
 }
 
@@ -37,6 +39,9 @@ pub struct UpSettings {
     pub activity_interval: Duration,
     pub quiet_chain: bool,
     pub rpc_addr: SocketAddr,
+    pub api_addr: SocketAddr,
+    /// The store's URL; `None`: SQLite in the data dir.
+    pub database: Option<String>,
     /// Devnet settings for a new data dir, and whether they pin the genesis time.
     pub devnet: Option<(DevnetConfig, bool)>,
 }
@@ -86,6 +91,11 @@ pub fn resolve(args: &UpArgs) -> anyhow::Result<UpSettings> {
             .rpc_addr
             .or(file.rpc_addr)
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 9650))),
+        api_addr: args
+            .api_addr
+            .or(file.api_addr)
+            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080))),
+        database: args.database.clone().or(file.database),
         devnet,
     })
 }
