@@ -2,6 +2,7 @@
 
 mod decode;
 mod devnet;
+mod index;
 mod keys;
 
 use crate::cli::Command;
@@ -9,7 +10,8 @@ use crate::cli::Command;
 /// Runs a parsed subcommand.
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Up | Command::Index | Command::Serve => not_built_yet(&command),
+        Command::Up | Command::Serve => not_built_yet(&command),
+        Command::Index(args) => index::run(&args),
         Command::Devnet(args) => devnet::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Keys(args) => keys::run(&args),
