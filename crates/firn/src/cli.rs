@@ -22,8 +22,8 @@ pub enum Command {
     Up(UpArgs),
     /// Run only the local network (the devnet P-Chain) and its AvalancheGo-compatible node RPC.
     Devnet(DevnetArgs),
-    /// Follow a node's RPC into a store. (Not built yet.)
-    Index,
+    /// Follow a node's P-Chain RPC into a store (SQLite in the data dir, or --database).
+    Index(IndexArgs),
     /// Serve the Data API and Metrics API from a store. (Not built yet.)
     Serve,
     /// Decode Avalanche bytes (hex, with or without checksum) and print them as AvalancheGo's JSON.
@@ -111,6 +111,33 @@ pub struct UpArgs {
     /// Print the start-up banner as one JSON object.
     #[arg(long, conflicts_with = "silent")]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// The node's RPC base URL (AvalancheGo or `firn devnet`).
+    #[arg(long, default_value = "http://127.0.0.1:9650")]
+    pub rpc: String,
+
+    /// Store URL: `postgres://…`, or a SQLite path. Default: firn.db in the data dir.
+    #[arg(long)]
+    pub database: Option<String>,
+
+    /// Directory of the default SQLite store.
+    #[arg(long, default_value = "./.firn")]
+    pub data_dir: std::path::PathBuf,
+
+    /// Blocks fetched and committed per database transaction.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub batch_blocks: u64,
+
+    /// RPC requests in flight while backfilling.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub concurrency: u32,
+
+    /// Stop once caught up with the node's height at start, instead of following the tip.
+    #[arg(long)]
+    pub once: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]

@@ -2,6 +2,7 @@
 
 mod decode;
 mod devnet;
+mod index;
 mod keys;
 mod up;
 
@@ -11,7 +12,8 @@ use crate::cli::Command;
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Up(args) => up::run(&args),
-        Command::Index | Command::Serve => not_built_yet(&command),
+        Command::Serve => not_built_yet(&command),
+        Command::Index(args) => index::run(&args),
         Command::Devnet(args) => devnet::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Keys(args) => keys::run(&args),

@@ -3,4 +3,6 @@
 
 mod cli;
 mod devnet;
+mod index;
 mod up;
+
