@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::shapes::{self, hex0x};
-use super::{Node, NodeError, RpcResult, encoding};
+use super::{Node, NodeError, RpcResult, encoding, fees, stake};
 use crate::avajson::u64_string;
 use crate::{AvaServer, AvaService};
 
@@ -55,14 +55,20 @@ pub fn service() -> AvaService<N> {
         .method("validatedBy", validated_by)
         .method("validates", validates)
         .method("getTimestamp", get_timestamp)
-        .method("getMinStake", get_min_stake)
-        .method("getTotalStake", get_total_stake)
+        .method("getMinStake", stake::get_min_stake)
+        .method("getTotalStake", stake::get_total_stake)
         .method("getRewardUTXOs", get_reward_utxos)
+        .method("getStake", stake::get_stake)
+        .method("sampleValidators", stake::sample_validators)
+        .method("getFeeConfig", fees::get_fee_config)
+        .method("getFeeState", fees::get_fee_state)
+        .method("getValidatorFeeConfig", fees::get_validator_fee_config)
+        .method("getValidatorFeeState", fees::get_validator_fee_state)
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct Empty {}
+pub(super) struct Empty {}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -72,9 +78,9 @@ struct Addresses {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct SubnetArg {
+pub(super) struct SubnetArg {
     #[serde(rename = "subnetID")]
-    subnet_id: Id,
+    pub(super) subnet_id: Id,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -620,29 +626,6 @@ async fn validates(node: N, args: SubnetArg) -> RpcResult {
 /// `platform.getTimestamp` → `{timestamp}` (RFC 3339, the chain time).
 async fn get_timestamp(node: N, _: Empty) -> RpcResult {
     Ok(json!({ "timestamp": super::time::rfc3339(node.chain.timestamp()) }))
-}
-
-/// `platform.getMinStake` `{subnetID?}` → `{minValidatorStake, minDelegatorStake}`.
-async fn get_min_stake(node: N, args: SubnetArg) -> RpcResult {
-    if args.subnet_id != Id::ZERO {
-        return Err(NodeError::NoTransformation(args.subnet_id));
-    }
-    let s = node.chain.config().staking;
-    Ok(json!({
-        "minValidatorStake": s.min_validator_stake.to_string(),
-        "minDelegatorStake": s.min_delegator_stake.to_string(),
-    }))
-}
-
-/// `platform.getTotalStake` `{subnetID?}` → `{stake, weight}` (the current set's weight).
-async fn get_total_stake(node: N, args: SubnetArg) -> RpcResult {
-    let h = node.chain.height();
-    let w: u64 = node
-        .chain
-        .validators_at(&args.subnet_id, h)
-        .map(|s| s.values().map(|e| e.weight).fold(0u64, u64::saturating_add))
-        .unwrap_or(0);
-    Ok(json!({ "stake": w.to_string(), "weight": w.to_string() }))
 }
 
 /// `platform.getRewardUTXOs` `{txID, encoding}` → `{numFetched, utxos, encoding}`.
