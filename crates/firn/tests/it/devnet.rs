@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-struct TempDir(PathBuf);
+pub(crate) struct TempDir(pub(crate) PathBuf);
 
 impl Drop for TempDir {
     fn drop(&mut self) {
@@ -18,13 +18,13 @@ impl Drop for TempDir {
 }
 
 /// A running `firn devnet` and the URL its banner announced.
-struct Running {
-    child: Child,
-    url: String,
-    banner: Vec<String>,
+pub(crate) struct Running {
+    pub(crate) child: Child,
+    pub(crate) url: String,
+    pub(crate) banner: Vec<String>,
 }
 
-fn start(dir: &Path, extra: &[&str]) -> Running {
+pub(crate) fn start(dir: &Path, extra: &[&str]) -> Running {
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
         .args(["devnet", "--rpc-addr", "127.0.0.1:0", "--data-dir"])
         .arg(dir)
@@ -56,7 +56,7 @@ fn start(dir: &Path, extra: &[&str]) -> Running {
 }
 
 /// One JSON-RPC call over a plain HTTP/1.1 connection.
-fn call(url: &str, path: &str, method: &str, params: Value) -> Value {
+pub(crate) fn call(url: &str, path: &str, method: &str, params: Value) -> Value {
     let host = url.strip_prefix("http://").unwrap();
     let body = json!({ "jsonrpc": "2.0", "method": method, "params": params, "id": 1 }).to_string();
     let mut s = TcpStream::connect(host).unwrap();
@@ -76,7 +76,7 @@ fn call(url: &str, path: &str, method: &str, params: Value) -> Value {
     v["result"].clone()
 }
 
-fn stop(mut r: Running) {
+pub(crate) fn stop(mut r: Running) {
     let status = Command::new("kill")
         .args(["-INT", &r.child.id().to_string()])
         .status()
