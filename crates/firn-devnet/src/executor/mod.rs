@@ -226,15 +226,52 @@ impl<'a> Executor<'a> {
             _ => return Err(TxError::Unsupported("unsupported tx type")),
         }
 
-        // Every tx that got here spends its inputs and produces its outputs. The fee is burnt;
-        // as in AvalancheGo the current supply (an upper bound) keeps it, and the state
-        // counts it apart.
+        // Every tx that got here spends its inputs and produces its outputs. What the inputs
+        // hold beyond the outputs, the stake and L1 balances is burnt: the fee, and whatever
+        // a wallet paid above it (a fee computed at a higher price than the block's). As in
+        // AvalancheGo the current supply (an upper bound) keeps it; the state counts it apart.
+        let burned = self.unlocked_burn(unsigned, base);
         consume(state, &base.inputs);
         produce(state, tx_id, &base.outputs);
-        if fee > 0 {
-            state.add_burned(fee);
+        debug_assert!(
+            burned >= fee,
+            "the flow check guarantees the fee is covered"
+        );
+        if burned > 0 {
+            state.add_burned(burned);
         }
         Ok(())
+    }
+
+    /// The AVAX a verified tx destroys: its AVAX inputs minus its AVAX outputs, stake and
+    /// the balances it gives L1 validators.
+    fn unlocked_burn(&self, tx: &UnsignedTx, base: &firn_core::pchain::tx::BaseTx) -> u64 {
+        let avax = self.avax();
+        let consumed: u64 = base
+            .inputs
+            .iter()
+            .filter(|i| i.asset_id == avax)
+            .map(|i| i.input.amount())
+            .fold(0, u64::saturating_add);
+        let outputs = |outs: &[firn_core::pchain::fx::TransferableOutput]| {
+            outs.iter()
+                .filter(|o| o.asset_id == avax)
+                .map(|o| o.output.amount())
+                .fold(0u64, u64::saturating_add)
+        };
+        let elsewhere = match tx {
+            UnsignedTx::AddPermissionlessValidator(t) => outputs(&t.stake),
+            UnsignedTx::AddPermissionlessDelegator(t) => outputs(&t.stake),
+            UnsignedTx::ConvertSubnetToL1(t) => t
+                .validators
+                .iter()
+                .map(|v| v.balance)
+                .fold(0, u64::saturating_add),
+            UnsignedTx::RegisterL1Validator(t) => t.balance,
+            UnsignedTx::IncreaseL1ValidatorBalance(t) => t.balance,
+            _ => 0,
+        };
+        consumed.saturating_sub(outputs(&base.outputs).saturating_add(elsewhere))
     }
 
     /// The AVAX asset ID.

@@ -3,6 +3,7 @@
 
 mod common;
 mod concurrency;
+mod fees;
 mod history;
 mod l1;
 mod rejections;
