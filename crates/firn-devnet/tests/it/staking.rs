@@ -324,3 +324,49 @@ fn staking_rules_are_enforced_with_avalanchego_texts() {
             .unwrap(),
     );
 }
+
+#[test]
+fn a_reward_proposal_moves_time_and_carries_the_mempool_txs() {
+    // AvalancheGo's builder packs the mempool before deciding the block kind: when a staker
+    // ends at the new block time, its BanffProposalBlock holds the decision txs too.
+    let dir = TempDir::new("proposal-txs");
+    let chain = open_in(dir.path(), config());
+    let wallet = Wallet::new(&chain);
+    let keys = chain.funded_addresses().to_vec();
+    let node = NodeId([0x19; 20]);
+    let sk = derive_bls("test", "node", 9).unwrap();
+    let end = chain.timestamp() + 2 * DAY;
+    let vtx = wallet
+        .add_validator(node, &sk, 2_000 * AVAX, end, keys[4], 20_000)
+        .unwrap();
+    let vtx_id = issue_and_build(&chain, vtx);
+    let parent_time = chain.timestamp();
+
+    let to_before = chain.balance(&[keys[8]]).total;
+    let send = Wallet::with_keys(&chain, vec![chain.config().funded_key(1)])
+        .send(keys[8], 3 * AVAX)
+        .unwrap();
+    let send_id = chain.issue_tx(send).unwrap();
+    chain.clock().advance(3 * DAY);
+    let proposal = chain.build_block().unwrap().expect("a block");
+    match proposal.block.kind() {
+        BlockKind::BanffProposal { time, txs, tx } => {
+            assert_eq!(*time, end);
+            assert!(*time > parent_time);
+            assert_eq!(txs.len(), 1);
+            assert_eq!(txs[0].id(), send_id);
+            assert!(matches!(
+                tx.unsigned(),
+                firn_core::pchain::tx::UnsignedTx::RewardValidator(r) if r.tx_id == vtx_id
+            ));
+        }
+        other => panic!("expected a proposal, got {other:?}"),
+    }
+    // Decided with the proposal's option block, like the reward itself.
+    assert_eq!(chain.tx_status(&send_id), TxStatus::Processing);
+    let commit = chain.build_block().unwrap().expect("the commit");
+    assert_eq!(commit.block.type_name(), "BanffCommitBlock");
+    assert_eq!(chain.tx_status(&send_id), TxStatus::Committed);
+    assert!(chain.current_validators(Id::ZERO, &[node]).is_empty());
+    assert_eq!(chain.balance(&[keys[8]]).total, to_before + 3 * AVAX);
+}
