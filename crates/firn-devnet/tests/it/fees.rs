@@ -89,3 +89,61 @@ fn the_price_rises_with_the_excess_and_wallets_pay_it() {
     assert_eq!(before.0 - after.0, AVAX + paid);
     assert_eq!(after.1 - before.1, paid);
 }
+
+#[test]
+fn a_stored_block_over_the_gas_capacity_is_rejected_on_replay() {
+    use firn_core::pchain::block::{Block, BlockKind};
+    use firn_devnet::error::DevnetError;
+    use firn_devnet::store::{AcceptedBlock, BlockStore};
+
+    let dir = TempDir::new("fees-replay");
+    let mut cfg = config();
+    cfg.dynamic_fees.max_capacity = 8_000;
+    let (txs, gas, genesis_id, time) = {
+        let chain = open_in(dir.path(), cfg.clone());
+        let txs: Vec<_> = (0..2)
+            .map(|i| {
+                Wallet::with_keys(&chain, vec![cfg.funded_key(i)])
+                    .send(ShortId([0x33; 20]), AVAX)
+                    .unwrap()
+            })
+            .collect();
+        let gas: u64 = txs
+            .iter()
+            .map(|t| chain.fee_of(t.unsigned()).unwrap())
+            .sum();
+        let tip = chain.last_accepted().unwrap().block.id();
+        (txs, gas, tip, chain.timestamp())
+    };
+    assert!(gas > 8_000, "two transfers need more than the capacity");
+    // Append, by hand, a block holding both: more gas than the chain has.
+    {
+        let (mut store, blocks) = BlockStore::open(dir.path()).unwrap();
+        let block = Block::new(
+            genesis_id,
+            1,
+            BlockKind::BanffStandard {
+                time: time + 1,
+                txs,
+            },
+        );
+        store
+            .append(&AcceptedBlock {
+                block,
+                proposer: blocks[0].proposer,
+            })
+            .unwrap();
+    }
+    let err = firn_devnet::PChain::open(cfg.clone(), dir.path(), firn_devnet::Clock::frozen(time))
+        .unwrap_err();
+    match err {
+        DevnetError::InvalidBlock { height, source } => {
+            assert_eq!(height, 1);
+            assert_eq!(
+                source.to_string(),
+                format!("insufficient capacity: capacity (8000) < gas ({gas})")
+            );
+        }
+        other => panic!("unexpected error {other}"),
+    }
+}
