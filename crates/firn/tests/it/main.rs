@@ -4,5 +4,5 @@
 mod cli;
 mod devnet;
 mod index;
+mod js_pchain;
 mod up;
-
