@@ -6,6 +6,7 @@ mod fixtures;
 mod harness;
 mod paging;
 mod schema;
+mod shapes;
 mod validation;
 
 backend_tests! {
@@ -16,4 +17,6 @@ backend_tests! {
     validation::no_limits_by_default_and_body_limit,
     paging::pages_are_stable_under_inserts,
     paging::last_page_has_no_token,
+    shapes::every_endpoint_matches_the_official_schema,
+    shapes::values_match_the_store,
 }
