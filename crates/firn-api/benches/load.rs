@@ -113,9 +113,9 @@ fn main() {
         let e = fixtures::evm_address(5);
         let c = fixtures::CHAIN;
         let endpoints = [
-            format!("/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=10"),
+            "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=10".to_owned(),
             format!("/v1/networks/fuji/blockchains/p-chain/transactions?addresses={a}&pageSize=10"),
-            format!("/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=10"),
+            "/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=10".to_owned(),
             format!(
                 "/v1/networks/fuji/blockchains/p-chain/nodes/{}/blocks",
                 fixtures::node(1)

@@ -141,7 +141,7 @@ async fn serve(args: &DevnetArgs, config: DevnetConfig) -> anyhow::Result<()> {
 }
 
 /// Completes on Ctrl-C (SIGINT) or SIGTERM.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

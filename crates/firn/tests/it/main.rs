@@ -2,4 +2,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod cli;
+mod data_api;
 mod devnet;
