@@ -2,7 +2,7 @@
 //! `FIRN_BENCH_DATABASE=postgres://…`), serves the Data API on loopback, and drives each
 //! endpoint with concurrent keep-alive clients, printing requests/s and p50/p99 latency.
 //!
-//! `cargo bench -p firn-api --bench load`. Sizes: `FIRN_BENCH_P_BLOCKS` (default 20,000
+//! `cargo bench -p firn-api --bench load` (add `--profile dev` to reuse the test build). Sizes: `FIRN_BENCH_P_BLOCKS` (default 20,000
 //! P-Chain blocks, ~1.5 txs each), `FIRN_BENCH_EVM_BLOCKS` (default 5,000 blocks of
 //! `FIRN_BENCH_TRANSFERS` = 20 ERC-20 transfers), `FIRN_BENCH_SECONDS` per endpoint (3),
 //! `FIRN_BENCH_CLIENTS` (16).
