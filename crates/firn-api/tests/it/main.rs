@@ -6,6 +6,7 @@ mod fixtures;
 mod harness;
 mod paging;
 mod schema;
+mod service;
 mod shapes;
 mod validation;
 
@@ -19,4 +20,6 @@ backend_tests! {
     paging::last_page_has_no_token,
     shapes::every_endpoint_matches_the_official_schema,
     shapes::values_match_the_store,
+    service::prices_come_from_the_table_only,
+    service::openapi_document_lists_every_operation,
 }
