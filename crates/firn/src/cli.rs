@@ -24,8 +24,8 @@ pub enum Command {
     Devnet(DevnetArgs),
     /// Follow a node's P-Chain RPC into a store (SQLite in the data dir, or --database).
     Index(IndexArgs),
-    /// Serve the Data API and Metrics API from a store. (Not built yet.)
-    Serve,
+    /// Serve the Data API from a store (SQLite file or PostgreSQL URL).
+    Serve(ServeArgs),
     /// Decode Avalanche bytes (hex, with or without checksum) and print them as AvalancheGo's JSON.
     Decode(DecodeArgs),
     /// Print deterministic secp256k1 keys with their P-Chain and EVM addresses.
@@ -138,6 +138,49 @@ pub struct IndexArgs {
     /// Stop once caught up with the node's height at start, instead of following the tip.
     #[arg(long)]
     pub once: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The store: a SQLite file path (created if missing) or a postgres:// URL.
+    #[arg(long, env = "FIRN_DATABASE", default_value = "./.firn/firn.db")]
+    pub database: String,
+
+    /// Address the Data API listens on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+
+    /// Network the store's chains belong to, as `{network}` paths name it.
+    #[arg(long, value_enum, default_value = "fuji")]
+    pub network: NetworkArg,
+
+    /// Accepted API key (repeat for more). Without any, keys are not checked.
+    #[arg(long = "api-key", env = "FIRN_API_KEYS", value_delimiter = ',')]
+    pub api_keys: Vec<String>,
+
+    /// Requests per minute allowed per API key (default: unlimited).
+    #[arg(long)]
+    pub rate_limit_per_key: Option<u64>,
+
+    /// Requests per minute allowed per client IP without a key (default: unlimited).
+    #[arg(long)]
+    pub rate_limit_per_ip: Option<u64>,
+
+    /// A price table (TOML: `[usd] AVAX = 25.0`); without one, price fields are left out.
+    #[arg(long)]
+    pub prices: Option<std::path::PathBuf>,
+
+    /// Longest a request may run, in seconds.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_timeout: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NetworkArg {
+    /// The test network (`fuji` / `testnet`).
+    Fuji,
+    /// Mainnet.
+    Mainnet,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]

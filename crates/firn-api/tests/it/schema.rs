@@ -1,5 +1,5 @@
 //! A small checker of JSON values against the official OpenAPI file's schemas (`type`,
-//! `required`, `enum`, `const`, `items`, `properties`, `$ref`, `allOf`, `oneOf`/`anyOf`), as
+//! `required`, `enum`, `const`, `items`, `properties`, `additionalProperties`, `$ref`, `allOf`, `oneOf`/`anyOf`), as
 //! strict as the official clients' validators: required fields, JSON types and closed enums.
 
 use serde_json::Value;
@@ -7,7 +7,10 @@ use serde_json::Value;
 /// The official Data API document, from `shared/` beside the repository, or `None` (the
 /// caller prints that it skipped).
 pub fn official() -> Option<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/openapi/data-api.openapi.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/openapi/data-api.openapi.json"
+    );
     let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
 }
@@ -15,7 +18,11 @@ pub fn official() -> Option<Value> {
 /// The schema of the 200 (or 201) response of `method path` in `doc`.
 pub fn response_schema<'a>(doc: &'a Value, method: &str, path: &str) -> &'a Value {
     let responses = &doc["paths"][path][method]["responses"];
-    let ok = if responses.get("200").is_some() { &responses["200"] } else { &responses["201"] };
+    let ok = if responses.get("200").is_some() {
+        &responses["200"]
+    } else {
+        &responses["201"]
+    };
     &ok["content"]["application/json"]["schema"]
 }
 
@@ -97,10 +104,18 @@ pub fn check(doc: &Value, schema: &Value, value: &Value, at: &str, problems: &mu
                 }
             }
         }
-        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        let props = schema.get("properties").and_then(Value::as_object);
+        if let Some(props) = props {
             for (k, s) in props {
                 if let Some(v) = obj.get(k) {
                     check(doc, s, v, &format!("{at}.{k}"), problems);
+                }
+            }
+        }
+        if let Some(extra) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+            for (k, v) in obj {
+                if props.is_none_or(|p| !p.contains_key(k)) {
+                    check(doc, extra, v, &format!("{at}.{k}"), problems);
                 }
             }
         }
@@ -114,5 +129,8 @@ pub fn assert_valid(doc: &Value, method: &str, path: &str, value: &Value) {
     assert!(!schema.is_null(), "no schema for {method} {path}");
     let mut problems = Vec::new();
     check(doc, schema, value, "$", &mut problems);
-    assert!(problems.is_empty(), "{method} {path}: {problems:#?}\n{value:#}");
+    assert!(
+        problems.is_empty(),
+        "{method} {path}: {problems:#?}\n{value:#}"
+    );
 }
