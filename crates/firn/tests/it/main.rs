@@ -2,5 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod cli;
+mod data_api;
 mod devnet;
+mod index;
+mod js_pchain;
 mod up;
