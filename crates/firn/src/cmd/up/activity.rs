@@ -11,11 +11,13 @@ use tokio::sync::watch;
 use tracing::{info, warn};
 
 /// Generates (or resumes) the plan's history on a blocking thread, reporting each day.
+/// Returns `false` if `stop` cut it short (between two days; a restart resumes).
 pub async fn generate_history(
     chain: Arc<PChain>,
     plan: HistoryPlan,
     quiet: bool,
-) -> anyhow::Result<()> {
+    stop: watch::Receiver<bool>,
+) -> anyhow::Result<bool> {
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -23,34 +25,40 @@ pub async fn generate_history(
     };
     bar.set_style(
         ProgressStyle::with_template(
-            "generating history {bar:30} day {pos}/{len} · {msg} · {per_sec} · eta {eta}",
+            "generating history {bar:30} day {pos}/{len} · {msg} · eta {eta}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let progress = bar.clone();
-    let mut total_txs = 0u64;
-    tokio::task::spawn_blocking(move || {
-        let mut generator = HistoryGenerator::new(&chain, plan);
-        progress.set_position(u64::from(generator.next_day()));
-        generator.run(|day: DayReport| {
-            total_txs += day.txs;
-            progress.set_position(u64::from(day.day) + 1);
-            progress.set_message(format!("height {} · {total_txs} txs", day.height));
+    let complete = tokio::task::spawn_blocking(move || {
+        let mut generator = HistoryGenerator::new(&chain, plan.clone());
+        let mut total_txs = 0u64;
+        let first = generator.next_day();
+        progress.set_position(u64::from(first));
+        for day in first..plan.days {
+            if *stop.borrow() {
+                return Ok(false);
+            }
+            let report: DayReport = generator.generate_day(day)?;
+            total_txs += report.txs;
+            progress.set_position(u64::from(day) + 1);
+            progress.set_message(format!("height {} · {total_txs} txs", report.height));
             info!(
-                day = day.day,
-                days = day.days,
-                height = day.height,
-                txs = day.txs,
-                skipped = day.skipped,
+                day = report.day,
+                days = report.days,
+                height = report.height,
+                txs = report.txs,
+                skipped = report.skipped,
                 "history day generated"
             );
-        })
+        }
+        Ok::<_, firn_devnet::DevnetError>(true)
     })
     .await
     .context("the history generator stopped unexpectedly")?
     .context("couldn't generate history")?;
     bar.finish_and_clear();
-    Ok(())
+    Ok(complete)
 }
 
 /// Live activity until `stop`: a round of transfers every `interval`.

@@ -75,6 +75,15 @@ async fn bind(addr: SocketAddr, what: &str) -> anyhow::Result<(TcpListener, Sock
 }
 
 async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
+    // Signals are caught from the start, so Ctrl-C during history generation stops it
+    // cleanly between two days too.
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let shutdown = Shutdown(stop_rx);
+    tokio::spawn(async move {
+        devnet::shutdown_signal().await;
+        info!("shutting down");
+        let _ = stop_tx.send(true);
+    });
     let plan = settings.plan.clone();
     let choice = ChainChoice {
         data_dir: &settings.data_dir,
@@ -102,7 +111,19 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     let done_path = settings.data_dir.join(HISTORY_DONE);
     if !done_path.exists() {
         clock.set(chain.timestamp());
-        activity::generate_history(chain.clone(), plan.clone(), args.silent || args.json).await?;
+        let quiet = args.silent || args.json;
+        let complete =
+            activity::generate_history(chain.clone(), plan.clone(), quiet, shutdown.0.clone())
+                .await?;
+        if !complete {
+            if !quiet {
+                eprintln!(
+                    "Stopped during history generation at height {}; `firn up` resumes it",
+                    chain.height()
+                );
+            }
+            return Ok(());
+        }
         let record = json!({ "days": plan.days, "transfersPerDay": plan.transfers_per_day });
         std::fs::write(&done_path, record.to_string())
             .with_context(|| format!("couldn't write {}", done_path.display()))?;
@@ -126,8 +147,6 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     let (rpc_listener, rpc_addr) = bind(settings.rpc_addr, "node RPC").await?;
     let (api_listener, api_addr) = bind(settings.api_addr, "Data API").await?;
 
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let shutdown = Shutdown(stop_rx);
     let producer = Producer::spawn(chain.clone());
     let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())));
     let router = node_router(node).build()?;
@@ -177,9 +196,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     }
     info!(%rpc_addr, %api_addr, height = chain.height(), "firn is up");
 
-    devnet::shutdown_signal().await;
-    info!("shutting down");
-    let _ = stop_tx.send(true);
+    shutdown.wait().await;
     for (what, task) in [("node RPC", rpc_task), ("Data API", api_task)] {
         match task.await {
             Ok(Ok(())) => {}
