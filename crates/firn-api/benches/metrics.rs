@@ -4,7 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 #[path = "../../firn-store/tests/it/fixtures.rs"]
-#[allow(dead_code)]
 mod fixtures;
 
 use axum::body::Body;

@@ -29,4 +29,5 @@ backend_tests! {
     metrics_v2::rolling_windows_and_chains,
     metrics_v2::v2_error_statuses,
     metrics_v2::staking_metrics_follow_the_store,
+    metrics_v2::responses_match_the_official_schemas,
 }

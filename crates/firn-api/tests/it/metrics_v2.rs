@@ -10,6 +10,7 @@ use firn_store::{MetricsReader, SortOrder, Store};
 use crate::fixtures::{CHAIN, evm_chain, seed};
 use crate::harness::Api;
 use crate::metrics_history::{DAY, History, assert_close, day_of, metrics_api};
+use crate::schema::assert_valid;
 
 /// Every point of a v2 series from `uri` (which has a `?`), following tokens.
 async fn series(api: &Api, uri: &str) -> Vec<(u64, f64)> {
@@ -307,4 +308,45 @@ pub async fn staking_metrics_follow_the_store(store: Store) {
     api.get("/v2/networks/fuji/metrics/validatorCount?subnetId=zzz")
         .await
         .assert_error(400, "subnetId");
+}
+
+/// The official Metrics API document, or `None` (the caller prints that it skipped).
+fn official_metrics_doc() -> Option<serde_json::Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/openapi/metrics-api.openapi.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+pub async fn responses_match_the_official_schemas(store: Store) {
+    let Some(doc) = official_metrics_doc() else {
+        eprintln!("SKIPPED responses_match_the_official_schemas: no metrics-api.openapi.json");
+        return;
+    };
+    let (api, _, _) = metrics_api(&store).await;
+    seed(&store, 2, 0).await;
+    let check = async |uri: String, path: &str| {
+        let value = api.ok(&uri).await;
+        assert_valid(&doc, "get", path, &value);
+    };
+    check("/v2/chains".into(), "/v2/chains").await;
+    check(format!("/v2/chains/{CHAIN}"), "/v2/chains/{chainId}").await;
+    for metric in ["txCount", "avgTps", "maxGasPrice", "cumulativeContracts"] {
+        check(
+            format!("/v2/chains/{CHAIN}/metrics/{metric}?pageSize=3"),
+            "/v2/chains/{chainId}/metrics/{metric}",
+        )
+        .await;
+    }
+    check(
+        format!("/v2/chains/{CHAIN}/rollingWindowMetrics/avgGps"),
+        "/v2/chains/{chainId}/rollingWindowMetrics/{metric}",
+    )
+    .await;
+    check(
+        "/v2/networks/fuji/metrics/delegatorWeight?pageSize=1".into(),
+        "/v2/networks/{network}/metrics/{metric}",
+    )
+    .await;
 }
