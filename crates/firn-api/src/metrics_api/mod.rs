@@ -1,7 +1,7 @@
 //! firn's Metrics API: time series of chain and staking metrics, served from the counters the
 //! store keeps per hour and per day on every EVM commit (no rescans per request).
 //!
-//! Routes: the legacy `GET /v1/avg_tps/{chainId}` ([`v1`]); the v2 chain list and chain
+//! Routes: `/v2/health-check` and `/v2/live-check` (the Data API's checks); the legacy `GET /v1/avg_tps/{chainId}` ([`v1`]); the v2 chain list and chain
 //! metrics ([`chains`]); rolling windows and staking metrics ([`windows`]). Every series is
 //! newest first, built by [`series`] from the store's rows; how a bucket combines its rows is
 //! in [`metric`], bucket boundaries in [`interval`].
@@ -27,9 +27,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use tokio::net::TcpListener;
 
 pub use clock::{Clock, SystemClock, VirtualClock};
@@ -38,6 +39,7 @@ pub use tokens::TokenTable;
 use crate::error::{ApiError, ApiResult};
 use crate::limits;
 use crate::params::Query;
+use crate::routes::health;
 use crate::state::AppState;
 
 /// The Metrics API's default listen address.
@@ -84,6 +86,15 @@ pub fn metrics_router(state: MetricsState) -> Router {
         .merge(v1::router())
         .merge(chains::router())
         .merge(windows::router())
+        // The Data API's checks of the same store, under the Metrics API's paths.
+        .route(
+            "/v2/health-check",
+            get(|State(s): State<MetricsState>| health::health_check(State(s.app))),
+        )
+        .route(
+            "/v2/live-check",
+            get(|State(s): State<MetricsState>| health::live_check(State(s.app))),
+        )
         .fallback(not_found)
         .method_not_allowed_fallback(not_found)
         .layer(middleware::from_fn_with_state(app, limits::size_and_time))

@@ -72,6 +72,8 @@ async fn sdk_sees_the_blocks(store: Store) {
 }
 
 fn check(report: &serde_json::Value, history: &History) {
+    assert_eq!(report["healthCheck"]["status"], "ok");
+    assert_eq!(report["liveCheck"]["status"], "ok");
     assert_eq!(report["list"][0]["evmChainId"], CHAIN);
     assert_eq!(report["get"]["evmChainId"], CHAIN);
     let tx = &report["getMetrics:txCount"];

@@ -331,6 +331,8 @@ pub async fn responses_match_the_official_schemas(store: Store) {
         assert_valid(&doc, "get", path, &value);
     };
     check("/v2/chains".into(), "/v2/chains").await;
+    check("/v2/health-check".into(), "/v2/health-check").await;
+    check("/v2/live-check".into(), "/v2/live-check").await;
     check(format!("/v2/chains/{CHAIN}"), "/v2/chains/{chainId}").await;
     for metric in ["txCount", "avgTps", "maxGasPrice", "cumulativeContracts"] {
         check(

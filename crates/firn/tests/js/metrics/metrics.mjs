@@ -28,6 +28,8 @@ async function allPages(result, field) {
   return { pages, items };
 }
 
+await run("healthCheck", async () => await sdk.metrics.healthCheck(options));
+await run("liveCheck", async () => await sdk.metrics.liveCheck(options));
 await run("list", async () => (await sdk.metrics.chains.list({}, options)).result.chains);
 await run("get", async () => await sdk.metrics.chains.get({ chainId }, options));
 for (const metric of ["txCount", "avgTps", "maxTps", "activeAddresses", "gasUsed", "feesPaid", "cumulativeTxCount"]) {
