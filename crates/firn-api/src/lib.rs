@@ -30,6 +30,7 @@ pub mod config;
 pub mod error;
 pub mod limits;
 pub mod metrics;
+pub mod metrics_api;
 pub mod openapi;
 pub mod paging;
 pub mod params;
@@ -40,5 +41,6 @@ pub mod wire;
 
 pub use config::{ApiConfig, NetworkKind, NetworkProfile, PriceTable, RateLimit};
 pub use error::{ApiError, ApiResult};
+pub use metrics_api::{MetricsState, metrics_router, serve_metrics};
 pub use server::{app, serve};
 pub use state::AppState;

@@ -216,6 +216,8 @@ pub(crate) struct Sql {
     count: usize,
     /// The first value the `Any` driver could not encode, reported when the query runs.
     error: Option<String>,
+    /// `?` placeholders instead of `$n` (SQLite: see [`Sql::anonymous_placeholders`]).
+    anonymous: bool,
 }
 
 /// Bound values per statement: SQLite allows 32,766 and PostgreSQL 65,535.
@@ -228,7 +230,17 @@ impl Sql {
             args: AnyArguments::default(),
             count: 0,
             error: None,
+            anonymous: false,
         }
+    }
+
+    /// Writes `?` rather than `$n` for the values bound from now on. SQLite looks numbered
+    /// and named parameters up in a linear list, at prepare and at bind, so a statement with
+    /// n `$n` placeholders costs O(n²); `?` costs O(n). Only for statements whose
+    /// placeholders all come from [`Sql::bind`], in order.
+    pub(crate) fn anonymous_placeholders(&mut self) -> &mut Self {
+        self.anonymous = true;
+        self
     }
 
     pub(crate) fn push(&mut self, text: &str) -> &mut Self {
@@ -242,8 +254,12 @@ impl Sql {
         T: Encode<'static, Any> + Type<Any> + Send + 'static,
     {
         self.count += 1;
-        self.text.push('$');
-        self.text.push_str(&self.count.to_string());
+        if self.anonymous {
+            self.text.push('?');
+        } else {
+            self.text.push('$');
+            self.text.push_str(&self.count.to_string());
+        }
         if let Err(e) = self.args.add(value) {
             self.error.get_or_insert(e.to_string());
         }
@@ -315,8 +331,12 @@ pub(crate) async fn insert_many<T>(
     mut row: impl FnMut(&mut Sql, &T) -> Result<()>,
 ) -> Result<u64> {
     let mut inserted = 0;
+    let sqlite = conn.backend_name() == "SQLite";
     for chunk in items.chunks((MAX_PARAMS / columns.max(1)).max(1)) {
         let mut q = Sql::new(head);
+        if sqlite {
+            q.anonymous_placeholders();
+        }
         for (i, item) in chunk.iter().enumerate() {
             q.push(if i == 0 { "(" } else { ", (" });
             row(&mut q, item)?;

@@ -4,6 +4,10 @@
 
 mod fixtures;
 mod harness;
+mod metrics_history;
+mod metrics_sdk;
+mod metrics_v1;
+mod metrics_v2;
 mod paging;
 mod schema;
 mod service;
@@ -22,4 +26,14 @@ backend_tests! {
     shapes::values_match_the_store,
     service::prices_come_from_the_table_only,
     service::openapi_document_lists_every_operation,
+    metrics_v1::avg_tps_matches_the_blocks,
+    metrics_v1::avg_tps_legacy_start_key,
+    metrics_v1::avg_tps_tokens_expire_after_24_hours,
+    metrics_v1::avg_tps_error_statuses,
+    metrics_v2::chain_metrics_match_the_blocks,
+    metrics_v2::hours_weeks_months_and_time_range,
+    metrics_v2::rolling_windows_and_chains,
+    metrics_v2::v2_error_statuses,
+    metrics_v2::staking_metrics_follow_the_store,
+    metrics_v2::responses_match_the_official_schemas,
 }

@@ -6,17 +6,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use firn_core::codec::{Encode, Writer};
 use firn_core::ids::{Id, ShortId};
 use firn_core::pchain::block::BlockKind;
-use firn_core::pchain::fx::{Output, OutputOwners, Signer, TransferableOutput};
+use firn_core::pchain::fx::{Output, OutputOwners, TransferableOutput};
 use firn_core::pchain::{Block, Tx, UnsignedTx};
 use firn_store::Store;
 use firn_store::rows::pchain::{
-    AssetAmount, BlockchainInfo, BlsCredentials, NewBlockchain, NewReward, NewStaker, Owner,
-    P_CHAIN_ID, PBlock, PChainBlockRows, PTx, PTxCore, PTxDetails, PUtxo, RewardType, SubnetChange,
-    UtxoType,
+    AssetAmount, BlockchainInfo, NewBlockchain, Owner, P_CHAIN_ID, PBlock, PChainBlockRows, PTx,
+    PTxCore, PTxDetails, PUtxo, SubnetChange, UtxoType,
 };
 
 use super::known::Known;
-use super::source::{FetchedBlock, PChainSource, RawUtxo};
+use super::source::{FetchedBlock, PChainSource};
+use super::staking::{stake_outputs, staking_window};
 use crate::error::Result;
 
 /// Per-asset sums.
@@ -262,143 +262,6 @@ impl Deriver {
         }
     }
 
-    /// Stakers added and ended, and the rewards an ending pays.
-    async fn staking(
-        &mut self,
-        ctx: &TxCtx<'_>,
-        out: &mut PTx,
-        addresses: &mut BTreeSet<ShortId>,
-    ) -> Result<()> {
-        let unsigned = ctx.tx.unsigned();
-        let (start, end) = staking_window(unsigned, ctx.timestamp);
-        let staker =
-            |node_id, subnet_id, weight, is_delegator, fee: u32, owner: &OutputOwners| NewStaker {
-                node_id,
-                subnet_id,
-                start_ts: start,
-                end_ts: end,
-                weight,
-                is_delegator,
-                delegation_fee: fee,
-                reward_addresses: owner.addresses.clone(),
-                estimated_reward: None,
-            };
-        let new = match unsigned {
-            UnsignedTx::AddValidator(t) => Some(staker(
-                t.validator.node_id,
-                P_CHAIN_ID,
-                t.validator.weight,
-                false,
-                t.shares,
-                &t.rewards_owner.0,
-            )),
-            UnsignedTx::AddPermissionlessValidator(t) => {
-                if let Signer::ProofOfPossession(p) = &t.signer {
-                    out.core.details.bls_credentials = Some(BlsCredentials {
-                        public_key: format!("0x{}", hex_of(&p.public_key)),
-                        proof_of_possession: format!("0x{}", hex_of(&p.proof_of_possession)),
-                    });
-                }
-                addresses.extend(t.delegation_rewards_owner.0.addresses.iter().copied());
-                Some(staker(
-                    t.validator.node_id,
-                    t.subnet_id,
-                    t.validator.weight,
-                    false,
-                    t.shares,
-                    &t.validation_rewards_owner.0,
-                ))
-            }
-            UnsignedTx::AddDelegator(t) => Some(staker(
-                t.validator.node_id,
-                P_CHAIN_ID,
-                t.validator.weight,
-                true,
-                0,
-                &t.rewards_owner.0,
-            )),
-            UnsignedTx::AddPermissionlessDelegator(t) => Some(staker(
-                t.validator.node_id,
-                t.subnet_id,
-                t.validator.weight,
-                true,
-                0,
-                &t.rewards_owner.0,
-            )),
-            UnsignedTx::AddSubnetValidator(t) => {
-                let v = &t.validator;
-                self.known
-                    .subnet_validator_added(v.subnet_id, v.validator.node_id, ctx.id);
-                Some(staker(
-                    v.validator.node_id,
-                    v.subnet_id,
-                    v.validator.weight,
-                    false,
-                    0,
-                    &OutputOwners::default(),
-                ))
-            }
-            _ => None,
-        };
-        if let Some(s) = new {
-            out.core.node_id = Some(s.node_id);
-            out.core.subnet_id = Some(s.subnet_id);
-            out.core.start_ts = Some(s.start_ts);
-            out.core.end_ts = Some(s.end_ts);
-            out.core.details.reward_addresses = s.reward_addresses.clone();
-            if !s.is_delegator && !matches!(unsigned, UnsignedTx::AddSubnetValidator(_)) {
-                out.core.details.delegation_fee_percent = Some(fee_percent(s.delegation_fee));
-            }
-            addresses.extend(s.reward_addresses.iter().copied());
-            self.known.staker_added(ctx.id, s.is_delegator);
-            out.staker = Some(s);
-        }
-        match unsigned {
-            UnsignedTx::RemoveSubnetValidator(t) => {
-                out.core.node_id = Some(t.node_id);
-                out.core.subnet_id = Some(t.subnet_id);
-                let ended = self
-                    .known
-                    .take_subnet_validator(t.subnet_id, t.node_id, &self.store)
-                    .await?;
-                out.core.ends_staker = Some(ended);
-            }
-            UnsignedTx::RewardValidator(t) => {
-                out.core.ends_staker = Some(t.tx_id);
-                let mut rewards = self.source.reward_utxos(t.tx_id).await?;
-                rewards.sort_by_key(|r| r.output_index);
-                let is_delegator = self.known.is_delegator(t.tx_id, &self.store).await?;
-                // The node mints a validator's own reward first (on commit), then its
-                // delegation fees; a delegator gets one reward, on commit only.
-                let committed = ctx.committed.unwrap_or(!rewards.is_empty());
-                for (i, r) in rewards.iter().enumerate() {
-                    let kind = if is_delegator {
-                        RewardType::Delegator
-                    } else if committed && i == 0 {
-                        RewardType::Validator
-                    } else {
-                        RewardType::ValidatorFee
-                    };
-                    let u = reward_utxo(r, kind);
-                    addresses.extend(u.addresses.iter().copied());
-                    out.rewards.push(NewReward {
-                        utxo_id: u.utxo_id,
-                        output_index: u.output_index,
-                        reward_type: kind,
-                        staking_tx_hash: t.tx_id,
-                        asset_id: u.asset_id,
-                        amount: u.amount,
-                        addresses: u.addresses.clone(),
-                    });
-                    self.known.created(&u, true);
-                    out.emitted.push(u);
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
     /// Subnets created or changed, and chains created.
     fn subnets(&mut self, ctx: &TxCtx<'_>, out: &mut PTx, addresses: &mut BTreeSet<ShortId>) {
         match ctx.tx.unsigned() {
@@ -449,54 +312,6 @@ enum UtxoKind {
     Stake(u64, u64),
 }
 
-/// The stake outputs of a staking tx, `None` for other txs.
-pub(crate) fn stake_outputs(tx: &UnsignedTx) -> Option<&[TransferableOutput]> {
-    Some(match tx {
-        UnsignedTx::AddValidator(t) => &t.stake,
-        UnsignedTx::AddDelegator(t) => &t.stake,
-        UnsignedTx::AddPermissionlessValidator(t) => &t.stake,
-        UnsignedTx::AddPermissionlessDelegator(t) => &t.stake,
-        _ => return None,
-    })
-}
-
-/// Start and end of a staker. Post-Durango stakers start when accepted (the block time);
-/// older txs name a start after their acceptance.
-fn staking_window(tx: &UnsignedTx, block_time: u64) -> (u64, u64) {
-    let v = match tx {
-        UnsignedTx::AddValidator(t) => &t.validator,
-        UnsignedTx::AddDelegator(t) => &t.validator,
-        UnsignedTx::AddPermissionlessValidator(t) => &t.validator,
-        UnsignedTx::AddPermissionlessDelegator(t) => &t.validator,
-        UnsignedTx::AddSubnetValidator(t) => &t.validator.validator,
-        _ => return (0, 0),
-    };
-    (v.start.max(block_time), v.end)
-}
-
-fn reward_utxo(r: &RawUtxo, kind: RewardType) -> PUtxo {
-    let owners = &r.output.transfer().owners;
-    PUtxo {
-        utxo_id: r.id(),
-        tx_hash: r.tx_id,
-        output_index: r.output_index,
-        asset_id: r.asset_id,
-        amount: r.output.amount(),
-        addresses: owners.addresses.clone(),
-        threshold: owners.threshold,
-        locktime: owners.locktime,
-        stakeable_locktime: None,
-        staked: false,
-        utxo_type: UtxoType::Transfer,
-        reward_type: Some(kind),
-        created_on_chain: P_CHAIN_ID,
-        consumed_on_chain: P_CHAIN_ID,
-        start_ts: None,
-        end_ts: None,
-        bytes: r.bytes.clone(),
-    }
-}
-
 /// A UTXO's bytes as the node serves them: codec version, tx ID, index, asset, output.
 pub(crate) fn utxo_bytes(tx_id: Id, index: u32, asset_id: Id, output: &Output) -> Vec<u8> {
     let mut w = Writer::new();
@@ -532,17 +347,6 @@ pub(crate) fn amounts(sums: &Sums) -> Vec<AssetAmount> {
 
 pub(crate) fn hex_of(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Shares (millionths) as the Data API's percentage: 20000 → "2".
-fn fee_percent(shares: u32) -> String {
-    let whole = shares / 10_000;
-    let frac = shares % 10_000;
-    if frac == 0 {
-        whole.to_string()
-    } else {
-        format!("{whole}.{}", format!("{frac:04}").trim_end_matches('0'))
-    }
 }
 
 /// The `config.chainId` of an EVM genesis (JSON), if the genesis is one.
@@ -586,14 +390,6 @@ fn empty_tx(id: Id, tx_type: &str) -> PTx {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fee_percent_reads_as_the_data_api_writes_it() {
-        assert_eq!(fee_percent(20_000), "2");
-        assert_eq!(fee_percent(1_000_000), "100");
-        assert_eq!(fee_percent(25_000), "2.5");
-        assert_eq!(fee_percent(12_345), "1.2345");
-    }
 
     #[test]
     fn evm_chain_id_comes_from_the_genesis_config() {

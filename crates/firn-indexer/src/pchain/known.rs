@@ -235,7 +235,7 @@ async fn resolve_utxo(
     if let Some(o) = outputs.get(index) {
         return Ok(known(o));
     }
-    if let Some(stake) = super::derive::stake_outputs(unsigned) {
+    if let Some(stake) = super::staking::stake_outputs(unsigned) {
         if let Some(o) = stake.get(index - outputs.len()) {
             return Ok(known(o));
         }

@@ -5,6 +5,7 @@ mod derive;
 mod known;
 mod l1;
 mod source;
+mod staking;
 
 use std::time::{Duration, Instant};
 

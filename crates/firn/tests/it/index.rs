@@ -225,3 +225,52 @@ async fn index_killed_at_random_points_ends_equal_to_an_uninterrupted_run() {
     }
     drop(server);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn index_follows_the_tip_and_stops_cleanly_on_ctrl_c() {
+    if Command::new("sqlite3").arg("-version").output().is_err() {
+        eprintln!("SKIPPED index_follows_the_tip…: the sqlite3 command is not installed");
+        return;
+    }
+    let dir = TempDir::new("follow");
+    let chain = build_chain(&dir.0.join("chain"), 5);
+    let node = Arc::new(Node::new(chain.clone(), None));
+    let server = spawn(loopback(0), node_router(node).build().unwrap())
+        .await
+        .unwrap();
+    let db = dir.0.join("follow.db");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["index", "--rpc", &server.url(), "--database"])
+        .arg(&db)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // New blocks after the start are followed too.
+    let w = Wallet::new(&chain);
+    chain
+        .issue_tx(w.send(chain.funded_addresses()[3], AVAX).unwrap())
+        .unwrap();
+    chain.clock().advance(1);
+    chain.build_until_idle().unwrap();
+    let tip = chain.height();
+    while cursor(&db) != Some(tip) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "firn index exited early"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "firn index failed: {stderr}");
+    assert!(stderr.contains("stopping"), "{stderr}");
+    assert_eq!(cursor(&db), Some(tip));
+}

@@ -1,0 +1,193 @@
+//! One page of a chain metric's series, newest bucket first, built from the store's counter
+//! rows: the bucket range comes from the first and last stored period, empty buckets inside it
+//! are points too (zero, or the carried total for cumulative metrics), and only the rows of
+//! the page's buckets are read.
+
+use firn_store::page::{HeightCursor, MAX_PAGE_LIMIT, PageRequest};
+use firn_store::rows::metrics::{ChainMetrics, Granularity};
+use firn_store::{MetricsReader, SortOrder, Store};
+
+use super::interval::Interval;
+use super::metric::{Combine, Metric};
+use crate::error::{ApiError, ApiResult};
+
+/// What a series page asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct SeriesQuery {
+    /// EVM chain ID.
+    pub chain_id: u64,
+    /// The metric.
+    pub metric: Metric,
+    /// Bucket size.
+    pub interval: Interval,
+    /// Buckets starting before the one holding this time are left out.
+    pub start_ts: Option<u64>,
+    /// Buckets starting after this time are left out.
+    pub end_ts: Option<u64>,
+    /// Start of the last bucket of the previous page.
+    pub after: Option<u64>,
+    /// Points per page.
+    pub size: usize,
+}
+
+/// One page of points, newest first.
+#[derive(Debug, Clone, Default)]
+pub struct SeriesPage {
+    /// (bucket start, value).
+    pub points: Vec<(u64, f64)>,
+    /// Start of the last point, when more points follow.
+    pub next: Option<u64>,
+    /// Time of the chain's last counted block (`None` without blocks).
+    pub last_block_ts: Option<u64>,
+}
+
+fn source(interval: Interval) -> Granularity {
+    match interval {
+        Interval::Hour => Granularity::Hour,
+        _ => Granularity::Day,
+    }
+}
+
+/// Checks that `metric` can be served per `interval`: a 400 naming both otherwise.
+pub fn check_interval(metric: Metric, name: &str, interval: Interval) -> ApiResult<()> {
+    if metric.combine() == Combine::Distinct && matches!(interval, Interval::Week | Interval::Month)
+    {
+        return Err(ApiError::bad(format!(
+            "timeInterval must be hour or day for {name}: distinct counts are kept per hour and per day"
+        )));
+    }
+    Ok(())
+}
+
+async fn one(
+    store: &Store,
+    chain_id: u64,
+    granularity: Granularity,
+    end_ts: Option<u64>,
+    order: SortOrder,
+) -> ApiResult<Option<ChainMetrics>> {
+    let page = store
+        .list_chain_metrics(
+            chain_id,
+            granularity,
+            None,
+            end_ts,
+            order,
+            &PageRequest::first(1),
+        )
+        .await?;
+    Ok(page.items.into_iter().next())
+}
+
+/// Every stored row of `granularity` with a period start in `from..=to`, ascending.
+pub async fn rows_between(
+    store: &Store,
+    chain_id: u64,
+    granularity: Granularity,
+    from: u64,
+    to: u64,
+) -> ApiResult<Vec<ChainMetrics>> {
+    let mut out = Vec::new();
+    let mut request = PageRequest::<HeightCursor>::first(MAX_PAGE_LIMIT);
+    loop {
+        let page = store
+            .list_chain_metrics(
+                chain_id,
+                granularity,
+                Some(from),
+                Some(to),
+                SortOrder::Asc,
+                &request,
+            )
+            .await?;
+        out.extend(page.items);
+        match page.next {
+            Some(c) => request = PageRequest::after(MAX_PAGE_LIMIT, c),
+            None => return Ok(out),
+        }
+    }
+}
+
+/// The bucket starts of the page, newest first: up to `size + 1` (the extra one only tells
+/// that more exist).
+fn bucket_starts(q: &SeriesQuery, oldest: u64, newest: u64) -> Vec<u64> {
+    let iv = q.interval;
+    let lo = iv
+        .start_of(oldest)
+        .max(q.start_ts.map_or(0, |t| iv.start_of(t)));
+    let mut hi = iv.start_of(newest);
+    if let Some(end) = q.end_ts {
+        hi = hi.min(iv.start_of(end));
+    }
+    let mut top = Some(hi);
+    if let Some(after) = q.after {
+        top = iv.prev(after).map(|p| p.min(hi));
+    }
+    let mut starts = Vec::new();
+    while let Some(b) = top.filter(|b| *b >= lo) {
+        if starts.len() > q.size {
+            break;
+        }
+        starts.push(b);
+        top = iv.prev(b);
+    }
+    starts
+}
+
+/// Reads one page of the series `q` describes.
+pub async fn page(store: &Store, q: &SeriesQuery) -> ApiResult<SeriesPage> {
+    let granularity = source(q.interval);
+    let Some(newest) = one(store, q.chain_id, granularity, None, SortOrder::Desc).await? else {
+        return Ok(SeriesPage::default());
+    };
+    let Some(oldest) = one(store, q.chain_id, granularity, None, SortOrder::Asc).await? else {
+        return Ok(SeriesPage::default());
+    };
+    let mut starts = bucket_starts(q, oldest.start_ts, newest.start_ts);
+    let more = starts.len() > q.size;
+    starts.truncate(q.size);
+    let last_block_ts = Some(newest.last_block_ts);
+    let (Some(&top), Some(&bottom)) = (starts.first(), starts.last()) else {
+        return Ok(SeriesPage {
+            last_block_ts,
+            ..SeriesPage::default()
+        });
+    };
+    let end = q.interval.next(top) - 1;
+    let rows = rows_between(store, q.chain_id, granularity, bottom, end).await?;
+    let mut carry = if q.metric.combine() == Combine::Cumulative && bottom > 0 {
+        one(
+            store,
+            q.chain_id,
+            granularity,
+            Some(bottom - 1),
+            SortOrder::Desc,
+        )
+        .await?
+    } else {
+        None
+    };
+    // Walk the buckets oldest first so the cumulative carry moves forward.
+    let mut points = Vec::with_capacity(starts.len());
+    let mut i = 0;
+    for &start in starts.iter().rev() {
+        let next = q.interval.next(start);
+        let mut in_bucket = Vec::new();
+        while let Some(r) = rows.get(i).filter(|r| r.start_ts < next) {
+            if r.start_ts >= start {
+                in_bucket.push(r);
+            }
+            i += 1;
+        }
+        points.push((start, q.metric.value(&in_bucket, carry.as_ref())));
+        if let Some(last) = in_bucket.last() {
+            carry = Some((*last).clone());
+        }
+    }
+    points.reverse();
+    Ok(SeriesPage {
+        next: more.then_some(bottom),
+        points,
+        last_block_ts,
+    })
+}

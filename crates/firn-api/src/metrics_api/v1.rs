@@ -1,0 +1,68 @@
+//! `GET /v1/avg_tps/{chainId}`: the legacy average-TPS series — daily points, newest first,
+//! each the day's transactions ÷ the time from the previous day's last block to the day's last
+//! block. Paged by UUID `pageToken`s, or by the legacy `startKey` (the day to start from,
+//! answered with `nextPageStartKey`).
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+
+use super::interval::Interval;
+use super::metric::Metric;
+use super::series::{self, SeriesQuery};
+use super::wire::{AvgTpsResponse, MetricsValue};
+use super::{MetricsState, known_chain, page_size, query_key};
+use crate::error::ApiResult;
+use crate::params::{PathParams, Query};
+
+pub(super) fn router() -> Router<MetricsState> {
+    Router::new().route("/v1/avg_tps/{chainId}", get(avg_tps))
+}
+
+async fn avg_tps(
+    State(state): State<MetricsState>,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<AvgTpsResponse>> {
+    let chain = known_chain(&state, path.get("chainId")).await?;
+    let size = page_size(&mut q);
+    let start_key = q.timestamp("startKey");
+    let token = q.string("pageToken");
+    if start_key.is_some() && token.is_some() {
+        q.error("send either pageToken or startKey, not both");
+    }
+    q.finish()?;
+    let key = query_key(&format!("/v1/avg_tps/{}", chain.chain_id), &q);
+    let after = match (&token, start_key) {
+        (Some(t), _) => Some(state.tokens.redeem(&key, t)?),
+        // The page starting at the day holding `startKey`: as if the previous page ended the
+        // day after.
+        (None, Some(k)) => Some(Interval::Day.next(Interval::Day.start_of(k))),
+        (None, None) => None,
+    };
+    let page = series::page(
+        &state.app.store,
+        &SeriesQuery {
+            chain_id: chain.chain_id,
+            metric: Metric::AvgTps,
+            interval: Interval::Day,
+            start_ts: None,
+            end_ts: None,
+            after,
+            size,
+        },
+    )
+    .await?;
+    let (next_page_token, next_page_start_key) = match (page.next, start_key) {
+        (Some(last), Some(_)) => (None, Interval::Day.prev(last).map(|d| d.to_string())),
+        (Some(last), None) => (Some(state.tokens.issue(&key, last)), None),
+        (None, _) => (None, None),
+    };
+    Ok(Json(AvgTpsResponse {
+        results: MetricsValue::list(&page.points),
+        status: 200,
+        last_run: page.last_block_ts.unwrap_or_else(|| state.clock.now()),
+        next_page_token,
+        next_page_start_key,
+    }))
+}

@@ -1,0 +1,108 @@
+//! The official chainkit SDK (`@avalanche-sdk/chainkit`, pinned in
+//! `crates/firn/tests/js/metrics`) calls its Metrics API methods against a firn Metrics API
+//! server on loopback over a filled SQLite store: no errors, response validation included,
+//! and the values the SDK parsed are the blocks' values. Skipped, saying so, without node.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use firn_api::metrics_api::{MetricsState, serve_metrics};
+use firn_api::{ApiConfig, AppState};
+use firn_store::Store;
+use tokio::net::TcpListener;
+
+use crate::fixtures::{CHAIN, seed};
+use crate::metrics_history::{DAY, History, assert_close, metrics_api};
+
+fn script_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../firn/tests/js/metrics")
+}
+
+/// Installs the pinned SDK when missing; `false` (with a message) when node or npm cannot.
+fn node_ready() -> bool {
+    let dir = script_dir();
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("SKIPPED metrics_sdk: node is not installed");
+        return false;
+    }
+    if dir.join("node_modules/@avalanche-sdk/chainkit").exists() {
+        return true;
+    }
+    let installed = Command::new("npm")
+        .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
+        .current_dir(&dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !installed {
+        eprintln!("SKIPPED metrics_sdk: `npm ci` failed in {}", dir.display());
+    }
+    installed
+}
+
+async fn sdk_sees_the_blocks(store: Store) {
+    let (_, history, _) = metrics_api(&store).await;
+    seed(&store, 2, 0).await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let state = MetricsState::new(AppState::new(store.clone(), ApiConfig::default()));
+    let server = tokio::spawn(serve_metrics(listener, state, async {
+        let _ = stopped.await;
+    }));
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new("node")
+            .arg("metrics.mjs")
+            .current_dir(script_dir())
+            .env("FIRN_METRICS_URL", url)
+            .env("FIRN_CHAIN_ID", CHAIN.to_string())
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let report: serde_json::Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|_| panic!("sdk script output: {stdout}\n{stderr}"));
+    assert_eq!(report["errors"], serde_json::json!([]), "{stderr}");
+    assert!(output.status.success());
+    check(&report, &history);
+}
+
+fn check(report: &serde_json::Value, history: &History) {
+    assert_eq!(report["healthCheck"]["status"], "ok");
+    assert_eq!(report["liveCheck"]["status"], "ok");
+    assert_eq!(report["list"][0]["evmChainId"], CHAIN);
+    assert_eq!(report["get"]["evmChainId"], CHAIN);
+    let tx = &report["getMetrics:txCount"];
+    let days = history.days_desc();
+    assert_eq!(tx["pages"], days.len().div_ceil(7) as u64);
+    let items = tx["items"].as_array().unwrap();
+    assert_eq!(items.len(), days.len());
+    for (item, day) in items.iter().zip(&days) {
+        assert_eq!(item["timestamp"], *day);
+        assert_close(
+            item["value"].as_f64().unwrap(),
+            history.tx_count(*day, day + DAY),
+            "txCount via the SDK",
+        );
+    }
+    assert_close(
+        report["getRollingWindowMetrics"]["allTime"]
+            .as_f64()
+            .unwrap(),
+        history.tx_count(0, u64::MAX),
+        "allTime via the SDK",
+    );
+    assert!(report["getStakingMetrics"]["pages"].as_u64().unwrap() >= 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chainkit_metrics_methods_validate() {
+    if !node_ready() {
+        return;
+    }
+    crate::harness::sqlite(sdk_sees_the_blocks).await;
+}

@@ -1,0 +1,60 @@
+// Calls the official chainkit SDK's Metrics API methods against a firn Metrics API server and
+// reports, as one JSON line, what each returned; exits 1 on any error (response validation
+// included). Env: FIRN_METRICS_URL (http://127.0.0.1:PORT), FIRN_CHAIN_ID.
+import { Avalanche } from "@avalanche-sdk/chainkit";
+
+const serverURL = process.env.FIRN_METRICS_URL;
+const chainId = process.env.FIRN_CHAIN_ID;
+const sdk = new Avalanche({ enableTelemetry: false });
+const options = { serverURL };
+const report = { errors: [] };
+
+async function run(name, call) {
+  try {
+    report[name] = await call();
+  } catch (e) {
+    report.errors.push(`${name}: ${e?.name}: ${e?.message}`);
+  }
+}
+
+// Every page of a paged method, as the SDK's iterator walks them.
+async function allPages(result, field) {
+  const items = [];
+  let pages = 0;
+  for await (const page of result) {
+    pages += 1;
+    items.push(...page.result[field]);
+  }
+  return { pages, items };
+}
+
+await run("healthCheck", async () => await sdk.metrics.healthCheck(options));
+await run("liveCheck", async () => await sdk.metrics.liveCheck(options));
+await run("list", async () => (await sdk.metrics.chains.list({}, options)).result.chains);
+await run("get", async () => await sdk.metrics.chains.get({ chainId }, options));
+for (const metric of ["txCount", "avgTps", "maxTps", "activeAddresses", "gasUsed", "feesPaid", "cumulativeTxCount"]) {
+  await run(`getMetrics:${metric}`, async () =>
+    allPages(
+      await sdk.metrics.chains.getMetrics({ chainId, metric, timeInterval: "day", pageSize: 7 }, options),
+      "results",
+    ),
+  );
+}
+await run("getMetrics:txCount:week", async () =>
+  allPages(
+    await sdk.metrics.chains.getMetrics({ chainId, metric: "txCount", timeInterval: "week" }, options),
+    "results",
+  ),
+);
+await run("getRollingWindowMetrics", async () =>
+  (await sdk.metrics.chains.getRollingWindowMetrics({ chainId, metric: "txCount" }, options)).result,
+);
+await run("getStakingMetrics", async () =>
+  allPages(
+    await sdk.metrics.networks.getStakingMetrics({ network: "fuji", metric: "validatorCount", pageSize: 2 }, options),
+    "results",
+  ),
+);
+
+console.log(JSON.stringify(report));
+process.exit(report.errors.length === 0 ? 0 : 1);
