@@ -108,6 +108,10 @@ pub struct UpArgs {
     #[arg(long, env = "FIRN_API_ADDR")]
     pub api_addr: Option<std::net::SocketAddr>,
 
+    /// Address the Metrics API listens on [default: 127.0.0.1:8081].
+    #[arg(long, env = "FIRN_METRICS_ADDR")]
+    pub metrics_addr: Option<std::net::SocketAddr>,
+
     /// Store URL: `postgres://…`, or a SQLite path [default: firn.db in the data dir].
     #[arg(long, env = "FIRN_DATABASE")]
     pub database: Option<String>,
@@ -157,6 +161,10 @@ pub struct ServeArgs {
     /// Address the Data API listens on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: std::net::SocketAddr,
+
+    /// Address the Metrics API listens on (its own listener, no API keys).
+    #[arg(long, default_value = "127.0.0.1:8081")]
+    pub metrics_listen: std::net::SocketAddr,
 
     /// Network the store's chains belong to, as `{network}` paths name it.
     #[arg(long, value_enum, default_value = "fuji")]

@@ -57,11 +57,31 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("couldn't listen on {}", args.listen))?;
         let addr = listener.local_addr()?;
+        let metrics_listener = tokio::net::TcpListener::bind(args.metrics_listen)
+            .await
+            .with_context(|| format!("couldn't listen on {}", args.metrics_listen))?;
+        let metrics_addr = metrics_listener.local_addr()?;
         println!("firn Data API ({} network, local store)", config.network.wire_name());
         println!("OpenAPI: http://{addr}/api-json  reference: http://{addr}/api  metrics: http://{addr}/metrics");
+        println!("Metrics API: http://{metrics_addr}");
         println!("Listening on http://{addr}");
         let state = AppState::new(store.clone(), config);
-        firn_api::serve(listener, state, shutdown_signal()).await?;
+        let metrics_state = firn_api::MetricsState::new(state.clone());
+        // One signal stops both listeners; each finishes its requests in flight.
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        };
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            let _ = stop_tx.send(true);
+        });
+        let (api, metrics) = tokio::join!(
+            firn_api::serve(listener, state, stopped(stop_rx.clone())),
+            firn_api::serve_metrics(metrics_listener, metrics_state, stopped(stop_rx)),
+        );
+        api?;
+        metrics?;
         store.close().await;
         Ok(())
     })

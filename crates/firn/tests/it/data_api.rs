@@ -30,7 +30,14 @@ impl Drop for Served {
 
 fn serve(database: &Path, extra: &[&str]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--database"])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--database",
+        ])
         .arg(database)
         .args(extra)
         .stdout(Stdio::piped())

@@ -32,6 +32,8 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
         "--quiet-chain",
         "--api-addr",
         "127.0.0.1:0",
+        "--metrics-addr",
+        "127.0.0.1:0",
     ];
     let up = start_firn("up", &dir.0, &flags);
     assert!(
@@ -85,7 +87,8 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
             "{api}/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=1"
         ))?;
         let block = page["blocks"].get(0)?.clone();
-        (block["blockNumber"] == height.to_string()).then_some(block)
+        let number: u64 = block["blockNumber"].as_str()?.parse().ok()?;
+        (number == height).then_some(block)
     });
     let node_block = call(
         &up.url,
@@ -94,6 +97,9 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
         json!({ "height": height.to_string(), "encoding": "json" }),
     );
     assert_eq!(newest["blockHash"], node_block["block"]["id"], "{newest}");
+    let metrics = banner_value(&up.banner, "Metrics API  ");
+    let live = wait_for(|| get_json(&format!("{metrics}/v2/live-check")));
+    assert_eq!(live["status"], "ok", "{live}");
     stop(up);
 
     // A restart serves the same chain and generates nothing more.
@@ -123,7 +129,11 @@ fn get_json(url: &str) -> Option<serde_json::Value> {
     let (host, path) = rest.split_at(rest.find('/')?);
     let mut s = TcpStream::connect(host).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
     let mut resp = String::new();
     s.read_to_string(&mut resp).ok()?;
     let (head, body) = resp.split_once("\r\n\r\n")?;
@@ -131,7 +141,9 @@ fn get_json(url: &str) -> Option<serde_json::Value> {
         return None;
     }
     // Chunked bodies: the JSON sits between the chunk-size lines.
-    let json = body.find('{').and_then(|a| body.rfind('}').map(|b| &body[a..=b]))?;
+    let json = body
+        .find('{')
+        .and_then(|a| body.rfind('}').map(|b| &body[a..=b]))?;
     serde_json::from_str(json).ok()
 }
 
@@ -163,6 +175,8 @@ fn settings_come_from_flag_then_environment_then_file() {
             "--rpc-addr",
             "127.0.0.1:0",
             "--api-addr",
+            "127.0.0.1:0",
+            "--metrics-addr",
             "127.0.0.1:0",
             "--silent",
             "--config",

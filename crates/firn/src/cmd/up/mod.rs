@@ -146,6 +146,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     // Bind every listener before starting anything, so a taken port fails fast.
     let (rpc_listener, rpc_addr) = bind(settings.rpc_addr, "node RPC").await?;
     let (api_listener, api_addr) = bind(settings.api_addr, "Data API").await?;
+    let (metrics_listener, metrics_addr) = bind(settings.metrics_addr, "Metrics API").await?;
 
     let producer = Producer::spawn(chain.clone());
     let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())));
@@ -173,7 +174,13 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         ..firn_api::ApiConfig::default()
     };
     let api_state = firn_api::AppState::new(store.clone(), api_config);
+    let metrics_state = firn_api::MetricsState::new(api_state.clone());
     let api_task = tokio::spawn(firn_api::serve(api_listener, api_state, shutdown.wait()));
+    let metrics_task = tokio::spawn(firn_api::serve_metrics(
+        metrics_listener,
+        metrics_state,
+        shutdown.wait(),
+    ));
 
     let activity = (!settings.quiet_chain).then(|| {
         tokio::spawn(activity::live_activity(
@@ -187,6 +194,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     let urls = Urls {
         rpc: rpc_url,
         api: format!("http://{api_addr}"),
+        metrics: format!("http://{metrics_addr}"),
     };
     let banner = banner(&chain, &settings, &urls, &database);
     if args.json {
@@ -194,10 +202,14 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     } else if !args.silent {
         print_banner(&banner);
     }
-    info!(%rpc_addr, %api_addr, height = chain.height(), "firn is up");
+    info!(%rpc_addr, %api_addr, %metrics_addr, height = chain.height(), "firn is up");
 
     shutdown.wait().await;
-    for (what, task) in [("node RPC", rpc_task), ("Data API", api_task)] {
+    for (what, task) in [
+        ("node RPC", rpc_task),
+        ("Data API", api_task),
+        ("Metrics API", metrics_task),
+    ] {
         match task.await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => warn!(error = %e, "the {what} stopped with an error"),
@@ -235,6 +247,7 @@ fn network_profile(chain: &PChain) -> firn_api::NetworkProfile {
 struct Urls {
     rpc: String,
     api: String,
+    metrics: String,
 }
 
 /// Everything the banner shows, as JSON (what `--json` prints).
@@ -255,10 +268,15 @@ fn banner(chain: &PChain, settings: &UpSettings, urls: &Urls, database: &str) ->
         "reference": format!("{}/api", urls.api),
         "openapi": format!("{}/api-json", urls.api),
     });
+    b["metricsApi"] = json!(urls.metrics);
     b["tryFirst"] = json!(format!(
         "curl -s {}/v1/networks/{}/blockchains/p-chain/blocks?pageSize=3",
         urls.api,
-        if chain.network().profile == Profile::Fuji { "fuji" } else { "testnet" }
+        if chain.network().profile == Profile::Fuji {
+            "fuji"
+        } else {
+            "testnet"
+        }
     ));
     b
 }
@@ -285,6 +303,7 @@ fn print_banner(b: &Value) {
         s(&b["dataApi"]["reference"]),
         s(&b["dataApi"]["openapi"])
     );
+    println!("Metrics API  {}", s(&b["metricsApi"]));
     println!("Try          {}", s(&b["tryFirst"]));
     devnet::print_banner(b);
 }

@@ -25,6 +25,7 @@ struct FileSettings {
     quiet_chain: Option<bool>,
     rpc_addr: Option<SocketAddr>,
     api_addr: Option<SocketAddr>,
+    metrics_addr: Option<SocketAddr>,
     database: Option<String>,
     devnet: Option<toml::Table>,
 }
@@ -40,6 +41,7 @@ pub struct UpSettings {
     pub quiet_chain: bool,
     pub rpc_addr: SocketAddr,
     pub api_addr: SocketAddr,
+    pub metrics_addr: SocketAddr,
     /// The store's URL; `None`: SQLite in the data dir.
     pub database: Option<String>,
     /// Devnet settings for a new data dir, and whether they pin the genesis time.
@@ -95,6 +97,10 @@ pub fn resolve(args: &UpArgs) -> anyhow::Result<UpSettings> {
             .api_addr
             .or(file.api_addr)
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080))),
+        metrics_addr: args
+            .metrics_addr
+            .or(file.metrics_addr)
+            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8081))),
         database: args.database.clone().or(file.database),
         devnet,
     })
