@@ -14,7 +14,10 @@
 //! - [`producer::Producer`]: the tokio task that builds blocks soon after txs arrive and when
 //!   the clock passes a staker's end time;
 //! - [`wallet::Wallet`]: builds and signs every supported tx for the funded keys, and the
-//!   Warp messages an L1's validator manager sends.
+//!   Warp messages an L1's validator manager sends;
+//! - [`signers::DevnetSigners`]: the validators answering ACP-118 signature requests under
+//!   the P-Chain's rules (the devnet side of `firn_aggregator::ValidatorNetwork`), each
+//!   configurable honest, slow, offline or lying.
 //!
 //! Data flows: signed [`firn_core::pchain::Tx`] → `issue_tx` ([`executor`] verifies against
 //! the [`state::State`], errors carry AvalancheGo's texts) → mempool → `build_block`
@@ -49,6 +52,7 @@ pub mod executor;
 pub mod genesis;
 pub mod math;
 pub mod producer;
+pub mod signers;
 pub mod state;
 pub mod store;
 pub mod vm;
@@ -58,5 +62,6 @@ pub use clock::Clock;
 pub use error::{DevnetError, TxError};
 pub use genesis::{DevnetConfig, NetworkIdentity, Profile};
 pub use producer::Producer;
+pub use signers::{DevnetSigners, SignerBehaviour};
 pub use vm::PChain;
 pub use wallet::Wallet;
