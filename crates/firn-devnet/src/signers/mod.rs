@@ -74,6 +74,9 @@ pub struct DevnetSigners {
     behaviours: RwLock<HashMap<NodeId, SignerBehaviour>>,
     chains: RwLock<HashMap<Id, Arc<dyn WarpVerifier>>>,
     signed: Mutex<SignedMemory>,
+    /// Validator keys already parsed: checking a key costs a subgroup check, and sets are
+    /// read on every aggregation.
+    parsed_keys: RwLock<HashMap<[u8; bls::PUBLIC_KEY_LEN], bls::PublicKey>>,
 }
 
 /// Signatures nodes already gave, by (node, message ID); oldest forgotten first.
@@ -128,6 +131,7 @@ impl DevnetSigners {
             behaviours: RwLock::new(config.warp_signers.into_iter().collect()),
             chains: RwLock::new(HashMap::new()),
             signed: Mutex::new(SignedMemory::default()),
+            parsed_keys: RwLock::new(HashMap::new()),
         })
     }
 
@@ -149,6 +153,16 @@ impl DevnetSigners {
     /// Lets nodes sign messages from `chain_id` when `verifier` agrees (EVM chains).
     pub fn register_chain(&self, chain_id: Id, verifier: Arc<dyn WarpVerifier>) {
         lock_write(&self.chains).insert(chain_id, verifier);
+    }
+
+    /// `bytes` as a validated key, parsed once.
+    fn public_key(&self, bytes: &[u8; bls::PUBLIC_KEY_LEN]) -> Option<bls::PublicKey> {
+        if let Some(pk) = lock_read(&self.parsed_keys).get(bytes) {
+            return Some(pk.clone());
+        }
+        let pk = bls::PublicKey::from_bytes(bytes).ok()?;
+        lock_write(&self.parsed_keys).insert(*bytes, pk.clone());
+        Some(pk)
     }
 
     fn behaviour(&self, node_id: &NodeId) -> SignerBehaviour {
@@ -250,9 +264,7 @@ impl ValidatorNetwork for DevnetSigners {
                 .into_iter()
                 .map(|(node_id, entry)| Validator {
                     node_id,
-                    public_key: entry
-                        .public_key
-                        .and_then(|pk| bls::PublicKey::from_bytes(&pk).ok()),
+                    public_key: entry.public_key.and_then(|pk| self.public_key(&pk)),
                     weight: entry.weight,
                 })
                 .collect();
