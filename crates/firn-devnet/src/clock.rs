@@ -2,7 +2,7 @@
 //! and never goes back. One [`Clock`] is shared (it is cheap to clone) between the VM and callers.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A monotonic clock in Unix seconds, shared by every clone.
@@ -16,7 +16,7 @@ pub struct Clock {
 
 #[derive(Debug)]
 struct Inner {
-    live: bool,
+    live: AtomicBool,
     floor: AtomicU64,
 }
 
@@ -32,7 +32,7 @@ impl Clock {
     pub fn live(start: u64) -> Self {
         Self {
             inner: Arc::new(Inner {
-                live: true,
+                live: AtomicBool::new(true),
                 floor: AtomicU64::new(start),
             }),
         }
@@ -43,7 +43,7 @@ impl Clock {
     pub fn frozen(start: u64) -> Self {
         Self {
             inner: Arc::new(Inner {
-                live: false,
+                live: AtomicBool::new(false),
                 floor: AtomicU64::new(start),
             }),
         }
@@ -51,13 +51,19 @@ impl Clock {
 
     /// True if the clock follows wall time.
     pub fn is_live(&self) -> bool {
-        self.inner.live
+        self.inner.live.load(Ordering::SeqCst)
+    }
+
+    /// Switches a frozen clock to following wall time (never going back): what `firn up`
+    /// does once generated history has caught up with the present.
+    pub fn go_live(&self) {
+        self.inner.live.store(true, Ordering::SeqCst);
     }
 
     /// The current time in Unix seconds.
     pub fn now(&self) -> u64 {
         let floor = self.inner.floor.load(Ordering::SeqCst);
-        if self.inner.live {
+        if self.is_live() {
             floor.max(wall_now())
         } else {
             floor

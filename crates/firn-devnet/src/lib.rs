@@ -15,6 +15,8 @@
 //!   the clock passes a staker's end time;
 //! - [`wallet::Wallet`]: builds and signs every supported tx for the funded keys, and the
 //!   Warp messages an L1's validator manager sends;
+//! - [`history::HistoryGenerator`]: weeks of realistic, seed-deterministic P-Chain activity
+//!   generated on a frozen clock (what `firn up` starts a new data directory with);
 //! - [`signers::DevnetSigners`]: the validators answering ACP-118 signature requests under
 //!   the P-Chain's rules (the devnet side of `firn_aggregator::ValidatorNetwork`), each
 //!   configurable honest, slow, offline or lying.
@@ -50,6 +52,7 @@ pub mod clock;
 pub mod error;
 pub mod executor;
 pub mod genesis;
+pub mod history;
 pub mod math;
 pub mod producer;
 pub mod signers;

@@ -3,6 +3,7 @@
 
 mod common;
 mod concurrency;
+mod generated;
 mod history;
 mod l1;
 mod rejections;
