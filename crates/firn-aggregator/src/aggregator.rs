@@ -21,7 +21,7 @@ use firn_core::ids::{Id, NodeId};
 use firn_core::keys::bls;
 use firn_core::warp::acp118::SignatureRequest;
 use firn_core::warp::validators::CanonicalValidatorSet;
-use firn_core::warp::{Message, UnsignedMessage};
+use firn_core::warp::{BitSetSignature, Message, UnsignedMessage, WarpError, bitset};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -109,12 +109,12 @@ pub struct Aggregator {
 
 /// The verified signatures gathered so far, by canonical index.
 struct Collected {
-    signatures: HashMap<usize, bls::Signature>,
+    signatures: HashMap<usize, bls::UncheckedSignature>,
     weight: u64,
 }
 
 impl Collected {
-    fn accept(&mut self, index: usize, weight: u64, sig: bls::Signature) {
+    fn accept(&mut self, index: usize, weight: u64, sig: bls::UncheckedSignature) {
         if self.signatures.insert(index, sig).is_none() {
             self.weight = self.weight.saturating_add(weight);
         }
@@ -122,7 +122,7 @@ impl Collected {
 }
 
 /// One canonical validator's answer: a parsed signature, or why there is none.
-type Answer = (usize, Result<bls::Signature, String>);
+type Answer = (usize, Result<bls::UncheckedSignature, String>);
 
 impl Aggregator {
     /// An aggregator over `network`.
@@ -216,11 +216,8 @@ impl Aggregator {
                 asked,
             });
         }
-        let mut signatures: Vec<(usize, bls::Signature)> =
-            collected.signatures.into_iter().collect();
-        signatures.sort_unstable_by_key(|(i, _)| *i);
-        let signers = signatures.len();
-        let message = canonical.aggregate(req.message, &signatures)?;
+        let signers = collected.signatures.len();
+        let message = build_message(req.message, &collected.signatures)?;
         Ok(Aggregated {
             message,
             subnet_id,
@@ -356,6 +353,25 @@ impl Aggregator {
     }
 }
 
+/// The signed message: the signers' bitset in canonical order and their summed signature
+/// (whose subgroup check is the last line of defence against colluding signers).
+fn build_message(
+    unsigned: UnsignedMessage,
+    signatures: &HashMap<usize, bls::UncheckedSignature>,
+) -> Result<Message, AggregateError> {
+    let mut indices: Vec<usize> = signatures.keys().copied().collect();
+    indices.sort_unstable();
+    let sigs: Vec<&bls::UncheckedSignature> = indices.iter().map(|i| &signatures[i]).collect();
+    let sum = bls::aggregate_unchecked(&sigs).map_err(|e| WarpError::Bls(e.to_string()))?;
+    Ok(Message::new(
+        unsigned,
+        BitSetSignature {
+            signers: bitset::from_indices(&indices),
+            signature: sum.to_bytes(),
+        },
+    ))
+}
+
 /// Asks the nodes of one canonical validator in turn (each within `per_node`) until one
 /// returns a well-formed signature.
 async fn ask(
@@ -380,9 +396,10 @@ async fn ask(
                 }
                 .to_string();
             }
-            // Parsing checks the point is in the subgroup; done here, on the task, so that
-            // it runs in parallel across the runtime's threads.
-            Ok(Ok(response)) => match bls::Signature::from_bytes(&response.signature) {
+            // Decompressing is the costly part of an answer: done here, on the task, so that
+            // it runs in parallel across the runtime's threads. The subgroup is checked on
+            // the batch sum.
+            Ok(Ok(response)) => match bls::UncheckedSignature::from_bytes(&response.signature) {
                 Ok(sig) => return (index, Ok(sig)),
                 Err(e) => last = format!("{node_id} returned a malformed signature: {e}"),
             },

@@ -3,7 +3,7 @@
 //! A validator's BLS signature of a message never changes, so once one has been verified it
 //! counts for any later request for the same message, whatever the height, quorum or
 //! signing subnet (it is looked up by the validator's key). Messages are evicted oldest
-//! first past a capacity; nothing here is unverified.
+//! first past a capacity; every signature here verified (as part of a batch).
 
 use firn_core::ids::Id;
 use firn_core::keys::bls;
@@ -15,7 +15,7 @@ type KeyBytes = [u8; bls::PUBLIC_KEY_LEN];
 #[derive(Debug)]
 pub struct SignatureCache {
     capacity: usize,
-    by_message: HashMap<Id, HashMap<KeyBytes, bls::Signature>>,
+    by_message: HashMap<Id, HashMap<KeyBytes, bls::UncheckedSignature>>,
     order: VecDeque<Id>,
 }
 
@@ -30,7 +30,7 @@ impl SignatureCache {
     }
 
     /// The cached signature of `key` over message `id`.
-    pub fn get(&self, id: &Id, key: &bls::PublicKey) -> Option<&bls::Signature> {
+    pub fn get(&self, id: &Id, key: &bls::PublicKey) -> Option<&bls::UncheckedSignature> {
         self.by_message.get(id)?.get(&key.to_bytes())
     }
 
@@ -43,7 +43,7 @@ impl SignatureCache {
     pub fn insert_all(
         &mut self,
         id: Id,
-        sigs: impl IntoIterator<Item = (KeyBytes, bls::Signature)>,
+        sigs: impl IntoIterator<Item = (KeyBytes, bls::UncheckedSignature)>,
     ) {
         if self.capacity == 0 {
             return;
@@ -74,7 +74,7 @@ mod tests {
     fn evicts_oldest_message_first_and_zero_capacity_stores_nothing() {
         let sk = bls::SecretKey::from_seed(&[1; 32]).unwrap();
         let pk = sk.public_key();
-        let sig = sk.sign(b"m");
+        let sig = bls::UncheckedSignature::from(sk.sign(b"m"));
         let mut cache = SignatureCache::new(2);
         for n in 0..3u8 {
             cache.insert_all(Id([n; 32]), [(pk.to_bytes(), sig.clone())]);
