@@ -197,6 +197,27 @@ impl<'a> HistoryGenerator<'a> {
         Ok(report)
     }
 
+    /// One round of live activity at the clock's time: a few transfers and, every 60th round,
+    /// a delegator. Deterministic from the seed and `round`.
+    pub fn live_round(&mut self, round: u64) -> Result<DayReport, DevnetError> {
+        let mut rng = DayRng::labelled("firn-live-rng", &self.seed, round);
+        let mut report = DayReport {
+            day: u32::try_from(self.chain.timestamp().saturating_sub(self.genesis_time) / DAY)
+                .unwrap_or(u32::MAX),
+            days: self.plan.days,
+            height: 0,
+            txs: 0,
+            skipped: 0,
+        };
+        if round.is_multiple_of(60) {
+            self.add_delegator(&mut rng, &mut report)?;
+        }
+        let count = 1 + rng.below(4) as u32;
+        self.transfers(count, &mut rng, &mut report)?;
+        report.height = self.chain.height();
+        Ok(report)
+    }
+
     /// Moves the clock to `time` and builds what is due (reward proposals, mempool).
     fn at(&self, time: u64) -> Result<(), DevnetError> {
         self.chain.clock().set(time);
@@ -433,7 +454,7 @@ impl<'a> HistoryGenerator<'a> {
             .enumerate()
             .map(|(i, (node_id, bls))| L1ValidatorSpec {
                 node_id: *node_id,
-                weight: if i == 0 { 300 } else { 100 },
+                weight: if i == 0 { 1_000 } else { 100 },
                 balance: if i == 0 {
                     price * DAY * (u64::from(self.plan.days) + 30)
                 } else {
@@ -506,7 +527,7 @@ impl<'a> HistoryGenerator<'a> {
             disable_owner: owner,
             weight: 50,
         });
-        let balance = self.chain.config().l1_fees.min_price * 5 * DAY;
+        let balance = self.chain.config().l1_fees.min_price * 12 * DAY;
         let tx = self.sign(&l1, &message).and_then(|signed| {
             self.wallet(OWNER_KEY)
                 .register_l1_validator(balance, &bls, &signed)
@@ -523,7 +544,7 @@ impl<'a> HistoryGenerator<'a> {
         self.chain
             .l1_validators(l1.subnet_id)
             .into_iter()
-            .filter(|v| v.validator.weight > 0)
+            .filter(|v| v.validator.weight > 0 && v.validator.is_active())
             .max_by_key(|v| v.validator.start_time)
             .map(|v| v.validator.validation_id)
     }
@@ -539,7 +560,7 @@ impl<'a> HistoryGenerator<'a> {
         let message = L1Message::L1ValidatorWeight(L1ValidatorWeight {
             validation_id,
             nonce: current.validator.min_nonce,
-            weight: 300 + u64::from(day) * 5,
+            weight: 1_000 + u64::from(day) * 5,
         });
         let tx = self
             .sign(l1, &message)
@@ -677,10 +698,14 @@ struct DayRng(u64);
 
 impl DayRng {
     fn new(seed: &str, day: u32) -> Self {
+        Self::labelled("firn-history-rng", seed, u64::from(day))
+    }
+
+    fn labelled(label: &str, seed: &str, n: u64) -> Self {
         let digest = Sha256::new()
-            .chain_update(b"firn-history-rng")
+            .chain_update(label.as_bytes())
             .chain_update(seed.as_bytes())
-            .chain_update(day.to_be_bytes())
+            .chain_update(n.to_be_bytes())
             .finalize();
         let mut state = [0u8; 8];
         state.copy_from_slice(&digest[..8]);

@@ -17,8 +17,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run everything: devnet, indexer, Data API, Metrics API, signature aggregator. (Not built yet.)
-    Up,
+    /// Run everything: devnet (with generated history on a new data dir), indexer, Data API,
+    /// Metrics API and signature aggregator.
+    Up(UpArgs),
     /// Run only the local network (the devnet P-Chain) and its AvalancheGo-compatible node RPC.
     Devnet(DevnetArgs),
     /// Follow a node's RPC into a store. (Not built yet.)
@@ -62,7 +63,58 @@ pub struct DevnetArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// `firn up`. Every option can also come from an environment variable (shown) or from the TOML
+/// file of `--config`, in that order of precedence: flag, environment, file, default.
+#[derive(Debug, Args)]
+pub struct UpArgs {
+    /// A TOML file with any of these options (snake_case keys, e.g. `days = 7`) and a `[devnet]`
+    /// table of devnet settings for a new data dir.
+    #[arg(long, env = "FIRN_CONFIG")]
+    pub config: Option<std::path::PathBuf>,
+
+    /// Directory holding the chains and the embedded store [default: ./.firn].
+    #[arg(long, env = "FIRN_DATA_DIR")]
+    pub data_dir: Option<std::path::PathBuf>,
+
+    /// Network identity of a new data dir [default: fuji].
+    #[arg(long, value_enum, env = "FIRN_PROFILE")]
+    pub profile: Option<ProfileArg>,
+
+    /// Seed of a new data dir's keys, validators and history [default: firn].
+    #[arg(long, env = "FIRN_SEED")]
+    pub seed: Option<String>,
+
+    /// Days of history a new data dir starts with, ending now (0: none) [default: 30].
+    #[arg(long, env = "FIRN_DAYS")]
+    pub days: Option<u32>,
+
+    /// P-Chain transfers per day of generated history [default: 96].
+    #[arg(long, env = "FIRN_TRANSFERS_PER_DAY")]
+    pub transfers_per_day: Option<u32>,
+
+    /// Seconds between rounds of live activity once history is done [default: 5].
+    #[arg(long, env = "FIRN_ACTIVITY_INTERVAL")]
+    pub activity_interval: Option<u64>,
+
+    /// No live activity: the chains only move when you send txs.
+    #[arg(long, env = "FIRN_QUIET_CHAIN")]
+    pub quiet_chain: bool,
+
+    /// Address the node RPC listens on [default: 127.0.0.1:9650].
+    #[arg(long, env = "FIRN_RPC_ADDR")]
+    pub rpc_addr: Option<std::net::SocketAddr>,
+
+    /// Print nothing at start-up.
+    #[arg(long)]
+    pub silent: bool,
+
+    /// Print the start-up banner as one JSON object.
+    #[arg(long, conflicts_with = "silent")]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ProfileArg {
     /// Fuji's identity.
     Fuji,

@@ -41,20 +41,24 @@ fn subnet_evm_vm_id_is_avalanchegos() {
 }
 
 #[test]
-fn twelve_days_of_history_cover_every_activity_without_a_refused_tx() {
+fn a_month_of_history_covers_every_activity_without_a_refused_tx() {
     let dir = TempDir::new("generated");
-    let plan = plan(12);
+    let plan = HistoryPlan {
+        transfers_per_day: 10,
+        blocks_per_day: 2,
+        ..plan(31)
+    };
     let chain = open_in(dir.path(), config_for(&plan));
     let supply_at_genesis = chain.current_supply();
     let mut generator = HistoryGenerator::new(&chain, plan.clone());
     let mut days = Vec::new();
     generator.run(|r| days.push(r)).unwrap();
 
-    assert_eq!(days.len(), 12);
+    assert_eq!(days.len(), 31);
     assert!(days.iter().all(|d| d.skipped == 0), "{days:?}");
-    assert!(days.iter().all(|d| d.txs >= 30), "{days:?}");
+    assert!(days.iter().all(|d| d.txs >= 10), "{days:?}");
     // The last day ends within the plan's last day.
-    let end = chain.config().genesis_time + 12 * DAY;
+    let end = chain.config().genesis_time + 31 * DAY;
     assert!(chain.timestamp() > end - DAY && chain.timestamp() < end);
 
     // Validators joined and some finished with rewards, which grew the supply.
@@ -81,23 +85,23 @@ fn twelve_days_of_history_cover_every_activity_without_a_refused_tx() {
         .unwrap();
     assert_eq!(subnet.conversion.unwrap().chain_id, l1.chain_id);
 
-    // Registered on days 1 and 11; the first of them disabled on day 9.
+    // Registered on days 1, 11 and 21, each disabled eight days later; the first validator
+    // reweighed on days 2, 6, 12, 16, 22 and 26.
     let l1_validators = chain.l1_validators(l1.subnet_id);
-    assert_eq!(l1_validators.len(), 4, "{l1_validators:?}");
-    assert_eq!(l1.validator_keys.len(), 4);
-    let mut registered: Vec<_> = l1_validators
+    assert_eq!(l1_validators.len(), 5, "{l1_validators:?}");
+    assert_eq!(l1.validator_keys.len(), 5);
+    let registered: Vec<_> = l1_validators
         .iter()
         .map(|v| &v.validator)
         .filter(|v| {
             v.validation_id != l1.subnet_id.append(0) && v.validation_id != l1.subnet_id.append(1)
         })
         .collect();
-    registered.sort_by_key(|v| v.start_time);
-    assert!(!registered[0].is_active());
-    assert!(registered[1].is_active());
+    assert_eq!(registered.len(), 3);
+    assert!(registered.iter().all(|v| !v.is_active()));
     let first = chain.l1_validator(&l1.subnet_id.append(0)).unwrap();
-    assert_eq!(first.validator.weight, 300 + 6 * 5);
-    assert_eq!(first.validator.min_nonce, 2);
+    assert_eq!(first.validator.weight, 1_000 + 26 * 5);
+    assert_eq!(first.validator.min_nonce, 6);
 }
 
 #[test]

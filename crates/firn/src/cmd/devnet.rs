@@ -15,15 +15,39 @@ use crate::cli::{DevnetArgs, ProfileArg};
 /// The configuration a data dir was created with.
 const CONFIG_FILE: &str = "devnet.toml";
 /// Where the P-Chain keeps its blocks inside the data dir.
-const CHAIN_DIR: &str = "pchain";
+pub(crate) const CHAIN_DIR: &str = "pchain";
 
 pub fn run(args: &DevnetArgs) -> anyhow::Result<()> {
-    let config = load_config(args)?;
+    let config = load_config(&ChainChoice::of(args)?, DevnetConfig::starting_now)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("couldn't start the async runtime")?;
     runtime.block_on(serve(args, config))
+}
+
+/// What picks a data dir's chain: the dir, and for a new dir the profile, seed and config file.
+pub(crate) struct ChainChoice<'a> {
+    pub data_dir: &'a Path,
+    pub profile: Option<ProfileArg>,
+    pub seed: Option<&'a str>,
+    /// A configuration given for a new dir, and whether it pins its genesis time.
+    pub config: Option<(DevnetConfig, bool)>,
+}
+
+impl<'a> ChainChoice<'a> {
+    fn of(args: &'a DevnetArgs) -> anyhow::Result<Self> {
+        let config = match args.config.as_deref() {
+            Some(path) => Some((read_config(path)?, names_genesis_time(path)?)),
+            None => None,
+        };
+        Ok(Self {
+            data_dir: &args.data_dir,
+            profile: args.profile,
+            seed: args.seed.as_deref(),
+            config,
+        })
+    }
 }
 
 fn profile_of(p: ProfileArg) -> Profile {
@@ -33,17 +57,17 @@ fn profile_of(p: ProfileArg) -> Profile {
     }
 }
 
-/// Reads the saved configuration of an existing data dir, or makes and saves a new one.
-fn load_config(args: &DevnetArgs) -> anyhow::Result<DevnetConfig> {
+/// Reads the saved configuration of an existing data dir, or makes and saves a new one;
+/// `place_genesis` sets a new chain's genesis time unless the config file pins it.
+pub(crate) fn load_config(
+    args: &ChainChoice<'_>,
+    place_genesis: impl FnOnce(DevnetConfig) -> DevnetConfig,
+) -> anyhow::Result<DevnetConfig> {
     let saved_path = args.data_dir.join(CONFIG_FILE);
-    let given = match &args.config {
-        Some(path) => Some(read_config(path)?),
-        None => None,
-    };
     if saved_path.exists() {
         let saved = read_config(&saved_path)?;
-        if let Some(given) = given
-            && given != saved
+        if let Some((given, _)) = &args.config
+            && *given != saved
         {
             bail!(
                 "{} was created with a different configuration ({}); use a new --data-dir",
@@ -60,30 +84,31 @@ fn load_config(args: &DevnetArgs) -> anyhow::Result<DevnetConfig> {
                 saved.profile
             );
         }
-        if let Some(seed) = &args.seed
-            && *seed != saved.seed
+        if let Some(seed) = args.seed
+            && seed != saved.seed
         {
             bail!("{} was created with another seed", args.data_dir.display());
         }
         return Ok(saved);
     }
-    let mut config = match given {
-        // A configuration that does not pin its genesis time starts now, as a new data dir must.
-        Some(c) if !names_genesis_time(args.config.as_deref())? => c.starting_now(),
-        Some(c) => c,
+    let mut config = match args.config.clone() {
+        // A configuration that does not pin its genesis time gets one placed, as a new data
+        // dir must (now for a live devnet, in the past for generated history).
+        Some((c, false)) => place_genesis(c),
+        Some((c, true)) => c,
         None => {
             let profile = args.profile.map(profile_of).unwrap_or_default();
-            DevnetConfig::for_profile(profile).starting_now()
+            place_genesis(DevnetConfig::for_profile(profile))
         }
     };
     if let Some(p) = args.profile {
         config.profile = profile_of(p);
     }
-    if let Some(seed) = &args.seed {
-        config.seed = seed.clone();
+    if let Some(seed) = args.seed {
+        config.seed = seed.to_owned();
     }
     config.validate().context("invalid devnet configuration")?;
-    std::fs::create_dir_all(&args.data_dir)
+    std::fs::create_dir_all(args.data_dir)
         .with_context(|| format!("couldn't create {}", args.data_dir.display()))?;
     let text = toml::to_string_pretty(&config).context("couldn't serialize the configuration")?;
     std::fs::write(&saved_path, text)
@@ -92,8 +117,7 @@ fn load_config(args: &DevnetArgs) -> anyhow::Result<DevnetConfig> {
 }
 
 /// Whether the TOML file at `path` sets `genesis_time`.
-fn names_genesis_time(path: Option<&Path>) -> anyhow::Result<bool> {
-    let Some(path) = path else { return Ok(false) };
+fn names_genesis_time(path: &Path) -> anyhow::Result<bool> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("couldn't read {}", path.display()))?;
     let table: toml::Table =
@@ -141,7 +165,7 @@ async fn serve(args: &DevnetArgs, config: DevnetConfig) -> anyhow::Result<()> {
 }
 
 /// Completes on Ctrl-C (SIGINT) or SIGTERM.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -163,7 +187,7 @@ async fn shutdown_signal() {
 }
 
 /// Everything the banner shows, as JSON (what `--json` prints).
-fn banner(chain: &PChain, url: &str, data_dir: &Path) -> Value {
+pub(crate) fn banner(chain: &PChain, url: &str, data_dir: &Path) -> Value {
     let n = chain.network();
     let keys: Vec<Value> = chain
         .funded_keys()
@@ -204,7 +228,7 @@ fn banner(chain: &PChain, url: &str, data_dir: &Path) -> Value {
     })
 }
 
-fn print_banner(b: &Value) {
+pub(crate) fn print_banner(b: &Value) {
     let s = |v: &Value| {
         v.as_str()
             .map(str::to_owned)

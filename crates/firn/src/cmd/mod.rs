@@ -3,13 +3,15 @@
 mod decode;
 mod devnet;
 mod keys;
+mod up;
 
 use crate::cli::Command;
 
 /// Runs a parsed subcommand.
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Up | Command::Index | Command::Serve => not_built_yet(&command),
+        Command::Up(args) => up::run(&args),
+        Command::Index | Command::Serve => not_built_yet(&command),
         Command::Devnet(args) => devnet::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Keys(args) => keys::run(&args),

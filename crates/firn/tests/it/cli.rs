@@ -77,7 +77,7 @@ fn keys_are_deterministic_per_seed() {
 
 #[test]
 fn commands_not_built_yet_say_so_and_fail() {
-    let out = firn(&["up"]);
+    let out = firn(&["serve"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not built yet"));
 }

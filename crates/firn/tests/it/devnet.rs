@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-struct TempDir(PathBuf);
+pub struct TempDir(pub PathBuf);
 
 impl Drop for TempDir {
     fn drop(&mut self) {
@@ -18,15 +18,20 @@ impl Drop for TempDir {
 }
 
 /// A running `firn devnet` and the URL its banner announced.
-struct Running {
-    child: Child,
-    url: String,
-    banner: Vec<String>,
+pub struct Running {
+    pub child: Child,
+    pub url: String,
+    pub banner: Vec<String>,
 }
 
 fn start(dir: &Path, extra: &[&str]) -> Running {
+    start_firn("devnet", dir, extra)
+}
+
+/// Starts `firn <subcommand>` on a free port and reads its banner up to `Listening on`.
+pub fn start_firn(subcommand: &str, dir: &Path, extra: &[&str]) -> Running {
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
-        .args(["devnet", "--rpc-addr", "127.0.0.1:0", "--data-dir"])
+        .args([subcommand, "--rpc-addr", "127.0.0.1:0", "--data-dir"])
         .arg(dir)
         .args(extra)
         .stdout(Stdio::piped())
@@ -44,7 +49,7 @@ fn start(dir: &Path, extra: &[&str]) -> Running {
                 .unwrap()
                 .read_to_string(&mut err)
                 .unwrap();
-            panic!("firn devnet exited before its banner: {err}");
+            panic!("firn {subcommand} exited before its banner: {err}");
         };
         let line = line.unwrap();
         banner.push(line.clone());
@@ -56,7 +61,7 @@ fn start(dir: &Path, extra: &[&str]) -> Running {
 }
 
 /// One JSON-RPC call over a plain HTTP/1.1 connection.
-fn call(url: &str, path: &str, method: &str, params: Value) -> Value {
+pub fn call(url: &str, path: &str, method: &str, params: Value) -> Value {
     let host = url.strip_prefix("http://").unwrap();
     let body = json!({ "jsonrpc": "2.0", "method": method, "params": params, "id": 1 }).to_string();
     let mut s = TcpStream::connect(host).unwrap();
@@ -76,7 +81,7 @@ fn call(url: &str, path: &str, method: &str, params: Value) -> Value {
     v["result"].clone()
 }
 
-fn stop(mut r: Running) {
+pub fn stop(mut r: Running) {
     let status = Command::new("kill")
         .args(["-INT", &r.child.id().to_string()])
         .status()

@@ -1,0 +1,167 @@
+//! What a server is configured with: the network it answers for, limits, API keys, rate
+//! limits and the optional price table. Everything has a safe default ([`ApiConfig::default`]:
+//! Fuji identity, no keys required, no rate limit, 30 s per request, 1 MiB bodies).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use firn_core::ids::Id;
+use serde::Deserialize;
+
+/// The network the indexed chains belong to, as the Data API names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkKind {
+    /// Mainnet (`{network}` = `mainnet`).
+    Mainnet,
+    /// The test network (`{network}` = `fuji` or `testnet`).
+    Fuji,
+}
+
+/// The identity of the indexed primary network: what `{network}`, the chain aliases and the
+/// bech32 addresses resolve to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkProfile {
+    /// Mainnet or the test network.
+    pub kind: NetworkKind,
+    /// bech32 HRP of addresses (`fuji`, `avax`, `local`).
+    pub hrp: String,
+    /// X-Chain blockchain ID.
+    pub x_chain_id: Id,
+    /// C-Chain blockchain ID.
+    pub c_chain_id: Id,
+    /// AVAX asset ID.
+    pub avax_asset_id: Id,
+}
+
+fn id(s: &str) -> Id {
+    // Only called on the literal IDs below, which are valid cb58.
+    s.parse().unwrap_or(Id([0; 32]))
+}
+
+impl NetworkProfile {
+    /// Fuji's identity (the devnet's default profile).
+    pub fn fuji() -> Self {
+        Self {
+            kind: NetworkKind::Fuji,
+            hrp: "fuji".to_owned(),
+            x_chain_id: id("2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"),
+            c_chain_id: id("yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"),
+            avax_asset_id: id("U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK"),
+        }
+    }
+
+    /// Mainnet's identity.
+    pub fn mainnet() -> Self {
+        Self {
+            kind: NetworkKind::Mainnet,
+            hrp: "avax".to_owned(),
+            x_chain_id: id("2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM"),
+            c_chain_id: id("2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5"),
+            avax_asset_id: id("FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z"),
+        }
+    }
+
+    /// The `network` value responses carry (`mainnet` or `fuji`).
+    pub fn wire_name(&self) -> &'static str {
+        match self.kind {
+            NetworkKind::Mainnet => "mainnet",
+            NetworkKind::Fuji => "fuji",
+        }
+    }
+
+    /// Whether a `{network}` path value names this network.
+    pub fn accepts(&self, network: &str) -> bool {
+        match self.kind {
+            NetworkKind::Mainnet => network == "mainnet",
+            NetworkKind::Fuji => network == "fuji" || network == "testnet",
+        }
+    }
+}
+
+/// A rate limit: at most `requests` per `window`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests allowed per window.
+    pub requests: u64,
+    /// Window length.
+    pub window: Duration,
+}
+
+/// Prices per currency code (`usd`, `eur`, …) per asset: AVAX under `"AVAX"` (also used for
+/// the C-Chain's native token), ERC-20 tokens under their lower-case `0x` address. Loaded from
+/// a TOML file: `[usd] AVAX = 25.1` and so on.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct PriceTable(pub BTreeMap<String, BTreeMap<String, f64>>);
+
+impl PriceTable {
+    /// Parses the TOML text of a price table.
+    pub fn from_toml(text: &str) -> Result<Self, toml::de::Error> {
+        toml::from_str(text)
+    }
+
+    /// The price of `asset` in `currency`, when the table has one.
+    pub fn price(&self, currency: &str, asset: &str) -> Option<f64> {
+        self.0.get(currency)?.get(asset).copied()
+    }
+}
+
+/// A server's configuration.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// The indexed network's identity.
+    pub network: NetworkProfile,
+    /// Largest request body, bytes.
+    pub body_limit: usize,
+    /// Longest a request may run.
+    pub request_timeout: Duration,
+    /// Accepted API keys. Empty: keys are not checked (any or none is fine); non-empty: a sent
+    /// key must be one of these (401 otherwise), and no key is still allowed.
+    pub api_keys: Vec<String>,
+    /// Limit per API key; `None` = unlimited.
+    pub key_rate_limit: Option<RateLimit>,
+    /// Limit per client IP for requests without a key; `None` = unlimited.
+    pub ip_rate_limit: Option<RateLimit>,
+    /// Prices; empty = price fields are left out.
+    pub prices: PriceTable,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        Self {
+            network: NetworkProfile::fuji(),
+            body_limit: 1024 * 1024,
+            request_timeout: Duration::from_secs(30),
+            api_keys: Vec::new(),
+            key_rate_limit: None,
+            ip_rate_limit: None,
+            prices: PriceTable::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_have_their_ids() {
+        assert_eq!(
+            NetworkProfile::fuji().x_chain_id.to_string(),
+            "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"
+        );
+        assert_eq!(
+            NetworkProfile::mainnet().avax_asset_id.to_string(),
+            "FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z"
+        );
+        assert!(NetworkProfile::fuji().accepts("testnet"));
+        assert!(!NetworkProfile::fuji().accepts("mainnet"));
+    }
+
+    #[test]
+    fn price_table_parses() {
+        let t = PriceTable::from_toml("[usd]\nAVAX = 25.5\n[eur]\nAVAX = 23.0\n").unwrap();
+        assert_eq!(t.price("usd", "AVAX"), Some(25.5));
+        assert_eq!(t.price("jpy", "AVAX"), None);
+    }
+}

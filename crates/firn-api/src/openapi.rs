@@ -1,0 +1,135 @@
+//! The OpenAPI document at `/api-json` and a browsable reference at `/api`, both generated
+//! from the handlers' `#[utoipa::path]` attributes and the wire types' `ToSchema` derives, so
+//! they cannot drift from the code.
+
+use axum::Router;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use utoipa::OpenApi;
+use utoipa::openapi::path::{Operation, ParameterIn};
+
+use crate::routes::{evm, health, primary, staking};
+use crate::state::AppState;
+
+/// The Data API's OpenAPI document.
+#[derive(Debug, OpenApi)]
+#[openapi(
+    info(title = "firn Data API", description = "A self-hosted Avalanche Data API (Glacier-compatible) over firn's store."),
+    paths(
+        health::health_check, health::live_check,
+        primary::list_latest_transactions, primary::list_staking_transactions,
+        primary::list_latest_blocks, primary::list_blocks_by_node, primary::list_chain_ids,
+        primary::get_blockchain,
+        staking::list_rewards, staking::list_delegators,
+        evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block, evm::get_deployment,
+        evm::list_erc20, evm::list_erc721, evm::list_collectibles,
+    ),
+    components(schemas(crate::error::ErrorBody)),
+    modifiers(&ApiKeyHeader)
+)]
+pub struct ApiDoc;
+
+#[derive(Debug)]
+struct ApiKeyHeader;
+
+impl utoipa::Modify for ApiKeyHeader {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "apiKey",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("x-glacier-api-key"))),
+        );
+    }
+}
+
+pub(crate) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api-json", get(api_json))
+        .route("/api", get(api_html))
+}
+
+async fn api_json() -> Response {
+    axum::Json(ApiDoc::openapi()).into_response()
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn operation_html(out: &mut String, method: &str, path: &str, op: &Operation) {
+    let id = op.operation_id.clone().unwrap_or_default();
+    out.push_str(&format!(
+        "<section id=\"{}\"><h3><code>{method} {}</code></h3>",
+        escape(&id),
+        escape(path)
+    ));
+    if let Some(s) = &op.summary {
+        out.push_str(&format!("<p><b>{}</b></p>", escape(s)));
+    }
+    if let Some(d) = &op.description {
+        out.push_str(&format!("<p>{}</p>", escape(d)));
+    }
+    if let Some(params) = &op.parameters {
+        out.push_str(
+            "<table><tr><th>parameter</th><th>in</th><th>required</th><th>description</th></tr>",
+        );
+        for p in params {
+            let place = match p.parameter_in {
+                ParameterIn::Path => "path",
+                ParameterIn::Query => "query",
+                ParameterIn::Header => "header",
+                ParameterIn::Cookie => "cookie",
+            };
+            let required = matches!(p.required, utoipa::openapi::Required::True);
+            out.push_str(&format!(
+                "<tr><td><code>{}</code></td><td>{place}</td><td>{}</td><td>{}</td></tr>",
+                escape(&p.name),
+                if required { "yes" } else { "no" },
+                escape(p.description.as_deref().unwrap_or(""))
+            ));
+        }
+        out.push_str("</table>");
+    }
+    let statuses: Vec<&String> = op.responses.responses.keys().collect();
+    out.push_str(&format!(
+        "<p>responses: {}</p></section>",
+        escape(
+            &statuses
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    ));
+}
+
+/// A plain HTML reference rendered from the same document as `/api-json`.
+async fn api_html() -> Html<String> {
+    let doc = ApiDoc::openapi();
+    let mut out = String::from(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>firn Data API</title>\
+         <style>body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}\
+         td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}section{margin-bottom:2em}</style>\
+         </head><body><h1>firn Data API</h1><p>The machine-readable document is at \
+         <a href=\"/api-json\">/api-json</a>.</p>",
+    );
+    for (path, item) in &doc.paths.paths {
+        let ops = [
+            ("GET", &item.get),
+            ("POST", &item.post),
+            ("PUT", &item.put),
+            ("DELETE", &item.delete),
+        ];
+        for (method, op) in ops {
+            if let Some(op) = op {
+                operation_html(&mut out, method, path, op);
+            }
+        }
+    }
+    out.push_str("</body></html>");
+    Html(out)
+}

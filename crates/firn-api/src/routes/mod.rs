@@ -1,0 +1,27 @@
+//! One module per resource group, each with a `router()` of its routes; [`router`] merges them.
+//! A new group (e.g. `/v1/signatureAggregator/...`) adds a module and one `.merge` line here,
+//! and its `#[utoipa::path]` handlers to [`crate::openapi::ApiDoc`].
+
+use axum::Router;
+use axum::routing::get;
+
+use crate::state::AppState;
+
+pub mod evm;
+pub mod health;
+mod network;
+pub mod primary;
+pub mod staking;
+mod unsupported;
+
+/// Every route of the Data API, plus `/metrics`, `/api-json` and `/api`.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .merge(health::router())
+        .merge(primary::router())
+        .merge(staking::router())
+        .merge(evm::router())
+        .merge(unsupported::router())
+        .merge(crate::openapi::router())
+        .route("/metrics", get(crate::metrics::serve_metrics))
+}

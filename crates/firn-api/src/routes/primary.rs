@@ -1,0 +1,376 @@
+//! Primary-network routes: latest transactions, active staking transactions, latest blocks,
+//! blocks by proposer, chain IDs of addresses and blockchain details.
+
+use axum::extract::State;
+use axum::http::Uri;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use firn_core::ids::Id;
+use firn_store::page::{HeightCursor, TxCursor};
+use firn_store::rows::ChainKey;
+use firn_store::{CursorStore, PBlockFilter, PChainReader, PTxFilter, SortOrder};
+
+use super::network::{PrimaryChain, check_network, primary_chain};
+use crate::error::{ApiError, ApiResult};
+use crate::params::{PathParams, Query};
+use crate::state::AppState;
+use crate::wire::pchain::{
+    Blockchain, ChainAddressChainIdMap, ChainAddressChainIdMapListResponse, Ctx,
+    ListCChainAtomicTransactionsResponse, ListPChainTransactionsResponse,
+    ListPrimaryNetworkBlocksResponse, PChainTransaction, PrimaryNetworkBlock,
+    PrimaryNetworkChainInfo, TX_TYPE_FILTER,
+};
+
+pub(crate) fn router() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}/transactions",
+            get(list_latest_transactions),
+        )
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking",
+            get(list_staking_transactions),
+        )
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}/blocks",
+            get(list_latest_blocks),
+        )
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks",
+            get(list_blocks_by_node),
+        )
+        .route(
+            "/v1/networks/{network}/addresses:listChainIds",
+            get(list_chain_ids),
+        )
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}",
+            get(get_blockchain),
+        )
+}
+
+/// Default and largest `pageSize` of primary-network lists.
+const PAGE_DEFAULT: u32 = 10;
+const PAGE_MAX: u32 = 100;
+
+fn chain_info(state: &AppState, chain: PrimaryChain) -> PrimaryNetworkChainInfo {
+    PrimaryNetworkChainInfo {
+        chain_name: chain.wire_name().to_owned(),
+        network: state.config.network.wire_name().to_owned(),
+    }
+}
+
+/// The time stakers' status is judged at: the last stored P-Chain block's time (the devnet
+/// runs on a virtual clock), or the wall clock before any block.
+pub(crate) async fn chain_time(state: &AppState) -> ApiResult<u64> {
+    if let Some(h) = state.store.find_cursor(ChainKey::PChain).await?
+        && let Some(b) = state.store.find_pchain_block(h).await?
+    {
+        return Ok(b.block.timestamp);
+    }
+    Ok(std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0))
+}
+
+/// The filters shared by the two transaction lists.
+fn tx_filter(state: &AppState, q: &mut Query, allow_validation_id: bool) -> PTxFilter {
+    let addresses = q.pchain_addresses("addresses", &state.config.network.hrp);
+    let l1_validation_id = if allow_validation_id {
+        q.id("l1ValidationId")
+    } else {
+        None
+    };
+    let tx_types = q.enum_list("txTypes", &TX_TYPE_FILTER);
+    let start_ts = q.timestamp("startTimestamp");
+    let end_ts = q.timestamp("endTimestamp");
+    if let (Some(s), Some(e)) = (start_ts, end_ts)
+        && s > e
+    {
+        q.error("startTimestamp must be less than or equal to endTimestamp");
+    }
+    PTxFilter {
+        addresses,
+        l1_validation_id,
+        tx_types,
+        start_ts,
+        end_ts,
+    }
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}/transactions`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/transactions",
+    operation_id = "listLatestPrimaryNetworkTransactions", tag = "Primary Network Transactions",
+    summary = "List latest transactions",
+    description = "Lists the latest transactions on one of the Primary Network chains. Transactions are filterable by addresses, txTypes, and timestamps (which need addresses), and on the P-Chain by l1ValidationId.",
+    params(
+        ("network" = String, Path, description = "mainnet, fuji or testnet"),
+        ("blockchainId" = String, Path, description = "A primary network blockchain ID or alias (p-chain, x-chain, c-chain)"),
+        ("addresses" = Option<String>, Query, description = "Comma-separated P-Chain addresses (fuji1…, P-fuji1…)"),
+        ("l1ValidationId" = Option<String>, Query, description = "L1 validation ID (cb58)"),
+        ("txTypes" = Option<Vec<String>>, Query, description = "Transaction types (PrimaryNetworkTxType)"),
+        ("startTimestamp" = Option<u64>, Query, description = "Transactions at or after this time", minimum = 0),
+        ("endTimestamp" = Option<u64>, Query, description = "Transactions at or before this time", minimum = 0),
+        ("pageToken" = Option<String>, Query, description = "nextPageToken of the previous page"),
+        ("pageSize" = Option<u32>, Query, description = "Items per page (default 10)", minimum = 1, maximum = 100),
+        ("sortOrder" = Option<String>, Query, description = "asc or desc (default desc)"),
+    ),
+    responses((status = 200, description = "A page of transactions", body = ListPChainTransactionsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Not served", body = crate::error::ErrorBody)))]
+pub async fn list_latest_transactions(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Response> {
+    check_network(&state.config.network, path.get("network"))?;
+    let chain = primary_chain(&state.config.network, &mut q, path.get("blockchainId"));
+    let filter = tx_filter(&state, &mut q, chain == Some(PrimaryChain::P));
+    let has_filters =
+        !filter.tx_types.is_empty() || filter.start_ts.is_some() || filter.end_ts.is_some();
+    if has_filters && filter.addresses.is_empty() && filter.l1_validation_id.is_none() {
+        q.error("txTypes, startTimestamp and endTimestamp need addresses (or, on the P-Chain, l1ValidationId)");
+    }
+    let order = q.sort_order();
+    let paging = q.paging::<TxCursor>(uri.path(), PAGE_DEFAULT, PAGE_MAX);
+    q.finish()?;
+    match chain {
+        Some(PrimaryChain::P) => {}
+        Some(PrimaryChain::C) => {
+            // The store keeps no C-Chain atomic transactions yet: an honest empty list.
+            return Ok(Json(ListCChainAtomicTransactionsResponse {
+                next_page_token: None,
+                transactions: Vec::new(),
+                chain_info: chain_info(&state, PrimaryChain::C),
+            })
+            .into_response());
+        }
+        _ => {
+            return Err(ApiError::not_found(
+                "X-Chain transactions are not indexed by this firn server",
+            ));
+        }
+    }
+    let page = state
+        .store
+        .list_pchain_txs(&filter, order, &paging.request)
+        .await?;
+    let ctx = Ctx {
+        network: &state.config.network,
+    };
+    Ok(Json(ListPChainTransactionsResponse {
+        next_page_token: paging.binding.next(page.next.as_ref()),
+        transactions: page
+            .items
+            .iter()
+            .map(|t| PChainTransaction::from_record(ctx, t))
+            .collect(),
+        chain_info: chain_info(&state, PrimaryChain::P),
+    })
+    .into_response())
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking",
+    operation_id = "listActivePrimaryNetworkStakingTransactions", tag = "Primary Network Transactions",
+    summary = "List staking transactions",
+    description = "Lists active staking transactions on the P-Chain for the supplied addresses.",
+    params(
+        ("network" = String, Path, description = "mainnet, fuji or testnet"),
+        ("blockchainId" = String, Path, description = "The P-Chain ID or p-chain"),
+        ("addresses" = Option<String>, Query, description = "Comma-separated P-Chain addresses"),
+        ("txTypes" = Option<Vec<String>>, Query, description = "Transaction types"),
+        ("startTimestamp" = Option<u64>, Query, minimum = 0),
+        ("endTimestamp" = Option<u64>, Query, minimum = 0),
+        ("pageToken" = Option<String>, Query),
+        ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+        ("sortOrder" = Option<String>, Query, description = "asc or desc (default desc)"),
+    ),
+    responses((status = 200, description = "A page of staking transactions", body = ListPChainTransactionsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_staking_transactions(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<ListPChainTransactionsResponse>> {
+    check_network(&state.config.network, path.get("network"))?;
+    let chain = primary_chain(&state.config.network, &mut q, path.get("blockchainId"));
+    if matches!(chain, Some(PrimaryChain::X | PrimaryChain::C)) {
+        q.error("blockchainId must be the P-Chain ID or p-chain");
+    }
+    let filter = tx_filter(&state, &mut q, false);
+    let order = q.sort_order();
+    let paging = q.paging::<TxCursor>(uri.path(), PAGE_DEFAULT, PAGE_MAX);
+    q.finish()?;
+    let now = chain_time(&state).await?;
+    let page = state
+        .store
+        .list_active_staking_txs(&filter, now, order, &paging.request)
+        .await?;
+    let ctx = Ctx {
+        network: &state.config.network,
+    };
+    Ok(Json(ListPChainTransactionsResponse {
+        next_page_token: paging.binding.next(page.next.as_ref()),
+        transactions: page
+            .items
+            .iter()
+            .map(|t| PChainTransaction::from_record(ctx, t))
+            .collect(),
+        chain_info: chain_info(&state, PrimaryChain::P),
+    }))
+}
+
+async fn blocks(
+    state: AppState,
+    uri: Uri,
+    path: PathParams,
+    mut q: Query,
+    by_node: bool,
+) -> ApiResult<Json<ListPrimaryNetworkBlocksResponse>> {
+    check_network(&state.config.network, path.get("network"))?;
+    let chain = primary_chain(&state.config.network, &mut q, path.get("blockchainId"));
+    let proposer = if by_node {
+        match path.get("nodeId").parse() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                q.error("nodeId must be a node ID (NodeID-…)");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let start_ts = q.timestamp("startTimestamp");
+    let end_ts = q.timestamp("endTimestamp");
+    let paging = q.paging::<HeightCursor>(uri.path(), PAGE_DEFAULT, PAGE_MAX);
+    q.finish()?;
+    if chain != Some(PrimaryChain::P) {
+        return Err(ApiError::not_found(
+            "only P-Chain blocks are indexed by this firn server",
+        ));
+    }
+    let filter = PBlockFilter {
+        proposer,
+        start_ts,
+        end_ts,
+    };
+    let page = state
+        .store
+        .list_pchain_blocks(&filter, SortOrder::Desc, &paging.request)
+        .await?;
+    Ok(Json(ListPrimaryNetworkBlocksResponse {
+        next_page_token: paging.binding.next(page.next.as_ref()),
+        blocks: page.items.iter().map(PrimaryNetworkBlock::from).collect(),
+        chain_info: chain_info(&state, PrimaryChain::P),
+    }))
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}/blocks`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/blocks",
+    operation_id = "listLatestPrimaryNetworkBlocks", tag = "Primary Network Blocks",
+    summary = "List latest blocks", description = "Lists latest blocks on one of the Primary Network chains, newest first.",
+    params(
+        ("network" = String, Path), ("blockchainId" = String, Path),
+        ("startTimestamp" = Option<u64>, Query, minimum = 0), ("endTimestamp" = Option<u64>, Query, minimum = 0),
+        ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+    ),
+    responses((status = 200, description = "A page of blocks", body = ListPrimaryNetworkBlocksResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_latest_blocks(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    q: Query,
+) -> ApiResult<Json<ListPrimaryNetworkBlocksResponse>> {
+    blocks(state, uri, path, q, false).await
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks",
+    operation_id = "listPrimaryNetworkBlocksByNodeId", tag = "Primary Network Blocks",
+    summary = "List blocks proposed by node", description = "Lists the latest blocks proposed by a given NodeID.",
+    params(
+        ("network" = String, Path), ("blockchainId" = String, Path), ("nodeId" = String, Path),
+        ("startTimestamp" = Option<u64>, Query, minimum = 0), ("endTimestamp" = Option<u64>, Query, minimum = 0),
+        ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+    ),
+    responses((status = 200, description = "A page of blocks", body = ListPrimaryNetworkBlocksResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_blocks_by_node(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    q: Query,
+) -> ApiResult<Json<ListPrimaryNetworkBlocksResponse>> {
+    blocks(state, uri, path, q, true).await
+}
+
+/// `GET /v1/networks/{network}/addresses:listChainIds`
+#[utoipa::path(get, path = "/v1/networks/{network}/addresses:listChainIds",
+    operation_id = "getChainIdsForAddresses", tag = "Primary Network",
+    summary = "Get chain interactions for addresses",
+    description = "Returns the Primary Network chains each address has touched.",
+    params(("network" = String, Path), ("addresses" = String, Query, description = "Comma-separated addresses")),
+    responses((status = 200, description = "Chains per address", body = ChainAddressChainIdMapListResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_chain_ids(
+    State(state): State<AppState>,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<ChainAddressChainIdMapListResponse>> {
+    check_network(&state.config.network, path.get("network"))?;
+    let raw = q.list("addresses");
+    if raw.is_empty() {
+        q.error("addresses should not be empty");
+    }
+    let ids = q.pchain_addresses("addresses", &state.config.network.hrp);
+    q.finish()?;
+    let found: std::collections::HashMap<_, _> = state
+        .store
+        .list_address_chains(&ids)
+        .await?
+        .into_iter()
+        .collect();
+    let addresses = raw
+        .into_iter()
+        .zip(ids)
+        .map(|(address, id)| ChainAddressChainIdMap {
+            address,
+            blockchain_ids: found
+                .get(&id)
+                .map(|chains| chains.iter().map(Id::to_string).collect())
+                .unwrap_or_default(),
+        })
+        .collect();
+    Ok(Json(ChainAddressChainIdMapListResponse { addresses }))
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}",
+    operation_id = "getBlockchainById", tag = "Primary Network",
+    summary = "Get blockchain details by ID", description = "Details of a blockchain created on the P-Chain, with its genesis data.",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "Blockchain ID (cb58)")),
+    responses((status = 200, description = "The blockchain", body = Blockchain),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Unknown blockchain", body = crate::error::ErrorBody)))]
+pub async fn get_blockchain(
+    State(state): State<AppState>,
+    path: PathParams,
+) -> ApiResult<Json<Blockchain>> {
+    check_network(&state.config.network, path.get("network"))?;
+    let raw = path.get("blockchainId");
+    let id: Id = raw
+        .parse()
+        .map_err(|_| ApiError::bad("blockchainId must be a cb58 blockchain ID"))?;
+    let record = state
+        .store
+        .find_blockchain(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("blockchain {raw} not found")))?;
+    Ok(Json(Blockchain::from(&record)))
+}

@@ -1,0 +1,133 @@
+//! Staking routes of the primary network: historical rewards and delegators.
+
+use axum::extract::State;
+use axum::http::Uri;
+use axum::routing::get;
+use axum::{Json, Router};
+use firn_store::page::{EventCursor, TxCursor};
+use firn_store::rows::pchain::StakerStatus;
+use firn_store::{PChainReader, RewardFilter, StakerFilter};
+
+use super::network::check_network;
+use super::primary::chain_time;
+use crate::error::ApiResult;
+use crate::params::{PathParams, Query};
+use crate::state::AppState;
+use crate::wire::pchain::{
+    Ctx, DelegatorDetails, HistoricalReward, ListDelegatorDetailsResponse,
+    ListHistoricalRewardsResponse,
+};
+use crate::wire::{CURRENCIES, money};
+
+pub(crate) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/networks/{network}/rewards", get(list_rewards))
+        .route("/v1/networks/{network}/delegators", get(list_delegators))
+}
+
+/// `GET /v1/networks/{network}/rewards`
+#[utoipa::path(get, path = "/v1/networks/{network}/rewards",
+    operation_id = "listHistoricalPrimaryNetworkRewards", tag = "Primary Network Rewards",
+    summary = "List historical rewards",
+    description = "Lists historical rewards on the Primary Network for the supplied addresses or node IDs (at least one is required).",
+    params(
+        ("network" = String, Path),
+        ("addresses" = Option<String>, Query, description = "Comma-separated P-Chain addresses"),
+        ("nodeIds" = Option<String>, Query, description = "Comma-separated node IDs"),
+        ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+        ("sortOrder" = Option<String>, Query, description = "asc or desc (default desc)"),
+        ("currency" = Option<String>, Query, description = "Currency of historicalPrice (default usd)"),
+    ),
+    responses((status = 200, description = "A page of rewards", body = ListHistoricalRewardsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_rewards(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<ListHistoricalRewardsResponse>> {
+    check_network(&state.config.network, path.get("network"))?;
+    let addresses = q.pchain_addresses("addresses", &state.config.network.hrp);
+    let node_ids = q.node_ids("nodeIds");
+    if q.str("addresses").is_none() && q.str("nodeIds").is_none() {
+        q.error("addresses or nodeIds is required");
+    }
+    let order = q.sort_order();
+    let currency = q.one_of("currency", &CURRENCIES).unwrap_or("usd");
+    let paging = q.paging::<EventCursor>(uri.path(), 10, 100);
+    q.finish()?;
+    let filter = RewardFilter {
+        addresses,
+        node_ids,
+    };
+    let page = state
+        .store
+        .list_rewards(&filter, order, &paging.request)
+        .await?;
+    let ctx = Ctx {
+        network: &state.config.network,
+    };
+    let price = money(&state.config.prices, currency, "AVAX");
+    Ok(Json(ListHistoricalRewardsResponse {
+        next_page_token: paging.binding.next(page.next.as_ref()),
+        historical_rewards: page
+            .items
+            .iter()
+            .map(|r| HistoricalReward::from_record(ctx, r, price.clone()))
+            .collect(),
+    }))
+}
+
+/// `GET /v1/networks/{network}/delegators`
+#[utoipa::path(get, path = "/v1/networks/{network}/delegators",
+    operation_id = "listDelegators", tag = "Primary Network",
+    summary = "List delegators", description = "Lists details for delegators.",
+    params(
+        ("network" = String, Path),
+        ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+        ("rewardAddresses" = Option<String>, Query, description = "Comma-separated reward addresses"),
+        ("sortOrder" = Option<String>, Query, description = "asc or desc (default desc)"),
+        ("delegationStatus" = Option<String>, Query, description = "completed, active or pending"),
+        ("nodeIds" = Option<String>, Query, description = "Comma-separated node IDs"),
+    ),
+    responses((status = 200, description = "A page of delegators", body = ListDelegatorDetailsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_delegators(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<ListDelegatorDetailsResponse>> {
+    check_network(&state.config.network, path.get("network"))?;
+    let reward_addresses = q.pchain_addresses("rewardAddresses", &state.config.network.hrp);
+    let node_ids = q.node_ids("nodeIds");
+    let status = q
+        .one_of("delegationStatus", &["completed", "active", "pending"])
+        .and_then(StakerStatus::parse);
+    let order = q.sort_order();
+    let paging = q.paging::<TxCursor>(uri.path(), 10, 100);
+    q.finish()?;
+    let now = chain_time(&state).await?;
+    let filter = StakerFilter {
+        delegators: Some(true),
+        node_ids,
+        reward_addresses,
+        status,
+        now,
+    };
+    let page = state
+        .store
+        .list_stakers(&filter, order, &paging.request)
+        .await?;
+    let ctx = Ctx {
+        network: &state.config.network,
+    };
+    Ok(Json(ListDelegatorDetailsResponse {
+        next_page_token: paging.binding.next(page.next.as_ref()),
+        delegators: page
+            .items
+            .iter()
+            .map(|s| DelegatorDetails::from_record(ctx, s, now))
+            .collect(),
+    }))
+}

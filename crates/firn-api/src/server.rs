@@ -1,0 +1,95 @@
+//! Building the app ([`app`]) and serving it ([`serve`]).
+//!
+//! Layers, outermost first: a path fix-up (`%3A` → `:` so custom methods such as
+//! `transactions%3AlistStaking` route like `transactions:listStaking`), then inside the router
+//! the request metrics, the body size and time limits, and the API key and rate-limit check.
+//! Unknown paths and wrong methods answer 404 in the official error format.
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::Uri;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use tokio::net::TcpListener;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::{limits, metrics, routes};
+
+/// The whole Data API as an axum `Router`, ready to serve or to call with
+/// `tower::ServiceExt::oneshot`.
+pub fn app(state: AppState) -> Router {
+    let body_limit = state.config.body_limit;
+    let api = routes::router()
+        .fallback(not_found)
+        .method_not_allowed_fallback(not_found)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            limits::auth_and_rate_limit,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            limits::size_and_time,
+        ))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            metrics::track,
+        ))
+        .with_state(state);
+    Router::new()
+        .fallback_service(api)
+        .layer(middleware::from_fn(decode_colons))
+}
+
+async fn not_found(request: Request) -> Response {
+    ApiError::not_found(format!(
+        "Cannot {} {}",
+        request.method(),
+        request.uri().path()
+    ))
+    .into_response()
+}
+
+/// Rewrites `%3A`/`%3a` in the path to `:`: clients that escape the colon of a custom
+/// method must reach the same route.
+async fn decode_colons(mut request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    if path.contains("%3A") || path.contains("%3a") {
+        let fixed = path.replace("%3A", ":").replace("%3a", ":");
+        let mut parts = request.uri().clone().into_parts();
+        let pq = match request.uri().query() {
+            Some(q) => format!("{fixed}?{q}"),
+            None => fixed,
+        };
+        if let Ok(pq) = pq.parse() {
+            parts.path_and_query = Some(pq);
+            if let Ok(uri) = Uri::from_parts(parts) {
+                *request.uri_mut() = uri;
+            }
+        }
+    }
+    next.run(request).await
+}
+
+/// Serves the Data API on `listener` until `shutdown` completes, then finishes the requests in
+/// flight.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = app(state);
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(target: "api", %addr, "serving the Data API");
+    }
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}

@@ -1,0 +1,40 @@
+//! [`AppState`]: what every handler reads — the store, the configuration, the service metrics
+//! and the rate limiter. Cheap to clone (everything shared is behind `Arc`).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use firn_store::Store;
+
+use crate::config::ApiConfig;
+use crate::limits::RateLimiter;
+use crate::metrics::ServiceMetrics;
+
+/// Shared state of one server.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The store every route reads.
+    pub store: Store,
+    /// The configuration.
+    pub config: Arc<ApiConfig>,
+    /// Request counters and latency histograms served at `/metrics`.
+    pub metrics: Arc<ServiceMetrics>,
+    pub(crate) limiter: Arc<RateLimiter>,
+    pub(crate) started: Instant,
+}
+
+impl AppState {
+    /// State over `store` with `config`.
+    pub fn new(store: Store, config: ApiConfig) -> Self {
+        Self {
+            store,
+            limiter: Arc::new(RateLimiter::new(
+                config.key_rate_limit,
+                config.ip_rate_limit,
+            )),
+            config: Arc::new(config),
+            metrics: Arc::new(ServiceMetrics::default()),
+            started: Instant::now(),
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The JSON shapes of the official Data API (as its OpenAPI file names them) and the mapping
+//! from store rows to them. Optional fields are left out when unknown (never `null`), as the
+//! official clients' validators require.
+
+pub mod evm;
+pub mod pchain;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::config::PriceTable;
+
+/// A price (`Money`): currency code and a JSON number.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Money {
+    /// Lower-case currency code (`usd`, …).
+    pub currency_code: String,
+    /// The price.
+    pub value: f64,
+}
+
+/// `currency` values the API accepts.
+pub const CURRENCIES: [&str; 14] = [
+    "usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy",
+    "nzd",
+];
+
+/// The price of `asset` in `currency` from the table, as `Money`.
+pub fn money(prices: &PriceTable, currency: &str, asset: &str) -> Option<Money> {
+    prices.price(currency, asset).map(|value| Money {
+        currency_code: currency.to_owned(),
+        value,
+    })
+}

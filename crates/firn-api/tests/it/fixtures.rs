@@ -1,0 +1,147 @@
+//! A small deterministic world for the API tests: P-Chain transfers (the store's generator),
+//! stakers with rewards, a created EVM chain and EVM traffic with tokens and deployments.
+#![allow(dead_code)]
+
+use firn_core::ids::Id;
+use firn_store::rows::pchain::{
+    NewBlockchain, NewReward, NewStaker, P_CHAIN_ID, PChainBlockRows, RewardType,
+};
+use firn_store::{EvmWriter, PChainWriter, Store};
+
+#[path = "../../../firn-store/tests/it/fixtures.rs"]
+mod store_fixtures;
+pub use store_fixtures::*;
+
+/// The EVM chain ID the world registers (Fuji's C-Chain ID, so SDK enums accept it).
+pub const CHAIN: u64 = 43113;
+
+/// What [`seed`] wrote.
+#[derive(Debug)]
+pub struct World {
+    pub p: PHistory,
+    pub evm: EvmHistory,
+    /// Staking txs: (hash, staker, rewarded).
+    pub stakers: Vec<(Id, NewStaker, bool)>,
+    /// Reward txs with their rewards.
+    pub rewards: Vec<(Id, NewReward)>,
+    /// The blockchain created on the P-Chain.
+    pub blockchain: Id,
+}
+
+/// bech32 of a fixture address on Fuji.
+pub fn fuji(n: u64) -> String {
+    firn_core::address::bech32_encode("fuji", &short(n)).unwrap()
+}
+
+fn staking_blocks(
+    p: &mut PHistory,
+    stakers: &mut Vec<(Id, NewStaker, bool)>,
+    rewards: &mut Vec<(Id, NewReward)>,
+) -> Vec<PChainBlockRows> {
+    let mut blocks = Vec::new();
+    let start = p.ts;
+    for n in 0..12u64 {
+        p.height += 1;
+        p.ts += 10;
+        let hash = id(5, n);
+        let delegator = n >= 3;
+        let s = NewStaker {
+            node_id: node(n % 3),
+            subnet_id: P_CHAIN_ID,
+            // Some start after the chain's last block: pending.
+            start_ts: start + n * 40,
+            end_ts: start + 100_000 + n,
+            weight: 2_000 + n,
+            is_delegator: delegator,
+            delegation_fee: if delegator { 0 } else { 20_000 },
+            reward_addresses: vec![short(100 + n % 2)],
+            estimated_reward: Some(50 + n),
+        };
+        let mut t = ptx(
+            hash,
+            if delegator {
+                "AddPermissionlessDelegatorTx"
+            } else {
+                "AddPermissionlessValidatorTx"
+            },
+        );
+        t.core.node_id = Some(s.node_id);
+        t.core.start_ts = Some(s.start_ts);
+        t.core.end_ts = Some(s.end_ts);
+        t.staker = Some(s.clone());
+        t.addresses = s.reward_addresses.clone();
+        blocks.push(pblock(p.height, p.ts, vec![t]));
+        stakers.push((hash, s, false));
+    }
+    // Reward delegators 3, 5, 7.
+    for n in [3u64, 5, 7] {
+        p.height += 1;
+        p.ts += 10;
+        let staking = id(5, n);
+        let reward_tx = id(6, n);
+        let mut t = ptx(reward_tx, "RewardValidatorTx");
+        t.core.ends_staker = Some(staking);
+        let owner = stakers[n as usize].1.reward_addresses[0];
+        for (seq, (kind, amount, to)) in [
+            (RewardType::Delegator, 90 + n, owner),
+            (RewardType::ValidatorFee, 10, short(200)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let r = NewReward {
+                utxo_id: id(0x77, n * 10 + seq as u64),
+                output_index: seq as u32,
+                reward_type: kind,
+                staking_tx_hash: staking,
+                asset_id: avax(),
+                amount,
+                addresses: vec![to],
+            };
+            t.rewards.push(r.clone());
+            rewards.push((reward_tx, r));
+        }
+        t.addresses = vec![owner, short(200)];
+        blocks.push(pblock(p.height, p.ts, vec![t]));
+        stakers[n as usize].2 = true;
+    }
+    // A chain creation.
+    p.height += 1;
+    p.ts += 10;
+    let chain_tx = id(0x33, 1);
+    let mut t = ptx(chain_tx, "CreateChainTx");
+    t.blockchain = Some(NewBlockchain {
+        blockchain_id: chain_tx,
+        subnet_id: id(6, 1),
+        name: "dexchain".to_owned(),
+        vm_id: id(0x44, 1),
+        genesis: br#"{"config":{"chainId":777}}"#.to_vec(),
+        evm_chain_id: Some(777),
+    });
+    blocks.push(pblock(p.height, p.ts, vec![t]));
+    blocks
+}
+
+/// Writes the world: `p_blocks` transfer blocks, the staking story, and `evm_blocks` EVM
+/// blocks on [`CHAIN`].
+pub async fn seed(store: &Store, p_blocks: u64, evm_blocks: u64) -> World {
+    let mut p = PHistory::new(1, 20);
+    let blocks: Vec<_> = (0..p_blocks).map(|_| p.next_block()).collect();
+    store.commit_pchain_blocks(&blocks).await.unwrap();
+    let mut stakers = Vec::new();
+    let mut rewards = Vec::new();
+    let blocks = staking_blocks(&mut p, &mut stakers, &mut rewards);
+    store.commit_pchain_blocks(&blocks).await.unwrap();
+
+    store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
+    let mut evm = EvmHistory::new(2, CHAIN, 12);
+    let blocks: Vec<_> = (0..evm_blocks).map(|_| evm.next_block()).collect();
+    store.commit_evm_blocks(&blocks).await.unwrap();
+    World {
+        p,
+        evm,
+        stakers,
+        rewards,
+        blockchain: id(0x33, 1),
+    }
+}

@@ -1,0 +1,237 @@
+//! Runs one test body against an API over a fresh store on each backend, and calls it.
+//!
+//! SQLite: a new file in a new temporary directory, removed afterwards. PostgreSQL: a new
+//! schema in the `test` database (`FIRN_TEST_POSTGRES_URL` overrides the URL), dropped
+//! afterwards; skipped with a clear message when the server is unreachable.
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use firn_api::{ApiConfig, AppState};
+use firn_store::{Store, open};
+use sqlx::{Connection, Executor};
+use tower::ServiceExt;
+
+const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
+
+fn postgres_url() -> String {
+    std::env::var("FIRN_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_owned())
+}
+
+fn unique(prefix: &str) -> String {
+    format!("{prefix}{}", uuid::Uuid::new_v4().simple())
+}
+
+async fn run_body<F, Fut>(store: Store, body: F) -> Result<(), Box<dyn std::any::Any + Send>>
+where
+    F: FnOnce(Store) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let result = tokio::spawn(body(store.clone())).await;
+    store.close().await;
+    result.map_err(|e| e.into_panic())
+}
+
+/// Runs `body` on a fresh SQLite store.
+pub async fn sqlite<F, Fut>(body: F)
+where
+    F: FnOnce(Store) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let dir = std::env::temp_dir().join(unique("firn-api-test-"));
+    let path = dir.join("firn.db");
+    let store = open(path.to_str().expect("utf-8 temp path"))
+        .await
+        .expect("open sqlite store");
+    let result = run_body(store, body).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Runs `body` on a fresh PostgreSQL store in its own schema, or prints why it was skipped.
+pub async fn postgres<F, Fut>(name: &str, body: F)
+where
+    F: FnOnce(Store) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    sqlx::any::install_default_drivers();
+    let connect = sqlx::AnyConnection::connect(&postgres_url());
+    let Ok(Ok(mut admin)) = tokio::time::timeout(Duration::from_secs(3), connect).await else {
+        eprintln!(
+            "SKIPPED postgres::{name}: PostgreSQL not reachable at {}",
+            postgres_url()
+        );
+        return;
+    };
+    let schema = unique("firn_api_test_");
+    admin
+        .execute(format!("CREATE SCHEMA {schema}").as_str())
+        .await
+        .expect("create test schema");
+    let base = postgres_url();
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{sep}options=-c%20search_path%3D{schema}");
+    let result = match open(&url).await {
+        Ok(store) => run_body(store, body).await,
+        Err(e) => {
+            Err(Box::new(format!("open postgres store: {e}")) as Box<dyn std::any::Any + Send>)
+        }
+    };
+    admin
+        .execute(format!("DROP SCHEMA {schema} CASCADE").as_str())
+        .await
+        .expect("drop test schema");
+    let _ = admin.close().await;
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Generates one `#[tokio::test]` per backend for each listed `module::test` function
+/// (`async fn(Store)`), in modules `sqlite` and `postgres`.
+#[macro_export]
+macro_rules! backend_tests {
+    ($($module:ident :: $name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::harness::sqlite($crate::$module::$name).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::harness::postgres(stringify!($name), $crate::$module::$name).await;
+                }
+            )*
+        }
+    };
+}
+
+/// A response as a test sees it.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub json: serde_json::Value,
+}
+
+impl Reply {
+    /// Asserts the official error body with `status`, and that some message contains `needle`.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, needle: &str) {
+        assert_eq!(self.status.as_u16(), status, "{}", self.json);
+        assert_eq!(self.json["statusCode"], status, "{}", self.json);
+        assert_eq!(
+            self.json["error"],
+            self.status.canonical_reason().unwrap(),
+            "{}",
+            self.json
+        );
+        let text = self.json["message"].to_string();
+        assert!(
+            self.json["message"].is_string() || self.json["message"].is_array(),
+            "{}",
+            self.json
+        );
+        assert!(text.contains(needle), "message {text} lacks {needle:?}");
+        assert_eq!(
+            self.headers["content-type"], "application/json",
+            "{}",
+            self.json
+        );
+    }
+
+    /// The `nextPageToken`, if any (asserting it is never `null` or empty).
+    pub fn next_token(&self) -> Option<String> {
+        let t = self.json.get("nextPageToken")?;
+        let s = t.as_str().expect("nextPageToken is a string");
+        assert!(!s.is_empty(), "empty nextPageToken");
+        Some(s.to_owned())
+    }
+}
+
+/// The app over a store, called in process.
+#[derive(Debug, Clone)]
+pub struct Api {
+    pub app: axum::Router,
+}
+
+impl Api {
+    pub fn new(store: Store) -> Self {
+        Self::with_config(store, ApiConfig::default())
+    }
+
+    pub fn with_config(store: Store, config: ApiConfig) -> Self {
+        Self {
+            app: firn_api::app(AppState::new(store, config)),
+        }
+    }
+
+    pub async fn request(&self, request: Request<Body>) -> Reply {
+        let response = self.app.clone().oneshot(request).await.expect("infallible");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = axum::body::to_bytes(response.into_body(), 16 << 20)
+            .await
+            .expect("body");
+        let json = if bytes.is_empty() {
+            serde_json::Value::Null
+        } else {
+            serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+                serde_json::Value::String(String::from_utf8_lossy(&bytes).into_owned())
+            })
+        };
+        Reply {
+            status,
+            headers,
+            json,
+        }
+    }
+
+    pub async fn get(&self, uri: &str) -> Reply {
+        self.request(Request::get(uri).body(Body::empty()).unwrap())
+            .await
+    }
+
+    /// GET that must answer 200.
+    pub async fn ok(&self, uri: &str) -> serde_json::Value {
+        let r = self.get(uri).await;
+        assert_eq!(r.status, StatusCode::OK, "{uri}: {}", r.json);
+        r.json
+    }
+
+    /// Follows `nextPageToken` from `uri` (which has a `?`) and returns every item of `field`,
+    /// checking each page is at most `page_size` long.
+    pub async fn all_pages(
+        &self,
+        uri: &str,
+        field: &str,
+        page_size: usize,
+    ) -> Vec<serde_json::Value> {
+        let mut out = Vec::new();
+        let mut token: Option<String> = None;
+        loop {
+            let url = match &token {
+                Some(t) => format!("{uri}&pageSize={page_size}&pageToken={t}"),
+                None => format!("{uri}&pageSize={page_size}"),
+            };
+            let r = self.get(&url).await;
+            assert_eq!(r.status, StatusCode::OK, "{url}: {}", r.json);
+            let items = r.json[field].as_array().expect("list field").clone();
+            assert!(items.len() <= page_size);
+            out.extend(items);
+            match r.next_token() {
+                Some(t) => token = Some(t),
+                None => return out,
+            }
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! firn-api integration tests: one suite, generated for SQLite and PostgreSQL, calling the app
+//! in process and over real HTTP on loopback.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod fixtures;
+mod harness;
+mod paging;
+mod schema;
+mod validation;
+
+backend_tests! {
+    validation::bad_parameters_are_400_naming_the_parameter,
+    validation::unknown_things_are_404,
+    validation::page_tokens_are_bound_to_their_query,
+    validation::api_keys_and_rate_limits,
+    validation::no_limits_by_default_and_body_limit,
+    paging::pages_are_stable_under_inserts,
+    paging::last_page_has_no_token,
+}

@@ -1,0 +1,97 @@
+//! `firn up`'s settings, each from the first place that has it: flag, environment variable
+//! (both through clap), the `--config` TOML file, then the default.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use firn_devnet::DevnetConfig;
+use firn_devnet::history::HistoryPlan;
+use serde::Deserialize;
+
+use crate::cli::{ProfileArg, UpArgs};
+
+/// The `--config` file: the flags' names in snake_case, and an optional `[devnet]` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    data_dir: Option<PathBuf>,
+    profile: Option<ProfileArg>,
+    seed: Option<String>,
+    days: Option<u32>,
+    transfers_per_day: Option<u32>,
+    activity_interval: Option<u64>,
+    quiet_chain: Option<bool>,
+    rpc_addr: Option<SocketAddr>,
+    devnet: Option<toml::Table>,
+}
+
+/// Everything `firn up` runs with.
+#[derive(Debug)]
+pub struct UpSettings {
+    pub data_dir: PathBuf,
+    pub profile: Option<ProfileArg>,
+    pub seed: Option<String>,
+    pub plan: HistoryPlan,
+    pub activity_interval: Duration,
+    pub quiet_chain: bool,
+    pub rpc_addr: SocketAddr,
+    /// Devnet settings for a new data dir, and whether they pin the genesis time.
+    pub devnet: Option<(DevnetConfig, bool)>,
+}
+
+pub fn resolve(args: &UpArgs) -> anyhow::Result<UpSettings> {
+    let file = match &args.config {
+        Some(path) => read_file(path)?,
+        None => FileSettings::default(),
+    };
+    let defaults = HistoryPlan::default();
+    let devnet = match file.devnet {
+        Some(table) => {
+            let pins_genesis = table.contains_key("genesis_time");
+            let config: DevnetConfig = table
+                .try_into()
+                .context("the [devnet] table of the --config file is not a devnet configuration")?;
+            Some((config, pins_genesis))
+        }
+        None => None,
+    };
+    let interval = args
+        .activity_interval
+        .or(file.activity_interval)
+        .unwrap_or(5);
+    if interval == 0 {
+        anyhow::bail!("--activity-interval must be at least 1 second (use --quiet-chain for none)");
+    }
+    Ok(UpSettings {
+        data_dir: args
+            .data_dir
+            .clone()
+            .or(file.data_dir)
+            .unwrap_or_else(|| PathBuf::from("./.firn")),
+        profile: args.profile.or(file.profile),
+        seed: args.seed.clone().or(file.seed),
+        plan: HistoryPlan {
+            days: args.days.or(file.days).unwrap_or(defaults.days),
+            transfers_per_day: args
+                .transfers_per_day
+                .or(file.transfers_per_day)
+                .unwrap_or(defaults.transfers_per_day),
+            ..defaults
+        },
+        activity_interval: Duration::from_secs(interval),
+        quiet_chain: args.quiet_chain || file.quiet_chain.unwrap_or(false),
+        rpc_addr: args
+            .rpc_addr
+            .or(file.rpc_addr)
+            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 9650))),
+        devnet,
+    })
+}
+
+fn read_file(path: &Path) -> anyhow::Result<FileSettings> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("couldn't read {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("couldn't parse {}", path.display()))
+}
