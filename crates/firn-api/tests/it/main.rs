@@ -6,6 +6,7 @@ mod fixtures;
 mod harness;
 mod paging;
 mod schema;
+mod signature_aggregator;
 mod validation;
 
 backend_tests! {

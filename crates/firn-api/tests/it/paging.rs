@@ -14,7 +14,13 @@ fn keys(items: &[Value], field: &str) -> Vec<String> {
 }
 
 /// Pages through `uri` with `size` items a page, calling `between` after each page.
-async fn page_with_inserts<F, Fut>(api: &Api, uri: &str, field: &str, size: usize, mut between: F) -> Vec<Value>
+async fn page_with_inserts<F, Fut>(
+    api: &Api,
+    uri: &str,
+    field: &str,
+    size: usize,
+    mut between: F,
+) -> Vec<Value>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = ()>,
@@ -99,11 +105,18 @@ pub async fn pages_are_stable_under_inserts(store: Store) {
     let paged = page_with_inserts(&api, &uri, "blocks", 8, insert_evm).await;
     assert_eq!(keys(&paged, "blockHash"), keys(&snapshot, "blockHash"));
 
-    let uri = format!("/v1/chains/{CHAIN}/addresses/{}/transactions:listErc20?x=1", evm_address(3));
+    let uri = format!(
+        "/v1/chains/{CHAIN}/addresses/{}/transactions:listErc20?x=1",
+        evm_address(3)
+    );
     let snapshot = api.all_pages(&uri, "transactions", 100).await;
     assert!(snapshot.len() > 3, "{}", snapshot.len());
     let paged = page_with_inserts(&api, &uri, "transactions", 2, insert_evm).await;
-    let k = |v: &[Value]| v.iter().map(|t| format!("{}/{}", t["txHash"], t["logIndex"])).collect::<Vec<_>>();
+    let k = |v: &[Value]| {
+        v.iter()
+            .map(|t| format!("{}/{}", t["txHash"], t["logIndex"]))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(k(&paged), k(&snapshot));
 }
 
@@ -117,7 +130,9 @@ pub async fn last_page_has_no_token(store: Store) {
     assert!(r.json.get("nextPageToken").is_none(), "{}", r.json);
     let r = api.get(&format!("{P}/blocks?pageSize={}", n - 1)).await;
     let t = r.next_token().expect("one more page");
-    let last = api.get(&format!("{P}/blocks?pageSize={}&pageToken={t}", n - 1)).await;
+    let last = api
+        .get(&format!("{P}/blocks?pageSize={}&pageToken={t}", n - 1))
+        .await;
     assert_eq!(last.json["blocks"].as_array().unwrap().len(), 1);
     assert!(last.json.get("nextPageToken").is_none());
 }

@@ -7,7 +7,10 @@ use serde_json::Value;
 /// The official Data API document, from `shared/` beside the repository, or `None` (the
 /// caller prints that it skipped).
 pub fn official() -> Option<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/openapi/data-api.openapi.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/openapi/data-api.openapi.json"
+    );
     let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
 }
@@ -15,7 +18,11 @@ pub fn official() -> Option<Value> {
 /// The schema of the 200 (or 201) response of `method path` in `doc`.
 pub fn response_schema<'a>(doc: &'a Value, method: &str, path: &str) -> &'a Value {
     let responses = &doc["paths"][path][method]["responses"];
-    let ok = if responses.get("200").is_some() { &responses["200"] } else { &responses["201"] };
+    let ok = if responses.get("200").is_some() {
+        &responses["200"]
+    } else {
+        &responses["201"]
+    };
     &ok["content"]["application/json"]["schema"]
 }
 
@@ -114,5 +121,8 @@ pub fn assert_valid(doc: &Value, method: &str, path: &str, value: &Value) {
     assert!(!schema.is_null(), "no schema for {method} {path}");
     let mut problems = Vec::new();
     check(doc, schema, value, "$", &mut problems);
-    assert!(problems.is_empty(), "{method} {path}: {problems:#?}\n{value:#}");
+    assert!(
+        problems.is_empty(),
+        "{method} {path}: {problems:#?}\n{value:#}"
+    );
 }
