@@ -148,6 +148,17 @@ async fn signatures_aggregate_by_message_and_by_tx() {
         let by_message = post(&api, "testnet", &body).await;
         assert_eq!(signed(&d, &by_message), msg);
         assert_eq!(by_message.headers["content-type"], "application/json");
+
+        // Both bodies match the official schemas.
+        match crate::schema::official() {
+            Some(doc) => {
+                let base = "/v1/signatureAggregator/{network}/aggregateSignatures";
+                crate::schema::assert_valid(&doc, "post", base, &by_message.json);
+                let get = format!("{base}/{{txHash}}");
+                crate::schema::assert_valid(&doc, "get", &get, &by_tx.json);
+            }
+            None => eprintln!("SKIPPED schema check: the official OpenAPI file is not beside the repo"),
+        }
     })
     .await;
 }
