@@ -1,27 +1,25 @@
 //! The mempool and block production.
 //!
 //! [`Chain::build`] makes one block from the state and the mempool, as AvalancheGo's builder
-//! does: a BanffProposalBlock with a RewardValidatorTx when a staker's end time has been
-//! reached, then its BanffCommitBlock (or BanffAbortBlock for a validator configured
-//! offline); otherwise a BanffStandardBlock at `max(parent time, min(clock, next staker
-//! change))` with the mempool's decision txs, or an empty one when the chain time must move
-//! to a staker change. [`Chain::accept`] executes a block (built here or read from disk) into
+//! does: the block time is `max(parent time, min(clock, next staker change))`; the mempool's
+//! decision txs are packed at that time while their gas fits the capacity; if a staker ends
+//! exactly then, the block is a BanffProposalBlock with its RewardValidatorTx (carrying the
+//! packed txs), followed by its BanffCommitBlock (or BanffAbortBlock for a validator
+//! configured offline); otherwise a BanffStandardBlock with the packed txs, or an empty one
+//! when the chain time must move to a staker change. [`Chain::accept`] executes a block (built here or read from disk) into
 //! the state, so replay and building share one code path.
 
 use crate::error::{DevnetError, TxError};
 use crate::executor::Executor;
 use crate::genesis::{DevnetConfig, NetworkIdentity};
-use crate::state::State;
 use crate::state::validators::ValidatorHistory;
+use crate::state::{StakerKind, State};
 use crate::store::{AcceptedBlock, BlockStore};
 use firn_core::ids::{Id, NodeId};
 use firn_core::pchain::block::{Block, BlockKind};
 use firn_core::pchain::tx::{RewardValidatorTx, Tx, UnsignedTx};
 use std::collections::{HashMap, HashSet, VecDeque};
 use tracing::{debug, info};
-
-/// AvalancheGo's target block size: the builder stops adding txs past it.
-pub const TARGET_BLOCK_SIZE: usize = 128 * 1024;
 
 /// Where an accepted tx lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,38 +172,22 @@ impl Chain {
                 reason: "block does not extend the last accepted block".into(),
             });
         }
-        let parent_time = self.state.timestamp();
         let mark = self.state.mark();
         let result = (|| -> Result<Option<PendingOption>, DevnetError> {
             match block.kind() {
                 BlockKind::BanffStandard { time, txs } => {
-                    if *time < parent_time || self.pending.is_some() {
-                        return Err(invalid(TxError::Syntax(
-                            "proposed timestamp before current chain time",
-                        )));
-                    }
-                    let exec = Executor::new(&self.identity, &self.config);
-                    if *time > exec.next_change_time(&self.state) {
-                        return Err(invalid(TxError::Syntax(
-                            "proposed timestamp later than next staker change time",
-                        )));
-                    }
-                    exec.advance_time(&mut self.state, *time);
-                    for tx in txs {
-                        exec.execute(&mut self.state, tx).map_err(invalid)?;
-                    }
+                    self.execute_decisions(*time, txs).map_err(invalid)?;
                     Ok(None)
                 }
                 BlockKind::BanffProposal { time, txs, tx } => {
-                    if *time != parent_time || !txs.is_empty() || self.pending.is_some() {
-                        return Err(invalid(TxError::Syntax("unexpected proposal block")));
-                    }
                     let UnsignedTx::RewardValidator(RewardValidatorTx { tx_id }) = tx.unsigned()
                     else {
                         return Err(invalid(TxError::Syntax("wrong transaction type")));
                     };
+                    self.execute_decisions(*time, txs).map_err(invalid)?;
+                    // The staker rewarded must be the next to end, exactly at the new time.
                     match self.state.next_staker_to_end() {
-                        Some(s) if s.tx_id == *tx_id && s.end_time <= *time => {}
+                        Some(s) if s.tx_id == *tx_id && s.end_time == *time => {}
                         _ => return Err(invalid(TxError::RemoveWrongStaker)),
                     }
                     Ok(Some(PendingOption {
@@ -235,6 +217,84 @@ impl Chain {
             self.state.rollback_to(mark);
         }
         result
+    }
+
+    /// The decision part of a Banff standard or proposal block (AvalancheGo's
+    /// `AdvanceTimeTo` then `processStandardTxs`): checks the time, advances the state to it,
+    /// consumes the txs' gas from the capacity and executes them at the price of the state
+    /// after the time advanced. The caller rolls back on error.
+    fn execute_decisions(&mut self, time: u64, txs: &[Tx]) -> Result<(), TxError> {
+        if time < self.state.timestamp() || self.pending.is_some() {
+            return Err(TxError::Syntax(
+                "proposed timestamp before current chain time",
+            ));
+        }
+        let exec = Executor::new(&self.identity, &self.config);
+        if time > exec.next_change_time(&self.state) {
+            return Err(TxError::Syntax(
+                "proposed timestamp later than next staker change time",
+            ));
+        }
+        exec.advance_time(&mut self.state, time);
+        let price = exec.gas_price(&self.state);
+        let mut gas = 0u64;
+        for tx in txs {
+            gas = gas
+                .checked_add(exec.gas(tx.unsigned())?)
+                .ok_or_else(|| TxError::Fee("block gas overflow".into()))?;
+        }
+        let consumed = self.state.fee_state().consume(gas)?;
+        self.state.set_fee_state(consumed);
+        for tx in txs {
+            exec.execute(&mut self.state, tx, price)?;
+        }
+        Ok(())
+    }
+
+    /// Advances the state to `time` and executes mempool txs at that time's gas price while
+    /// their gas fits the capacity (AvalancheGo's `packEtnaBlockTxs`). Returns the txs that
+    /// passed, with the state holding their effects and their gas consumed; txs that failed
+    /// are dropped with their reason, txs that did not fit go back to the mempool.
+    fn pack(&mut self, time: u64) -> Vec<Tx> {
+        let exec = Executor::new(&self.identity, &self.config);
+        exec.advance_time(&mut self.state, time);
+        let price = exec.gas_price(&self.state);
+        let capacity = self.state.fee_state().capacity;
+        let mut block_gas = 0u64;
+        let mut included = Vec::new();
+        let mut pending = self.mempool.take_all().into_iter();
+        for tx in pending.by_ref() {
+            let gas = match exec.gas(tx.unsigned()) {
+                Ok(g) => g,
+                Err(e) => {
+                    debug!(tx_id = %tx.id(), error = %e, "dropped tx from mempool");
+                    self.dropped.insert(tx.id(), e);
+                    continue;
+                }
+            };
+            let Some(total) = block_gas.checked_add(gas).filter(|t| *t <= capacity) else {
+                // The block is full: this tx and the rest wait for the next one.
+                self.mempool.add(tx);
+                break;
+            };
+            match exec.execute(&mut self.state, &tx, price) {
+                Ok(()) => {
+                    block_gas = total;
+                    included.push(tx);
+                }
+                Err(e) => {
+                    debug!(tx_id = %tx.id(), error = %e, "dropped tx from mempool");
+                    self.dropped.insert(tx.id(), e);
+                }
+            }
+        }
+        for tx in pending {
+            self.mempool.add(tx);
+        }
+        if let Ok(consumed) = self.state.fee_state().consume(block_gas) {
+            self.state.set_fee_state(consumed);
+        }
+        included
     }
 
     /// Records an executed block: persists it (unless replaying), commits the state, updates
@@ -307,7 +367,8 @@ impl Chain {
     pub fn verify_tx(&mut self, tx: &Tx) -> Result<(), TxError> {
         let mark = self.state.mark();
         let exec = Executor::new(&self.identity, &self.config);
-        let r = exec.execute(&mut self.state, tx);
+        let price = exec.gas_price(&self.state);
+        let r = exec.execute(&mut self.state, tx, price);
         self.state.rollback_to(mark);
         r
     }
@@ -336,81 +397,65 @@ impl Chain {
                 .map(Some);
         }
 
-        // A staker whose time is up: propose its reward.
-        if let Some(s) = self.state.next_staker_to_end()
-            && s.end_time <= parent_time
-        {
-            let reward = Tx::new(
-                UnsignedTx::RewardValidator(RewardValidatorTx { tx_id: s.tx_id }),
-                Vec::new(),
-            );
-            let kind = BlockKind::BanffProposal {
-                time: parent_time,
-                txs: Vec::new(),
-                tx: reward,
-            };
-            return self
-                .accept_built(Block::new(parent_id, height, kind), proposer)
-                .map(Some);
-        }
-
+        // The time of the next block: the clock, capped by the next staker change
+        // (AvalancheGo's `NextBlockTime`).
         let next_change = self.executor().next_change_time(&self.state);
         let time = parent_time.max(now.min(next_change));
-        let must_advance = time > parent_time && time == next_change;
-        if self.mempool.is_empty() && !must_advance {
+        let time_was_capped = time >= next_change;
+        if self.mempool.is_empty() && !time_was_capped {
             return Ok(None);
         }
 
-        // Execute the mempool at the new time, keeping the txs that pass.
+        // Pack the mempool at the new time (AvalancheGo packs before deciding the kind).
         let mark = self.state.mark();
-        let exec = Executor::new(&self.identity, &self.config);
-        exec.advance_time(&mut self.state, time);
-        let mut included = Vec::new();
-        let mut size = 0usize;
-        let mut leftover = Vec::new();
-        for tx in self.mempool.take_all() {
-            let len = tx.bytes().len();
-            if size + len > TARGET_BLOCK_SIZE && !included.is_empty() {
-                leftover.push(tx);
-                continue;
+        let included = self.pack(time);
+
+        // A staker ending exactly at the new time: propose its reward, carrying the packed
+        // txs (AvalancheGo's `buildBlock` with `getNextStakerToReward`).
+        let reward = self
+            .state
+            .next_staker_to_end()
+            .filter(|s| s.end_time == time && s.kind != StakerKind::SubnetValidator)
+            .map(|s| s.tx_id);
+        let (kind, pending) = match reward {
+            Some(staker_tx) => (
+                BlockKind::BanffProposal {
+                    time,
+                    txs: included,
+                    tx: Tx::new(
+                        UnsignedTx::RewardValidator(RewardValidatorTx { tx_id: staker_tx }),
+                        Vec::new(),
+                    ),
+                },
+                Some(PendingOption { staker_tx, time }),
+            ),
+            None if included.is_empty() && !time_was_capped => {
+                self.state.rollback_to(mark);
+                return Ok(None);
             }
-            match exec.execute(&mut self.state, &tx) {
-                Ok(()) => {
-                    size += len;
-                    included.push(tx);
-                }
-                Err(e) => {
-                    debug!(tx_id = %tx.id(), error = %e, "dropped tx from mempool");
-                    self.dropped.insert(tx.id(), e);
-                }
-            }
-        }
-        for tx in leftover {
-            self.mempool.add(tx);
-        }
-        if included.is_empty() && !must_advance {
-            self.state.rollback_to(mark);
-            return Ok(None);
-        }
-        let block = Block::new(
-            parent_id,
-            height,
-            BlockKind::BanffStandard {
-                time,
-                txs: included,
-            },
-        );
+            None => (
+                BlockKind::BanffStandard {
+                    time,
+                    txs: included,
+                },
+                None,
+            ),
+        };
+        let block = Block::new(parent_id, height, kind);
         let accepted = AcceptedBlock { block, proposer };
-        if let Err(e) = self.finish(accepted.clone(), None, true) {
+        if let Err(e) = self.finish(accepted.clone(), pending, true) {
             // Not persisted: the state was rolled back; give the txs back to the mempool.
             for tx in accepted.block.txs() {
-                self.mempool.add(tx.clone());
+                if !matches!(tx.unsigned(), UnsignedTx::RewardValidator(_)) {
+                    self.mempool.add(tx.clone());
+                }
             }
             return Err(e);
         }
         info!(
             height,
             time,
+            kind = accepted.block.type_name(),
             txs = accepted.block.txs().count(),
             "built block"
         );

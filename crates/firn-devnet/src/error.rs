@@ -158,6 +158,12 @@ pub enum TxError {
     /// An amount sum overflows u64.
     #[error("overflow")]
     Overflow,
+    /// The tx's dynamic fee could not be computed (AvalancheGo's fee calculator errors).
+    #[error("{0}")]
+    Fee(String),
+    /// A block's txs need more gas than the chain has.
+    #[error(transparent)]
+    Capacity(#[from] crate::fee::InsufficientCapacity),
     /// A staker tx's flow check failed.
     #[error("flow check failed: {0}")]
     FlowCheckFailed(Box<TxError>),

@@ -8,6 +8,7 @@
 //! blocks alone; the block's ID is a pure function of the configuration.
 
 use crate::error::DevnetError;
+use crate::fee::DynamicFeeConfig;
 use crate::signers::SignerBehaviour;
 use firn_core::address::{FUJI_ID, LOCAL_ID, format_address, hrp_for_network};
 use firn_core::codec::Bytes;
@@ -159,58 +160,6 @@ impl Default for StakingConfig {
     }
 }
 
-/// The static fee each tx type burns, nAVAX.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TxFees {
-    /// BaseTx.
-    pub base: u64,
-    /// CreateSubnetTx.
-    pub create_subnet: u64,
-    /// CreateChainTx.
-    pub create_chain: u64,
-    /// AddPermissionlessValidatorTx on the primary network.
-    pub add_primary_validator: u64,
-    /// AddPermissionlessDelegatorTx on the primary network.
-    pub add_primary_delegator: u64,
-    /// AddSubnetValidatorTx.
-    pub add_subnet_validator: u64,
-    /// RemoveSubnetValidatorTx.
-    pub remove_subnet_validator: u64,
-    /// TransferSubnetOwnershipTx.
-    pub transfer_subnet_ownership: u64,
-    /// ConvertSubnetToL1Tx.
-    pub convert_subnet_to_l1: u64,
-    /// RegisterL1ValidatorTx.
-    pub register_l1_validator: u64,
-    /// SetL1ValidatorWeightTx.
-    pub set_l1_validator_weight: u64,
-    /// IncreaseL1ValidatorBalanceTx.
-    pub increase_l1_validator_balance: u64,
-    /// DisableL1ValidatorTx.
-    pub disable_l1_validator: u64,
-}
-
-impl Default for TxFees {
-    fn default() -> Self {
-        Self {
-            base: MILLI_AVAX,
-            create_subnet: 100 * MILLI_AVAX,
-            create_chain: 100 * MILLI_AVAX,
-            add_primary_validator: 0,
-            add_primary_delegator: 0,
-            add_subnet_validator: MILLI_AVAX,
-            remove_subnet_validator: MILLI_AVAX,
-            transfer_subnet_ownership: MILLI_AVAX,
-            convert_subnet_to_l1: MILLI_AVAX,
-            register_l1_validator: MILLI_AVAX,
-            set_l1_validator_weight: MILLI_AVAX,
-            increase_l1_validator_balance: MILLI_AVAX,
-            disable_l1_validator: MILLI_AVAX,
-        }
-    }
-}
-
 /// The ACP-77 continuous fee of L1 validators (AvalancheGo's `validators/fee.Config`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct L1FeeConfig {
@@ -226,12 +175,12 @@ pub struct L1FeeConfig {
 
 impl Default for L1FeeConfig {
     fn default() -> Self {
-        // AvalancheGo's mainnet and Fuji values.
+        // AvalancheGo's Fuji values: the price doubles every hour above the target.
         Self {
             capacity: 20_000,
             target: 10_000,
             min_price: 512,
-            excess_conversion_constant: 1_246_488_515,
+            excess_conversion_constant: 51_937_021,
         }
     }
 }
@@ -269,8 +218,8 @@ pub struct DevnetConfig {
     pub warp_signers: BTreeMap<NodeId, SignerBehaviour>,
     /// Staking rules.
     pub staking: StakingConfig,
-    /// Static tx fees.
-    pub fees: TxFees,
+    /// Etna's dynamic tx fees (ACP-103).
+    pub dynamic_fees: DynamicFeeConfig,
     /// L1 validator continuous fees.
     pub l1_fees: L1FeeConfig,
 }
@@ -292,14 +241,16 @@ impl Default for DevnetConfig {
             offline_validators: Vec::new(),
             warp_signers: BTreeMap::new(),
             staking: StakingConfig::default(),
-            fees: TxFees::default(),
+            dynamic_fees: DynamicFeeConfig::default(),
             l1_fees: L1FeeConfig::default(),
         }
     }
 }
 
 impl DevnetConfig {
-    /// The defaults for `profile` (the local profile uses AvalancheGo's local L1 fee prices).
+    /// The defaults for `profile`: both are post-Etna with AvalancheGo's dynamic fee
+    /// configuration (the same on Fuji and local networks); the local profile uses
+    /// AvalancheGo's local L1 validator fee prices.
     pub fn for_profile(profile: Profile) -> Self {
         let mut c = Self {
             profile,
@@ -350,6 +301,19 @@ impl DevnetConfig {
         }
         if self.staking.reward.minting_period_secs == 0 {
             return bad("staking.reward.minting_period_secs", "must be positive");
+        }
+        let d = &self.dynamic_fees;
+        if d.excess_conversion_constant == 0 {
+            return bad(
+                "dynamic_fees.excess_conversion_constant",
+                "must be positive",
+            );
+        }
+        if d.max_capacity == 0 || d.max_per_second == 0 {
+            return bad("dynamic_fees", "capacity and refill rate must be positive");
+        }
+        if d.target_per_second > d.max_per_second {
+            return bad("dynamic_fees.target_per_second", "above max_per_second");
         }
         if self.l1_fees.excess_conversion_constant == 0 {
             return bad("l1_fees.excess_conversion_constant", "must be positive");

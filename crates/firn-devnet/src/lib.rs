@@ -22,8 +22,9 @@
 //!   configurable honest, slow, offline or lying.
 //!
 //! Data flows: signed [`firn_core::pchain::Tx`] → `issue_tx` ([`executor`] verifies against
-//! the [`state::State`], errors carry AvalancheGo's texts) → mempool → `build_block`
-//! (the block builder) → [`store`] (append + fsync) → state and indexes → reads (`block_by_height`,
+//! the [`state::State`], errors carry AvalancheGo's texts; the tx burns its Etna dynamic fee,
+//! see [`fee`]) → mempool → `build_block` (the block builder, packing txs while their gas fits
+//! the capacity) → [`store`] (append + fsync) → state and indexes → reads (`block_by_height`,
 //! `utxos`, `balance`, `current_validators`, `validators_at`, …). Opening a data directory
 //! replays its block file through the same executor, so a restart continues the same chain.
 //!
@@ -51,6 +52,7 @@ mod builder;
 pub mod clock;
 pub mod error;
 pub mod executor;
+pub mod fee;
 pub mod genesis;
 pub mod history;
 pub mod math;

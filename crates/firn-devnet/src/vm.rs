@@ -3,6 +3,7 @@
 use crate::builder::{Chain, TxLocation};
 use crate::clock::Clock;
 use crate::error::{DevnetError, TxError};
+use crate::fee::GasState;
 use crate::genesis::{DevnetConfig, Genesis, NetworkIdentity};
 use crate::state::validators::ValidatorSet;
 use crate::state::{Chain as Blockchain, L1Validator, RewardUtxo, Staker, State, Subnet, Utxo};
@@ -90,7 +91,8 @@ pub struct L1ValidatorInfo {
 /// issuing and building a write lock, each briefly.
 ///
 /// Where it knowingly differs from AvalancheGo's `platformvm`:
-/// - fees are static per tx type ([`crate::genesis::TxFees`]), not Etna's dynamic gas fees;
+/// - the dynamic fee state starts at genesis with full gas capacity (AvalancheGo starts
+///   empty and refills), so a block at the genesis time can carry txs;
 /// - stakers start when their tx is accepted (post-Durango rules), so there are never
 ///   pending validators; the Helicon reward ramp is not applied;
 /// - uptime is 100% unless a node is listed in `offline_validators` (its reward is aborted);
@@ -503,10 +505,29 @@ impl PChain {
         f(&self.read().state)
     }
 
-    /// The static fee the VM charges for a tx.
-    pub fn fee_of(&self, tx: &UnsignedTx) -> u64 {
+    /// The dynamic fee a tx pays at the current gas price: its complexity's gas · price.
+    pub fn fee_of(&self, tx: &UnsignedTx) -> Result<u64, TxError> {
         let c = self.read();
-        crate::executor::Executor::new(&c.identity, &c.config).fee(tx)
+        let exec = crate::executor::Executor::new(&c.identity, &c.config);
+        exec.fee_at(tx, exec.gas_price(&c.state))
+    }
+
+    /// The dynamic fee state now: gas capacity and excess, and the gas price.
+    pub fn fee_state(&self) -> (GasState, u64) {
+        let c = self.read();
+        let exec = crate::executor::Executor::new(&c.identity, &c.config);
+        (c.state.fee_state(), exec.gas_price(&c.state))
+    }
+
+    /// The L1 validator fee state now: the excess and the price per validator-second.
+    pub fn validator_fee_state(&self) -> (u64, u64) {
+        let c = self.read();
+        let f = &c.config.l1_fees;
+        let excess = c.state.l1_excess();
+        (
+            excess,
+            crate::math::gas_price(f.min_price, excess, f.excess_conversion_constant),
+        )
     }
 }
 

@@ -22,10 +22,10 @@ pub enum Command {
     Up(UpArgs),
     /// Run only the local network (the devnet P-Chain) and its AvalancheGo-compatible node RPC.
     Devnet(DevnetArgs),
-    /// Follow a node's RPC into a store. (Not built yet.)
-    Index,
-    /// Serve the Data API and Metrics API from a store. (Not built yet.)
-    Serve,
+    /// Follow a node's P-Chain RPC into a store (SQLite in the data dir, or --database).
+    Index(IndexArgs),
+    /// Serve the Data API from a store (SQLite file or PostgreSQL URL).
+    Serve(ServeArgs),
     /// Decode Avalanche bytes (hex, with or without checksum) and print them as AvalancheGo's JSON.
     Decode(DecodeArgs),
     /// Print deterministic secp256k1 keys with their P-Chain and EVM addresses.
@@ -111,6 +111,76 @@ pub struct UpArgs {
     /// Print the start-up banner as one JSON object.
     #[arg(long, conflicts_with = "silent")]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// The node's RPC base URL (AvalancheGo or `firn devnet`).
+    #[arg(long, default_value = "http://127.0.0.1:9650")]
+    pub rpc: String,
+
+    /// Store URL: `postgres://…`, or a SQLite path. Default: firn.db in the data dir.
+    #[arg(long)]
+    pub database: Option<String>,
+
+    /// Directory of the default SQLite store.
+    #[arg(long, default_value = "./.firn")]
+    pub data_dir: std::path::PathBuf,
+
+    /// Blocks fetched and committed per database transaction.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub batch_blocks: u64,
+
+    /// RPC requests in flight while backfilling.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub concurrency: u32,
+
+    /// Stop once caught up with the node's height at start, instead of following the tip.
+    #[arg(long)]
+    pub once: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The store: a SQLite file path (created if missing) or a postgres:// URL.
+    #[arg(long, env = "FIRN_DATABASE", default_value = "./.firn/firn.db")]
+    pub database: String,
+
+    /// Address the Data API listens on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+
+    /// Network the store's chains belong to, as `{network}` paths name it.
+    #[arg(long, value_enum, default_value = "fuji")]
+    pub network: NetworkArg,
+
+    /// Accepted API key (repeat for more). Without any, keys are not checked.
+    #[arg(long = "api-key", env = "FIRN_API_KEYS", value_delimiter = ',')]
+    pub api_keys: Vec<String>,
+
+    /// Requests per minute allowed per API key (default: unlimited).
+    #[arg(long)]
+    pub rate_limit_per_key: Option<u64>,
+
+    /// Requests per minute allowed per client IP without a key (default: unlimited).
+    #[arg(long)]
+    pub rate_limit_per_ip: Option<u64>,
+
+    /// A price table (TOML: `[usd] AVAX = 25.0`); without one, price fields are left out.
+    #[arg(long)]
+    pub prices: Option<std::path::PathBuf>,
+
+    /// Longest a request may run, in seconds.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_timeout: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NetworkArg {
+    /// The test network (`fuji` / `testnet`).
+    Fuji,
+    /// Mainnet.
+    Mainnet,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]

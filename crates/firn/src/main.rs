@@ -23,7 +23,8 @@ fn main() -> ExitCode {
 
 fn init_logging(verbose: u8) {
     let default = match verbose {
-        0 => "warn",
+        // The indexer's progress lines are its output when stderr is not a terminal.
+        0 => "warn,firn::index=info",
         1 => "info",
         2 => "debug",
         _ => "trace",

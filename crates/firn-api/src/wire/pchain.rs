@@ -731,17 +731,19 @@ pub struct Blockchain {
     /// EVM chain ID of an EVM chain.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evm_chain_id: Option<u64>,
-    /// Genesis as given in the transaction (JSON text for EVM chains, hex otherwise).
+    /// Genesis: the parsed JSON object for EVM chains (what both official SDKs accept), the
+    /// bytes as `0x` hex otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub genesis_data: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub genesis_data: Option<serde_json::Value>,
 }
 
 impl From<&BlockchainRecord> for Blockchain {
     fn from(r: &BlockchainRecord) -> Self {
         let c = &r.chain;
-        let genesis = match std::str::from_utf8(&c.genesis) {
-            Ok(text) if serde_json::from_str::<serde_json::Value>(text).is_ok() => text.to_owned(),
-            _ => format!("0x{}", hex::encode(&c.genesis)),
+        let genesis = match serde_json::from_slice::<serde_json::Value>(&c.genesis) {
+            Ok(v @ serde_json::Value::Object(_)) => v,
+            _ => serde_json::Value::String(format!("0x{}", hex::encode(&c.genesis))),
         };
         Self {
             create_block_timestamp: r.timestamp,

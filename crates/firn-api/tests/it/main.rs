@@ -6,6 +6,8 @@ mod fixtures;
 mod harness;
 mod paging;
 mod schema;
+mod service;
+mod shapes;
 mod signature_aggregator;
 mod validation;
 
@@ -17,4 +19,8 @@ backend_tests! {
     validation::no_limits_by_default_and_body_limit,
     paging::pages_are_stable_under_inserts,
     paging::last_page_has_no_token,
+    shapes::every_endpoint_matches_the_official_schema,
+    shapes::values_match_the_store,
+    service::prices_come_from_the_table_only,
+    service::openapi_document_lists_every_operation,
 }

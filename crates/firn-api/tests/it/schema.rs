@@ -1,5 +1,5 @@
 //! A small checker of JSON values against the official OpenAPI file's schemas (`type`,
-//! `required`, `enum`, `const`, `items`, `properties`, `$ref`, `allOf`, `oneOf`/`anyOf`), as
+//! `required`, `enum`, `const`, `items`, `properties`, `additionalProperties`, `$ref`, `allOf`, `oneOf`/`anyOf`), as
 //! strict as the official clients' validators: required fields, JSON types and closed enums.
 
 use serde_json::Value;
@@ -104,10 +104,18 @@ pub fn check(doc: &Value, schema: &Value, value: &Value, at: &str, problems: &mu
                 }
             }
         }
-        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        let props = schema.get("properties").and_then(Value::as_object);
+        if let Some(props) = props {
             for (k, s) in props {
                 if let Some(v) = obj.get(k) {
                     check(doc, s, v, &format!("{at}.{k}"), problems);
+                }
+            }
+        }
+        if let Some(extra) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+            for (k, v) in obj {
+                if props.is_none_or(|p| !p.contains_key(k)) {
+                    check(doc, extra, v, &format!("{at}.{k}"), problems);
                 }
             }
         }

@@ -1,9 +1,11 @@
 //! Tx verification and execution, as AvalancheGo's `txs/executor` does it.
 //!
 //! [`Executor::execute`] verifies one decision tx against the [`State`] at the chain time and
-//! applies it; on any error it rolls the state back, so an invalid tx changes nothing.
-//! [`Executor::advance_time`] moves the chain time (expiring subnet validators and charging
-//! L1 validators their continuous fee) and [`Executor::reward`] ends a staker.
+//! a gas price, and applies it; on any error it rolls the state back, so an invalid tx
+//! changes nothing. The tx burns its dynamic fee (its complexity's gas at that price, see
+//! [`crate::fee`]) in its flow check. [`Executor::advance_time`] moves the chain time
+//! (refilling gas capacity, expiring subnet validators and charging L1 validators their
+//! continuous fee) and [`Executor::reward`] ends a staker.
 
 mod l1;
 pub mod spend;
@@ -11,6 +13,7 @@ mod staking;
 pub mod syntax;
 
 use crate::error::TxError;
+use crate::fee::{Dimensions, tx_complexity};
 use crate::genesis::{DevnetConfig, Genesis, NetworkIdentity};
 use crate::math::{self, FeeState};
 use crate::state::{Chain, Staker, StakerKind, State, Subnet};
@@ -32,6 +35,8 @@ pub struct Executor<'a> {
     pub identity: &'a NetworkIdentity,
     /// The devnet configuration.
     pub config: &'a DevnetConfig,
+    /// The gas price txs pay (set per tx by [`Executor::execute`]).
+    gas_price: u64,
 }
 
 impl<'a> Executor<'a> {
@@ -50,7 +55,7 @@ impl<'a> Executor<'a> {
             outputs: base.outputs.iter().collect(),
             creds: &tx.credentials()[..creds],
             burned: self
-                .fee(tx.unsigned())
+                .fee(tx.unsigned())?
                 .checked_add(extra)
                 .ok_or(TxError::Overflow)?,
         })
@@ -58,35 +63,51 @@ impl<'a> Executor<'a> {
 
     /// Builds an executor.
     pub fn new(identity: &'a NetworkIdentity, config: &'a DevnetConfig) -> Self {
-        Self { identity, config }
-    }
-
-    /// The static fee of a tx.
-    pub fn fee(&self, tx: &UnsignedTx) -> u64 {
-        let f = &self.config.fees;
-        match tx {
-            UnsignedTx::Base(_) => f.base,
-            UnsignedTx::CreateSubnet(_) => f.create_subnet,
-            UnsignedTx::CreateChain(_) => f.create_chain,
-            UnsignedTx::AddPermissionlessValidator(_) => f.add_primary_validator,
-            UnsignedTx::AddPermissionlessDelegator(_) => f.add_primary_delegator,
-            UnsignedTx::AddSubnetValidator(_) => f.add_subnet_validator,
-            UnsignedTx::RemoveSubnetValidator(_) => f.remove_subnet_validator,
-            UnsignedTx::TransferSubnetOwnership(_) => f.transfer_subnet_ownership,
-            UnsignedTx::ConvertSubnetToL1(_) => f.convert_subnet_to_l1,
-            UnsignedTx::RegisterL1Validator(_) => f.register_l1_validator,
-            UnsignedTx::SetL1ValidatorWeight(_) => f.set_l1_validator_weight,
-            UnsignedTx::IncreaseL1ValidatorBalance(_) => f.increase_l1_validator_balance,
-            UnsignedTx::DisableL1Validator(_) => f.disable_l1_validator,
-            _ => 0,
+        Self {
+            identity,
+            config,
+            gas_price: 0,
         }
     }
 
-    /// Verifies and applies a decision tx at the state's chain time. On error the state is
-    /// left exactly as it was.
-    pub fn execute(&self, state: &mut State, tx: &Tx) -> Result<(), TxError> {
+    /// The gas price of the next block on `state`: AvalancheGo's `PickFeeCalculator`, from
+    /// the fee state's excess.
+    pub fn gas_price(&self, state: &State) -> u64 {
+        self.config.dynamic_fees.price(state.fee_state().excess)
+    }
+
+    /// A tx's complexity (AvalancheGo's `TxComplexity`).
+    pub fn complexity(tx: &UnsignedTx) -> Result<Dimensions, TxError> {
+        tx_complexity(tx).map_err(|e| TxError::Fee(format!("error calculating complexity: {e}")))
+    }
+
+    /// A tx's gas: its complexity weighted by the configured weights.
+    pub fn gas(&self, tx: &UnsignedTx) -> Result<u64, TxError> {
+        let complexity = Self::complexity(tx)?;
+        self.config
+            .dynamic_fees
+            .gas(complexity)
+            .ok_or_else(|| TxError::Fee("error calculating gas: overflow".into()))
+    }
+
+    /// The dynamic fee of a tx at `gas_price`: gas · price.
+    pub fn fee_at(&self, tx: &UnsignedTx, gas_price: u64) -> Result<u64, TxError> {
+        self.gas(tx)?
+            .checked_mul(gas_price)
+            .ok_or_else(|| TxError::Fee("error calculating cost: overflow".into()))
+    }
+
+    /// The fee of a tx at the price this executor runs at.
+    fn fee(&self, tx: &UnsignedTx) -> Result<u64, TxError> {
+        self.fee_at(tx, self.gas_price)
+    }
+
+    /// Verifies and applies a decision tx at the state's chain time, paying `gas_price` per
+    /// gas. On error the state is left exactly as it was.
+    pub fn execute(&self, state: &mut State, tx: &Tx, gas_price: u64) -> Result<(), TxError> {
+        let exec = Self { gas_price, ..*self };
         let mark = state.mark();
-        let result = self.execute_inner(state, tx);
+        let result = exec.execute_inner(state, tx);
         if result.is_err() {
             state.rollback_to(mark);
         }
@@ -124,7 +145,7 @@ impl<'a> Executor<'a> {
         verify_base(base, self.identity.network_id, &self.identity.p_chain_id)?;
         let hash = unsigned.signing_hash();
         let now = state.timestamp();
-        let fee = self.fee(unsigned);
+        let fee = self.fee(unsigned)?;
         let tx_id = tx.id();
         let creds = tx.credentials();
         let simple = |burned: u64, creds| Spend {
@@ -205,15 +226,52 @@ impl<'a> Executor<'a> {
             _ => return Err(TxError::Unsupported("unsupported tx type")),
         }
 
-        // Every tx that got here spends its inputs and produces its outputs. The fee is burnt;
-        // as in AvalancheGo the current supply (an upper bound) keeps it, and the state
-        // counts it apart.
+        // Every tx that got here spends its inputs and produces its outputs. What the inputs
+        // hold beyond the outputs, the stake and L1 balances is burnt: the fee, and whatever
+        // a wallet paid above it (a fee computed at a higher price than the block's). As in
+        // AvalancheGo the current supply (an upper bound) keeps it; the state counts it apart.
+        let burned = self.unlocked_burn(unsigned, base);
         consume(state, &base.inputs);
         produce(state, tx_id, &base.outputs);
-        if fee > 0 {
-            state.add_burned(fee);
+        debug_assert!(
+            burned >= fee,
+            "the flow check guarantees the fee is covered"
+        );
+        if burned > 0 {
+            state.add_burned(burned);
         }
         Ok(())
+    }
+
+    /// The AVAX a verified tx destroys: its AVAX inputs minus its AVAX outputs, stake and
+    /// the balances it gives L1 validators.
+    fn unlocked_burn(&self, tx: &UnsignedTx, base: &firn_core::pchain::tx::BaseTx) -> u64 {
+        let avax = self.avax();
+        let consumed: u64 = base
+            .inputs
+            .iter()
+            .filter(|i| i.asset_id == avax)
+            .map(|i| i.input.amount())
+            .fold(0, u64::saturating_add);
+        let outputs = |outs: &[firn_core::pchain::fx::TransferableOutput]| {
+            outs.iter()
+                .filter(|o| o.asset_id == avax)
+                .map(|o| o.output.amount())
+                .fold(0u64, u64::saturating_add)
+        };
+        let elsewhere = match tx {
+            UnsignedTx::AddPermissionlessValidator(t) => outputs(&t.stake),
+            UnsignedTx::AddPermissionlessDelegator(t) => outputs(&t.stake),
+            UnsignedTx::ConvertSubnetToL1(t) => t
+                .validators
+                .iter()
+                .map(|v| v.balance)
+                .fold(0, u64::saturating_add),
+            UnsignedTx::RegisterL1Validator(t) => t.balance,
+            UnsignedTx::IncreaseL1ValidatorBalance(t) => t.balance,
+            _ => 0,
+        };
+        consumed.saturating_sub(outputs(&base.outputs).saturating_add(elsewhere))
     }
 
     /// The AVAX asset ID.
@@ -264,8 +322,8 @@ impl<'a> Executor<'a> {
     }
 
     /// Moves the chain time to `time` (≥ the current time): removes permissioned subnet
-    /// validators that ended, forgets stale expiries, charges active L1 validators and
-    /// deactivates those whose balance ran out.
+    /// validators that ended, forgets stale expiries, refills gas capacity and drains the
+    /// excess, charges active L1 validators and deactivates those whose balance ran out.
     pub fn advance_time(&self, state: &mut State, time: u64) {
         let now = state.timestamp();
         if time <= now {
@@ -281,12 +339,17 @@ impl<'a> Executor<'a> {
         for e in state.stale_expiries(time) {
             state.remove_expiry(e);
         }
+        let seconds = time - now;
+        state.set_fee_state(
+            state
+                .fee_state()
+                .advance(&self.config.dynamic_fees, seconds),
+        );
         let c = &self.config.l1_fees;
         let fs = FeeState {
             current: state.active_l1_count(),
             excess: state.l1_excess(),
         };
-        let seconds = time - now;
         let accrued = state.accrued_fees().saturating_add(fs.cost_of(c, seconds));
         for id in state.depleted_l1(accrued) {
             if let Some(mut v) = state.l1_validator(&id).cloned() {
@@ -304,6 +367,7 @@ impl<'a> Executor<'a> {
     pub fn apply_genesis(&self, state: &mut State, genesis: &Genesis) {
         state.set_timestamp(self.config.genesis_time);
         state.set_supply(genesis.initial_supply);
+        state.set_fee_state(self.config.dynamic_fees.genesis_state());
         for tx in genesis.block.txs() {
             match tx.unsigned() {
                 UnsignedTx::Base(b) => produce(state, tx.id(), &b.outputs),

@@ -12,6 +12,7 @@ pub use types::{
     Chain, Conversion, L1Validator, RewardKind, RewardUtxo, Staker, StakerKind, Subnet, Utxo,
 };
 
+use crate::fee::GasState;
 use firn_core::ids::{Id, NodeId, ShortId};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -27,6 +28,7 @@ enum Undo {
     Burned(u64),
     AccruedFees(u64),
     L1Excess(u64),
+    FeeState(GasState),
     Timestamp(u64),
     ExpiryAdded((u64, Id)),
     ExpiryRemoved((u64, Id)),
@@ -41,6 +43,7 @@ pub struct State {
     burned: u64,
     accrued_fees: u64,
     l1_excess: u64,
+    fee_state: GasState,
     utxos: HashMap<Id, Utxo>,
     by_address: HashMap<ShortId, BTreeSet<Id>>,
     stakers: HashMap<Id, Staker>,
@@ -84,6 +87,11 @@ impl State {
     /// The L1 validator fee excess.
     pub fn l1_excess(&self) -> u64 {
         self.l1_excess
+    }
+
+    /// The dynamic fee state (ACP-103): gas capacity and excess.
+    pub fn fee_state(&self) -> GasState {
+        self.fee_state
     }
 
     /// A UTXO by ID.
@@ -133,6 +141,14 @@ impl State {
         self.end_order
             .first()
             .and_then(|(_, _, id)| self.stakers.get(id))
+    }
+
+    /// Every current staker in AvalancheGo's iteration order: by end time, then priority
+    /// (permissioned subnet validators, delegators, validators), then tx ID.
+    pub fn stakers_by_end(&self) -> impl Iterator<Item = &Staker> {
+        self.end_order
+            .iter()
+            .filter_map(|(_, _, id)| self.stakers.get(id))
     }
 
     /// A subnet.
@@ -271,6 +287,7 @@ impl State {
             Undo::Burned(v) => self.burned = v,
             Undo::AccruedFees(v) => self.accrued_fees = v,
             Undo::L1Excess(v) => self.l1_excess = v,
+            Undo::FeeState(v) => self.fee_state = v,
             Undo::Timestamp(v) => self.timestamp = v,
             Undo::ExpiryAdded(k) => {
                 self.expiries.remove(&k);
@@ -372,6 +389,12 @@ impl State {
     pub fn set_l1_excess(&mut self, v: u64) {
         self.journal.push(Undo::L1Excess(self.l1_excess));
         self.l1_excess = v;
+    }
+
+    /// Sets the dynamic fee state.
+    pub fn set_fee_state(&mut self, v: GasState) {
+        self.journal.push(Undo::FeeState(self.fee_state));
+        self.fee_state = v;
     }
 
     /// Sets the chain time.

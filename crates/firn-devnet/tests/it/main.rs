@@ -4,6 +4,7 @@
 mod common;
 mod concurrency;
 mod generated;
+mod fees;
 mod history;
 mod l1;
 mod rejections;

@@ -18,10 +18,16 @@ fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
     let node = NodeId([7; 20]);
     let sk = derive_bls("test", "node", 0).unwrap();
 
-    // A plain transfer burns the base fee.
+    // A plain transfer burns its dynamic fee: its gas at the price (1 nAVAX at genesis).
     let send = wallet.send(keys[9], 5 * AVAX).unwrap();
+    let base_fee = chain.fee_of(send.unsigned()).unwrap();
+    let (_, price) = chain.fee_state();
+    assert_eq!(price, 1);
+    // One input with one signature and two outputs (AvalancheGo's BaseTx complexity):
+    // bandwidth (the tx's length), 1 read, 3 writes, 200 compute.
+    let len = send.bytes().len() as u64;
+    assert_eq!(base_fee, len + 1_000 + 3 * 1_000 + 4 * 200);
     issue_and_build(&chain, send);
-    let base_fee = chain.config().fees.base;
     // As in AvalancheGo, the current supply is an upper bound that keeps burnt fees.
     assert_eq!(chain.current_supply(), supply0);
     assert_eq!(chain.burned_fees(), base_fee);
@@ -75,23 +81,26 @@ fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
     let before_validator = chain.balance(&[validator_reward_to]);
     let before_delegator = chain.balance(&[delegator_reward_to]);
 
-    // Past both end times: blocks move time, propose rewards and commit them.
+    // Past both end times: as AvalancheGo's builder does, each reward proposal itself
+    // moves the chain time to the staker's end (no standard block before it), then its
+    // commit follows.
     chain.clock().advance(31 * DAY);
     let blocks = chain.build_until_idle().unwrap();
     let kinds: Vec<&str> = blocks.iter().map(|b| b.block.type_name()).collect();
     assert_eq!(
         kinds,
         [
-            "BanffStandardBlock",
             "BanffProposalBlock",
             "BanffCommitBlock",
-            "BanffStandardBlock",
             "BanffProposalBlock",
             "BanffCommitBlock"
         ]
     );
     assert!(
-        matches!(blocks[0].block.kind(), BlockKind::BanffStandard { time, txs } if *time == d.end_time && txs.is_empty())
+        matches!(blocks[0].block.kind(), BlockKind::BanffProposal { time, txs, .. } if *time == d.end_time && txs.is_empty())
+    );
+    assert!(
+        matches!(blocks[2].block.kind(), BlockKind::BanffProposal { time, .. } if *time == v.end_time)
     );
     assert_eq!(chain.tx_status(&dtx_id), TxStatus::Committed);
     assert!(chain.current_validators(Id::ZERO, &[node]).is_empty());
@@ -129,14 +138,16 @@ fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
     let returned = returned.expect("returned stake UTXO");
     assert_eq!(returned.output.amount(), v.stake[0].output.amount());
 
-    // Supply: genesis supply + both rewards minted; net of fees, minus the burnt fee.
+    // Supply: genesis supply + both rewards minted; net of fees, minus the burnt fees (the
+    // staking txs pay dynamic fees too).
     assert_eq!(
         chain.current_supply(),
         supply0 + v.potential_reward + d.potential_reward
     );
+    assert!(chain.burned_fees() > base_fee);
     assert_eq!(
         chain.circulating_supply(),
-        supply0 + v.potential_reward + d.potential_reward - base_fee
+        supply0 + v.potential_reward + d.potential_reward - chain.burned_fees()
     );
 
     // Each block names a proposer among the primary network validators of its parent.
@@ -170,11 +181,13 @@ fn offline_validator_is_aborted_and_gets_only_its_stake() {
             20_000,
         )
         .unwrap();
+    let fee = chain.fee_of(vtx.unsigned()).unwrap();
     let id = issue_and_build(&chain, vtx);
     assert!(chain.current_supply() > supply0);
+    assert_eq!(chain.burned_fees(), fee);
     assert_eq!(
         chain.balance(chain.funded_addresses()).total,
-        wallet_total - 5_000 * AVAX
+        wallet_total - 5_000 * AVAX - fee
     );
     chain.clock().advance(3 * DAY);
     let blocks = chain.build_until_idle().unwrap();
@@ -183,8 +196,11 @@ fn offline_validator_is_aborted_and_gets_only_its_stake() {
     assert_eq!(chain.tx_status(&reward_tx), TxStatus::Aborted);
     assert!(chain.reward_utxos(&id).is_empty());
     assert_eq!(chain.current_supply(), supply0);
-    // The stake came back to the wallet, without reward.
-    assert_eq!(chain.balance(chain.funded_addresses()).total, wallet_total);
+    // The stake came back to the wallet, without reward; only the fee is gone.
+    assert_eq!(
+        chain.balance(chain.funded_addresses()).total,
+        wallet_total - fee
+    );
 }
 
 #[test]
@@ -307,4 +323,50 @@ fn staking_rules_are_enforced_with_avalanchego_texts() {
             .add_delegator(node, 40_000 * AVAX, now + 10 * DAY, me)
             .unwrap(),
     );
+}
+
+#[test]
+fn a_reward_proposal_moves_time_and_carries_the_mempool_txs() {
+    // AvalancheGo's builder packs the mempool before deciding the block kind: when a staker
+    // ends at the new block time, its BanffProposalBlock holds the decision txs too.
+    let dir = TempDir::new("proposal-txs");
+    let chain = open_in(dir.path(), config());
+    let wallet = Wallet::new(&chain);
+    let keys = chain.funded_addresses().to_vec();
+    let node = NodeId([0x19; 20]);
+    let sk = derive_bls("test", "node", 9).unwrap();
+    let end = chain.timestamp() + 2 * DAY;
+    let vtx = wallet
+        .add_validator(node, &sk, 2_000 * AVAX, end, keys[4], 20_000)
+        .unwrap();
+    let vtx_id = issue_and_build(&chain, vtx);
+    let parent_time = chain.timestamp();
+
+    let to_before = chain.balance(&[keys[8]]).total;
+    let send = Wallet::with_keys(&chain, vec![chain.config().funded_key(1)])
+        .send(keys[8], 3 * AVAX)
+        .unwrap();
+    let send_id = chain.issue_tx(send).unwrap();
+    chain.clock().advance(3 * DAY);
+    let proposal = chain.build_block().unwrap().expect("a block");
+    match proposal.block.kind() {
+        BlockKind::BanffProposal { time, txs, tx } => {
+            assert_eq!(*time, end);
+            assert!(*time > parent_time);
+            assert_eq!(txs.len(), 1);
+            assert_eq!(txs[0].id(), send_id);
+            assert!(matches!(
+                tx.unsigned(),
+                firn_core::pchain::tx::UnsignedTx::RewardValidator(r) if r.tx_id == vtx_id
+            ));
+        }
+        other => panic!("expected a proposal, got {other:?}"),
+    }
+    // Decided with the proposal's option block, like the reward itself.
+    assert_eq!(chain.tx_status(&send_id), TxStatus::Processing);
+    let commit = chain.build_block().unwrap().expect("the commit");
+    assert_eq!(commit.block.type_name(), "BanffCommitBlock");
+    assert_eq!(chain.tx_status(&send_id), TxStatus::Committed);
+    assert!(chain.current_validators(Id::ZERO, &[node]).is_empty());
+    assert_eq!(chain.balance(&[keys[8]]).total, to_before + 3 * AVAX);
 }

@@ -34,6 +34,23 @@ pub enum NodeError {
         /// The limit.
         max: usize,
     },
+    /// `platform.getStake` with more addresses than it takes.
+    #[error("{given} addresses provided but this method can take at most {max}")]
+    TooManyStakeAddresses {
+        /// How many were given.
+        given: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// `platform.sampleValidators` of a subnet without validators, or of more weight than
+    /// the set has.
+    #[error("sampling {subnet} errored with {reason}")]
+    Sampling {
+        /// The subnet sampled.
+        subnet: Id,
+        /// AvalancheGo's sampler error.
+        reason: &'static str,
+    },
     /// An address that is not `P-<this network's hrp>1…`.
     #[error("couldn't parse address {address:?}: {reason}")]
     BadAddress {

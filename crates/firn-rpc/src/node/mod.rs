@@ -4,14 +4,18 @@
 //! A [`Node`] holds the [`PChain`] and what the services need around it (the network's JSON
 //! context, the node's identity, a way to wake the block producer). [`node_router`] mounts one
 //! [`AvaServer`] per endpoint; each method is one small async function next to its wire name in
-//! [`platform`], [`info`], [`health`], [`validators`] and [`firn`].
+//! [`platform`] (with its block and tx methods in `blocks`, its fee methods in `fees` and its
+//! stake methods in `stake`), [`info`], [`health`], [`validators`] and [`firn`].
 
+mod blocks;
 mod error;
+mod fees;
 pub mod firn;
 pub mod health;
 pub mod info;
 pub mod platform;
 mod shapes;
+mod stake;
 pub mod time;
 pub mod validators;
 

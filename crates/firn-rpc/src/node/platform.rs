@@ -9,14 +9,11 @@ use std::sync::Arc;
 
 use firn_core::encoding::Encoding;
 use firn_core::ids::{Id, NodeId, ShortId};
-use firn_core::pchain::json::{block_to_json, tx_to_json};
-use firn_devnet::vm::TxStatus;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::shapes::{self, hex0x};
-use super::{Node, NodeError, RpcResult, encoding};
-use crate::avajson::u64_string;
+use super::{Node, NodeError, RpcResult, blocks, encoding, fees, stake};
 use crate::{AvaServer, AvaService};
 
 type N = Arc<Node>;
@@ -36,11 +33,11 @@ pub fn service() -> AvaService<N> {
         .method("getProposedHeight", get_height)
         .method("getBalance", get_balance)
         .method("getUTXOs", get_utxos)
-        .method("getBlock", get_block)
-        .method("getBlockByHeight", get_block_by_height)
-        .method("getTx", get_tx)
-        .method("getTxStatus", get_tx_status)
-        .method("issueTx", issue_tx)
+        .method("getBlock", blocks::get_block)
+        .method("getBlockByHeight", blocks::get_block_by_height)
+        .method("getTx", blocks::get_tx)
+        .method("getTxStatus", blocks::get_tx_status)
+        .method("issueTx", blocks::issue_tx)
         .method("getStakingAssetID", get_staking_asset_id)
         .method("getSubnet", get_subnet)
         .method("getSubnets", get_subnets)
@@ -55,14 +52,20 @@ pub fn service() -> AvaService<N> {
         .method("validatedBy", validated_by)
         .method("validates", validates)
         .method("getTimestamp", get_timestamp)
-        .method("getMinStake", get_min_stake)
-        .method("getTotalStake", get_total_stake)
+        .method("getMinStake", stake::get_min_stake)
+        .method("getTotalStake", stake::get_total_stake)
         .method("getRewardUTXOs", get_reward_utxos)
+        .method("getStake", stake::get_stake)
+        .method("sampleValidators", stake::sample_validators)
+        .method("getFeeConfig", fees::get_fee_config)
+        .method("getFeeState", fees::get_fee_state)
+        .method("getValidatorFeeConfig", fees::get_validator_fee_config)
+        .method("getValidatorFeeState", fees::get_validator_fee_state)
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct Empty {}
+pub(super) struct Empty {}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -72,17 +75,17 @@ struct Addresses {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct SubnetArg {
+pub(super) struct SubnetArg {
     #[serde(rename = "subnetID")]
-    subnet_id: Id,
+    pub(super) subnet_id: Id,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct TxArg {
+pub(super) struct TxArg {
     #[serde(rename = "txID")]
-    tx_id: Id,
-    encoding: Option<String>,
+    pub(super) tx_id: Id,
+    pub(super) encoding: Option<String>,
 }
 
 /// `platform.getHeight` / `platform.getProposedHeight` → `{"height":"N"}`.
@@ -225,93 +228,6 @@ async fn get_utxos(node: N, args: GetUtxosArgs) -> RpcResult {
         "endIndex": { "address": node.address(&end_addr), "utxo": end_utxo },
         "encoding": enc.as_str(),
     }))
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct GetBlockArgs {
-    #[serde(rename = "blockID")]
-    block_id: Id,
-    encoding: Option<String>,
-}
-
-fn block_reply(node: &Node, block: &firn_core::pchain::Block, enc: Encoding) -> RpcResult {
-    let body = match enc.encode_bytes(&block.bytes()) {
-        Some(s) => Value::String(s),
-        None => block_to_json(&node.json, block),
-    };
-    Ok(json!({ "block": body, "encoding": enc.as_str() }))
-}
-
-/// `platform.getBlock` `{blockID, encoding}` → `{block, encoding}`.
-async fn get_block(node: N, args: GetBlockArgs) -> RpcResult {
-    let enc = encoding(args.encoding.as_deref())?;
-    let b = node
-        .chain
-        .block_by_id(&args.block_id)
-        .ok_or(NodeError::BlockNotFound(args.block_id))?;
-    block_reply(&node, &b.block, enc)
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct GetBlockByHeightArgs {
-    #[serde(with = "u64_string")]
-    height: u64,
-    encoding: Option<String>,
-}
-
-/// `platform.getBlockByHeight` `{height, encoding}` → `{block, encoding}`.
-async fn get_block_by_height(node: N, args: GetBlockByHeightArgs) -> RpcResult {
-    let enc = encoding(args.encoding.as_deref())?;
-    let b = node
-        .chain
-        .block_by_height(args.height)
-        .ok_or(NodeError::BlockAtHeightNotFound(args.height))?;
-    block_reply(&node, &b.block, enc)
-}
-
-/// `platform.getTx` `{txID, encoding}` → `{tx, encoding}`.
-async fn get_tx(node: N, args: TxArg) -> RpcResult {
-    let enc = encoding(args.encoding.as_deref())?;
-    let info = node.chain.tx(&args.tx_id).ok_or(NodeError::TxNotFound)?;
-    let body = match enc.encode_bytes(&firn_core::codec::to_bytes(&info.tx)) {
-        Some(s) => Value::String(s),
-        None => tx_to_json(&node.json, &info.tx),
-    };
-    Ok(json!({ "tx": body, "encoding": enc.as_str() }))
-}
-
-/// `platform.getTxStatus` `{txID}` → `{status}` (+ `reason` when dropped).
-async fn get_tx_status(node: N, args: TxArg) -> RpcResult {
-    Ok(match node.chain.tx_status(&args.tx_id) {
-        TxStatus::Committed => json!({ "status": "Committed" }),
-        TxStatus::Aborted => json!({ "status": "Aborted" }),
-        TxStatus::Processing => json!({ "status": "Processing" }),
-        TxStatus::Dropped(reason) => json!({ "status": "Dropped", "reason": reason }),
-        TxStatus::Unknown => json!({ "status": "Unknown" }),
-    })
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct IssueTxArgs {
-    tx: String,
-    encoding: Option<String>,
-}
-
-/// `platform.issueTx` `{tx, encoding}` → `{txID}`; wakes the block producer.
-async fn issue_tx(node: N, args: IssueTxArgs) -> RpcResult {
-    let enc = encoding(args.encoding.as_deref())?;
-    let bytes = enc
-        .decode_bytes(&args.tx)
-        .map_err(|e| NodeError::TxDecoding(e.to_string()))?;
-    let id = node
-        .chain
-        .issue_tx_bytes(&bytes)
-        .map_err(NodeError::Issue)?;
-    node.wake_producer();
-    Ok(json!({ "txID": id }))
 }
 
 /// `platform.getStakingAssetID` `{subnetID}` → `{assetID}`.
@@ -620,29 +536,6 @@ async fn validates(node: N, args: SubnetArg) -> RpcResult {
 /// `platform.getTimestamp` → `{timestamp}` (RFC 3339, the chain time).
 async fn get_timestamp(node: N, _: Empty) -> RpcResult {
     Ok(json!({ "timestamp": super::time::rfc3339(node.chain.timestamp()) }))
-}
-
-/// `platform.getMinStake` `{subnetID?}` → `{minValidatorStake, minDelegatorStake}`.
-async fn get_min_stake(node: N, args: SubnetArg) -> RpcResult {
-    if args.subnet_id != Id::ZERO {
-        return Err(NodeError::NoTransformation(args.subnet_id));
-    }
-    let s = node.chain.config().staking;
-    Ok(json!({
-        "minValidatorStake": s.min_validator_stake.to_string(),
-        "minDelegatorStake": s.min_delegator_stake.to_string(),
-    }))
-}
-
-/// `platform.getTotalStake` `{subnetID?}` → `{stake, weight}` (the current set's weight).
-async fn get_total_stake(node: N, args: SubnetArg) -> RpcResult {
-    let h = node.chain.height();
-    let w: u64 = node
-        .chain
-        .validators_at(&args.subnet_id, h)
-        .map(|s| s.values().map(|e| e.weight).fold(0u64, u64::saturating_add))
-        .unwrap_or(0);
-    Ok(json!({ "stake": w.to_string(), "weight": w.to_string() }))
 }
 
 /// `platform.getRewardUTXOs` `{txID, encoding}` → `{numFetched, utxos, encoding}`.

@@ -2,7 +2,9 @@
 
 mod decode;
 mod devnet;
+mod index;
 mod keys;
+mod serve;
 mod up;
 
 use crate::cli::Command;
@@ -11,17 +13,10 @@ use crate::cli::Command;
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Up(args) => up::run(&args),
-        Command::Index | Command::Serve => not_built_yet(&command),
+        Command::Index(args) => index::run(&args),
+        Command::Serve(args) => serve::run(&args),
         Command::Devnet(args) => devnet::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Keys(args) => keys::run(&args),
     }
-}
-
-fn not_built_yet(command: &Command) -> anyhow::Result<()> {
-    let name = format!("{command:?}").to_lowercase();
-    anyhow::bail!(
-        "`firn {name}` is not built yet: this release has the Avalanche primitives (try `firn decode --help`); \
-         the devnet, indexer and APIs land in the next releases"
-    )
 }

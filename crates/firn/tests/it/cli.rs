@@ -74,10 +74,3 @@ fn keys_are_deterministic_per_seed() {
     );
     assert!(a[0]["evmAddress"].as_str().unwrap().starts_with("0x"));
 }
-
-#[test]
-fn commands_not_built_yet_say_so_and_fail() {
-    let out = firn(&["serve"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not built yet"));
-}

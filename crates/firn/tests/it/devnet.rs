@@ -24,7 +24,7 @@ pub struct Running {
     pub banner: Vec<String>,
 }
 
-fn start(dir: &Path, extra: &[&str]) -> Running {
+pub fn start(dir: &Path, extra: &[&str]) -> Running {
     start_firn("devnet", dir, extra)
 }
 

@@ -3,5 +3,8 @@
 
 mod aggregator_sdk;
 mod cli;
+mod data_api;
 mod devnet;
+mod index;
+mod js_pchain;
 mod up;

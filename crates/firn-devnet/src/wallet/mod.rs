@@ -1,15 +1,18 @@
-//! A wallet over the funded keys: UTXO selection, change, fees and signatures for every tx
+//! A wallet over the funded keys: UTXO selection, change, dynamic fees and signatures for every tx
 //! type the VM accepts, plus the Warp messages an L1's validator manager would send, signed
 //! by the L1's validators.
 //!
 //! Stake is taken from stakeable-locked UTXOs first (their change stays locked), then from
 //! unlocked ones, as AvalancheGo's wallet does. Builders return signed [`Tx`]s; issue them
-//! with [`PChain::issue_tx`].
+//! with [`PChain::issue_tx`]. The L1 txs and the Warp messages they carry are in [`l1`].
+
+mod l1;
+
+pub use l1::{L1ValidatorSpec, manager_message, sign_warp};
 
 use crate::error::TxError;
 use crate::executor::syntax::sort_outputs;
-use crate::genesis::{NetworkIdentity, TxFees, single_owner};
-use crate::state::validators::canonical;
+use crate::genesis::{NetworkIdentity, single_owner};
 use crate::vm::PChain;
 use firn_core::codec::Bytes;
 use firn_core::ids::{Id, NodeId, ShortId};
@@ -22,14 +25,10 @@ use firn_core::pchain::fx::{
 };
 use firn_core::pchain::tx::{
     AddPermissionlessDelegatorTx, AddPermissionlessValidatorTx, AddSubnetValidatorTx, BaseTx,
-    ConvertSubnetToL1Tx, ConvertSubnetToL1Validator, CreateChainTx, CreateSubnetTx,
-    DisableL1ValidatorTx, IncreaseL1ValidatorBalanceTx, RegisterL1ValidatorTx,
-    RemoveSubnetValidatorTx, SetL1ValidatorWeightTx, SubnetValidator, TransferSubnetOwnershipTx,
-    Tx, UnsignedTx, Validator,
+    CreateChainTx, CreateSubnetTx, RemoveSubnetValidatorTx, SubnetValidator,
+    TransferSubnetOwnershipTx, Tx, UnsignedTx, Validator,
 };
-use firn_core::warp::messages::{L1Message, PChainOwner};
-use firn_core::warp::payload::AddressedCall;
-use firn_core::warp::{Message, UnsignedMessage, WarpError};
+use firn_core::warp::WarpError;
 use std::collections::HashMap;
 
 /// Why the wallet could not build a tx.
@@ -60,26 +59,18 @@ pub enum WalletError {
     Tx(#[from] TxError),
 }
 
-/// One initial validator of a ConvertSubnetToL1Tx.
-#[derive(Debug)]
-pub struct L1ValidatorSpec<'a> {
-    /// The node.
-    pub node_id: NodeId,
-    /// Its weight.
-    pub weight: u64,
-    /// Its initial balance, nAVAX.
-    pub balance: u64,
-    /// Its BLS key.
-    pub bls: &'a bls::SecretKey,
-    /// Who gets its remaining balance and may disable it.
-    pub owner: PChainOwner,
-}
-
 /// What staking txs are built from: a funded BaseTx, the keys per input, and the stake.
 struct FundedStake {
     base: BaseTx,
     keys: Vec<Vec<usize>>,
     stake: Vec<TransferableOutput>,
+}
+
+/// An unsigned tx and the keys that sign it.
+struct Built {
+    unsigned: UnsignedTx,
+    input_keys: Vec<Vec<usize>>,
+    auth_keys: Option<Vec<usize>>,
 }
 
 struct Spent {
@@ -96,7 +87,6 @@ pub struct Wallet<'a> {
     keys: Vec<PrivateKey>,
     index: HashMap<ShortId, usize>,
     identity: NetworkIdentity,
-    fees: TxFees,
 }
 
 impl<'a> Wallet<'a> {
@@ -117,7 +107,6 @@ impl<'a> Wallet<'a> {
             keys,
             index,
             identity: chain.network(),
-            fees: chain.config().fees,
         }
     }
 
@@ -349,28 +338,71 @@ impl<'a> Wallet<'a> {
         Ok((AuthInput { sig_indices }, keys))
     }
 
+    /// Builds a tx paying its own dynamic fee at the current gas price: `make` turns a spend
+    /// of `fee + extra` (and `stake`) into the unsigned tx, the keys per input and the auth
+    /// keys; the fee is recomputed from the tx's complexity until it covers itself (more
+    /// inputs or a change output raise it), as AvalancheGo's wallet does.
+    fn paying_fee(
+        &self,
+        extra: u64,
+        stake: u64,
+        make: impl Fn(Spent) -> Result<Built, WalletError>,
+    ) -> Result<Tx, WalletError> {
+        let mut fee = 0u64;
+        loop {
+            let burn = fee
+                .checked_add(extra)
+                .ok_or(WalletError::InsufficientFunds { needed: u64::MAX })?;
+            let built = make(self.spend(burn, stake)?)?;
+            let needed = self.chain.fee_of(&built.unsigned)?;
+            if needed <= fee {
+                return Ok(self.sign(
+                    built.unsigned,
+                    &built.input_keys,
+                    built.auth_keys.as_deref(),
+                ));
+            }
+            fee = needed;
+        }
+    }
+
+    /// A tx whose BaseTx is the spend plus `outputs`, signed by the inputs' keys (and
+    /// `auth` keys last).
+    fn simple(
+        &self,
+        spent: Spent,
+        outputs: Vec<TransferableOutput>,
+        auth_keys: Option<Vec<usize>>,
+        make: impl FnOnce(BaseTx) -> UnsignedTx,
+    ) -> Built {
+        let mut spent = spent;
+        let mut base = self.base();
+        let input_keys = self.fill(&mut base, &mut spent, outputs);
+        Built {
+            unsigned: make(base),
+            input_keys,
+            auth_keys,
+        }
+    }
+
     /// Sends `amount` nAVAX to `to`.
     pub fn send(&self, to: ShortId, amount: u64) -> Result<Tx, WalletError> {
-        let mut spent = self.spend(amount.saturating_add(self.fees.base), 0)?;
-        let mut base = self.base();
-        let keys = self.fill(
-            &mut base,
-            &mut spent,
-            vec![self.avax_out(amount, single_owner(to))],
-        );
-        Ok(self.sign(UnsignedTx::Base(base), &keys, None))
+        self.paying_fee(amount, 0, |spent| {
+            let out = self.avax_out(amount, single_owner(to));
+            Ok(self.simple(spent, vec![out], None, UnsignedTx::Base))
+        })
     }
 
     /// Creates a subnet owned by `owner`.
     pub fn create_subnet(&self, owner: OutputOwners) -> Result<Tx, WalletError> {
-        let mut spent = self.spend(self.fees.create_subnet, 0)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = CreateSubnetTx {
-            base,
-            owner: Owner(owner),
-        };
-        Ok(self.sign(UnsignedTx::CreateSubnet(tx), &keys, None))
+        self.paying_fee(0, 0, |spent| {
+            Ok(self.simple(spent, Vec::new(), None, |base| {
+                UnsignedTx::CreateSubnet(CreateSubnetTx {
+                    base,
+                    owner: Owner(owner.clone()),
+                })
+            }))
+        })
     }
 
     /// Creates a chain on `subnet_id`.
@@ -382,30 +414,31 @@ impl<'a> Wallet<'a> {
         genesis: Vec<u8>,
     ) -> Result<Tx, WalletError> {
         let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
-        let mut spent = self.spend(self.fees.create_chain, 0)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = CreateChainTx {
-            base,
-            subnet_id,
-            chain_name: name.to_string(),
-            vm_id,
-            fx_ids: Vec::new(),
-            genesis_data: Bytes(genesis),
-            subnet_auth,
-        };
-        Ok(self.sign(UnsignedTx::CreateChain(tx), &keys, Some(&auth_keys)))
+        self.paying_fee(0, 0, |spent| {
+            Ok(
+                self.simple(spent, Vec::new(), Some(auth_keys.clone()), |base| {
+                    UnsignedTx::CreateChain(CreateChainTx {
+                        base,
+                        subnet_id,
+                        chain_name: name.to_string(),
+                        vm_id,
+                        fx_ids: Vec::new(),
+                        genesis_data: Bytes(genesis.clone()),
+                        subnet_auth: subnet_auth.clone(),
+                    })
+                }),
+            )
+        })
     }
 
-    /// Funds a stake of `weight` plus a `fee`: the filled BaseTx, the keys that sign each input
-    /// and the sorted stake outputs.
-    fn stake_from_funds(&self, fee: u64, weight: u64) -> Result<FundedStake, WalletError> {
-        let mut spent = self.spend(fee, weight)?;
+    /// Splits a spend into the filled BaseTx, the keys that sign each input and the sorted
+    /// stake outputs.
+    fn staked(&self, mut spent: Spent) -> FundedStake {
         let mut base = self.base();
         let keys = self.fill(&mut base, &mut spent, Vec::new());
         let mut stake = std::mem::take(&mut spent.stake);
         sort_outputs(&mut stake);
-        Ok(FundedStake { base, keys, stake })
+        FundedStake { base, keys, stake }
     }
 
     /// A primary-network staking period for `node_id` from now until `end`.
@@ -428,19 +461,25 @@ impl<'a> Wallet<'a> {
         reward_to: ShortId,
         shares: u32,
     ) -> Result<Tx, WalletError> {
-        let FundedStake { base, keys, stake } =
-            self.stake_from_funds(self.fees.add_primary_validator, weight)?;
-        let tx = AddPermissionlessValidatorTx {
-            base,
-            validator: self.staking_period(node_id, end, weight),
-            subnet_id: Id::ZERO,
-            signer: Signer::ProofOfPossession(Box::new(ProofOfPossession::new(bls_key))),
-            stake,
-            validation_rewards_owner: Owner(single_owner(reward_to)),
-            delegation_rewards_owner: Owner(single_owner(reward_to)),
-            shares,
-        };
-        Ok(self.sign(UnsignedTx::AddPermissionlessValidator(tx), &keys, None))
+        let signer = Signer::ProofOfPossession(Box::new(ProofOfPossession::new(bls_key)));
+        self.paying_fee(0, weight, |spent| {
+            let FundedStake { base, keys, stake } = self.staked(spent);
+            let tx = AddPermissionlessValidatorTx {
+                base,
+                validator: self.staking_period(node_id, end, weight),
+                subnet_id: Id::ZERO,
+                signer: signer.clone(),
+                stake,
+                validation_rewards_owner: Owner(single_owner(reward_to)),
+                delegation_rewards_owner: Owner(single_owner(reward_to)),
+                shares,
+            };
+            Ok(Built {
+                unsigned: UnsignedTx::AddPermissionlessValidator(tx),
+                input_keys: keys,
+                auth_keys: None,
+            })
+        })
     }
 
     /// Delegates `weight` to `node_id` until `end`.
@@ -451,16 +490,21 @@ impl<'a> Wallet<'a> {
         end: u64,
         reward_to: ShortId,
     ) -> Result<Tx, WalletError> {
-        let FundedStake { base, keys, stake } =
-            self.stake_from_funds(self.fees.add_primary_delegator, weight)?;
-        let tx = AddPermissionlessDelegatorTx {
-            base,
-            validator: self.staking_period(node_id, end, weight),
-            subnet_id: Id::ZERO,
-            stake,
-            rewards_owner: Owner(single_owner(reward_to)),
-        };
-        Ok(self.sign(UnsignedTx::AddPermissionlessDelegator(tx), &keys, None))
+        self.paying_fee(0, weight, |spent| {
+            let FundedStake { base, keys, stake } = self.staked(spent);
+            let tx = AddPermissionlessDelegatorTx {
+                base,
+                validator: self.staking_period(node_id, end, weight),
+                subnet_id: Id::ZERO,
+                stake,
+                rewards_owner: Owner(single_owner(reward_to)),
+            };
+            Ok(Built {
+                unsigned: UnsignedTx::AddPermissionlessDelegator(tx),
+                input_keys: keys,
+                auth_keys: None,
+            })
+        })
     }
 
     /// Adds `node_id` (a primary network validator) to a permissioned subnet.
@@ -472,23 +516,26 @@ impl<'a> Wallet<'a> {
         end: u64,
     ) -> Result<Tx, WalletError> {
         let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
-        let mut spent = self.spend(self.fees.add_subnet_validator, 0)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = AddSubnetValidatorTx {
-            base,
-            validator: SubnetValidator {
-                validator: Validator {
-                    node_id,
-                    start: self.chain.timestamp(),
-                    end,
-                    weight,
-                },
-                subnet_id,
-            },
-            subnet_auth,
-        };
-        Ok(self.sign(UnsignedTx::AddSubnetValidator(tx), &keys, Some(&auth_keys)))
+        let start = self.chain.timestamp();
+        self.paying_fee(0, 0, |spent| {
+            Ok(
+                self.simple(spent, Vec::new(), Some(auth_keys.clone()), |base| {
+                    UnsignedTx::AddSubnetValidator(AddSubnetValidatorTx {
+                        base,
+                        validator: SubnetValidator {
+                            validator: Validator {
+                                node_id,
+                                start,
+                                end,
+                                weight,
+                            },
+                            subnet_id,
+                        },
+                        subnet_auth: subnet_auth.clone(),
+                    })
+                }),
+            )
+        })
     }
 
     /// Removes a permissioned subnet validator.
@@ -498,20 +545,18 @@ impl<'a> Wallet<'a> {
         node_id: NodeId,
     ) -> Result<Tx, WalletError> {
         let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
-        let mut spent = self.spend(self.fees.remove_subnet_validator, 0)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = RemoveSubnetValidatorTx {
-            base,
-            node_id,
-            subnet_id,
-            subnet_auth,
-        };
-        Ok(self.sign(
-            UnsignedTx::RemoveSubnetValidator(tx),
-            &keys,
-            Some(&auth_keys),
-        ))
+        self.paying_fee(0, 0, |spent| {
+            Ok(
+                self.simple(spent, Vec::new(), Some(auth_keys.clone()), |base| {
+                    UnsignedTx::RemoveSubnetValidator(RemoveSubnetValidatorTx {
+                        base,
+                        node_id,
+                        subnet_id,
+                        subnet_auth: subnet_auth.clone(),
+                    })
+                }),
+            )
+        })
     }
 
     /// Transfers a subnet to `new_owner`.
@@ -521,177 +566,17 @@ impl<'a> Wallet<'a> {
         new_owner: OutputOwners,
     ) -> Result<Tx, WalletError> {
         let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
-        let mut spent = self.spend(self.fees.transfer_subnet_ownership, 0)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = TransferSubnetOwnershipTx {
-            base,
-            subnet_id,
-            subnet_auth,
-            new_owner: Owner(new_owner),
-        };
-        Ok(self.sign(
-            UnsignedTx::TransferSubnetOwnership(tx),
-            &keys,
-            Some(&auth_keys),
-        ))
+        self.paying_fee(0, 0, |spent| {
+            Ok(
+                self.simple(spent, Vec::new(), Some(auth_keys.clone()), |base| {
+                    UnsignedTx::TransferSubnetOwnership(TransferSubnetOwnershipTx {
+                        base,
+                        subnet_id,
+                        subnet_auth: subnet_auth.clone(),
+                        new_owner: Owner(new_owner.clone()),
+                    })
+                }),
+            )
+        })
     }
-
-    /// Converts a subnet to an L1 managed by `address` on `manager_chain`.
-    pub fn convert_subnet_to_l1(
-        &self,
-        subnet_id: Id,
-        manager_chain: Id,
-        address: Vec<u8>,
-        validators: &[L1ValidatorSpec<'_>],
-    ) -> Result<Tx, WalletError> {
-        let (subnet_auth, auth_keys) = self.subnet_auth(subnet_id)?;
-        let balances: u64 = validators.iter().map(|v| v.balance).sum();
-        let mut spent = self.spend(self.fees.convert_subnet_to_l1.saturating_add(balances), 0)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let mut vdrs: Vec<ConvertSubnetToL1Validator> = validators
-            .iter()
-            .map(|v| ConvertSubnetToL1Validator {
-                node_id: Bytes(v.node_id.0.to_vec()),
-                weight: v.weight,
-                balance: v.balance,
-                signer: ProofOfPossession {
-                    public_key: v.bls.public_key().to_bytes(),
-                    proof_of_possession: v.bls.sign_proof_of_possession().to_bytes(),
-                },
-                remaining_balance_owner: v.owner.clone(),
-                deactivation_owner: v.owner.clone(),
-            })
-            .collect();
-        vdrs.sort_by(|a, b| a.node_id.0.cmp(&b.node_id.0));
-        let tx = ConvertSubnetToL1Tx {
-            base,
-            subnet_id,
-            chain_id: manager_chain,
-            address: Bytes(address),
-            validators: vdrs,
-            subnet_auth,
-        };
-        Ok(self.sign(UnsignedTx::ConvertSubnetToL1(tx), &keys, Some(&auth_keys)))
-    }
-
-    /// Registers an L1 validator from a signed RegisterL1Validator Warp message.
-    pub fn register_l1_validator(
-        &self,
-        balance: u64,
-        bls_key: &bls::SecretKey,
-        message: &Message,
-    ) -> Result<Tx, WalletError> {
-        let mut spent = self.spend(self.fees.register_l1_validator.saturating_add(balance), 0)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = RegisterL1ValidatorTx {
-            base,
-            balance,
-            proof_of_possession: bls_key.sign_proof_of_possession().to_bytes(),
-            message: Bytes(message.bytes()),
-        };
-        Ok(self.sign(UnsignedTx::RegisterL1Validator(tx), &keys, None))
-    }
-
-    /// Changes an L1 validator's weight from a signed L1ValidatorWeight Warp message.
-    pub fn set_l1_validator_weight(&self, message: &Message) -> Result<Tx, WalletError> {
-        let mut spent = self.spend(self.fees.set_l1_validator_weight, 0)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = SetL1ValidatorWeightTx {
-            base,
-            message: Bytes(message.bytes()),
-        };
-        Ok(self.sign(UnsignedTx::SetL1ValidatorWeight(tx), &keys, None))
-    }
-
-    /// Adds `amount` nAVAX to an L1 validator's balance.
-    pub fn increase_l1_validator_balance(
-        &self,
-        validation_id: Id,
-        amount: u64,
-    ) -> Result<Tx, WalletError> {
-        let mut spent = self.spend(
-            self.fees
-                .increase_l1_validator_balance
-                .saturating_add(amount),
-            0,
-        )?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = IncreaseL1ValidatorBalanceTx {
-            base,
-            validation_id,
-            balance: amount,
-        };
-        Ok(self.sign(UnsignedTx::IncreaseL1ValidatorBalance(tx), &keys, None))
-    }
-
-    /// Disables an L1 validator (the wallet must hold its deactivation owner's keys).
-    pub fn disable_l1_validator(&self, validation_id: Id) -> Result<Tx, WalletError> {
-        let owner = self
-            .chain
-            .with_state(|s| {
-                s.l1_validator(&validation_id)
-                    .map(|v| v.deactivation_owner.clone())
-            })
-            .ok_or(WalletError::NotFound(validation_id))?;
-        let (disable_auth, auth_keys) =
-            self.auth_for(&crate::executor::syntax::pchain_owner(&owner))?;
-        let mut spent = self.spend(self.fees.disable_l1_validator, 0)?;
-        let mut base = self.base();
-        let keys = self.fill(&mut base, &mut spent, Vec::new());
-        let tx = DisableL1ValidatorTx {
-            base,
-            validation_id,
-            disable_auth,
-        };
-        Ok(self.sign(UnsignedTx::DisableL1Validator(tx), &keys, Some(&auth_keys)))
-    }
-}
-
-/// The unsigned Warp message an L1's validator manager sends: an AddressedCall from
-/// `source_address` on `source_chain` carrying `msg`.
-pub fn manager_message(
-    network_id: u32,
-    source_chain: Id,
-    source_address: &[u8],
-    msg: &L1Message,
-) -> UnsignedMessage {
-    let call = AddressedCall {
-        source_address: source_address.to_vec(),
-        payload: msg.bytes(),
-    };
-    UnsignedMessage::new(network_id, source_chain, call.bytes())
-}
-
-/// Signs `unsigned` with `signers` (BLS keys of validators of `subnet_id` at the current
-/// height) and aggregates their signatures over the subnet's canonical validator set.
-pub fn sign_warp(
-    chain: &PChain,
-    subnet_id: Id,
-    unsigned: UnsignedMessage,
-    signers: &[&bls::SecretKey],
-) -> Result<Message, WalletError> {
-    let set = chain
-        .validators_at(&subnet_id, chain.height())
-        .unwrap_or_default();
-    let canonical = canonical(&set)?;
-    let bytes = unsigned.bytes();
-    let mut sigs = Vec::new();
-    for sk in signers {
-        let pk = sk.public_key();
-        let index = canonical
-            .validators
-            .iter()
-            .position(|v| v.public_key == pk)
-            .ok_or(WalletError::MissingKey {
-                threshold: 1,
-                addresses: canonical.validators.len(),
-            })?;
-        sigs.push((index, sk.sign(&bytes)));
-    }
-    Ok(canonical.aggregate(unsigned, &sigs)?)
 }

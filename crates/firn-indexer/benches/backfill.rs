@@ -1,0 +1,143 @@
+//! Backfill speed of the P-Chain indexer from the devnet's node RPC (real HTTP on loopback),
+//! into SQLite and (when reachable) PostgreSQL: throughput in P-Chain blocks/s. The process's
+//! peak resident memory is printed at the end.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use firn_devnet::{Clock, DevnetConfig, PChain, Wallet};
+use firn_indexer::{IndexerConfig, PChainIndexer};
+use firn_rpc::{AvalancheClient, ClientConfig, Node, loopback, node_router, spawn};
+use sqlx::{Connection, Executor};
+
+const BLOCKS: usize = 1_000;
+
+fn chain(dir: &std::path::Path) -> Arc<PChain> {
+    let config = DevnetConfig::default();
+    let clock = Clock::frozen(config.genesis_time);
+    let chain = Arc::new(PChain::open(config, dir, clock).unwrap());
+    let addrs = chain.funded_addresses().to_vec();
+    for i in 0..BLOCKS {
+        let w = Wallet::with_keys(&chain, vec![chain.funded_keys().swap_remove(i % 3)]);
+        chain
+            .issue_tx(w.send(addrs[(i + 1) % addrs.len()], 1_000_000).unwrap())
+            .unwrap();
+        chain.clock().advance(1);
+        chain.build_until_idle().unwrap();
+    }
+    chain
+}
+
+async fn postgres_url() -> Option<(sqlx::AnyConnection, String)> {
+    sqlx::any::install_default_drivers();
+    let base = std::env::var("FIRN_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+    let connect = sqlx::AnyConnection::connect(&base);
+    let Ok(Ok(admin)) = tokio::time::timeout(Duration::from_secs(3), connect).await else {
+        eprintln!("SKIPPED postgres backfill benchmark: PostgreSQL not reachable at {base}");
+        return None;
+    };
+    Some((admin, base))
+}
+
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn backfill(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("firn-indexer-bench-{}", std::process::id()));
+    let chain = chain(&dir.join("chain"));
+    let blocks = chain.height() + 1;
+    let server = rt.block_on(async {
+        let node = Arc::new(Node::new(chain.clone(), None));
+        spawn(loopback(0), node_router(node).build().unwrap())
+            .await
+            .unwrap()
+    });
+    let url = format!("{}/ext/bc/P", server.url());
+    let client = AvalancheClient::new(&url, ClientConfig::default()).unwrap();
+    let mut pg = rt.block_on(postgres_url());
+
+    let mut group = c.benchmark_group("pchain_backfill");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(blocks));
+    group.bench_function("sqlite", |b| {
+        b.to_async(&rt).iter_custom(|iters| {
+            let client = client.clone();
+            let dir = dir.clone();
+            async move {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let db = dir.join(format!("run-{}.db", uuid::Uuid::new_v4().simple()));
+                    let store = firn_store::open(db.to_str().unwrap()).await.unwrap();
+                    let started = Instant::now();
+                    PChainIndexer::new(client.clone(), store.clone(), IndexerConfig::default())
+                        .on_progress(|_| {})
+                        .backfill()
+                        .await
+                        .unwrap();
+                    total += started.elapsed();
+                    store.close().await;
+                    let _ = std::fs::remove_file(&db);
+                }
+                total
+            }
+        });
+    });
+    if let Some((admin, base)) = pg.as_mut() {
+        group.bench_function("postgres", |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let schema = format!("firn_idx_bench_{}", uuid::Uuid::new_v4().simple());
+                        admin
+                            .execute(format!("CREATE SCHEMA {schema}").as_str())
+                            .await
+                            .unwrap();
+                        let sep = if base.contains('?') { '&' } else { '?' };
+                        let store = firn_store::open(&format!(
+                            "{base}{sep}options=-c%20search_path%3D{schema}"
+                        ))
+                        .await
+                        .unwrap();
+                        let started = Instant::now();
+                        PChainIndexer::new(client.clone(), store.clone(), IndexerConfig::default())
+                            .on_progress(|_| {})
+                            .backfill()
+                            .await
+                            .unwrap();
+                        total += started.elapsed();
+                        store.close().await;
+                        admin
+                            .execute(format!("DROP SCHEMA {schema} CASCADE").as_str())
+                            .await
+                            .unwrap();
+                    }
+                    total
+                })
+            });
+        });
+    }
+    group.finish();
+    if let Some(kib) = peak_rss_kib() {
+        println!(
+            "peak resident memory of the benchmark process: {} MiB",
+            kib / 1024
+        );
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, backfill);
+criterion_main!(benches);

@@ -1,0 +1,41 @@
+//! firn's indexer: follows a node's RPC, exactly as it would follow a real AvalancheGo node,
+//! and commits what it derives to [`firn_store`].
+//!
+//! The key types:
+//! - [`PChainIndexer`], built from an [`firn_rpc::AvalancheClient`] on `…/ext/bc/P`, a
+//!   [`firn_store::Store`] and an [`IndexerConfig`]. [`PChainIndexer::backfill`] indexes up to
+//!   the node's current height; [`PChainIndexer::follow`] then keeps polling the tip;
+//! - [`Progress`], handed to the callback set with [`PChainIndexer::on_progress`] after each
+//!   commit (the `firn` binary draws its progress bar from it).
+//!
+//! Data flows: `platform.getHeight` → a fetch task asks `platform.getBlockByHeight` (hex) for a
+//! batch of heights, many requests in flight, and hands batches through a bounded channel
+//! (so memory stays bounded by `window × batch_blocks` blocks) → each block is decoded with
+//! `firn-core` and derived into [`firn_store::rows::pchain::PChainBlockRows`] (UTXOs consumed
+//! and emitted, amounts staked, burnt and L1-balance-burnt, stakers, rewards read from
+//! `platform.getRewardUTXOs` and typed by the proposal's commit or abort, subnets, chains, L1
+//! validators) → one `commit_pchain_blocks` per batch writes the rows and the cursor in one
+//! database transaction. A `kill -9` at any point loses or duplicates nothing: a restart
+//! continues after the committed cursor, and everything the indexer remembers in memory
+//! (UTXO owners, staker kinds, L1 validator states) is found again through the store or the
+//! node when missing. Failures (node unreachable, RPC errors) are logged and retried with
+//! exponential backoff.
+//!
+//! ```no_run
+//! use firn_indexer::{IndexerConfig, PChainIndexer};
+//! use firn_rpc::{AvalancheClient, ClientConfig};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = AvalancheClient::new("http://127.0.0.1:9650/ext/bc/P", ClientConfig::default())?;
+//! let store = firn_store::open("/tmp/firn.db").await?;
+//! let mut indexer = PChainIndexer::new(client, store, IndexerConfig::default())
+//!     .on_progress(|p| println!("{} / {}", p.height, p.tip));
+//! indexer.backfill().await?;
+//! # Ok(()) }
+//! ```
+
+mod error;
+pub mod pchain;
+
+pub use error::{IndexerError, Result};
+pub use pchain::{IndexerConfig, PChainIndexer, Progress};

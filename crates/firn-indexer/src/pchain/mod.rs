@@ -1,0 +1,293 @@
+//! The P-Chain follower: fetches blocks from the node in parallel, derives their rows and
+//! commits them with the cursor, batch by batch; then polls the tip.
+
+mod derive;
+mod known;
+mod l1;
+mod source;
+
+use std::time::{Duration, Instant};
+
+use firn_core::ids::Id;
+use firn_core::pchain::block::BlockKind;
+use firn_rpc::AvalancheClient;
+use firn_store::rows::ChainKey;
+use firn_store::{CursorStore, PChainReader, PChainWriter, Store};
+use tokio::sync::mpsc;
+use tracing::{debug, info, warn};
+
+pub use source::{FetchedBlock, PChainSource, RawUtxo};
+
+use crate::error::{IndexerError, Result};
+use derive::Deriver;
+use known::Known;
+
+/// How the follower fetches and commits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexerConfig {
+    /// Blocks per fetch and per commit (one database transaction).
+    pub batch_blocks: u64,
+    /// RPC requests in flight while fetching.
+    pub concurrency: usize,
+    /// Fetched batches waiting to be committed; with `batch_blocks`, bounds memory.
+    pub window: usize,
+    /// Wait between polls of the tip once caught up.
+    pub poll_interval: Duration,
+    /// First wait after a failure; doubled up to `max_backoff`.
+    pub initial_backoff: Duration,
+    /// Longest wait after failures.
+    pub max_backoff: Duration,
+    /// Give up after this many failures in a row (`None`: never, as a service should).
+    pub max_attempts: Option<u32>,
+}
+
+impl Default for IndexerConfig {
+    fn default() -> Self {
+        Self {
+            batch_blocks: 256,
+            concurrency: 16,
+            window: 4,
+            poll_interval: Duration::from_millis(500),
+            initial_backoff: Duration::from_millis(200),
+            max_backoff: Duration::from_secs(30),
+            max_attempts: None,
+        }
+    }
+}
+
+/// Where the follower is, reported after each commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Last committed height.
+    pub height: u64,
+    /// The node's height when last asked.
+    pub tip: u64,
+    /// Height the current run started after (`None`: from genesis).
+    pub started_at: Option<u64>,
+    /// Blocks committed by this run.
+    pub committed: u64,
+}
+
+type ProgressFn = Box<dyn Fn(&Progress) + Send + Sync>;
+
+/// Follows the P-Chain of one node into one store.
+pub struct PChainIndexer {
+    deriver: Deriver,
+    config: IndexerConfig,
+    on_progress: Option<ProgressFn>,
+    /// A proposal block fetched before its option: derived once the option arrives.
+    held: Option<FetchedBlock>,
+    /// Hash of the last committed block, to check the next one's parent.
+    last_hash: Option<(u64, Id)>,
+    started_at: Option<Option<u64>>,
+    committed: u64,
+}
+
+impl std::fmt::Debug for PChainIndexer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PChainIndexer")
+            .field("config", &self.config)
+            .field("committed", &self.committed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PChainIndexer {
+    /// A follower of the P-Chain endpoint `client` (`http://node:9650/ext/bc/P`) into `store`.
+    pub fn new(client: AvalancheClient, store: Store, config: IndexerConfig) -> Self {
+        Self {
+            deriver: Deriver {
+                source: PChainSource::new(client, config.concurrency),
+                store,
+                known: Known::default(),
+                network_id: None,
+            },
+            config,
+            on_progress: None,
+            held: None,
+            last_hash: None,
+            started_at: None,
+            committed: 0,
+        }
+    }
+
+    /// Calls `f` after every commit (progress bars, logs).
+    pub fn on_progress(mut self, f: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(Box::new(f));
+        self
+    }
+
+    /// Indexes up to the node's height at the time of the call (a proposal block at the tip
+    /// waits for its option), retrying failures with backoff. Returns the committed height.
+    pub async fn backfill(&mut self) -> Result<Option<u64>> {
+        let tip = self.tip().await?;
+        self.sync(tip).await?;
+        Ok(self.deriver.store.find_cursor(ChainKey::PChain).await?)
+    }
+
+    /// Backfills, then follows the tip until the returned future is dropped (or failures
+    /// exceed [`IndexerConfig::max_attempts`]).
+    pub async fn follow(&mut self) -> Result<()> {
+        loop {
+            let tip = self.tip().await?;
+            self.sync(tip).await?;
+            tokio::time::sleep(self.config.poll_interval).await;
+        }
+    }
+
+    async fn tip(&mut self) -> Result<u64> {
+        let mut backoff = self.config.initial_backoff;
+        let mut attempt = 0;
+        loop {
+            match self.deriver.source.height().await {
+                Ok(t) => return Ok(t),
+                Err(e) => self.failed(e, &mut attempt, &mut backoff).await?,
+            }
+        }
+    }
+
+    async fn sync(&mut self, tip: u64) -> Result<()> {
+        let mut backoff = self.config.initial_backoff;
+        let mut attempt = 0;
+        loop {
+            match self.sync_to(tip).await {
+                Ok(()) => return Ok(()),
+                Err(e) => self.failed(e, &mut attempt, &mut backoff).await?,
+            }
+        }
+    }
+
+    /// Logs a failure and waits before the next attempt, or gives up after
+    /// `max_attempts`. Memory is dropped, so everything is derived again from what was
+    /// committed.
+    async fn failed(
+        &mut self,
+        error: IndexerError,
+        attempt: &mut u32,
+        backoff: &mut Duration,
+    ) -> Result<()> {
+        *attempt += 1;
+        self.deriver.known.clear();
+        self.held = None;
+        self.last_hash = None;
+        if self.config.max_attempts.is_some_and(|m| *attempt >= m) {
+            return Err(error);
+        }
+        warn!(target: "indexer::pchain", %error, attempt = *attempt, backoff_ms = backoff.as_millis() as u64, "p-chain indexing failed, retrying");
+        tokio::time::sleep(*backoff).await;
+        *backoff = backoff.saturating_mul(2).min(self.config.max_backoff);
+        Ok(())
+    }
+
+    /// Fetches, derives and commits every block after the cursor up to `tip`.
+    async fn sync_to(&mut self, tip: u64) -> Result<()> {
+        let cursor = self.deriver.store.find_cursor(ChainKey::PChain).await?;
+        if self.started_at.is_none() {
+            self.started_at = Some(cursor);
+        }
+        let from = match (&self.held, cursor) {
+            (Some(h), _) => h.block.height() + 1,
+            (None, Some(c)) => c + 1,
+            (None, None) => 0,
+        };
+        if from > tip {
+            self.report(cursor.unwrap_or(0), tip);
+            return Ok(());
+        }
+        if self.last_hash.is_none()
+            && let Some(c) = cursor
+            && let Some(b) = self.deriver.store.find_pchain_block(c).await?
+        {
+            self.last_hash = Some((c, b.block.hash));
+        }
+        let (tx, mut rx) = mpsc::channel::<Result<Vec<FetchedBlock>>>(self.config.window.max(1));
+        let source = self.deriver.source.clone();
+        let batch = self.config.batch_blocks.max(1);
+        let fetcher = tokio::spawn(async move {
+            let mut start = from;
+            while start <= tip {
+                let end = (start + batch).min(tip + 1);
+                let got = source.blocks(start..end).await;
+                let failed = got.is_err();
+                if tx.send(got).await.is_err() || failed {
+                    return;
+                }
+                start = end;
+            }
+        });
+        let result = self.commit_stream(&mut rx, tip).await;
+        fetcher.abort();
+        result
+    }
+
+    async fn commit_stream(
+        &mut self,
+        rx: &mut mpsc::Receiver<Result<Vec<FetchedBlock>>>,
+        tip: u64,
+    ) -> Result<()> {
+        while let Some(fetched) = rx.recv().await {
+            let mut blocks: Vec<FetchedBlock> = self.held.take().into_iter().collect();
+            blocks.extend(fetched?);
+            let mut rows = Vec::with_capacity(blocks.len());
+            for i in 0..blocks.len() {
+                let next = blocks.get(i + 1).map(|b| &b.block);
+                let b = &blocks[i];
+                if next.is_none() && is_proposal(&b.block) {
+                    break;
+                }
+                self.check_parent(b)?;
+                rows.push(self.deriver.block(b, next).await?);
+                self.last_hash = Some((b.block.height(), b.block.id()));
+            }
+            if rows.len() < blocks.len() {
+                self.held = blocks.pop();
+            }
+            if rows.is_empty() {
+                continue;
+            }
+            let started = Instant::now();
+            let outcome = self.deriver.store.commit_pchain_blocks(&rows).await?;
+            let height = rows.last().map_or(0, |r| r.block.height);
+            self.committed += outcome.committed as u64;
+            debug!(target: "indexer::pchain", height, committed = outcome.committed, skipped = outcome.skipped, commit_ms = started.elapsed().as_millis() as u64, "committed p-chain blocks");
+            self.report(height, tip);
+        }
+        Ok(())
+    }
+
+    fn check_parent(&self, b: &FetchedBlock) -> Result<()> {
+        if let Some((h, hash)) = self.last_hash
+            && h + 1 == b.block.height()
+            && b.block.parent_id() != hash
+        {
+            return Err(IndexerError::ParentMismatch {
+                height: b.block.height(),
+                parent: b.block.parent_id(),
+                prev: h,
+                stored: hash,
+            });
+        }
+        Ok(())
+    }
+
+    fn report(&self, height: u64, tip: u64) {
+        let p = Progress {
+            height,
+            tip,
+            started_at: self.started_at.flatten(),
+            committed: self.committed,
+        };
+        if let Some(f) = &self.on_progress {
+            f(&p);
+        } else {
+            info!(target: "indexer::pchain", height, tip, committed = self.committed, "indexed p-chain blocks");
+        }
+    }
+}
+
+fn is_proposal(b: &firn_core::pchain::Block) -> bool {
+    matches!(
+        b.kind(),
+        BlockKind::BanffProposal { .. } | BlockKind::ApricotProposal { .. }
+    )
+}

@@ -1,0 +1,15 @@
+//! firn-indexer integration tests: an in-process devnet served over real HTTP, indexed into
+//! SQLite and PostgreSQL, every derived record checked against what the node's RPC says.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod check;
+mod devnet;
+mod harness;
+mod pchain;
+
+backend_tests! {
+    pchain::scripted_activity_matches_the_node,
+    pchain::restart_continues_without_gaps_or_duplicates,
+    pchain::follow_picks_up_new_blocks,
+    pchain::unreachable_node_is_retried_then_reported,
+}

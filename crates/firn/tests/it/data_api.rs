@@ -1,0 +1,244 @@
+//! `firn serve` end to end: a store the test fills, the binary serving it, and the official
+//! SDKs (node, `tests/js/data-api`) calling every endpoint with response validation on.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+#[path = "../../../firn-api/tests/it/fixtures.rs"]
+mod fixtures;
+
+use fixtures::{CHAIN, evm_address, fuji, node, short};
+
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(database: &Path, extra: &[&str]) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--database"])
+        .arg(database)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running firn serve");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = loop {
+        let Some(line) = lines.next() else {
+            let mut err = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            panic!("firn serve exited before listening: {err}");
+        };
+        if let Some(url) = line.unwrap().strip_prefix("Listening on ") {
+            break url.to_owned();
+        }
+    };
+    Served { child, url }
+}
+
+/// One GET over a plain HTTP/1.1 connection: status line and JSON body.
+fn get(url: &str, path: &str) -> (String, Value) {
+    let host = url.strip_prefix("http://").unwrap();
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    let (head, body) = resp.split_once("\r\n\r\n").unwrap();
+    let status = head.lines().next().unwrap().to_owned();
+    let body = serde_json::from_str(body.trim()).unwrap_or(Value::String(body.to_owned()));
+    (status, body)
+}
+
+/// Fills a SQLite store at `path` with the API tests' world; returns what the SDK suite checks.
+fn fill(path: &Path) -> Value {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let store = firn_store::open(path.to_str().unwrap()).await.unwrap();
+        let world = fixtures::seed(&store, 40, 120).await;
+        store.close().await;
+        let p_address = short(1);
+        let tx_count = world.p.facts.iter().filter(|f| f.addresses.contains(&p_address)).count();
+        let evm_address_1 = evm_address(1);
+        let erc20 = world
+            .evm
+            .blocks
+            .iter()
+            .flat_map(|b| b.transfers.iter())
+            .filter(|t| {
+                t.standard == firn_store::rows::evm::TokenStandard::Erc20
+                    && (t.from == evm_address_1 || t.to == evm_address_1)
+            })
+            .count();
+        let erc721_address = world
+            .evm
+            .blocks
+            .iter()
+            .flat_map(|b| b.transfers.iter())
+            .filter(|t| t.standard == firn_store::rows::evm::TokenStandard::Erc721 && t.to != firn_store::types::Address::ZERO)
+            .map(|t| t.to)
+            .max_by_key(|a| {
+                world.evm.blocks.iter().flat_map(|b| b.transfers.iter()).filter(|t| t.standard == firn_store::rows::evm::TokenStandard::Erc721 && (t.from == *a || t.to == *a)).count()
+            })
+            .unwrap();
+        let mut by_owner = std::collections::BTreeMap::<_, usize>::new();
+        for (owner, _, _) in world.evm.holdings.keys() {
+            *by_owner.entry(*owner).or_default() += 1;
+        }
+        let (collector, collectibles) = by_owner.into_iter().max_by_key(|(_, n)| *n).unwrap();
+        let (contract, contract_tx) = world
+            .evm
+            .blocks
+            .iter()
+            .flat_map(|b| b.txs.iter())
+            .find_map(|t| t.contract_address.map(|c| (c, t.hash)))
+            .unwrap();
+        let delegators = world.stakers.iter().filter(|(_, s, _)| s.is_delegator).count();
+        json!({
+            "pAddress": fuji(1),
+            "pAddressTxCount": tx_count,
+            "stakingAddress": fuji(100),
+            "rewardAddress": fuji(101),
+            "rewardCount": world.rewards.iter().filter(|(_, r)| r.addresses.contains(&short(101))).count(),
+            "delegatorCount": delegators,
+            "pBlockCount": world.p.height,
+            "nodeId": node(1).to_string(),
+            "blockchainId": world.blockchain.to_string(),
+            "chainId": CHAIN.to_string(),
+            "evmBlockCount": world.evm.number,
+            "evmAddress": evm_address_1.to_string(),
+            "erc20Count": erc20,
+            "erc721Address": erc721_address.to_string(),
+            "collector": collector.to_string(),
+            "collectibleCount": collectibles,
+            "contract": contract.to_string(),
+            "contractTx": contract_tx.to_string(),
+        })
+    })
+}
+
+fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("firn-serve-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir.join("firn.db")
+}
+
+#[test]
+fn serve_answers_over_http_and_shuts_down_cleanly() {
+    let db = temp_db("http");
+    fill(&db);
+    let served = serve(&db, &[]);
+    let (status, body) = get(&served.url, "/v1/health-check");
+    assert!(status.contains("200"), "{status} {body}");
+    assert_eq!(body["status"], "ok");
+    let (status, body) = get(
+        &served.url,
+        "/v1/networks/fuji/blockchains/p-chain/transactions%3AlistStaking",
+    );
+    assert!(
+        status.contains("200"),
+        "escaped colon routes: {status} {body}"
+    );
+    let (status, body) = get(
+        &served.url,
+        "/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=0",
+    );
+    assert!(status.contains("400"), "{status}");
+    assert_eq!(body["statusCode"], 400);
+    let (_, doc) = get(&served.url, "/api-json");
+    let paths = doc["paths"].as_object().unwrap();
+    for p in [
+        "/v1/networks/{network}/blockchains/{blockchainId}/transactions",
+        "/v1/chains/{chainId}/addresses/{address}/balances:listCollectibles",
+        "/v1/networks/{network}/delegators",
+    ] {
+        assert!(paths.contains_key(p), "{p} missing from /api-json");
+    }
+    let (status, html) = get(&served.url, "/api");
+    assert!(status.contains("200"));
+    assert!(
+        html.as_str()
+            .unwrap()
+            .contains("listLatestPrimaryNetworkTransactions")
+    );
+    let (_, metrics) = get(&served.url, "/metrics");
+    let metrics = metrics.as_str().unwrap().to_owned();
+    assert!(
+        metrics.contains("firn_api_requests_total{route=\"/v1/health-check\",status=\"200\"} 1"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("firn_indexer_height{chain=\"p-chain\"}"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("firn_indexer_lag_seconds{chain=\"evm:43113\"}"),
+        "{metrics}"
+    );
+    drop(served);
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+fn node_available() -> bool {
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn official_sdks_validate_every_response() {
+    if !node_available() {
+        eprintln!("SKIPPED official_sdks_validate_every_response: node is not installed");
+        return;
+    }
+    let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/js/data-api");
+    if !suite.join("node_modules").exists() {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&suite)
+            .status()
+            .expect("running npm ci");
+        assert!(status.success(), "npm ci failed in {}", suite.display());
+    }
+    let db = temp_db("sdk");
+    let context = fill(&db);
+    let served = serve(&db, &[]);
+    let out = Command::new("node")
+        .arg("suite.mjs")
+        .current_dir(&suite)
+        .env("FIRN_API_URL", &served.url)
+        .env("FIRN_SDK_CONTEXT", context.to_string())
+        .output()
+        .expect("running node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "SDK suite failed:\n{stdout}");
+    assert!(stdout.contains(", 0 failures"), "{stdout}");
+    drop(served);
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}

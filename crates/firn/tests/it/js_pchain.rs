@@ -1,0 +1,111 @@
+//! The official client against `firn devnet`: avalanchejs (npm `@avalabs/avalanchejs`, pinned in
+//! `tests/js/pchain/package-lock.json`) reads validators, balances, blocks and supply from a
+//! running devnet, then builds, signs and issues a P-Chain transfer with its Etna wallet and
+//! checks the balances. Skipped, with a message, when `node` is missing; runs `npm ci` first
+//! when the script's `node_modules` is missing and `npm` is available.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::devnet::{TempDir, start, stop};
+
+fn script_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/pchain")
+}
+
+fn tool_runs(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Makes sure the script's dependencies are installed; `false` (with a message) if they are
+/// not and cannot be.
+fn dependencies_ready(dir: &Path) -> bool {
+    if dir.join("node_modules/@avalabs/avalanchejs").exists() {
+        return true;
+    }
+    if !tool_runs("npm") {
+        eprintln!(
+            "SKIPPED js_pchain: {}/node_modules is missing and npm is not installed",
+            dir.display()
+        );
+        return false;
+    }
+    let status = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(dir)
+        .status()
+        .expect("running npm ci");
+    assert!(status.success(), "npm ci failed in {}", dir.display());
+    true
+}
+
+/// A funded key of the devnet's default seed, from `firn keys --json`.
+fn funded_keys() -> Vec<Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["keys", "--json", "--count", "2"])
+        .output()
+        .expect("running firn keys");
+    assert!(out.status.success());
+    serde_json::from_slice::<Value>(&out.stdout)
+        .expect("firn keys --json")
+        .as_array()
+        .expect("a key list")
+        .clone()
+}
+
+#[test]
+fn avalanchejs_reads_the_devnet_and_issues_a_transfer() {
+    if !tool_runs("node") {
+        eprintln!("SKIPPED js_pchain: node is not installed");
+        return;
+    }
+    let dir = script_dir();
+    if !dependencies_ready(&dir) {
+        return;
+    }
+    let keys = funded_keys();
+    let data = TempDir(std::env::temp_dir().join(format!("firn-devnet-js-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&data.0);
+    let running = start(&data.0, &[]);
+
+    let out = Command::new("node")
+        .arg("pchain.mjs")
+        .current_dir(&dir)
+        .env("FIRN_URL", &running.url)
+        .env(
+            "FIRN_PRIVATE_KEY",
+            keys[0]["privateKeyHex"].as_str().expect("key hex"),
+        )
+        .env(
+            "FIRN_TO",
+            keys[1]["pChainAddress"].as_str().expect("address"),
+        )
+        .output()
+        .expect("running node");
+    stop(running);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "avalanchejs script failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // What the client saw, as it reported it.
+    let seen: Value = serde_json::from_str(stdout.trim()).expect("the script's JSON line");
+    eprintln!("avalanchejs saw: {seen}");
+    assert_eq!(seen["validators"], 5);
+    assert_eq!(seen["from"], keys[0]["pChainAddress"]);
+    assert_eq!(seen["to"], keys[1]["pChainAddress"]);
+    assert_eq!(seen["amount"], "1234567890");
+    let fee: u64 = seen["fee"].as_str().unwrap().parse().unwrap();
+    // A one-input, two-output BaseTx at price 1: a few thousand nAVAX of gas.
+    assert!((4_000..10_000).contains(&fee), "fee {fee}");
+    assert!(seen["heightAfter"].as_u64() > seen["height"].as_u64());
+}

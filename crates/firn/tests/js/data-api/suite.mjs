@@ -1,0 +1,129 @@
+// Calls every Data API endpoint firn serves through both official SDKs, follows at least two
+// pages of every paged list, and compares totals with what the Rust test wrote into the store.
+// Any error — response-validation errors included — fails the run (exit code 1).
+//
+// Env: FIRN_API_URL (base URL), FIRN_SDK_CONTEXT (JSON: addresses, IDs and expected totals).
+import { Avalanche } from "@avalanche-sdk/chainkit";
+import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
+
+const serverURL = process.env.FIRN_API_URL;
+const ctx = JSON.parse(process.env.FIRN_SDK_CONTEXT);
+const failures = [];
+// chainkit gives every Data operation its own server (data-api.avax.network), which only a
+// per-call `serverURL` overrides; both SDKs get it on every call.
+const o = { serverURL };
+// A failure must show at once, not after minutes of backoff.
+const noRetries = { strategy: "none" };
+let calls = 0;
+
+function check(cond, what) {
+  if (!cond) throw new Error(`check failed: ${what}`);
+}
+
+// Collects every item of a paged call; asserts at least `minPages` pages were followed.
+async function pages(name, start, field, minPages) {
+  const items = [];
+  let count = 0;
+  for await (const page of await start()) {
+    calls++;
+    count++;
+    items.push(...page.result[field]);
+  }
+  check(count >= minPages, `${name}: ${count} pages, expected at least ${minPages}`);
+  return items;
+}
+
+async function run(label, sdk) {
+  const d = sdk.data;
+  const net = { network: "fuji" };
+  const P = { ...net, blockchainId: "p-chain" };
+  const steps = {
+    healthCheck: async () => {
+      const h = await d.healthCheck(o);
+      check(h.status === "ok", "health ok");
+    },
+    listLatestPrimaryNetworkTransactions: async () => {
+      const txs = await pages("txs", () => d.primaryNetwork.transactions.listLatest({ ...P, addresses: ctx.pAddress, pageSize: 3 }, o), "transactions", 2);
+      check(txs.length === ctx.pAddressTxCount, `tx count ${txs.length} != ${ctx.pAddressTxCount}`);
+      check(new Set(txs.map((t) => t.txHash)).size === txs.length, "no duplicate txs");
+    },
+    listActivePrimaryNetworkStakingTransactions: async () => {
+      await pages("staking", () => d.primaryNetwork.transactions.listActiveStakingTransactions({ ...P, addresses: ctx.stakingAddress, pageSize: 1 }, o), "transactions", 2);
+    },
+    listLatestPrimaryNetworkBlocks: async () => {
+      const blocks = await pages("blocks", () => d.primaryNetwork.blocks.listLatest({ ...P, pageSize: 10 }, o), "blocks", 2);
+      check(blocks.length === ctx.pBlockCount, `block count ${blocks.length} != ${ctx.pBlockCount}`);
+      check(blocks[0].blockNumber === String(ctx.pBlockCount), "newest first");
+    },
+    listPrimaryNetworkBlocksByNodeId: async () => {
+      const blocks = await pages("byNode", () => d.primaryNetwork.blocks.listByNodeId({ ...P, nodeId: ctx.nodeId, pageSize: 5 }, o), "blocks", 2);
+      check(blocks.every((b) => b.proposerDetails.proposerNodeId === ctx.nodeId), "proposer");
+    },
+    getChainIdsForAddresses: async () => {
+      calls++;
+      const r = await d.primaryNetwork.getChainIdsForAddresses({ ...net, addresses: ctx.pAddress }, o);
+      check(r.addresses[0].blockchainIds[0] === "11111111111111111111111111111111LpoYY", "p-chain touched");
+    },
+    getBlockchainById: async () => {
+      calls++;
+      const r = await d.primaryNetwork.getBlockchainById({ ...net, blockchainId: ctx.blockchainId }, o);
+      check(r.blockchainName === "dexchain", "blockchain name");
+    },
+    listHistoricalPrimaryNetworkRewards: async () => {
+      const r = await pages("rewards", () => d.primaryNetwork.rewards.listHistoricalRewards({ ...net, addresses: ctx.rewardAddress, pageSize: 1 }, o), "historicalRewards", 2);
+      check(r.length === ctx.rewardCount, `reward count ${r.length}`);
+    },
+    listDelegators: async () => {
+      const r = await pages("delegators", () => d.primaryNetwork.listDelegators({ ...net, pageSize: 4 }, o), "delegators", 2);
+      check(r.length === ctx.delegatorCount, `delegator count ${r.length}`);
+    },
+    supportedChains: async () => {
+      calls++;
+      const r = await d.evm.chains.list({ network: "testnet" }, o);
+      check(r.chains.some((c) => c.chainId === ctx.chainId), "chain listed");
+    },
+    getChainInfo: async () => {
+      calls++;
+      const r = await d.evm.chains.get({ chainId: ctx.chainId }, o);
+      check(r.chainId === ctx.chainId, "chain info");
+    },
+    getLatestBlocks: async () => {
+      const r = await pages("evmBlocks", () => d.evm.blocks.listLatest({ chainId: ctx.chainId, pageSize: 25 }, o), "blocks", 2);
+      check(r.length === ctx.evmBlockCount, `evm block count ${r.length}`);
+    },
+    getBlock: async () => {
+      calls++;
+      const r = await d.evm.blocks.get({ chainId: ctx.chainId, blockId: "5" }, o);
+      check(r.blockNumber === "5", "block 5");
+    },
+    getDeploymentTransaction: async () => {
+      calls++;
+      const r = await d.evm.contracts.getDeploymentTransaction({ chainId: ctx.chainId, address: ctx.contract }, o);
+      check(r.nativeTransaction.txHash === ctx.contractTx, "deployment tx");
+    },
+    listErc20Transactions: async () => {
+      const r = await pages("erc20", () => d.evm.address.transactions.listErc20({ chainId: ctx.chainId, address: ctx.evmAddress, pageSize: 2 }, o), "transactions", 2);
+      check(r.length === ctx.erc20Count, `erc20 count ${r.length} != ${ctx.erc20Count}`);
+    },
+    listErc721Transactions: async () => {
+      await pages("erc721", () => d.evm.address.transactions.listErc721({ chainId: ctx.chainId, address: ctx.erc721Address, pageSize: 1 }, o), "transactions", 2);
+    },
+    listCollectibleBalances: async () => {
+      const r = await pages("collectibles", () => d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o), "collectibleBalances", 2);
+      check(r.length === ctx.collectibleCount, `collectible count ${r.length}`);
+    },
+  };
+  for (const [name, step] of Object.entries(steps)) {
+    try {
+      await step();
+    } catch (e) {
+      failures.push(`${label} ${name}: ${e?.name ?? ""} ${e?.message ?? e}`.slice(0, 2000));
+    }
+  }
+}
+
+await run("chainkit", new Avalanche({ serverURL, enableTelemetry: false, network: "fuji", retryConfig: noRetries }));
+await run("avacloud-sdk", new AvaCloudSDK({ serverURL, network: "fuji", retryConfig: noRetries }));
+console.log(`sdk suite: ${calls} calls, ${failures.length} failures`);
+for (const f of failures) console.log(`FAIL ${f}`);
+process.exit(failures.length === 0 ? 0 : 1);
