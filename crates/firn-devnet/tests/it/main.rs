@@ -3,8 +3,8 @@
 
 mod common;
 mod concurrency;
-mod generated;
 mod fees;
+mod generated;
 mod history;
 mod l1;
 mod rejections;
