@@ -8,7 +8,7 @@ use axum::routing::get;
 use utoipa::OpenApi;
 use utoipa::openapi::path::{Operation, ParameterIn};
 
-use crate::routes::{evm, health, primary, staking};
+use crate::routes::{evm, health, primary, signature_aggregator, staking};
 use crate::state::AppState;
 
 /// The Data API's OpenAPI document.
@@ -23,6 +23,7 @@ use crate::state::AppState;
         staking::list_rewards, staking::list_delegators,
         evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block, evm::get_deployment,
         evm::list_erc20, evm::list_erc721, evm::list_collectibles,
+        signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
     ),
     components(schemas(crate::error::ErrorBody)),
     modifiers(&ApiKeyHeader)

@@ -4,11 +4,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use firn_aggregator::{Aggregator, PChainReader};
 use firn_store::Store;
 
 use crate::config::ApiConfig;
 use crate::limits::RateLimiter;
 use crate::metrics::ServiceMetrics;
+use crate::routes::signature_aggregator::SignatureService;
 
 /// Shared state of one server.
 #[derive(Debug, Clone)]
@@ -19,6 +21,8 @@ pub struct AppState {
     pub config: Arc<ApiConfig>,
     /// Request counters and latency histograms served at `/metrics`.
     pub metrics: Arc<ServiceMetrics>,
+    /// The Warp signature aggregator behind `/v1/signatureAggregator`; `None` answers 503.
+    pub signatures: Option<SignatureService>,
     pub(crate) limiter: Arc<RateLimiter>,
     pub(crate) started: Instant,
 }
@@ -34,7 +38,19 @@ impl AppState {
             )),
             config: Arc::new(config),
             metrics: Arc::new(ServiceMetrics::default()),
+            signatures: None,
             started: Instant::now(),
         }
+    }
+
+    /// This state, serving signature aggregation with `aggregator`, reading P-Chain txs for
+    /// `GET .../aggregateSignatures/{txHash}` through `pchain`.
+    pub fn with_signature_aggregator(
+        mut self,
+        aggregator: Arc<Aggregator>,
+        pchain: Arc<dyn PChainReader>,
+    ) -> Self {
+        self.signatures = Some(SignatureService { aggregator, pchain });
+        self
     }
 }

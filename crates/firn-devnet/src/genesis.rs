@@ -9,6 +9,7 @@
 
 use crate::error::DevnetError;
 use crate::fee::DynamicFeeConfig;
+use crate::signers::SignerBehaviour;
 use firn_core::address::{FUJI_ID, LOCAL_ID, format_address, hrp_for_network};
 use firn_core::codec::Bytes;
 use firn_core::ids::{Id, NodeId, ShortId};
@@ -21,6 +22,7 @@ use firn_core::pchain::fx::{
 use firn_core::pchain::tx::{AddPermissionlessValidatorTx, BaseTx, Tx, UnsignedTx, Validator};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 
 /// 1 AVAX in nAVAX.
 pub const AVAX: u64 = 1_000_000_000;
@@ -212,6 +214,8 @@ pub struct DevnetConfig {
     pub validator_duration_secs: u64,
     /// Validators treated as offline: their reward proposals are aborted.
     pub offline_validators: Vec<NodeId>,
+    /// How validators answer Warp signature requests (honest when not listed).
+    pub warp_signers: BTreeMap<NodeId, SignerBehaviour>,
     /// Staking rules.
     pub staking: StakingConfig,
     /// Etna's dynamic tx fees (ACP-103).
@@ -235,6 +239,7 @@ impl Default for DevnetConfig {
             validator_delegation_fee: 20_000,
             validator_duration_secs: YEAR,
             offline_validators: Vec::new(),
+            warp_signers: BTreeMap::new(),
             staking: StakingConfig::default(),
             dynamic_fees: DynamicFeeConfig::default(),
             l1_fees: L1FeeConfig::default(),

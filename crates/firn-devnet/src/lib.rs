@@ -16,7 +16,10 @@
 //! - [`wallet::Wallet`]: builds and signs every supported tx for the funded keys, and the
 //!   Warp messages an L1's validator manager sends;
 //! - [`history::HistoryGenerator`]: weeks of realistic, seed-deterministic P-Chain activity
-//!   generated on a frozen clock (what `firn up` starts a new data directory with).
+//!   generated on a frozen clock (what `firn up` starts a new data directory with);
+//! - [`signers::DevnetSigners`]: the validators answering ACP-118 signature requests under
+//!   the P-Chain's rules (the devnet side of `firn_aggregator::ValidatorNetwork`), each
+//!   configurable honest, slow, offline or lying.
 //!
 //! Data flows: signed [`firn_core::pchain::Tx`] → `issue_tx` ([`executor`] verifies against
 //! the [`state::State`], errors carry AvalancheGo's texts; the tx burns its Etna dynamic fee,
@@ -54,6 +57,7 @@ pub mod genesis;
 pub mod history;
 pub mod math;
 pub mod producer;
+pub mod signers;
 pub mod state;
 pub mod store;
 pub mod vm;
@@ -63,5 +67,6 @@ pub use clock::Clock;
 pub use error::{DevnetError, TxError};
 pub use genesis::{DevnetConfig, NetworkIdentity, Profile};
 pub use producer::Producer;
+pub use signers::{DevnetSigners, SignerBehaviour};
 pub use vm::PChain;
 pub use wallet::Wallet;

@@ -11,6 +11,7 @@ pub mod evm;
 pub mod health;
 mod network;
 pub mod primary;
+pub mod signature_aggregator;
 pub mod staking;
 mod unsupported;
 
@@ -21,6 +22,7 @@ pub fn router() -> Router<AppState> {
         .merge(primary::router())
         .merge(staking::router())
         .merge(evm::router())
+        .merge(signature_aggregator::router())
         .merge(unsupported::router())
         .merge(crate::openapi::router())
         .route("/metrics", get(crate::metrics::serve_metrics))

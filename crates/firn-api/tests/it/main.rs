@@ -12,6 +12,7 @@ mod paging;
 mod schema;
 mod service;
 mod shapes;
+mod signature_aggregator;
 mod validation;
 
 backend_tests! {

@@ -333,6 +333,55 @@ pub fn aggregate_signatures(sigs: &[&Signature]) -> Result<Signature, BlsError> 
         .map_err(|_| BlsError::EmptyAggregate("signatures"))
 }
 
+/// A signature decoded with only the on-curve check: the form many signatures of one
+/// message take on their way to an aggregate, where checking the subgroup once, on the sum,
+/// costs one check instead of one per signature. Nothing verifies an `UncheckedSignature`;
+/// [`aggregate_unchecked`] turns a list of them into a checked [`Signature`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct UncheckedSignature(min_pk::Signature);
+
+impl UncheckedSignature {
+    /// Parses a 96-byte compressed signature, checking only that it is a curve point.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, BlsError> {
+        const WHAT: &str = "signature";
+        check_len(WHAT, bytes, SIGNATURE_LEN)?;
+        min_pk::Signature::uncompress(bytes)
+            .map(Self)
+            .map_err(|e| point_error(WHAT, e))
+    }
+}
+
+impl From<Signature> for UncheckedSignature {
+    fn from(sig: Signature) -> Self {
+        Self(sig.0)
+    }
+}
+
+impl fmt::Debug for UncheckedSignature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "UncheckedSignature(0x{})",
+            hex::encode(self.0.compress())
+        )
+    }
+}
+
+/// The sum of the signatures, checked to be in the G2 subgroup (so it is a valid
+/// [`Signature`]). A sum of subgroup points is always in the subgroup; a sum that is not
+/// means some signature was not. (Points outside the subgroup can only cancel out when
+/// their senders collude, and then the sum equals what their valid signatures would sum to,
+/// which is all an aggregate needs.) Errors on an empty list.
+pub fn aggregate_unchecked(sigs: &[&UncheckedSignature]) -> Result<Signature, BlsError> {
+    let points: Vec<&min_pk::Signature> = sigs.iter().map(|sig| &sig.0).collect();
+    let sum = min_pk::AggregateSignature::aggregate(&points, false)
+        .map_err(|_| BlsError::EmptyAggregate("signatures"))?
+        .to_signature();
+    sum.validate(false)
+        .map_err(|e| point_error("aggregate signature", e))?;
+    Ok(Signature(sum))
+}
+
 /// True if `sig` is the aggregate of every key in `pks` signing the same `msg`: one
 /// pairing check against the summed key. The keys must have proofs of possession (that is
 /// what makes summing them safe against rogue keys). False for an empty list.
@@ -420,6 +469,30 @@ fn batch_randomizers(items: &[(&PublicKey, &[u8], &Signature)]) -> Vec<blst::bls
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unchecked_signatures_aggregate_into_a_checked_one() {
+        let msg = b"warp";
+        let keys: Vec<SecretKey> = (1..=3).map(key).collect();
+        let sigs: Vec<Signature> = keys.iter().map(|k| k.sign(msg)).collect();
+        let unchecked: Vec<UncheckedSignature> = sigs
+            .iter()
+            .map(|s| UncheckedSignature::from_bytes(&s.to_bytes()).unwrap())
+            .collect();
+        let refs: Vec<&UncheckedSignature> = unchecked.iter().collect();
+        let sum = aggregate_unchecked(&refs).unwrap();
+        let checked: Vec<&Signature> = sigs.iter().collect();
+        assert_eq!(sum, aggregate_signatures(&checked).unwrap());
+        let pks: Vec<PublicKey> = keys.iter().map(SecretKey::public_key).collect();
+        let pk_refs: Vec<&PublicKey> = pks.iter().collect();
+        assert!(fast_aggregate_verify(&pk_refs, msg, &sum));
+        assert_eq!(
+            aggregate_unchecked(&[]),
+            Err(BlsError::EmptyAggregate("signatures"))
+        );
+        assert!(UncheckedSignature::from_bytes(&[0x42; 96]).is_err());
+        assert!(UncheckedSignature::from_bytes(&[0; 95]).is_err());
+    }
 
     fn key(i: u8) -> SecretKey {
         SecretKey::from_seed(&[i; 32]).unwrap()

@@ -9,5 +9,6 @@ mod history;
 mod l1;
 mod rejections;
 mod restart;
+mod signers;
 mod staking;
 mod subnets;

@@ -1,0 +1,130 @@
+//! End-to-end aggregation over a 1,000-validator devnet set at 67 % quorum, against the
+//! BLS work alone.
+//!
+//! - `end_to_end_1000_validators_67pct`: [`Aggregator::aggregate`] with an empty aggregator
+//!   cache: read the set, build the canonical order, 1,000 requests heaviest first (as
+//!   tokio tasks on 2 worker threads), the devnet nodes answering from their signature
+//!   memory (AvalancheGo's handler caches too), parse and subgroup-check each answer, batch
+//!   verification, aggregation and the bitset.
+//! - `bls_only_670_signatures`: what no aggregator can skip for the same result, on one
+//!   thread: decompress 670 signatures, sum them (one subgroup check) and their keys, one
+//!   pairing check.
+//! - `cached`: the same request again, answered from the aggregator's cache.
+//!
+//! Node signing (one BLS signature per validator and message) happens once, in setup.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use firn_aggregator::{AggregationRequest, Aggregator, AggregatorConfig, AppError};
+use firn_core::ids::Id;
+use firn_core::keys::bls;
+use firn_core::warp::UnsignedMessage;
+use firn_core::warp::payload::Payload;
+use firn_devnet::clock::Clock;
+use firn_devnet::genesis::DevnetConfig;
+use firn_devnet::signers::{DevnetSigners, WarpVerifier};
+use firn_devnet::vm::PChain;
+use std::sync::Arc;
+use std::time::Duration;
+
+const VALIDATORS: u32 = 1_000;
+
+/// The C-Chain's verifier stand-in: signs accepted-block hashes.
+#[derive(Debug)]
+struct BlockHashes;
+
+impl WarpVerifier for BlockHashes {
+    fn verify(&self, message: &UnsignedMessage, _: &[u8]) -> Result<(), AppError> {
+        match Payload::from_bytes(&message.payload) {
+            Ok(Payload::Hash(_)) => Ok(()),
+            _ => Err(AppError {
+                code: 1,
+                message: "not a block hash".into(),
+            }),
+        }
+    }
+}
+
+fn aggregation(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("firn-aggregator-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = DevnetConfig {
+        initial_validators: VALIDATORS,
+        ..DevnetConfig::default()
+    };
+    let clock = Clock::frozen(config.genesis_time);
+    let chain = Arc::new(PChain::open(config, &dir, clock).unwrap_or_else(|e| panic!("{e}")));
+    let identity = chain.network();
+    let signers = Arc::new(DevnetSigners::new(chain.clone()).unwrap_or_else(|e| panic!("{e}")));
+    signers.register_chain(identity.c_chain_id, Arc::new(BlockHashes));
+    let aggregator = Aggregator::new(
+        signers.clone(),
+        AggregatorConfig {
+            request_timeout: Duration::from_secs(5),
+            ..AggregatorConfig::default()
+        },
+    );
+    let message = UnsignedMessage::new(
+        identity.network_id,
+        identity.c_chain_id,
+        Payload::Hash(Id([0x42; 32])).bytes(),
+    );
+    let request = AggregationRequest::new(message.clone());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    // Warm the nodes' signature memory; check the shape once.
+    let first = rt
+        .block_on(aggregator.aggregate(request.clone()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(first.signers, 670, "equal weights: 670 of 1,000 meet 67 %");
+
+    let mut group = c.benchmark_group("aggregate");
+    group.sample_size(20);
+    group.bench_function("end_to_end_1000_validators_67pct", |b| {
+        b.iter(|| {
+            aggregator.clear_cache();
+            rt.block_on(aggregator.aggregate(request.clone()))
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+    });
+
+    // The signatures the aggregator gathered, as bytes from the wire.
+    let bytes = message.bytes();
+    let keys: Vec<bls::SecretKey> = (0..670)
+        .map(|i| {
+            chain
+                .config()
+                .validator_bls_key(i)
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect();
+    let publics: Vec<bls::PublicKey> = keys.iter().map(bls::SecretKey::public_key).collect();
+    let wire: Vec<[u8; 96]> = keys.iter().map(|k| k.sign(&bytes).to_bytes()).collect();
+    group.bench_function("bls_only_670_signatures", |b| {
+        b.iter(|| {
+            let sigs: Vec<bls::UncheckedSignature> = wire
+                .iter()
+                .map(|w| bls::UncheckedSignature::from_bytes(w).unwrap_or_else(|e| panic!("{e}")))
+                .collect();
+            let refs: Vec<&bls::UncheckedSignature> = sigs.iter().collect();
+            let sum = bls::aggregate_unchecked(&refs).unwrap_or_else(|e| panic!("{e}"));
+            let pks: Vec<&bls::PublicKey> = publics.iter().collect();
+            assert!(bls::fast_aggregate_verify(&pks, &bytes, &sum));
+        })
+    });
+
+    group.bench_function("cached", |b| {
+        b.iter(|| {
+            rt.block_on(aggregator.aggregate(request.clone()))
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+    });
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, aggregation);
+criterion_main!(benches);
