@@ -7,6 +7,7 @@
 //! [`platform`], [`info`], [`health`], [`validators`] and [`firn`].
 
 mod error;
+pub mod eth;
 pub mod firn;
 pub mod health;
 pub mod info;

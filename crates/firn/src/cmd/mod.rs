@@ -2,6 +2,7 @@
 
 mod decode;
 mod devnet;
+mod evm;
 mod keys;
 
 use crate::cli::Command;

@@ -3,3 +3,4 @@
 
 mod cli;
 mod devnet;
+mod evm_viem;
