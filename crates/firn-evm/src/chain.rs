@@ -22,7 +22,7 @@ use crate::precompiles::Precompiles;
 use crate::state::WorldState;
 use crate::store::{BlockStore, StoredBlock};
 use crate::trace::CallTracer;
-use crate::tx::{self, MAX_INIT_CODE_SIZE, decode_raw, tx_env, tx_intrinsic_gas};
+use crate::tx::{MAX_INIT_CODE_SIZE, decode_raw, tx_env, tx_intrinsic_gas};
 
 /// Where "now" comes from (seconds since the epoch): the devnet's clock.
 pub type TimeSource = Arc<dyn Fn() -> u64 + Send + Sync>;
@@ -539,6 +539,3 @@ pub(crate) fn parent_fees(parent: &Block) -> ParentFees<'_> {
         extra: &parent.header.extra_data,
     }
 }
-
-/// Re-exported for the RPC: decode without pooling.
-pub use tx::decode_raw as decode_raw_tx;

@@ -30,16 +30,6 @@ impl Mempool {
         self.hashes.len()
     }
 
-    /// Whether nothing is pooled.
-    pub fn is_empty(&self) -> bool {
-        self.hashes.is_empty()
-    }
-
-    /// Whether `hash` is pooled.
-    pub fn contains(&self, hash: &B256) -> bool {
-        self.hashes.contains_key(hash)
-    }
-
     /// A pooled transaction.
     pub fn get(&self, hash: &B256) -> Option<&SignedTx> {
         let sender = self.hashes.get(hash)?;

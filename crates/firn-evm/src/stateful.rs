@@ -186,7 +186,8 @@ impl<CTX: ContextTr> PrecompileProvider<CTX> for SubnetPrecompiles {
         let mut gas = Gas::new(inputs.gas_limit);
         let (result, output) = match outcome {
             Outcome::Return(out) => {
-                gas.record_cost(call.used);
+                // `used` never exceeds the limit (`charge` checks), so this cannot fail.
+                let _ = gas.record_regular_cost(call.used);
                 (InstructionResult::Return, Bytes::from(out))
             }
             Outcome::Error => {

@@ -131,7 +131,7 @@ impl<CTX: ContextTr> Inspector<CTX> for CallTracer {
 
     fn call_end(&mut self, _: &mut CTX, _: &CallInputs, outcome: &mut CallOutcome) {
         let r = &outcome.result;
-        self.close(r.result, r.gas.spent(), r.output.clone(), None);
+        self.close(r.result, r.gas.total_gas_spent(), r.output.clone(), None);
     }
 
     fn create(&mut self, _: &mut CTX, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
@@ -152,7 +152,12 @@ impl<CTX: ContextTr> Inspector<CTX> for CallTracer {
 
     fn create_end(&mut self, _: &mut CTX, _: &CreateInputs, outcome: &mut CreateOutcome) {
         let r = &outcome.result;
-        self.close(r.result, r.gas.spent(), r.output.clone(), outcome.address);
+        self.close(
+            r.result,
+            r.gas.total_gas_spent(),
+            r.output.clone(),
+            outcome.address,
+        );
     }
 
     fn selfdestruct(&mut self, contract: Address, target: Address, value: U256) {

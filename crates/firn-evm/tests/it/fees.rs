@@ -37,8 +37,13 @@ fn base_fee_rises_while_blocks_use_more_than_the_target_then_falls() {
     assert_eq!(fees[0], 25_000_000_000);
     assert!(fees.windows(2).skip(1).all(|w| w[1] > w[0]), "{fees:?}");
     assert!(chain.next_base_fee() > fees[3]);
-    // A long quiet spell brings it back to the minimum.
+    // A quiet spell lowers it by one step per 10-second window elapsed (subnet-evm's rule):
+    // 100 s is 10 steps of 1/36, not yet the floor; 1000 s reaches the floor.
+    let before = chain.next_base_fee();
     clock.advance(100);
+    let after = chain.next_base_fee();
+    assert!(after < before && after > 25_000_000_000, "{before} {after}");
+    clock.advance(900);
     assert_eq!(chain.next_base_fee(), 25_000_000_000);
     // Blocks record the 10-second window in their extra data.
     assert_eq!(chain.head().header.extra_data.len(), 80);

@@ -104,14 +104,19 @@ pub fn server(node: State) -> EthServer<State> {
 }
 
 /// The EVM chains a node serves, by `C` and by blockchain ID (cb58), added while running.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct EvmChains {
     endpoints: RwLock<HashMap<String, Arc<dyn Endpoint>>>,
 }
 
-impl std::fmt::Debug for dyn Endpoint {
+impl std::fmt::Debug for EvmChains {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Endpoint")
+        let map = self.endpoints.read().unwrap_or_else(|p| p.into_inner());
+        let mut aliases: Vec<&String> = map.keys().collect();
+        aliases.sort();
+        f.debug_struct("EvmChains")
+            .field("aliases", &aliases)
+            .finish()
     }
 }
 
