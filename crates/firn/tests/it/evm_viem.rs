@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use firn_core::keys::PrivateKey;
+use firn_core::keys::secp256k1::PrivateKey;
 use serde_json::Value;
 
 struct Cleanup(PathBuf, Option<std::process::Child>);

@@ -140,6 +140,12 @@ async fn get_logs(node: State, (args,): (FilterArgs,)) -> EthResult {
             if from > to {
                 return Err(EthError::server("invalid block range params"));
             }
+            // The limit applies to the range asked for, before it is cut at the head.
+            if to - from + 1 > MAX_LOG_RANGE {
+                return Err(EthError::server(format!(
+                    "requested too many blocks from {from} to {to}, maximum is set to {MAX_LOG_RANGE}"
+                )));
+            }
             if from > head {
                 return Ok(json!([]));
             }

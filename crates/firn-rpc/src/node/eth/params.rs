@@ -6,7 +6,7 @@ use firn_evm::CallRequest;
 use serde::de::{Deserialize, Deserializer, Error};
 use serde_json::Value;
 
-fn hex_digits<'a>(s: &'a str) -> Result<&'a str, String> {
+fn hex_digits(s: &str) -> Result<&str, String> {
     let digits = s
         .strip_prefix("0x")
         .or_else(|| s.strip_prefix("0X"))
@@ -71,8 +71,8 @@ macro_rules! from_value {
         impl<'de> Deserialize<'de> for $t {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let v = Value::deserialize(d)?;
-                #[allow(clippy::redundant_closure_call)]
-                ($parse)(&v).map_err(D::Error::custom)
+                let parse: fn(&Value) -> Result<$t, String> = $parse;
+                parse(&v).map_err(D::Error::custom)
             }
         }
     };
@@ -213,13 +213,7 @@ fn call_args(v: &Value) -> Result<CallArgs, String> {
             .map(|v| fixed_bytes(v, 20, "common.Address").map(|b| Address::from_slice(&b)))
             .transpose()
     };
-    let access_list = match opt(o, "accessList") {
-        Some(v) => Some(
-            serde_json::from_value::<alloy_eips::eip2930::AccessList>(v.clone())
-                .map_err(|e| e.to_string())?,
-        ),
-        None => None,
-    };
+    let access_list = opt(o, "accessList").map(access_list).transpose()?;
     Ok(CallArgs(CallRequest {
         from: addr_of("from")?,
         to: addr_of("to")?,
@@ -236,6 +230,34 @@ fn call_args(v: &Value) -> Result<CallArgs, String> {
     }))
 }
 from_value!(CallArgs, call_args);
+
+/// `[{address, storageKeys}]`.
+fn access_list(v: &Value) -> Result<alloy_eips::eip2930::AccessList, String> {
+    let Value::Array(items) = v else {
+        return Err(
+            "json: cannot unmarshal non-array into Go value of type types.AccessList".into(),
+        );
+    };
+    let mut list = Vec::with_capacity(items.len());
+    for item in items {
+        let address = item
+            .get("address")
+            .ok_or("missing address in access list")
+            .and_then(|a| fixed_bytes(a, 20, "common.Address").map_err(|_| "invalid address"))
+            .map_err(str::to_owned)?;
+        let mut keys = Vec::new();
+        if let Some(Value::Array(ks)) = item.get("storageKeys") {
+            for k in ks {
+                keys.push(B256::from_slice(&fixed_bytes(k, 32, "common.Hash")?));
+            }
+        }
+        list.push(alloy_eips::eip2930::AccessListItem {
+            address: Address::from_slice(&address),
+            storage_keys: keys,
+        });
+    }
+    Ok(alloy_eips::eip2930::AccessList(list))
+}
 
 /// `FilterCriteria` (for `eth_getLogs`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
