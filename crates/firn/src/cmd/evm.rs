@@ -28,8 +28,6 @@ const C_CHAIN_FUNDS_AVAX: u64 = 50_000_000;
 pub struct EvmChainsHandle {
     /// Every chain's endpoint, by alias.
     pub chains: Arc<EvmChains>,
-    /// The C-Chain.
-    pub c_chain: Arc<EvmChain>,
     producers: Arc<std::sync::Mutex<Vec<Producer>>>,
     stop: watch::Sender<bool>,
     watcher: JoinHandle<()>,
@@ -101,7 +99,6 @@ pub fn start(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<EvmChainsH
     };
     Ok(EvmChainsHandle {
         chains,
-        c_chain,
         producers,
         stop,
         watcher,
