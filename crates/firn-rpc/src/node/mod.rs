@@ -9,6 +9,7 @@
 
 mod blocks;
 mod error;
+pub mod eth;
 mod fees;
 pub mod firn;
 pub mod health;

@@ -8,6 +8,7 @@ mod common;
 mod eth;
 mod hostile;
 mod node_common;
+mod node_eth;
 mod node_fees;
 mod node_l1;
 mod node_misc;

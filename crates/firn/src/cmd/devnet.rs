@@ -1,4 +1,5 @@
-//! `firn devnet`: the devnet P-Chain, its block producer and the node RPC, until Ctrl-C.
+//! `firn devnet`: the devnet P-Chain, its block producer, the EVM chains (C-Chain and
+//! subnet-EVM L1s, [`super::evm`]) and the node RPC, until Ctrl-C.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -143,8 +144,9 @@ async fn serve(args: &DevnetArgs, config: DevnetConfig) -> anyhow::Result<()> {
         .with_context(|| format!("couldn't listen on {}", args.rpc_addr))?;
     let addr = listener.local_addr()?;
     let producer = Producer::spawn(chain.clone());
+    let evm = super::evm::start(&chain, &args.data_dir)?;
     let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())));
-    let router = node_router(node).build()?;
+    let router = evm.chains.mount(node_router(node)).build()?;
 
     let url = format!("http://{addr}");
     let banner = banner(&chain, &url, &args.data_dir);
@@ -157,6 +159,7 @@ async fn serve(args: &DevnetArgs, config: DevnetConfig) -> anyhow::Result<()> {
 
     firn_rpc::serve(listener, router, shutdown_signal()).await?;
     producer.shutdown().await;
+    evm.shutdown().await;
     info!(height = chain.height(), "devnet stopped");
     if !args.silent && !args.json {
         eprintln!("Shut down at height {}", chain.height());
@@ -222,6 +225,7 @@ pub(crate) fn banner(chain: &PChain, url: &str, data_dir: &Path) -> Value {
             "info": format!("{url}/ext/info"),
             "health": format!("{url}/ext/health"),
             "firn": format!("{url}/ext/firn"),
+            "C": format!("{url}/ext/bc/C/rpc"),
         },
         "fundedKeys": keys,
         "listening": url,
@@ -259,7 +263,7 @@ pub(crate) fn print_banner(b: &Value) {
     );
     println!();
     println!("Node RPC");
-    for k in ["platform", "info", "health", "firn"] {
+    for k in ["platform", "info", "health", "firn", "C"] {
         println!("  {:<9}{}", k, s(&b["rpc"][k]));
     }
     println!();

@@ -2,6 +2,7 @@
 
 mod decode;
 mod devnet;
+mod evm;
 mod index;
 mod keys;
 mod serve;

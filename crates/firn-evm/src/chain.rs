@@ -1,0 +1,541 @@
+//! [`EvmChain`]: one EVM chain — genesis, the pool, block building and the block file.
+//! Queries over it are in [`crate::query`].
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use alloy_consensus::Transaction;
+use alloy_consensus::proofs::{calculate_receipt_root, calculate_transaction_root};
+use alloy_primitives::{Address, B64, B256, Bytes, U256};
+use alloy_trie::EMPTY_ROOT_HASH;
+use revm::context::result::ExecutionResult;
+use tracing::{debug, info};
+
+use crate::block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
+use crate::error::{EvmError, TxError};
+use crate::execute::{BLACKHOLE, BlockContext, inspect};
+use crate::fee::{self, ParentFees};
+use crate::genesis::EvmGenesis;
+use crate::mempool::Mempool;
+use crate::precompiles::Precompiles;
+use crate::state::WorldState;
+use crate::store::{BlockStore, StoredBlock};
+use crate::trace::CallTracer;
+use crate::tx::{MAX_INIT_CODE_SIZE, decode_raw, tx_env, tx_intrinsic_gas};
+
+/// Where "now" comes from (seconds since the epoch): the devnet's clock.
+pub type TimeSource = Arc<dyn Fn() -> u64 + Send + Sync>;
+
+/// Most transactions in one block.
+pub const MAX_BLOCK_TXS: usize = 10_000;
+
+/// How to open a chain.
+#[derive(Clone)]
+pub struct EvmChainConfig {
+    /// The genesis.
+    pub genesis: EvmGenesis,
+    /// The Avalanche blockchain ID (what the Warp precompile reports).
+    pub blockchain_id: B256,
+    /// The Avalanche network ID (Warp messages).
+    pub network_id: u32,
+    /// Where the block file lives; `None` keeps the chain in memory only.
+    pub data_dir: Option<PathBuf>,
+    /// The clock.
+    pub now: TimeSource,
+}
+
+impl std::fmt::Debug for EvmChainConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvmChainConfig")
+            .field("chain_id", &self.genesis.config.chain_id)
+            .field("blockchain_id", &self.blockchain_id)
+            .field("data_dir", &self.data_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) state: WorldState,
+    pub(crate) blocks: Vec<Arc<Block>>,
+    pub(crate) hashes: Vec<B256>,
+    pub(crate) by_hash: HashMap<B256, u64>,
+    pub(crate) tx_index: HashMap<B256, (u64, usize)>,
+    pub(crate) precompiles: Precompiles,
+    pub(crate) warp_messages: HashMap<B256, Bytes>,
+}
+
+/// An EVM chain: state, blocks, pool. Share it in an `Arc`; every method takes `&self`.
+pub struct EvmChain {
+    pub(crate) config: EvmChainConfig,
+    pub(crate) inner: RwLock<Inner>,
+    pool: Mutex<Mempool>,
+    store: Mutex<Option<BlockStore>>,
+    build: Mutex<()>,
+}
+
+impl std::fmt::Debug for EvmChain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvmChain")
+            .field("config", &self.config)
+            .field("height", &self.height())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EvmChain {
+    /// Opens the chain: genesis, then every block in the block file replayed.
+    pub fn open(config: EvmChainConfig) -> Result<Self, EvmError> {
+        let g = &config.genesis;
+        let mut state = WorldState::from_alloc(&g.alloc);
+        let precompiles = Precompiles::from_config(
+            &g.config,
+            config.blockchain_id,
+            config.network_id,
+            &mut state,
+        );
+        let gas_limit = if g.gas_limit == 0 {
+            g.config.fee_config.gas_limit
+        } else {
+            g.gas_limit
+        };
+        let header = Header {
+            parent_hash: B256::ZERO,
+            ommers_hash: alloy_consensus::constants::EMPTY_OMMER_ROOT_HASH,
+            beneficiary: g.coinbase,
+            state_root: state.state_root(),
+            transactions_root: EMPTY_ROOT_HASH,
+            receipts_root: EMPTY_ROOT_HASH,
+            logs_bloom: Default::default(),
+            difficulty: g.difficulty,
+            number: 0,
+            gas_limit,
+            gas_used: 0,
+            timestamp: g.timestamp,
+            extra_data: g.extra_data.clone(),
+            mix_hash: g.mix_hash,
+            nonce: B64::from(g.nonce),
+            base_fee: Some(g.base_fee.unwrap_or(g.config.fee_config.min_base_fee)),
+            block_gas_cost: Some(0),
+            blob_gas_used: Some(0),
+            excess_blob_gas: Some(0),
+            parent_beacon_block_root: Some(B256::ZERO),
+        };
+        let hash = header.hash();
+        let genesis = Block {
+            size: Block::rlp_size(&header, &[]),
+            header,
+            hash,
+            txs: Vec::new(),
+            receipts: Vec::new(),
+            traces: Vec::new(),
+        };
+        let inner = Inner {
+            state,
+            blocks: vec![Arc::new(genesis)],
+            hashes: vec![hash],
+            by_hash: HashMap::from([(hash, 0)]),
+            tx_index: HashMap::new(),
+            precompiles,
+            warp_messages: HashMap::new(),
+        };
+        let (store, stored) = match &config.data_dir {
+            Some(dir) => {
+                let (s, blocks) = BlockStore::open(dir)?;
+                (Some(s), blocks)
+            }
+            None => (None, Vec::new()),
+        };
+        let chain = Self {
+            config,
+            inner: RwLock::new(inner),
+            pool: Mutex::new(Mempool::default()),
+            store: Mutex::new(None),
+            build: Mutex::new(()),
+        };
+        for (i, b) in stored.iter().enumerate() {
+            let height = i as u64 + 1;
+            let corrupt = |reason: String| EvmError::Corrupt { height, reason };
+            let txs = b
+                .txs
+                .iter()
+                .map(|raw| decode_raw(raw, chain.chain_id()))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| corrupt(format!("bad tx: {e}")))?;
+            let block = chain
+                .execute_block(txs, b.timestamp, true)?
+                .ok_or_else(|| corrupt("block has no transactions".into()))?;
+            if block.hash != b.hash {
+                return Err(corrupt(format!(
+                    "replayed hash {} differs from recorded {}",
+                    block.hash, b.hash
+                )));
+            }
+        }
+        *chain.lock_store() = store;
+        info!(
+            target: "evm",
+            chain_id = chain.chain_id(),
+            height = chain.height(),
+            "chain opened"
+        );
+        Ok(chain)
+    }
+
+    /// EVM chain ID.
+    pub fn chain_id(&self) -> u64 {
+        self.config.genesis.config.chain_id
+    }
+
+    /// The genesis it was opened with.
+    pub fn genesis(&self) -> &EvmGenesis {
+        &self.config.genesis
+    }
+
+    /// The Avalanche blockchain ID.
+    pub fn blockchain_id(&self) -> B256 {
+        self.config.blockchain_id
+    }
+
+    /// Avalanche network ID.
+    pub fn network_id(&self) -> u32 {
+        self.config.network_id
+    }
+
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn lock_pool(&self) -> MutexGuard<'_, Mempool> {
+        self.pool.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_store(&self) -> MutexGuard<'_, Option<BlockStore>> {
+        self.store.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Height of the last accepted block.
+    pub fn height(&self) -> u64 {
+        self.read().blocks.len() as u64 - 1
+    }
+
+    /// The last accepted block.
+    pub fn head(&self) -> Arc<Block> {
+        let inner = self.read();
+        inner.blocks[inner.blocks.len() - 1].clone()
+    }
+
+    /// Transactions waiting in the pool.
+    pub fn pool_len(&self) -> usize {
+        self.lock_pool().len()
+    }
+
+    fn block_context(&self, parent: &Block, timestamp: u64) -> (BlockContext, u64, fee::FeeWindow) {
+        let fc = &self.config.genesis.config.fee_config;
+        let p = parent_fees(parent);
+        let beneficiary = BLACKHOLE;
+        let ctx = BlockContext {
+            chain_id: self.chain_id(),
+            number: parent.header.number + 1,
+            timestamp,
+            base_fee: fee::base_fee(fc, &p, timestamp),
+            gas_limit: fc.gas_limit,
+            beneficiary,
+        };
+        (
+            ctx,
+            fee::block_gas_cost(fc, &p, timestamp),
+            fee::next_window(&p, timestamp),
+        )
+    }
+
+    /// The base fee the next block would have if built now.
+    pub fn next_base_fee(&self) -> u64 {
+        let head = self.head();
+        let now = (self.config.now)().max(head.header.timestamp);
+        self.block_context(&head, now).0.base_fee
+    }
+
+    /// Checks a raw transaction against the head state and pools it; returns its hash.
+    pub fn submit_raw_tx(&self, bytes: &[u8]) -> Result<B256, TxError> {
+        let tx = decode_raw(bytes, self.chain_id())?;
+        self.submit(tx)
+    }
+
+    /// Checks a decoded transaction and pools it.
+    pub fn submit(&self, tx: SignedTx) -> Result<B256, TxError> {
+        let e = &tx.envelope;
+        let base_fee = self.next_base_fee();
+        {
+            let inner = self.read();
+            if inner.tx_index.contains_key(&tx.hash) {
+                return Err(TxError::AlreadyKnown);
+            }
+            let needed = tx_intrinsic_gas(e);
+            if e.gas_limit() < needed {
+                return Err(TxError::IntrinsicGas {
+                    gas: e.gas_limit(),
+                    needed,
+                });
+            }
+            if e.gas_limit() > self.config.genesis.config.fee_config.gas_limit {
+                return Err(TxError::GasLimit);
+            }
+            if e.kind().is_create() && e.input().len() > MAX_INIT_CODE_SIZE {
+                return Err(TxError::InitCodeTooLarge {
+                    size: e.input().len(),
+                    limit: MAX_INIT_CODE_SIZE,
+                });
+            }
+            let max_fee = e.max_fee_per_gas();
+            if let Some(tip) = e.max_priority_fee_per_gas()
+                && tip > max_fee
+            {
+                return Err(TxError::TipAboveFeeCap {
+                    address: tx.sender,
+                    tip,
+                    max_fee,
+                });
+            }
+            if max_fee < base_fee as u128 {
+                return Err(TxError::FeeCapTooLow {
+                    address: tx.sender,
+                    max_fee,
+                    base_fee,
+                });
+            }
+            let next = inner.state.nonce(&tx.sender);
+            if e.nonce() < next {
+                return Err(TxError::NonceTooLow {
+                    next,
+                    tx: e.nonce(),
+                });
+            }
+            let cost = U256::from(e.gas_limit()) * U256::from(max_fee) + e.value();
+            let balance = inner.state.balance(&tx.sender);
+            if balance < cost {
+                return Err(TxError::InsufficientFunds {
+                    balance: balance.to_string(),
+                    cost: cost.to_string(),
+                    overshot: (cost - balance).to_string(),
+                });
+            }
+            inner
+                .precompiles
+                .check_tx_allowed(&inner.state, tx.sender)?;
+            if e.kind().is_create() && !inner.precompiles.may_deploy(&inner.state, &tx.sender) {
+                return Err(TxError::Other(format!(
+                    "tx.origin {} is not authorized to deploy a contract",
+                    tx.sender
+                )));
+            }
+        }
+        let hash = tx.hash;
+        self.lock_pool().insert(tx)?;
+        debug!(target: "evm", %hash, "tx pooled");
+        Ok(hash)
+    }
+
+    /// Builds, persists and accepts one block from the pool's ready transactions;
+    /// `None` when no transaction could be included.
+    pub fn build_block(&self) -> Result<Option<Arc<Block>>, EvmError> {
+        let _building = self.build.lock().unwrap_or_else(|p| p.into_inner());
+        let candidates = {
+            let inner = self.read();
+            self.lock_pool()
+                .ready(|a| inner.state.nonce(a), MAX_BLOCK_TXS)
+        };
+        if candidates.is_empty() {
+            return Ok(None);
+        }
+        let now = (self.config.now)();
+        self.execute_block(candidates, now, false)
+    }
+
+    /// Builds blocks until the pool has nothing ready; returns how many were built.
+    pub fn build_until_idle(&self) -> Result<usize, EvmError> {
+        let mut n = 0;
+        while self.build_block()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Executes `candidates` on the head as a new block at `timestamp` (at least the
+    /// parent's). Transactions that cannot run are skipped (and dropped from the pool when
+    /// they never can). When `replay`, every transaction must run, and nothing is stored.
+    fn execute_block(
+        &self,
+        candidates: Vec<SignedTx>,
+        timestamp: u64,
+        replay: bool,
+    ) -> Result<Option<Arc<Block>>, EvmError> {
+        let mut inner = self.write();
+        let parent = inner.blocks[inner.blocks.len() - 1].clone();
+        let timestamp = timestamp.max(parent.header.timestamp);
+        let (ctx, block_gas_cost, window) = self.block_context(&parent, timestamp);
+        let mut included = Vec::new();
+        let mut receipts: Vec<TxReceipt> = Vec::new();
+        let mut blocked: HashSet<Address> = HashSet::new();
+        let mut dropped = Vec::new();
+        let mut gas_used = 0u64;
+        let mut traces = Vec::new();
+        let inner = &mut *inner;
+        for tx in candidates {
+            let e = &tx.envelope;
+            let unusable = blocked.contains(&tx.sender)
+                || e.gas_limit() > ctx.gas_limit - gas_used
+                || e.max_fee_per_gas() < ctx.base_fee as u128
+                || inner
+                    .precompiles
+                    .check_tx_allowed(&inner.state, tx.sender)
+                    .is_err();
+            if unusable {
+                if replay {
+                    return Err(EvmError::Corrupt {
+                        height: ctx.number,
+                        reason: format!("tx {} no longer fits its block", tx.hash),
+                    });
+                }
+                blocked.insert(tx.sender);
+                continue;
+            }
+            let env = tx_env(&tx);
+            let traced = inspect(
+                &inner.state,
+                &inner.hashes,
+                &inner.precompiles.provider,
+                &ctx,
+                env,
+                CallTracer::default(),
+            );
+            let (out, mut trace) = match traced {
+                Ok((r, tracer)) => (r, tracer.into_root().unwrap_or_default()),
+                Err(err) => {
+                    if replay {
+                        return Err(EvmError::Corrupt {
+                            height: ctx.number,
+                            reason: format!("tx {} failed on replay: {err}", tx.hash),
+                        });
+                    }
+                    debug!(target: "evm", hash = %tx.hash, %err, "tx dropped");
+                    blocked.insert(tx.sender);
+                    dropped.push(tx.hash);
+                    continue;
+                }
+            };
+            inner.state.apply(out.state);
+            let used = out.result.tx_gas_used();
+            // subnet-EVM pays the whole fee (base fee included) to the coinbase.
+            let burned = U256::from(ctx.base_fee) * U256::from(used);
+            if !burned.is_zero() {
+                inner.state.credit(ctx.beneficiary, burned);
+            }
+            let logs = out.result.logs().to_vec();
+            gas_used += used;
+            // callTracer's top frame reports the tx's gas limit and all the gas it used.
+            trace.gas = e.gas_limit();
+            trace.gas_used = used;
+            traces.push(trace);
+            let effective = match e.max_priority_fee_per_gas() {
+                Some(tip) => (ctx.base_fee as u128 + tip).min(e.max_fee_per_gas()),
+                None => e.max_fee_per_gas(),
+            };
+            receipts.push(TxReceipt {
+                tx_type: e.tx_type() as u8,
+                success: matches!(out.result, ExecutionResult::Success { .. }),
+                gas_used: used,
+                cumulative_gas_used: gas_used,
+                effective_gas_price: effective,
+                contract_address: out.result.created_address(),
+                bloom: logs_bloom(&logs),
+                logs,
+            });
+            included.push(tx);
+        }
+        if !dropped.is_empty() {
+            let mut pool = self.lock_pool();
+            for h in &dropped {
+                pool.remove(h);
+            }
+        }
+        if included.is_empty() {
+            return Ok(None);
+        }
+        let envelopes: Vec<_> = included.iter().map(|t| t.envelope.clone()).collect();
+        let receipt_envelopes: Vec<_> = receipts.iter().map(TxReceipt::envelope).collect();
+        let header = Header {
+            parent_hash: parent.hash,
+            ommers_hash: alloy_consensus::constants::EMPTY_OMMER_ROOT_HASH,
+            beneficiary: ctx.beneficiary,
+            state_root: inner.state.state_root(),
+            transactions_root: calculate_transaction_root(&envelopes),
+            receipts_root: calculate_receipt_root(&receipt_envelopes),
+            logs_bloom: logs_bloom(receipts.iter().flat_map(|r| r.logs.iter())),
+            difficulty: U256::from(1),
+            number: ctx.number,
+            gas_limit: ctx.gas_limit,
+            gas_used,
+            timestamp,
+            extra_data: Bytes::from(window.to_bytes()),
+            mix_hash: B256::ZERO,
+            nonce: B64::ZERO,
+            base_fee: Some(ctx.base_fee),
+            block_gas_cost: Some(block_gas_cost),
+            blob_gas_used: Some(0),
+            excess_blob_gas: Some(0),
+            parent_beacon_block_root: Some(B256::ZERO),
+        };
+        let hash = header.hash();
+        let block = Arc::new(Block {
+            size: Block::rlp_size(&header, &included),
+            header,
+            hash,
+            txs: included,
+            receipts,
+            traces,
+        });
+        if !replay && let Some(store) = self.lock_store().as_mut() {
+            store.append(&StoredBlock {
+                timestamp,
+                hash,
+                txs: block.txs.iter().map(|t| t.raw.clone()).collect(),
+            })?;
+        }
+        let number = block.header.number;
+        for (i, tx) in block.txs.iter().enumerate() {
+            inner.tx_index.insert(tx.hash, (number, i));
+        }
+        for (id, message) in crate::warp::sent_messages(&block) {
+            inner.warp_messages.insert(id, message);
+        }
+        inner.by_hash.insert(hash, number);
+        inner.hashes.push(hash);
+        inner.blocks.push(block.clone());
+        if !replay {
+            let mut pool = self.lock_pool();
+            let senders: HashSet<Address> = block.txs.iter().map(|t| t.sender).collect();
+            for s in senders {
+                pool.drop_below(&s, inner.state.nonce(&s));
+            }
+            debug!(target: "evm", number, txs = block.txs.len(), gas_used, "block accepted");
+        }
+        Ok(Some(block))
+    }
+}
+
+/// The fee fields of `parent`.
+pub(crate) fn parent_fees(parent: &Block) -> ParentFees<'_> {
+    ParentFees {
+        number: parent.header.number,
+        time: parent.header.timestamp,
+        gas_used: parent.header.gas_used,
+        base_fee: parent.header.base_fee.unwrap_or_default(),
+        block_gas_cost: parent.header.block_gas_cost,
+        extra: &parent.header.extra_data,
+    }
+}

@@ -1,0 +1,73 @@
+//! EVM chains for firn's devnet: the C-Chain and subnet-EVM L1s, executed by revm.
+//!
+//! The key types:
+//! - [`EvmGenesis`]: a subnet-EVM genesis JSON (alloc, chain config with `feeConfig` and
+//!   precompile configs), or the C-Chain's built-in one;
+//! - [`EvmChain`]: the chain. Raw transactions go in with [`EvmChain::submit_raw_tx`] (checked
+//!   with go-ethereum's error texts, then pooled by sender and nonce); [`EvmChain::build_block`]
+//!   executes the ready ones with revm on the in-memory [`WorldState`], computes receipts,
+//!   blooms, the state root and the subnet-EVM header (dynamic base fee from the fee window,
+//!   block gas cost), and appends the block to the block file before accepting it;
+//!   queries ([`EvmChain::block_by_number`], [`EvmChain::logs`], [`EvmChain::call`],
+//!   [`EvmChain::estimate_gas`], …) read the accepted blocks and the head state;
+//! - [`Producer`]: a tokio task that builds blocks when transactions arrive.
+//!
+//! On open, the block file's transactions are executed again block by block and each
+//! block's hash is checked against the recorded one, so a restart continues the chain.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use firn_evm::{EvmChain, EvmChainConfig, EvmGenesis};
+//! use alloy_primitives::{Address, B256, U256};
+//!
+//! let funded = Address::repeat_byte(0x11);
+//! let genesis = EvmGenesis::c_chain(43113, 0, &[(funded, U256::from(10u64).pow(U256::from(24)))]);
+//! let chain = EvmChain::open(EvmChainConfig {
+//!     genesis,
+//!     blockchain_id: B256::ZERO,
+//!     network_id: 5,
+//!     data_dir: None,
+//!     now: Arc::new(|| 1_700_000_000),
+//! }).unwrap();
+//! assert_eq!(chain.height(), 0);
+//! assert_eq!(chain.balance(&funded), U256::from(10u64).pow(U256::from(24)));
+//! // Garbage is refused with go-ethereum's kind of message.
+//! assert!(chain.submit_raw_tx(&[0xde, 0xad]).is_err());
+//! ```
+
+mod block;
+mod chain;
+mod error;
+mod execute;
+pub mod fee;
+mod genesis;
+mod mempool;
+mod precompiles;
+mod producer;
+mod query;
+mod state;
+mod stateful;
+mod store;
+mod trace;
+mod tx;
+mod warp;
+
+pub use block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
+pub use chain::{EvmChain, EvmChainConfig, MAX_BLOCK_TXS, TimeSource};
+pub use error::{EvmError, TxError};
+pub use execute::{BLACKHOLE, revert_reason};
+pub use fee::FeeConfig;
+pub use genesis::{
+    ChainConfig, EvmGenesis, GenesisAccount, PRECOMPILE_KEYS, PrecompileConfig, UPGRADE_KEYS,
+};
+pub use precompiles::{Precompiles, Role};
+pub use producer::Producer;
+pub use query::{FeeHistory, LogEntry, LogFilter, SUGGESTED_TIP, TxLookup, block_logs};
+pub use state::WorldState;
+pub use stateful::{Kind as PrecompileKind, warp_message};
+pub use trace::{CallFrame, CallTracer};
+pub use tx::{CallRequest, decode_raw, intrinsic_gas};
+pub use warp::{WARP_ADDRESS, sent_messages};
+
+/// subnet-EVM's VM ID (`srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy`), raw bytes.
+pub const SUBNET_EVM_VM_ID: &str = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy";

@@ -1,0 +1,66 @@
+//! [`Producer`]: the tokio task that builds an EVM chain's blocks soon after transactions
+//! arrive, and on an interval when one is configured.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{Notify, watch};
+use tokio::task::JoinHandle;
+use tracing::{debug, warn};
+
+use crate::chain::EvmChain;
+
+/// How long the producer waits after a tx arrives, so that txs sent together share a block.
+pub const BUILD_DELAY: Duration = Duration::from_millis(20);
+
+/// A running block producer; [`Producer::shutdown`] stops it after the block in progress.
+#[derive(Debug)]
+pub struct Producer {
+    wake: Arc<Notify>,
+    stop: watch::Sender<bool>,
+    task: JoinHandle<()>,
+}
+
+impl Producer {
+    /// Starts building blocks for `chain` on the current runtime; with `interval`, also
+    /// tries to build every `interval` (blocks are never empty).
+    pub fn spawn(chain: Arc<EvmChain>, interval: Option<Duration>) -> Self {
+        let wake = Arc::new(Notify::new());
+        let (stop, mut stopped) = watch::channel(false);
+        let woken = wake.clone();
+        let task = tokio::spawn(async move {
+            let tick = interval.unwrap_or(Duration::from_secs(3600));
+            loop {
+                tokio::select! {
+                    _ = stopped.changed() => break,
+                    _ = woken.notified() => tokio::time::sleep(BUILD_DELAY).await,
+                    _ = tokio::time::sleep(tick) => {}
+                }
+                if *stopped.borrow() {
+                    break;
+                }
+                let chain = chain.clone();
+                match tokio::task::spawn_blocking(move || chain.build_until_idle()).await {
+                    Ok(Ok(_)) => {}
+                    Ok(Err(error)) => warn!(target: "evm", %error, "block building failed"),
+                    Err(error) => warn!(target: "evm", %error, "block building task failed"),
+                }
+            }
+            debug!(target: "evm", "block producer stopped");
+        });
+        Self { wake, stop, task }
+    }
+
+    /// A handle that wakes the producer: notify it after pooling a tx.
+    pub fn waker(&self) -> Arc<Notify> {
+        self.wake.clone()
+    }
+
+    /// Stops the producer and waits for it.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        if let Err(error) = self.task.await {
+            warn!(target: "evm", %error, "block producer ended abnormally");
+        }
+    }
+}

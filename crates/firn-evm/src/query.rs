@@ -1,0 +1,350 @@
+//! Reading an [`EvmChain`]: blocks, transactions, receipts, logs, account state, calls,
+//! gas estimates and fee history. State is the head's (the devnet keeps no historical state).
+
+use std::sync::Arc;
+
+use alloy_consensus::Transaction;
+use alloy_primitives::{Address, B256, Bytes, Log, U256};
+use revm::context::result::ExecutionResult;
+
+use crate::block::{Block, SignedTx};
+use crate::chain::EvmChain;
+use crate::error::TxError;
+use crate::execute::{BlockContext, CallOptions, failure, transact};
+use crate::tx::{CallRequest, intrinsic_gas};
+
+/// The tip `eth_maxPriorityFeePerGas` suggests (1 gwei).
+pub const SUGGESTED_TIP: u128 = 1_000_000_000;
+
+/// A transaction and where it was included (`None` while pooled).
+#[derive(Debug, Clone)]
+pub struct TxLookup {
+    /// The transaction.
+    pub tx: SignedTx,
+    /// Its block and index.
+    pub block: Option<(Arc<Block>, usize)>,
+}
+
+/// `eth_getLogs` criteria. A topic position with `None` matches anything; `Some(list)`
+/// matches any topic in the list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogFilter {
+    /// First height.
+    pub from: u64,
+    /// Last height.
+    pub to: u64,
+    /// Emitters (empty = any).
+    pub addresses: Vec<Address>,
+    /// Topic criteria by position.
+    pub topics: Vec<Option<Vec<B256>>>,
+}
+
+impl LogFilter {
+    fn matches(&self, log: &Log) -> bool {
+        if !self.addresses.is_empty() && !self.addresses.contains(&log.address) {
+            return false;
+        }
+        let topics = log.data.topics();
+        if self.topics.len() > topics.len() {
+            return false;
+        }
+        self.topics.iter().zip(topics).all(|(want, got)| {
+            want.as_ref()
+                .is_none_or(|w| w.is_empty() || w.contains(got))
+        })
+    }
+}
+
+/// A log with its position in the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    /// The log.
+    pub log: Log,
+    /// Block height.
+    pub block_number: u64,
+    /// Block hash.
+    pub block_hash: B256,
+    /// Block timestamp.
+    pub block_timestamp: u64,
+    /// Tx hash.
+    pub tx_hash: B256,
+    /// Tx index in the block.
+    pub tx_index: usize,
+    /// Log index in the block.
+    pub log_index: usize,
+}
+
+/// `eth_feeHistory`'s answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeeHistory {
+    /// First block covered.
+    pub oldest_block: u64,
+    /// Base fees of the blocks, plus the next block's.
+    pub base_fee_per_gas: Vec<u64>,
+    /// Gas used / gas limit per block.
+    pub gas_used_ratio: Vec<f64>,
+    /// Tips at the requested percentiles, per block (empty when none were asked).
+    pub reward: Vec<Vec<u128>>,
+}
+
+/// Every log of `block` with its position, filtered.
+pub fn block_logs(block: &Block, filter: Option<&LogFilter>) -> Vec<LogEntry> {
+    let mut out = Vec::new();
+    let mut log_index = 0;
+    for (i, (tx, r)) in block.txs.iter().zip(&block.receipts).enumerate() {
+        for log in &r.logs {
+            if filter.is_none_or(|f| f.matches(log)) {
+                out.push(LogEntry {
+                    log: log.clone(),
+                    block_number: block.header.number,
+                    block_hash: block.hash,
+                    block_timestamp: block.header.timestamp,
+                    tx_hash: tx.hash,
+                    tx_index: i,
+                    log_index,
+                });
+            }
+            log_index += 1;
+        }
+    }
+    out
+}
+
+impl EvmChain {
+    /// The block at `number`.
+    pub fn block_by_number(&self, number: u64) -> Option<Arc<Block>> {
+        let inner = self.read();
+        usize::try_from(number)
+            .ok()
+            .and_then(|n| inner.blocks.get(n).cloned())
+    }
+
+    /// The block with `hash`.
+    pub fn block_by_hash(&self, hash: &B256) -> Option<Arc<Block>> {
+        let inner = self.read();
+        let n = *inner.by_hash.get(hash)?;
+        inner.blocks.get(n as usize).cloned()
+    }
+
+    /// A transaction, mined or pooled.
+    pub fn transaction(&self, hash: &B256) -> Option<TxLookup> {
+        if let Some((block, i)) = self.mined(hash) {
+            return Some(TxLookup {
+                tx: block.txs[i].clone(),
+                block: Some((block, i)),
+            });
+        }
+        self.lock_pool().get(hash).map(|tx| TxLookup {
+            tx: tx.clone(),
+            block: None,
+        })
+    }
+
+    /// The block and index of a mined transaction (its receipt is `block.receipts[index]`).
+    pub fn mined(&self, hash: &B256) -> Option<(Arc<Block>, usize)> {
+        let inner = self.read();
+        let (n, i) = *inner.tx_index.get(hash)?;
+        Some((inner.blocks.get(n as usize)?.clone(), i))
+    }
+
+    /// Logs matching `filter` in its height range (clamped to the head).
+    pub fn logs(&self, filter: &LogFilter) -> Vec<LogEntry> {
+        let inner = self.read();
+        let head = inner.blocks.len() as u64 - 1;
+        let mut out = Vec::new();
+        for n in filter.from..=filter.to.min(head) {
+            let block = &inner.blocks[n as usize];
+            if block.header.logs_bloom == alloy_primitives::Bloom::ZERO {
+                continue;
+            }
+            out.extend(block_logs(block, Some(filter)));
+        }
+        out
+    }
+
+    /// The unsigned Warp message a `sendWarpMessage` call produced, by message ID.
+    pub fn warp_message(&self, id: &B256) -> Option<Bytes> {
+        self.read().warp_messages.get(id).cloned()
+    }
+
+    /// Head balance.
+    pub fn balance(&self, address: &Address) -> U256 {
+        self.read().state.balance(address)
+    }
+
+    /// Head nonce.
+    pub fn nonce(&self, address: &Address) -> u64 {
+        self.read().state.nonce(address)
+    }
+
+    /// The nonce after the sender's pooled ready transactions.
+    pub fn pending_nonce(&self, address: &Address) -> u64 {
+        let nonce = self.nonce(address);
+        self.lock_pool().pending_nonce(address, nonce)
+    }
+
+    /// Head code.
+    pub fn code(&self, address: &Address) -> Bytes {
+        self.read().state.code(address)
+    }
+
+    /// Head storage slot.
+    pub fn storage(&self, address: &Address, slot: U256) -> U256 {
+        self.read().state.storage(address, slot)
+    }
+
+    fn call_context(&self, head: &Block) -> BlockContext {
+        BlockContext {
+            chain_id: self.chain_id(),
+            number: head.header.number,
+            timestamp: head.header.timestamp,
+            base_fee: head.header.base_fee.unwrap_or_default(),
+            gas_limit: head.header.gas_limit,
+            beneficiary: head.header.beneficiary,
+        }
+    }
+
+    fn run_call(&self, req: &CallRequest, gas: u64) -> Result<ExecutionResult, TxError> {
+        let inner = self.read();
+        let head = inner.blocks[inner.blocks.len() - 1].clone();
+        let from = req.from.unwrap_or_default();
+        let nonce = req.nonce.unwrap_or_else(|| inner.state.nonce(&from));
+        let env = req.env(self.chain_id(), nonce, gas);
+        let opts = CallOptions {
+            no_base_fee: !req.has_fees(),
+            no_balance_check: false,
+            no_nonce_check: true,
+        };
+        let ctx = self.call_context(&head);
+        let precompiles = &inner.precompiles.provider;
+        transact(&inner.state, &inner.hashes, precompiles, &ctx, env, opts).map(|r| r.result)
+    }
+
+    /// `eth_call` on the head: the return data, or why it failed.
+    pub fn call(&self, req: &CallRequest) -> Result<Bytes, TxError> {
+        let gas = req.gas.unwrap_or_else(|| self.head().header.gas_limit);
+        let result = self.run_call(req, gas)?;
+        if let Some(err) = failure(&result) {
+            return Err(err);
+        }
+        Ok(result.into_output().unwrap_or_default())
+    }
+
+    /// `eth_estimateGas`: the least gas limit with which the call succeeds (binary search).
+    pub fn estimate_gas(&self, req: &CallRequest) -> Result<u64, TxError> {
+        let head = self.head();
+        let mut hi = req.gas.unwrap_or(head.header.gas_limit);
+        if req.has_fees() {
+            let price = req.max_fee_per_gas.or(req.gas_price).unwrap_or(1).max(1);
+            let balance = self.balance(&req.from.unwrap_or_default());
+            let available = balance.saturating_sub(req.value.unwrap_or_default());
+            let allowance = available / U256::from(price);
+            if allowance < U256::from(hi) {
+                hi = allowance.to::<u64>();
+            }
+        }
+        let data = req.input.clone().unwrap_or_default();
+        let intrinsic = intrinsic_gas(&data, req.to.is_none(), None);
+        let first = self.run_call(req, hi)?;
+        if let Some(err) = failure(&first) {
+            return Err(match err {
+                TxError::Halted(m) if m == "out of gas" => TxError::GasExceedsAllowance(hi),
+                other => other,
+            });
+        }
+        let used = first.tx_gas_used();
+        let mut lo = used.max(intrinsic).saturating_sub(1);
+        // geth's optimistic guess first: used gas plus the 63/64 reserve.
+        let optimistic = (used + 2_300) * 64 / 63;
+        if optimistic < hi {
+            match self.run_call(req, optimistic) {
+                Ok(r) if r.is_success() => hi = optimistic,
+                _ => lo = optimistic,
+            }
+        }
+        while lo + 1 < hi {
+            // geth stops within 1.5% of the answer.
+            if (hi - lo) as f64 / hi as f64 <= 0.015 {
+                break;
+            }
+            let mid = lo + (hi - lo) / 2;
+            match self.run_call(req, mid) {
+                Ok(r) if r.is_success() => hi = mid,
+                Ok(_) => lo = mid,
+                Err(TxError::IntrinsicGas { .. }) => lo = mid,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(hi)
+    }
+
+    /// `eth_feeHistory` over `count` blocks ending at `newest`.
+    pub fn fee_history(&self, count: u64, newest: u64, percentiles: &[f64]) -> FeeHistory {
+        let newest = newest.min(self.height());
+        let count = count.min(newest + 1);
+        let oldest = newest + 1 - count;
+        let mut h = FeeHistory {
+            oldest_block: oldest,
+            base_fee_per_gas: Vec::new(),
+            gas_used_ratio: Vec::new(),
+            reward: Vec::new(),
+        };
+        for n in oldest..=newest {
+            let Some(b) = self.block_by_number(n) else {
+                break;
+            };
+            let base = b.header.base_fee.unwrap_or_default();
+            h.base_fee_per_gas.push(base);
+            h.gas_used_ratio
+                .push(b.header.gas_used as f64 / b.header.gas_limit.max(1) as f64);
+            if !percentiles.is_empty() {
+                h.reward.push(rewards(&b, base, percentiles));
+            }
+        }
+        let next = if newest == self.height() {
+            self.next_base_fee()
+        } else {
+            self.block_by_number(newest + 1)
+                .and_then(|b| b.header.base_fee)
+                .unwrap_or_default()
+        };
+        h.base_fee_per_gas.push(next);
+        h
+    }
+}
+
+/// Tips paid in `block` at each percentile of gas used (geth's `processBlock`).
+fn rewards(block: &Block, base_fee: u64, percentiles: &[f64]) -> Vec<u128> {
+    if block.txs.is_empty() {
+        return vec![0; percentiles.len()];
+    }
+    let mut tips: Vec<(u128, u64)> = block
+        .txs
+        .iter()
+        .zip(&block.receipts)
+        .map(|(t, r)| {
+            (
+                t.envelope
+                    .effective_tip_per_gas(base_fee)
+                    .unwrap_or_default(),
+                r.gas_used,
+            )
+        })
+        .collect();
+    tips.sort_by_key(|(tip, _)| *tip);
+    let total: u64 = block.header.gas_used;
+    percentiles
+        .iter()
+        .map(|p| {
+            let threshold = (total as f64 * p / 100.0) as u64;
+            let mut sum = 0u64;
+            for (tip, gas) in &tips {
+                sum += gas;
+                if sum >= threshold {
+                    return *tip;
+                }
+            }
+            tips.last().map_or(0, |t| t.0)
+        })
+        .collect()
+}

@@ -1,0 +1,307 @@
+//! The world state: accounts, their storage and code, in memory. revm reads it through
+//! [`StateDb`] (a `DatabaseRef`); a transaction's changes are applied with
+//! [`WorldState::apply`]; [`WorldState::state_root`] hashes it as Ethereum's state trie,
+//! recomputing the storage root only of accounts whose storage changed since the last root.
+
+use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
+
+use alloy_primitives::{Address, B256, Bytes, KECCAK256_EMPTY, U256, keccak256};
+use alloy_trie::{EMPTY_ROOT_HASH, TrieAccount};
+use revm::DatabaseRef;
+use revm::bytecode::Bytecode;
+use revm::state::{AccountInfo, EvmState};
+
+use crate::genesis::GenesisAccount;
+
+/// One account.
+#[derive(Debug, Clone, Default)]
+pub struct Account {
+    /// Balance in wei.
+    pub balance: U256,
+    /// Nonce.
+    pub nonce: u64,
+    /// keccak of the code (`KECCAK256_EMPTY` for none).
+    pub code_hash: B256,
+    /// Non-zero storage slots.
+    pub storage: HashMap<U256, U256>,
+}
+
+impl Account {
+    fn is_empty(&self) -> bool {
+        self.balance.is_zero() && self.nonce == 0 && self.code_hash == KECCAK256_EMPTY
+    }
+}
+
+/// Every account, code by hash, and a cache of storage roots.
+#[derive(Debug, Clone, Default)]
+pub struct WorldState {
+    accounts: HashMap<Address, Account>,
+    codes: HashMap<B256, Bytecode>,
+    storage_roots: HashMap<Address, B256>,
+    dirty_storage: HashSet<Address>,
+}
+
+impl WorldState {
+    /// The state a genesis `alloc` describes.
+    pub fn from_alloc<'a>(
+        alloc: impl IntoIterator<Item = (&'a Address, &'a GenesisAccount)>,
+    ) -> Self {
+        let mut state = Self::default();
+        for (addr, g) in alloc {
+            let code_hash = state.insert_code(g.code.clone());
+            let storage = g
+                .storage
+                .iter()
+                .map(|(k, v)| (U256::from_be_bytes(k.0), U256::from_be_bytes(v.0)))
+                .filter(|(_, v)| !v.is_zero())
+                .collect();
+            state.accounts.insert(
+                *addr,
+                Account {
+                    balance: g.balance,
+                    nonce: g.nonce,
+                    code_hash,
+                    storage,
+                },
+            );
+            state.dirty_storage.insert(*addr);
+        }
+        state
+    }
+
+    fn insert_code(&mut self, code: Bytes) -> B256 {
+        if code.is_empty() {
+            return KECCAK256_EMPTY;
+        }
+        let hash = keccak256(&code);
+        self.codes
+            .entry(hash)
+            .or_insert_with(|| Bytecode::new_raw(code));
+        hash
+    }
+
+    /// The account at `address`, if it exists.
+    pub fn account(&self, address: &Address) -> Option<&Account> {
+        self.accounts.get(address)
+    }
+
+    /// Balance (0 for a missing account).
+    pub fn balance(&self, address: &Address) -> U256 {
+        self.accounts.get(address).map_or(U256::ZERO, |a| a.balance)
+    }
+
+    /// Nonce (0 for a missing account).
+    pub fn nonce(&self, address: &Address) -> u64 {
+        self.accounts.get(address).map_or(0, |a| a.nonce)
+    }
+
+    /// Runtime code (empty for none).
+    pub fn code(&self, address: &Address) -> Bytes {
+        self.accounts
+            .get(address)
+            .and_then(|a| self.codes.get(&a.code_hash))
+            .map(Bytecode::original_bytes)
+            .unwrap_or_default()
+    }
+
+    /// A storage slot.
+    pub fn storage(&self, address: &Address, slot: U256) -> U256 {
+        self.accounts
+            .get(address)
+            .and_then(|a| a.storage.get(&slot).copied())
+            .unwrap_or_default()
+    }
+
+    /// Adds `amount` to a balance (native minter, rewards), creating the account if needed.
+    pub fn credit(&mut self, address: Address, amount: U256) {
+        let a = self.accounts.entry(address).or_insert_with(|| Account {
+            code_hash: KECCAK256_EMPTY,
+            ..Default::default()
+        });
+        a.balance = a.balance.saturating_add(amount);
+    }
+
+    /// Gives `address` nonce 1 and `code`, as subnet-evm does to an activated precompile.
+    pub fn install_precompile(&mut self, address: Address, code: Bytes) {
+        let code_hash = self.insert_code(code);
+        let a = self.accounts.entry(address).or_default();
+        a.nonce = 1;
+        a.code_hash = code_hash;
+        self.dirty_storage.insert(address);
+    }
+
+    /// Sets one storage slot directly (stateful precompiles keep their state this way).
+    pub fn set_storage(&mut self, address: Address, slot: U256, value: U256) {
+        let a = self.accounts.entry(address).or_insert_with(|| Account {
+            code_hash: KECCAK256_EMPTY,
+            nonce: 1,
+            ..Default::default()
+        });
+        if value.is_zero() {
+            a.storage.remove(&slot);
+        } else {
+            a.storage.insert(slot, value);
+        }
+        self.dirty_storage.insert(address);
+    }
+
+    /// Applies one transaction's changes as revm reports them (EIP-161: touched empty
+    /// accounts are removed).
+    pub fn apply(&mut self, changes: EvmState) {
+        for (address, account) in changes {
+            if !account.is_touched() {
+                continue;
+            }
+            if account.is_selfdestructed() {
+                self.accounts.remove(&address);
+                self.storage_roots.remove(&address);
+                self.dirty_storage.remove(&address);
+                continue;
+            }
+            if let Some(code) = &account.info.code
+                && account.info.code_hash != KECCAK256_EMPTY
+            {
+                self.codes
+                    .entry(account.info.code_hash)
+                    .or_insert_with(|| code.clone());
+            }
+            let entry = self.accounts.entry(address).or_default();
+            if account.is_created() {
+                entry.storage.clear();
+                self.dirty_storage.insert(address);
+            }
+            entry.balance = account.info.balance;
+            entry.nonce = account.info.nonce;
+            entry.code_hash = account.info.code_hash;
+            for (slot, value) in account.storage {
+                if !value.is_changed() {
+                    continue;
+                }
+                self.dirty_storage.insert(address);
+                if value.present_value.is_zero() {
+                    entry.storage.remove(&slot);
+                } else {
+                    entry.storage.insert(slot, value.present_value);
+                }
+            }
+            if entry.is_empty() && entry.storage.is_empty() {
+                self.accounts.remove(&address);
+                self.storage_roots.remove(&address);
+                self.dirty_storage.remove(&address);
+            }
+        }
+    }
+
+    /// The state root; storage roots of accounts untouched since the last call are reused.
+    pub fn state_root(&mut self) -> B256 {
+        for address in std::mem::take(&mut self.dirty_storage) {
+            let Some(a) = self.accounts.get(&address) else {
+                continue;
+            };
+            let root = if a.storage.is_empty() {
+                EMPTY_ROOT_HASH
+            } else {
+                alloy_trie::root::storage_root_unhashed(
+                    a.storage
+                        .iter()
+                        .map(|(k, v)| (B256::from(k.to_be_bytes()), *v)),
+                )
+            };
+            self.storage_roots.insert(address, root);
+        }
+        let roots = &self.storage_roots;
+        alloy_trie::root::state_root_unhashed(self.accounts.iter().map(|(addr, a)| {
+            (
+                *addr,
+                TrieAccount {
+                    nonce: a.nonce,
+                    balance: a.balance,
+                    storage_root: roots.get(addr).copied().unwrap_or(EMPTY_ROOT_HASH),
+                    code_hash: a.code_hash,
+                },
+            )
+        }))
+    }
+}
+
+/// What revm reads during one execution: the state and the recent block hashes.
+#[derive(Debug, Clone, Copy)]
+pub struct StateDb<'a> {
+    /// The state.
+    pub state: &'a WorldState,
+    /// Block hashes by height (for `BLOCKHASH`).
+    pub hashes: &'a [B256],
+}
+
+impl DatabaseRef for StateDb<'_> {
+    type Error = Infallible;
+
+    fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, Self::Error> {
+        Ok(self.state.accounts.get(&address).map(|a| {
+            let code = self.state.codes.get(&a.code_hash).cloned();
+            AccountInfo {
+                balance: a.balance,
+                nonce: a.nonce,
+                code_hash: a.code_hash,
+                account_id: None,
+                code: Some(code.unwrap_or_default()),
+            }
+        }))
+    }
+
+    fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, Self::Error> {
+        Ok(self
+            .state
+            .codes
+            .get(&code_hash)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    fn storage_ref(&self, address: Address, index: U256) -> Result<U256, Self::Error> {
+        Ok(self.state.storage(&address, index))
+    }
+
+    fn block_hash_ref(&self, number: u64) -> Result<B256, Self::Error> {
+        Ok(usize::try_from(number)
+            .ok()
+            .and_then(|n| self.hashes.get(n).copied())
+            .unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_state_has_the_empty_root() {
+        assert_eq!(WorldState::default().state_root(), EMPTY_ROOT_HASH);
+    }
+
+    #[test]
+    fn one_funded_account_matches_geth() {
+        // geth: a genesis allocating 1 wei to 0x…01 has this state root.
+        let mut alloc = std::collections::BTreeMap::new();
+        alloc.insert(
+            Address::with_last_byte(1),
+            GenesisAccount {
+                balance: U256::from(1),
+                ..Default::default()
+            },
+        );
+        let mut s = WorldState::from_alloc(&alloc);
+        let root = s.state_root();
+        let expected = alloy_trie::root::state_root_unhashed([(
+            Address::with_last_byte(1),
+            TrieAccount {
+                nonce: 0,
+                balance: U256::from(1),
+                storage_root: EMPTY_ROOT_HASH,
+                code_hash: KECCAK256_EMPTY,
+            },
+        )]);
+        assert_eq!(root, expected);
+    }
+}

@@ -1,0 +1,35 @@
+//! The Warp messages a block sent: read back from the `SendWarpMessage` logs of the Warp
+//! precompile, so that they are kept (and rebuilt on replay) with no side channel.
+
+use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
+
+use crate::block::Block;
+
+/// The Warp precompile's address.
+pub const WARP_ADDRESS: Address =
+    Address::new([2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5]);
+
+/// `(messageID, unsigned message bytes)` of every successful `sendWarpMessage` in `block`.
+pub fn sent_messages(block: &Block) -> Vec<(B256, Bytes)> {
+    let topic = keccak256("SendWarpMessage(address,bytes32,bytes)");
+    let mut out = Vec::new();
+    for r in block.receipts.iter().filter(|r| r.success) {
+        for log in &r.logs {
+            let topics = log.data.topics();
+            if log.address != WARP_ADDRESS || topics.len() != 3 || topics[0] != topic {
+                continue;
+            }
+            let data = &log.data.data;
+            let Some(len) = data
+                .get(32..64)
+                .and_then(|w| usize::try_from(U256::from_be_slice(w)).ok())
+            else {
+                continue;
+            };
+            if let Some(message) = data.get(64..64 + len) {
+                out.push((topics[2], Bytes::copy_from_slice(message)));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,127 @@
+//! Refused transactions get go-ethereum's messages.
+
+use alloy_primitives::{Address, Bytes, U256};
+use firn_evm::TxError;
+
+use crate::common::*;
+
+fn refused(chain: &firn_evm::EvmChain, raw: &[u8]) -> String {
+    chain.submit_raw_tx(raw).unwrap_err().to_string()
+}
+
+#[test]
+fn pool_errors_read_like_geth() {
+    let (chain, _clock) = chain();
+    let k = key(0);
+    let to = Address::repeat_byte(3);
+    let raw = transfer(&k, 0, to, U256::from(1));
+    chain.submit_raw_tx(&raw).unwrap();
+    assert_eq!(refused(&chain, &raw), "already known");
+    chain.build_block().unwrap().unwrap();
+    assert_eq!(refused(&chain, &raw), "already known");
+    assert_eq!(
+        refused(&chain, &transfer(&k, 0, to, U256::from(2))),
+        "nonce too low: next nonce 1, tx nonce 0"
+    );
+    let msg = refused(&chain, &transfer(&k, 1, to, ether(10_000_000)));
+    assert!(
+        msg.starts_with("insufficient funds for gas * price + value: balance "),
+        "{msg}"
+    );
+    let msg = refused(
+        &chain,
+        &tx1559(&k, 1, Some(to), U256::ZERO, Bytes::new(), 20_000),
+    );
+    assert_eq!(
+        msg,
+        "intrinsic gas too low: gas 20000, minimum needed 21000"
+    );
+    let msg = refused(&chain, &legacy(&k, 1, to, U256::ZERO, 1));
+    assert_eq!(
+        msg,
+        "invalid sender: invalid chain id for signer: have 1 want 43113"
+    );
+    let broke = key(9);
+    let msg = refused(&chain, &transfer(&broke, 0, to, U256::ZERO));
+    assert!(
+        msg.starts_with("insufficient funds for gas * price + value"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn fee_cap_below_the_base_fee_is_refused() {
+    let (chain, _clock) = chain();
+    let k = key(0);
+    let cheap = {
+        use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
+        use alloy_eips::eip2718::Encodable2718;
+        use alloy_signer::SignerSync;
+        let tx = TxEip1559 {
+            chain_id: CHAIN_ID,
+            nonce: 0,
+            gas_limit: 21_000,
+            max_fee_per_gas: GWEI,
+            max_priority_fee_per_gas: GWEI,
+            to: alloy_primitives::TxKind::Call(Address::ZERO),
+            value: U256::ZERO,
+            access_list: Default::default(),
+            input: Bytes::new(),
+        };
+        let sig = k.sign_hash_sync(&tx.signature_hash()).unwrap();
+        let env: TxEnvelope = tx.into_signed(sig).into();
+        env.encoded_2718()
+    };
+    let msg = refused(&chain, &cheap);
+    assert!(
+        msg.starts_with("max fee per gas less than block base fee: address 0x"),
+        "{msg}"
+    );
+    assert!(
+        msg.ends_with("maxFeePerGas: 1000000000, baseFee: 25000000000"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn garbage_and_unsupported_types_are_refused() {
+    let (chain, _clock) = chain();
+    assert!(matches!(
+        chain.submit_raw_tx(&[0x01]),
+        Err(TxError::Decode(_))
+    ));
+    assert_eq!(
+        chain.submit_raw_tx(&[0x03, 0xc0]).unwrap_err().to_string(),
+        "transaction type not supported"
+    );
+    assert!(chain.submit_raw_tx(&[0xff; 40]).is_err());
+}
+
+#[test]
+fn a_reverting_call_reports_its_reason() {
+    let (chain, _clock) = chain();
+    let k = key(0);
+    let init = token_init_code("Firn", "FIRN", ether(1000));
+    chain
+        .submit_raw_tx(&tx1559(&k, 0, None, U256::ZERO, init, 3_000_000))
+        .unwrap();
+    let block = chain.build_block().unwrap().unwrap();
+    let token = block.receipts[0].contract_address.unwrap();
+    // Transfer more than the caller has: the token reverts.
+    let req = firn_evm::CallRequest {
+        from: Some(key(3).address()),
+        to: Some(token),
+        input: Some(call_addr_u256(TRANSFER, k.address(), U256::from(1))),
+        ..Default::default()
+    };
+    match chain.call(&req).unwrap_err() {
+        TxError::Reverted { message, .. } => {
+            assert!(message.starts_with("execution reverted"), "{message}")
+        }
+        other => panic!("expected a revert, got {other:?}"),
+    }
+    assert!(matches!(
+        chain.estimate_gas(&req),
+        Err(TxError::Reverted { .. })
+    ));
+}

@@ -1,0 +1,9 @@
+//! firn-evm integration tests: a real chain (in memory or on disk), real signed transactions.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod common;
+mod errors;
+mod fees;
+mod restart;
+mod tokens;
+mod txs;

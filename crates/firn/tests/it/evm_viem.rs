@@ -1,0 +1,97 @@
+//! viem (npm) against the real `firn devnet` binary's C-Chain: `tests/js/evm/test.mjs`
+//! deploys the three token contracts, transfers, reads balances and logs, estimates gas.
+//! Skipped, with a message, when node or npm is missing.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use firn_core::keys::secp256k1::PrivateKey;
+use serde_json::Value;
+
+struct Cleanup(PathBuf, Option<std::process::Child>);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.1 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn js_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/evm")
+}
+
+#[test]
+fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
+    if !have("node") || !have("npm") {
+        eprintln!(
+            "SKIPPED viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain: node/npm not found"
+        );
+        return;
+    }
+    let js = js_dir();
+    if !js.join("node_modules/viem").exists() {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&js)
+            .status()
+            .expect("running npm ci");
+        assert!(status.success(), "npm ci failed in {}", js.display());
+    }
+    let dir = std::env::temp_dir().join(format!("firn-evm-viem-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args([
+            "devnet",
+            "--rpc-addr",
+            "127.0.0.1:0",
+            "--json",
+            "--data-dir",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("running firn devnet");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _cleanup = Cleanup(dir, Some(child));
+    let banner: Value = serde_json::from_str(&line).unwrap();
+    let rpc = banner["rpc"]["C"].as_str().unwrap().to_owned();
+    let key: PrivateKey = banner["fundedKeys"][0]["privateKey"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/artifacts");
+    let out = Command::new("node")
+        .args(["--test", "test.mjs"])
+        .current_dir(&js)
+        .env("FIRN_RPC", &rpc)
+        .env("FIRN_KEY", format!("0x{}", hex::encode(key.to_bytes())))
+        .env("FIRN_ARTIFACTS", &artifacts)
+        .output()
+        .expect("running node");
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "viem test failed:\n{text}");
+    assert!(text.contains("# fail 0"), "{text}");
+}
