@@ -77,6 +77,34 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
                 && c["vmID"] == "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"),
         "{chains}"
     );
+    // The C-Chain and the generated L1's subnet-EVM chain answer on their EVM RPC.
+    let l1_chain = chains
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "FirnL1")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let c_id = call(&up.url, "/ext/bc/C/rpc", "eth_chainId", json!([]));
+    assert_eq!(c_id, "0xa869");
+    let l1_id = wait_for(|| {
+        let id = std::panic::catch_unwind(|| {
+            call(
+                &up.url,
+                &format!("/ext/bc/{l1_chain}/rpc"),
+                "eth_chainId",
+                json!([]),
+            )
+        });
+        id.ok()
+    });
+    assert_eq!(
+        l1_id, "0x1869f",
+        "the L1 answers with its genesis chain ID 99999"
+    );
+
     let validators = p("platform.getCurrentValidators")["validators"].clone();
     assert!(validators.as_array().unwrap().len() > 5, "{validators}");
 

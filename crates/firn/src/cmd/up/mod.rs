@@ -2,9 +2,10 @@
 //!
 //! A new data directory starts `--days` days in the past: the devnet is opened on a frozen
 //! clock, history is generated day by day (a progress bar on a terminal, a log line per day
-//! otherwise), then the clock goes live and the services start: the node RPC, the indexer
-//! following that RPC over loopback exactly as it would follow a real node, and the Data API
-//! reading the embedded store. A directory whose history was cut off resumes it; one whose
+//! otherwise), then the clock goes live and the services start: the node RPC (P-Chain, the
+//! C-Chain and every subnet-EVM L1 the P-Chain created), the indexer following that RPC over
+//! loopback exactly as it would follow a real node, the Data API (with the signature
+//! aggregator asking the devnet's validators) and the Metrics API, reading the embedded store. A directory whose history was cut off resumes it; one whose
 //! history is done (`history.done`) goes straight to serving.
 //!
 //! Ctrl-C (or SIGTERM) stops the listeners first (requests in flight finish), then live
@@ -20,6 +21,8 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
+use firn_aggregator::{Aggregator, AggregatorConfig};
+use firn_devnet::signers::DevnetSigners;
 use firn_devnet::{Clock, DevnetConfig, PChain, Producer, Profile};
 use firn_indexer::{IndexerConfig, PChainIndexer};
 use firn_rpc::{AvalancheClient, ClientConfig, Node, node_router};
@@ -149,8 +152,9 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     let (metrics_listener, metrics_addr) = bind(settings.metrics_addr, "Metrics API").await?;
 
     let producer = Producer::spawn(chain.clone());
+    let evm = super::evm::start(&chain, &settings.data_dir)?;
     let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())));
-    let router = node_router(node).build()?;
+    let router = evm.chains.mount(node_router(node)).build()?;
     let rpc_task = tokio::spawn(firn_rpc::serve(rpc_listener, router, shutdown.wait()));
 
     let rpc_url = format!("http://{rpc_addr}");
@@ -173,7 +177,16 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         network: network_profile(&chain),
         ..firn_api::ApiConfig::default()
     };
-    let api_state = firn_api::AppState::new(store.clone(), api_config);
+    // The signature aggregator asks the devnet's validators, each signing with its own key.
+    let signers = Arc::new(
+        DevnetSigners::new(chain.clone()).context("couldn't load the validators' signing keys")?,
+    );
+    let aggregator = Arc::new(Aggregator::new(
+        signers.clone(),
+        AggregatorConfig::default(),
+    ));
+    let api_state = firn_api::AppState::new(store.clone(), api_config)
+        .with_signature_aggregator(aggregator, signers);
     let metrics_state = firn_api::MetricsState::new(api_state.clone());
     let api_task = tokio::spawn(firn_api::serve(api_listener, api_state, shutdown.wait()));
     let metrics_task = tokio::spawn(firn_api::serve_metrics(
@@ -221,6 +234,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     }
     let _ = indexer_task.await;
     producer.shutdown().await;
+    evm.shutdown().await;
     store.close().await;
     info!(height = chain.height(), "firn stopped");
     if !args.silent && !args.json {
