@@ -167,7 +167,7 @@ fn parse_u64(s: &str) -> Result<u64, String> {
 }
 
 /// Reads a `HexOrDecimal256`.
-fn big(v: &Value) -> Result<U256, String> {
+pub(crate) fn big(v: &Value) -> Result<U256, String> {
     match v {
         Value::Number(n) => n
             .as_u64()
@@ -316,11 +316,14 @@ impl EvmGenesis {
                 precompiles.push(PrecompileConfig {
                     key: key.to_owned(),
                     address: Address::from(addr),
-                    config: v.clone(),
+                    config: crate::precompile_json::canonical(key, v)?,
                 });
             }
         }
         let mut json = config.clone();
+        for p in &precompiles {
+            json.insert(p.key.clone(), p.config.clone());
+        }
         for key in ETH_FORK_BLOCKS {
             json.entry(key).or_insert(Value::from(0));
         }

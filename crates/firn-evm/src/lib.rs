@@ -42,12 +42,15 @@ mod execute;
 pub mod fee;
 mod genesis;
 mod mempool;
+mod precompile_json;
 mod precompiles;
 mod producer;
 mod query;
 mod state;
 mod stateful;
 mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod trace;
 mod tx;
 mod warp;

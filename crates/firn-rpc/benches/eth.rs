@@ -9,66 +9,17 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
-use alloy_eips::eip2718::Encodable2718;
-use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
-use alloy_signer::SignerSync;
-use alloy_signer_local::PrivateKeySigner;
+use alloy_primitives::{Address, B256, Bytes, U256};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use firn_evm::{EvmChain, EvmChainConfig, EvmGenesis, Producer};
+use firn_evm::testing::{chain, deploy_token, key, sign, transfer_data};
+use firn_evm::{EvmChain, Producer};
 use firn_rpc::node::eth::{EvmChains, EvmNode};
 use firn_rpc::{RpcRouter, loopback, spawn};
 
-const CHAIN_ID: u64 = 43113;
 const BATCH: u64 = 2000;
 const PER_REQUEST: usize = 100;
-
-fn sign(k: &PrivateKeySigner, nonce: u64, to: Option<Address>, input: Bytes, gas: u64) -> Bytes {
-    let tx = TxEip1559 {
-        chain_id: CHAIN_ID,
-        nonce,
-        gas_limit: gas,
-        max_fee_per_gas: 1_000_000_000_000,
-        max_priority_fee_per_gas: 1,
-        to: to.map_or(TxKind::Create, TxKind::Call),
-        value: U256::ZERO,
-        access_list: Default::default(),
-        input,
-    };
-    let sig = k.sign_hash_sync(&tx.signature_hash()).unwrap();
-    let env: TxEnvelope = tx.into_signed(sig).into();
-    Bytes::from(env.encoded_2718())
-}
-
-fn token_code() -> Bytes {
-    let path = format!(
-        "{}/../../contracts/artifacts/FirnToken.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut code = hex::decode(v["bytecode"].as_str().unwrap().trim_start_matches("0x")).unwrap();
-    let word = |n: u64| U256::from(n).to_be_bytes::<32>();
-    code.extend(word(128));
-    code.extend(word(192));
-    code.extend(word(18));
-    code.extend(U256::MAX.to_be_bytes::<32>());
-    for s in ["Bench", "BNCH"] {
-        code.extend(word(s.len() as u64));
-        let mut b = s.as_bytes().to_vec();
-        b.resize(32, 0);
-        code.extend(b);
-    }
-    Bytes::from(code)
-}
-
-fn transfer_data(to: Address) -> Bytes {
-    let mut d = vec![0xa9, 0x05, 0x9c, 0xbb];
-    d.extend([0u8; 12]);
-    d.extend(to.as_slice());
-    d.extend(U256::from(1).to_be_bytes::<32>());
-    Bytes::from(d)
-}
+/// Room for a whole batch of token transfers in one block.
+const GAS_LIMIT: u64 = 200_000_000;
 
 struct Bench {
     chain: Arc<EvmChain>,
@@ -135,26 +86,9 @@ fn benches(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let k = PrivateKeySigner::from_bytes(&B256::repeat_byte(1)).unwrap();
-    let funds = U256::from(10u64).pow(U256::from(30));
-    let mut genesis = EvmGenesis::c_chain(CHAIN_ID, 0, &[(k.address(), funds)]);
-    genesis.config.fee_config.gas_limit = 200_000_000;
-    let chain = Arc::new(
-        EvmChain::open(EvmChainConfig {
-            genesis,
-            blockchain_id: B256::ZERO,
-            network_id: 5,
-            data_dir: None,
-            now: Arc::new(|| 1_700_000_000),
-        })
-        .unwrap(),
-    );
-    chain
-        .submit_raw_tx(&sign(&k, 0, None, token_code(), 5_000_000))
-        .unwrap();
-    let token = chain.build_block().unwrap().unwrap().receipts[0]
-        .contract_address
-        .unwrap();
+    let k = key(0);
+    let chain = Arc::new(chain(1, GAS_LIMIT));
+    let token = deploy_token(&chain, &k, 0);
     let (server, producer, bench) = rt.block_on(async {
         let producer = Producer::spawn(chain.clone(), None);
         let chains = Arc::new(EvmChains::new());
@@ -184,7 +118,8 @@ fn benches(c: &mut Criterion) {
                 let txs: Vec<Bytes> = (0..BATCH)
                     .map(|i| {
                         let to = Address::from_word(B256::from(U256::from(nonce + i)));
-                        sign(&k, nonce + i, Some(token), transfer_data(to), 60_000)
+                        let data = transfer_data(to, U256::from(1));
+                        sign(&k, nonce + i, Some(token), U256::ZERO, data, 60_000)
                     })
                     .collect();
                 nonce += BATCH;
@@ -200,13 +135,8 @@ fn benches(c: &mut Criterion) {
             for _ in 0..iters {
                 let txs: Vec<Bytes> = (0..BATCH)
                     .map(|i| {
-                        sign(
-                            &k,
-                            nonce + i,
-                            Some(Address::repeat_byte(9)),
-                            Bytes::new(),
-                            21_000,
-                        )
+                        let to = Some(Address::repeat_byte(9));
+                        sign(&k, nonce + i, to, U256::ZERO, Bytes::new(), 21_000)
                     })
                     .collect();
                 nonce += BATCH;
@@ -221,7 +151,14 @@ fn benches(c: &mut Criterion) {
     for i in 0..100 {
         let to = Address::from_word(B256::from(U256::from(10_000_000 + i)));
         chain
-            .submit_raw_tx(&sign(&k, nonce, Some(token), transfer_data(to), 60_000))
+            .submit_raw_tx(&sign(
+                &k,
+                nonce,
+                Some(token),
+                U256::ZERO,
+                transfer_data(to, U256::from(1)),
+                60_000,
+            ))
             .unwrap();
         nonce += 1;
     }

@@ -61,6 +61,52 @@ pub fn c_genesis() -> EvmGenesis {
     EvmGenesis::c_chain(CHAIN_ID, GENESIS_TIME, &alloc)
 }
 
+/// subnet-EVM's default fee config, in `IFeeManager.getFeeConfig` order.
+pub const FEE_CONFIG: [u64; 8] = [
+    15_000_000,
+    2,
+    25_000_000_000,
+    15_000_000,
+    36,
+    0,
+    1_000_000,
+    200_000,
+];
+
+/// A subnet-EVM genesis JSON as a CreateChainTx carries it: keys 0..3 funded, key 0 admin of
+/// each precompile in `precompiles` (config keys), Warp on.
+pub fn subnet_genesis(precompiles: &[&str]) -> EvmGenesis {
+    let admin = format!("{}", key(0).address());
+    let f = FEE_CONFIG;
+    let mut config = serde_json::json!({
+        "chainId": CHAIN_ID,
+        "feeConfig": {
+            "gasLimit": f[0], "targetBlockRate": f[1], "minBaseFee": f[2], "targetGas": f[3],
+            "baseFeeChangeDenominator": f[4], "minBlockGasCost": f[5], "maxBlockGasCost": f[6],
+            "blockGasCostStep": f[7]
+        },
+        "warpConfig": {"blockTimestamp": 0, "quorumNumerator": 67}
+    });
+    for p in precompiles {
+        config[*p] = serde_json::json!({"blockTimestamp": 0, "adminAddresses": [admin]});
+    }
+    let alloc: serde_json::Map<String, serde_json::Value> = (0..4)
+        .map(|i| {
+            (
+                format!("{:x}", key(i).address()),
+                serde_json::json!({"balance": format!("{:#x}", ether(1_000_000))}),
+            )
+        })
+        .collect();
+    let genesis = serde_json::json!({
+        "config": config,
+        "alloc": alloc,
+        "timestamp": format!("{GENESIS_TIME:#x}"),
+        "gasLimit": "0xe4e1c0"
+    });
+    EvmGenesis::from_json(genesis.to_string().as_bytes()).unwrap()
+}
+
 pub fn open(genesis: EvmGenesis, dir: Option<PathBuf>, clock: &TestClock) -> EvmChain {
     EvmChain::open(EvmChainConfig {
         genesis,

@@ -80,3 +80,86 @@ fn a_different_genesis_does_not_replay() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A subnet-EVM chain with Warp and the native minter: after a restart, blocks, receipts (with
+/// their logs), balances, allow-list roles and the Warp messages kept for signing are back.
+#[test]
+fn reopening_restores_receipts_precompile_state_and_warp_messages() {
+    let dir = temp_dir("restart-subnet");
+    let clock = TestClock::at(GENESIS_TIME + 5);
+    let genesis = || subnet_genesis(&["contractNativeMinterConfig"]);
+    let minter = {
+        let mut a = [0u8; 20];
+        a[0] = 2;
+        a[19] = 1;
+        Address::from(a)
+    };
+    let warp = {
+        let mut a = [0u8; 20];
+        a[0] = 2;
+        a[19] = 5;
+        Address::from(a)
+    };
+    let to = Address::repeat_byte(0x66);
+    let mut mint = alloy_primitives::keccak256("mintNativeCoin(address,uint256)")[..4].to_vec();
+    mint.extend(word_addr(to));
+    mint.extend(word_u(ether(3)));
+    // sendWarpMessage(bytes) with a 5-byte payload.
+    let mut send = alloy_primitives::keccak256("sendWarpMessage(bytes)")[..4].to_vec();
+    send.extend(word_u(U256::from(32)));
+    send.extend(word_u(U256::from(5)));
+    let mut payload = b"hello".to_vec();
+    payload.resize(32, 0);
+    send.extend(payload);
+
+    let (blocks, message_id, message) = {
+        let chain = open(genesis(), Some(dir.clone()), &clock);
+        let k = key(0);
+        chain
+            .submit_raw_tx(&tx1559(
+                &k,
+                0,
+                Some(minter),
+                U256::ZERO,
+                mint.into(),
+                200_000,
+            ))
+            .unwrap();
+        chain.build_block().unwrap().unwrap();
+        clock.advance(2);
+        chain
+            .submit_raw_tx(&tx1559(&k, 1, Some(warp), U256::ZERO, send.into(), 200_000))
+            .unwrap();
+        chain
+            .submit_raw_tx(&transfer(&key(1), 0, to, U256::from(7)))
+            .unwrap();
+        let b = chain.build_block().unwrap().unwrap();
+        assert_eq!(b.txs.len(), 2);
+        let log = &b.receipts[0].logs[0];
+        let id = log.data.topics()[2];
+        let message = chain.warp_message(&id).unwrap();
+        let blocks: Vec<_> = (0..=chain.height())
+            .map(|n| chain.block_by_number(n).unwrap())
+            .collect();
+        (blocks, id, message)
+    };
+    let chain = open(genesis(), Some(dir.clone()), &clock);
+    assert_eq!(chain.height(), 2);
+    for old in &blocks {
+        let new = chain.block_by_number(old.header.number).unwrap();
+        assert_eq!(new.hash, old.hash);
+        assert_eq!(new.header, old.header);
+        assert_eq!(new.receipts, old.receipts);
+        assert_eq!(new.traces, old.traces);
+        for tx in &old.txs {
+            let (b, i) = chain.mined(&tx.hash).unwrap();
+            assert_eq!(
+                (b.header.number, &b.txs[i].raw),
+                (old.header.number, &tx.raw)
+            );
+        }
+    }
+    assert_eq!(chain.balance(&to), ether(3) + U256::from(7));
+    assert_eq!(chain.warp_message(&message_id), Some(message));
+    let _ = std::fs::remove_dir_all(dir);
+}

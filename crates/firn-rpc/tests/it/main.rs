@@ -14,4 +14,5 @@ mod node_l1;
 mod node_misc;
 mod node_platform;
 mod node_staking;
+mod node_trace;
 mod server;

@@ -1,6 +1,8 @@
 //! viem (npm) against the real `firn devnet` binary's C-Chain: `tests/js/evm/test.mjs`
 //! deploys the three token contracts, transfers, reads balances and logs, estimates gas.
-//! Skipped, with a message, when node or npm is missing.
+//! `tests/js/evm/l1.mjs` creates an L1 through P-Chain txs (avalanchejs) and reads its
+//! chain config, fee config and active precompiles. Skipped, with a message, when node or npm
+//! is missing.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -34,16 +36,18 @@ fn js_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/evm")
 }
 
-#[test]
-fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
+/// Starts `firn devnet`, runs `node --test <script>` in `tests/js/evm` against it with
+/// FIRN_URL, FIRN_RPC (the C-Chain), FIRN_KEY (a funded key, hex) and FIRN_ARTIFACTS, and
+/// checks every node test passed.
+fn run_against_devnet(test_name: &str, script: &str) {
     if !have("node") || !have("npm") {
-        eprintln!(
-            "SKIPPED viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain: node/npm not found"
-        );
+        eprintln!("SKIPPED {test_name}: node/npm not found");
         return;
     }
     let js = js_dir();
-    if !js.join("node_modules/viem").exists() {
+    if !js.join("node_modules/viem").exists()
+        || !js.join("node_modules/@avalabs/avalanchejs").exists()
+    {
         let status = Command::new("npm")
             .args(["ci", "--no-audit", "--no-fund"])
             .current_dir(&js)
@@ -51,7 +55,7 @@ fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
             .expect("running npm ci");
         assert!(status.success(), "npm ci failed in {}", js.display());
     }
-    let dir = std::env::temp_dir().join(format!("firn-evm-viem-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("firn-evm-{test_name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
         .args([
@@ -72,6 +76,7 @@ fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
         .unwrap();
     let _cleanup = Cleanup(dir, Some(child));
     let banner: Value = serde_json::from_str(&line).unwrap();
+    let url = banner["listening"].as_str().unwrap().to_owned();
     let rpc = banner["rpc"]["C"].as_str().unwrap().to_owned();
     let key: PrivateKey = banner["fundedKeys"][0]["privateKey"]
         .as_str()
@@ -80,8 +85,9 @@ fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
         .unwrap();
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/artifacts");
     let out = Command::new("node")
-        .args(["--test", "test.mjs"])
+        .args(["--test", script])
         .current_dir(&js)
+        .env("FIRN_URL", &url)
         .env("FIRN_RPC", &rpc)
         .env("FIRN_KEY", format!("0x{}", hex::encode(key.to_bytes())))
         .env("FIRN_ARTIFACTS", &artifacts)
@@ -92,6 +98,19 @@ fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "viem test failed:\n{text}");
+    assert!(out.status.success(), "{script} failed:\n{text}");
     assert!(text.contains("# fail 0"), "{text}");
+    assert!(!text.contains("# pass 0"), "{text}");
+}
+
+#[test]
+fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
+    run_against_devnet("evm_viem_c_chain", "test.mjs");
+}
+
+/// avalanchejs issues CreateSubnetTx + CreateChainTx (subnet-EVM genesis with all six
+/// precompiles); the L1 comes up and answers subnet-evm's own methods with its genesis.
+#[test]
+fn viem_sees_an_l1_created_through_p_chain_txs() {
+    run_against_devnet("evm_viem_l1", "l1.mjs");
 }
