@@ -61,8 +61,14 @@ const expectedPrecompiles = {
   warpConfig: { blockTimestamp: 0, quorumNumerator: 67, requirePrimaryNetworkSigners: false },
 };
 
-async function issue(pvmApi, unsignedTx, privateKey) {
+async function issue(pvmApi, unsignedTx, privateKey, subnetAuth = false) {
   await addTxSignatures({ unsignedTx, privateKeys: [privateKey] });
+  if (subnetAuth) {
+    // avalanchejs maps only the inputs' addresses to credentials; the subnet owner's
+    // signature goes in the last credential.
+    const signature = await secp256k1.sign(unsignedTx.toBytes(), privateKey);
+    unsignedTx.addSignatureAt(signature, unsignedTx.getCredentials().length - 1, 0);
+  }
   const { txID } = await pvmApi.issueSignedTx(unsignedTx.getSignedTx());
   for (let i = 0; i < 300; i++) {
     const { status } = await pvmApi.getTxStatus({ txID });
@@ -120,6 +126,7 @@ async function createL1() {
       context,
     ),
     privateKey,
+    true,
   );
 }
 
