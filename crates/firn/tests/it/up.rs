@@ -416,7 +416,7 @@ fn history_is_deterministic_and_resumes_after_an_interruption() {
         line.clear();
     }
     assert!(
-        line.contains("evm_txs="),
+        line.contains("evm_txs"),
         "the day log counts EVM txs: {line}"
     );
     let _ = Command::new("kill")
