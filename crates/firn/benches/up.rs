@@ -11,7 +11,8 @@
 //! It measures the binary cargo built for the bench, and says which profile: `cargo bench -p firn
 //! --bench up --profile dev` measures the dev build the README's `cargo run` uses (firn's crates
 //! at opt-level 1, dependencies at 2); without `--profile dev`, the release build.
-//! `FIRN_BENCH_DAYS` and `FIRN_BENCH_RUNS` change the history and the number of runs.
+//! `FIRN_BENCH_DAYS`, `FIRN_BENCH_EVM_TXS` (EVM txs a day) and `FIRN_BENCH_RUNS` change the
+//! history and the number of runs.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -70,7 +71,7 @@ struct Sample {
     hwm_kib: u64,
 }
 
-fn one_run(days: &str, run: usize) -> Sample {
+fn one_run(days: &str, evm_txs: Option<&String>, run: usize) -> Sample {
     let dir = std::env::temp_dir().join(format!("firn-bench-up-{}-{run}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let started = Instant::now();
@@ -79,6 +80,11 @@ fn one_run(days: &str, run: usize) -> Sample {
         .arg(&dir)
         .args(["--rpc-addr", "127.0.0.1:0", "--api-addr", "127.0.0.1:0"])
         .args(["--metrics-addr", "127.0.0.1:0"])
+        .args(
+            evm_txs
+                .iter()
+                .flat_map(|n| ["--evm-txs-per-day", n.as_str()]),
+        )
         .env_remove("FIRN_TRANSFERS_PER_DAY")
         .env_remove("FIRN_EVM_TXS_PER_DAY")
         .stdout(Stdio::piped())
@@ -159,15 +165,21 @@ fn main() {
         .unwrap_or(3)
         .max(1);
     let days = std::env::var("FIRN_BENCH_DAYS").unwrap_or_else(|_| "30".to_owned());
+    // To compare with other sizes (0: P-Chain history only).
+    let evm_txs = std::env::var("FIRN_BENCH_EVM_TXS").ok();
     let profile = if cfg!(debug_assertions) {
         "dev-profile"
     } else {
         "release-profile"
     };
-    println!("firn up, {days} days of default history, {profile} build, {runs} runs");
+    let size = match &evm_txs {
+        Some(n) => format!("default history but {n} EVM txs a day"),
+        None => "default history".to_owned(),
+    };
+    println!("firn up, {days} days of {size}, {profile} build, {runs} runs");
     let samples: Vec<Sample> = (0..runs)
         .map(|run| {
-            let s = one_run(&days, run);
+            let s = one_run(&days, evm_txs.as_ref(), run);
             println!(
                 "run {run}: serving after {:.2} s, indexed after {:.2} s, VmHWM {:.1} MiB",
                 s.serving.as_secs_f64(),
