@@ -170,6 +170,17 @@ impl<'a> HistoryGenerator<'a> {
 
     /// Generates one day: its scheduled events, then its transfers spread over its blocks.
     pub fn generate_day(&mut self, day: u32) -> Result<DayReport, DevnetError> {
+        self.generate_day_with(day, |_, _| Ok::<_, DevnetError>(()))
+    }
+
+    /// [`Self::generate_day`], calling `after_block(slot, slots)` after each of the day's
+    /// `slots` transfer blocks, with the clock still at that block's time: other chains'
+    /// activity for the same virtual moment goes there.
+    pub fn generate_day_with<E: From<DevnetError>>(
+        &mut self,
+        day: u32,
+        mut after_block: impl FnMut(u32, u32) -> Result<(), E>,
+    ) -> Result<DayReport, E> {
         let mut rng = DayRng::new(&self.seed, day);
         let start = self.genesis_time + u64::from(day) * DAY;
         let mut report = DayReport {
@@ -192,6 +203,7 @@ impl<'a> HistoryGenerator<'a> {
             let t = start + 120 + u64::from(b) * gap + rng.below(gap / 2);
             self.at(t)?;
             self.transfers(here, &mut rng, &mut report)?;
+            after_block(b, blocks)?;
         }
         report.height = self.chain.height();
         Ok(report)

@@ -92,6 +92,11 @@ pub struct UpArgs {
     #[arg(long, env = "FIRN_TRANSFERS_PER_DAY")]
     pub transfers_per_day: Option<u32>,
 
+    /// EVM txs per day of generated history, across the C-Chain and the L1's EVM chain:
+    /// token deployments, mints and transfers, native transfers, router calls [default: 48].
+    #[arg(long, env = "FIRN_EVM_TXS_PER_DAY")]
+    pub evm_txs_per_day: Option<u32>,
+
     /// Seconds between rounds of live activity once history is done [default: 5].
     #[arg(long, env = "FIRN_ACTIVITY_INTERVAL")]
     pub activity_interval: Option<u64>,

@@ -29,6 +29,7 @@ pub struct EvmChainsHandle {
     /// Every chain's endpoint, by alias.
     pub chains: Arc<EvmChains>,
     producers: Arc<std::sync::Mutex<Vec<Producer>>>,
+    all: Arc<std::sync::Mutex<Vec<Arc<EvmChain>>>>,
     stop: watch::Sender<bool>,
     watcher: JoinHandle<()>,
 }
@@ -59,26 +60,88 @@ fn open_chain(
     Ok(Arc::new(chain))
 }
 
+/// The EVM chains opened so far: the C-Chain and the subnet-EVM chains the P-Chain created.
+/// History generation drives them on the frozen clock; [`start_with`] then serves them.
+pub struct OpenChains {
+    /// The C-Chain.
+    pub c_chain: Arc<EvmChain>,
+    /// The subnet-EVM chains, by blockchain ID, in creation order.
+    pub subnets: Vec<(Id, Arc<EvmChain>)>,
+    seen: HashSet<Id>,
+}
+
+impl std::fmt::Debug for OpenChains {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenChains")
+            .field("subnets", &self.subnets.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenChains {
+    /// Opens the C-Chain and every subnet-EVM chain already on the P-Chain.
+    pub fn open(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<Self> {
+        let n = pchain.network();
+        let funds = U256::from(C_CHAIN_FUNDS_AVAX) * U256::from(10u64).pow(U256::from(18));
+        let alloc: Vec<(Address, U256)> = pchain
+            .funded_keys()
+            .iter()
+            .map(|k| (Address::from(k.public_key().eth_address()), funds))
+            .collect();
+        let genesis = EvmGenesis::c_chain(n.evm_chain_id, pchain.config().genesis_time, &alloc);
+        let c_chain = open_chain(pchain, data_dir, &n.c_chain_id, genesis)?;
+        let mut opened = Self {
+            c_chain,
+            subnets: Vec::new(),
+            seen: HashSet::new(),
+        };
+        opened.refresh(pchain, data_dir);
+        Ok(opened)
+    }
+
+    /// Opens the subnet-EVM chains the P-Chain created since the last call; returns how many
+    /// (the new ones are at the end of `subnets`).
+    pub fn refresh(&mut self, pchain: &Arc<PChain>, data_dir: &Path) -> usize {
+        let before = self.subnets.len();
+        self.subnets
+            .extend(open_new_chains(pchain, data_dir, &mut self.seen));
+        self.subnets.len() - before
+    }
+
+    /// Every open chain, the C-Chain first.
+    pub fn all(&self) -> Vec<Arc<EvmChain>> {
+        std::iter::once(self.c_chain.clone())
+            .chain(self.subnets.iter().map(|(_, c)| c.clone()))
+            .collect()
+    }
+}
+
 /// Boots the C-Chain and every subnet-EVM chain already on the P-Chain, and starts watching
 /// for new ones.
 pub fn start(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<EvmChainsHandle> {
+    Ok(start_with(
+        pchain,
+        data_dir,
+        OpenChains::open(pchain, data_dir)?,
+    ))
+}
+
+/// Serves chains opened already (say, by history generation), and starts watching for new ones.
+pub fn start_with(pchain: &Arc<PChain>, data_dir: &Path, opened: OpenChains) -> EvmChainsHandle {
     let n = pchain.network();
-    let funds = U256::from(C_CHAIN_FUNDS_AVAX) * U256::from(10u64).pow(U256::from(18));
-    let alloc: Vec<(Address, U256)> = pchain
-        .funded_keys()
-        .iter()
-        .map(|k| (Address::from(k.public_key().eth_address()), funds))
-        .collect();
-    let genesis = EvmGenesis::c_chain(n.evm_chain_id, pchain.config().genesis_time, &alloc);
-    let c_chain = open_chain(pchain, data_dir, &n.c_chain_id, genesis)?;
     let chains = Arc::new(EvmChains::new());
     let producers = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let all = Arc::new(std::sync::Mutex::new(Vec::new()));
     serve(
         &chains,
         &producers,
-        c_chain.clone(),
+        &all,
+        opened.c_chain.clone(),
         &["C".into(), n.c_chain_id.to_string()],
     );
+    for (id, chain) in &opened.subnets {
+        serve(&chains, &producers, &all, chain.clone(), &[id.to_string()]);
+    }
 
     let (stop, mut stopped) = watch::channel(false);
     let watcher = {
@@ -86,10 +149,13 @@ pub fn start(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<EvmChainsH
         let data_dir = data_dir.to_path_buf();
         let chains = chains.clone();
         let producers = producers.clone();
+        let all = all.clone();
+        let mut seen = opened.seen;
         tokio::spawn(async move {
-            let mut seen: HashSet<Id> = HashSet::new();
             loop {
-                boot_new_chains(&pchain, &data_dir, &chains, &producers, &mut seen);
+                for (id, chain) in open_new_chains(&pchain, &data_dir, &mut seen) {
+                    serve(&chains, &producers, &all, chain, &[id.to_string()]);
+                }
                 tokio::select! {
                     _ = stopped.changed() => break,
                     _ = tokio::time::sleep(CHAIN_POLL) => {}
@@ -97,20 +163,25 @@ pub fn start(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<EvmChainsH
             }
         })
     };
-    Ok(EvmChainsHandle {
+    EvmChainsHandle {
         chains,
         producers,
+        all,
         stop,
         watcher,
-    })
+    }
 }
 
 fn serve(
     chains: &EvmChains,
     producers: &std::sync::Mutex<Vec<Producer>>,
+    all: &std::sync::Mutex<Vec<Arc<EvmChain>>>,
     chain: Arc<EvmChain>,
     aliases: &[String],
 ) {
+    all.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(chain.clone());
     let producer = Producer::spawn(chain.clone(), None);
     chains.add(
         aliases,
@@ -122,16 +193,16 @@ fn serve(
         .push(producer);
 }
 
-fn boot_new_chains(
+/// Opens the subnet-EVM chains on the P-Chain not in `seen` yet.
+fn open_new_chains(
     pchain: &Arc<PChain>,
     data_dir: &Path,
-    chains: &EvmChains,
-    producers: &std::sync::Mutex<Vec<Producer>>,
     seen: &mut HashSet<Id>,
-) {
+) -> Vec<(Id, Arc<EvmChain>)> {
     let Ok(vm) = SUBNET_EVM_VM_ID.parse::<Id>() else {
-        return;
+        return Vec::new();
     };
+    let mut opened = Vec::new();
     for created in pchain.blockchains() {
         if created.vm_id != vm || !seen.insert(created.id) {
             continue;
@@ -146,16 +217,22 @@ fn boot_new_chains(
         match open_chain(pchain, data_dir, &created.id, genesis) {
             Ok(chain) => {
                 info!(target: "evm", chain = %created.id, chain_id = chain.chain_id(), "EVM chain booted");
-                serve(chains, producers, chain, &[created.id.to_string()]);
+                opened.push((created.id, chain));
             }
             Err(error) => {
                 warn!(target: "evm", chain = %created.id, error = %format!("{error:#}"), "not booting chain")
             }
         }
     }
+    opened
 }
 
 impl EvmChainsHandle {
+    /// Every chain served so far, the C-Chain first.
+    pub fn served(&self) -> Vec<Arc<EvmChain>> {
+        self.all.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     /// Stops the watcher and every producer.
     pub async fn shutdown(self) {
         let _ = self.stop.send(true);

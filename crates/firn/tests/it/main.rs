@@ -5,6 +5,7 @@ mod aggregator_sdk;
 mod cli;
 mod data_api;
 mod devnet;
+mod e2e;
 mod evm_viem;
 mod index;
 mod js_pchain;

@@ -37,9 +37,9 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
     ];
     let up = start_firn("up", &dir.0, &flags);
     assert!(
-        up.banner
-            .iter()
-            .any(|l| l.starts_with("History      4 days generated (12 P-Chain transfers a day)")),
+        up.banner.iter().any(|l| l.starts_with(
+            "History      4 days generated (12 P-Chain transfers and 48 EVM txs a day)"
+        )),
         "{:?}",
         up.banner
     );
@@ -105,6 +105,8 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
         "the L1 answers with its genesis chain ID 99999"
     );
 
+    evm_history_is_on_both_chains(&up.url, &format!("/ext/bc/{l1_chain}/rpc"));
+
     let validators = p("platform.getCurrentValidators")["validators"].clone();
     assert!(validators.as_array().unwrap().len() > 5, "{validators}");
 
@@ -142,8 +144,83 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
     stop(again);
 }
 
+fn quantity(v: &serde_json::Value) -> u64 {
+    u64::from_str_radix(v.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
+}
+
+/// The C-Chain and the L1's chain hold generated history: blocks at the virtual days' times,
+/// key 0's token contracts and router, ERC-20 transfers, and router calls whose trace shows
+/// the internal transactions.
+fn evm_history_is_on_both_chains(url: &str, l1_path: &str) {
+    const DAY: u64 = 24 * 3600;
+    let keys = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["keys", "--json", "--count", "1"])
+        .output()
+        .unwrap();
+    let keys: serde_json::Value = serde_json::from_slice(&keys.stdout).unwrap();
+    let deployer_hex = keys[0]["evmAddress"].as_str().unwrap().to_lowercase();
+    let mut deployer_addr = [0u8; 20];
+    hex::decode_to_slice(deployer_hex.trim_start_matches("0x"), &mut deployer_addr).unwrap();
+    for path in ["/ext/bc/C/rpc", l1_path] {
+        let eth = |method: &str, params: serde_json::Value| call(url, path, method, params);
+        let head = quantity(&eth("eth_blockNumber", json!([])));
+        assert!(head > 20, "{path}: only {head} blocks of EVM history");
+        let time = |n: u64| {
+            quantity(&eth("eth_getBlockByNumber", json!([format!("{n:#x}"), false]))["timestamp"])
+        };
+        let (first, last) = (time(1), time(head));
+        // Day 0 of 4 began at least 3 days ago; the last block is in the past, after the first.
+        assert!(now() - first > 3 * DAY, "{path}: block 1 at {first}");
+        assert!(first < last && last <= now(), "{path}: {first}..{last}");
+        let contract = |nonce: u64| {
+            format!(
+                "0x{}",
+                hex::encode(firn_core::evm::create_address(&deployer_addr, nonce))
+            )
+        };
+        for nonce in 0..4 {
+            let code = eth("eth_getCode", json!([contract(nonce), "latest"]));
+            assert!(
+                code.as_str().unwrap().len() > 2,
+                "{path}: no contract {nonce}"
+            );
+        }
+        let logs = |address: String, event: &str| {
+            eth(
+                "eth_getLogs",
+                json!([{
+                    "fromBlock": "0x0",
+                    "toBlock": "latest",
+                    "address": address,
+                    "topics": [format!("0x{}", hex::encode(firn_core::evm::event_topic(event)))],
+                }]),
+            )
+            .as_array()
+            .unwrap()
+            .clone()
+        };
+        let transfers = logs(contract(0), "Transfer(address,address,uint256)");
+        assert!(
+            transfers.len() > 1,
+            "{path}: ERC-20 transfers {transfers:?}"
+        );
+        let splits = logs(contract(3), "Split(address,uint256,uint256)");
+        let split = splits
+            .first()
+            .unwrap_or_else(|| panic!("{path}: no router call"));
+        let trace = eth(
+            "debug_traceTransaction",
+            json!([split["transactionHash"], { "tracer": "callTracer" }]),
+        );
+        assert!(
+            !trace["calls"].as_array().unwrap().is_empty(),
+            "{path}: the split made no internal calls: {trace}"
+        );
+    }
+}
+
 /// The first word after `prefix` on the banner line that starts with it.
-fn banner_value(banner: &[String], prefix: &str) -> String {
+pub fn banner_value(banner: &[String], prefix: &str) -> String {
     let line = banner
         .iter()
         .find_map(|l| l.strip_prefix(prefix))
@@ -152,7 +229,7 @@ fn banner_value(banner: &[String], prefix: &str) -> String {
 }
 
 /// GET over plain HTTP/1.1; `None` unless the answer is a 200 with a JSON body.
-fn get_json(url: &str) -> Option<serde_json::Value> {
+pub fn get_json(url: &str) -> Option<serde_json::Value> {
     let rest = url.strip_prefix("http://")?;
     let (host, path) = rest.split_at(rest.find('/')?);
     let mut s = TcpStream::connect(host).ok()?;
@@ -176,7 +253,7 @@ fn get_json(url: &str) -> Option<serde_json::Value> {
 }
 
 /// Polls `f` every 100 ms for up to 60 s.
-fn wait_for<T>(mut f: impl FnMut() -> Option<T>) -> T {
+pub fn wait_for<T>(mut f: impl FnMut() -> Option<T>) -> T {
     for _ in 0..600 {
         if let Some(v) = f() {
             return v;
@@ -261,4 +338,104 @@ fn a_bad_config_file_is_refused_with_its_path() {
         "{err}"
     );
     assert!(err.contains("dayz"), "{err}");
+}
+
+/// The heads of the P-Chain, the C-Chain and the L1's EVM chain: heights and block hashes.
+fn heads(url: &str) -> serde_json::Value {
+    let p = |method: &str, params: serde_json::Value| call(url, "/ext/bc/P", method, params);
+    let block = |h: u64| {
+        p(
+            "platform.getBlockByHeight",
+            json!({ "height": h.to_string(), "encoding": "json" }),
+        )["block"]
+            .clone()
+    };
+    // History's last P-Chain block: the newest before today (UTC). Blocks after it are live
+    // (reward proposals come due on the wall clock) and carry the wall time.
+    let today = now() / (24 * 3600) * (24 * 3600);
+    let mut height: u64 = p("platform.getHeight", json!({}))["height"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    while block(height)["time"].as_u64().is_none_or(|t| t >= today) {
+        height -= 1;
+    }
+    let tip = block(height)["id"].clone();
+    let l1 = p("platform.getBlockchains", json!({}))["blockchains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "FirnL1")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let evm = |path: &str| {
+        let block = call(url, path, "eth_getBlockByNumber", json!(["latest", false]));
+        json!([block["number"], block["hash"]])
+    };
+    json!({
+        "p": [height, tip],
+        "c": evm("/ext/bc/C/rpc"),
+        "l1": evm(&format!("/ext/bc/{l1}/rpc")),
+    })
+}
+
+#[test]
+fn history_is_deterministic_and_resumes_after_an_interruption() {
+    let dir = temp("resume");
+    let flags = [
+        "--days",
+        "8",
+        "--transfers-per-day",
+        "8",
+        "--evm-txs-per-day",
+        "24",
+        "--quiet-chain",
+        "--api-addr",
+        "127.0.0.1:0",
+        "--metrics-addr",
+        "127.0.0.1:0",
+    ];
+    // Interrupted once its first day is logged, then resumed by a second start.
+    let cut = dir.0.join("cut");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["up", "--silent", "--rpc-addr", "127.0.0.1:0", "--data-dir"])
+        .arg(&cut)
+        .args(flags)
+        .env("FIRN_LOG", "warn,firn::cmd::up=info")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while std::io::BufRead::read_line(&mut log, &mut line).unwrap() > 0
+        && !line.contains("history day generated")
+    {
+        line.clear();
+    }
+    assert!(
+        line.contains("evm_txs"),
+        "the day log counts EVM txs: {line}"
+    );
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let mut rest = String::new();
+    log.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success(), "{rest}");
+    assert!(
+        !cut.join("history.done").exists(),
+        "history finished before the interruption landed; make it longer"
+    );
+    let resumed = start_firn("up", &cut, &flags);
+    let resumed_heads = heads(&resumed.url);
+    stop(resumed);
+
+    // The same plan in one go, on another data dir: the same chains, block for block.
+    let whole = start_firn("up", &dir.0.join("whole"), &flags);
+    let whole_heads = heads(&whole.url);
+    stop(whole);
+    assert_eq!(resumed_heads, whole_heads);
 }

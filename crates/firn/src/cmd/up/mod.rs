@@ -13,6 +13,8 @@
 //! producer, and closes the store.
 
 mod activity;
+mod evm_history;
+mod evm_tx;
 mod settings;
 
 use std::future::Future;
@@ -111,13 +113,26 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
             .with_context(|| format!("couldn't open the chain in {}", chain_dir.display()))?,
     );
 
+    // The EVM chains read the P-Chain's clock, so history's EVM blocks get virtual times too.
+    let mut evm_chains = super::evm::OpenChains::open(&chain, &settings.data_dir)?;
     let done_path = settings.data_dir.join(HISTORY_DONE);
     if !done_path.exists() {
         clock.set(chain.timestamp());
         let quiet = args.silent || args.json;
-        let complete =
-            activity::generate_history(chain.clone(), plan.clone(), quiet, shutdown.0.clone())
-                .await?;
+        let evm_side = activity::EvmSide {
+            chains: evm_chains,
+            data_dir: settings.data_dir.clone(),
+            txs_per_day: settings.evm_txs_per_day,
+        };
+        let (complete, opened) = activity::generate_history(
+            chain.clone(),
+            plan.clone(),
+            evm_side,
+            quiet,
+            shutdown.0.clone(),
+        )
+        .await?;
+        evm_chains = opened;
         if !complete {
             if !quiet {
                 eprintln!(
@@ -127,7 +142,11 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
             }
             return Ok(());
         }
-        let record = json!({ "days": plan.days, "transfersPerDay": plan.transfers_per_day });
+        let record = json!({
+            "days": plan.days,
+            "transfersPerDay": plan.transfers_per_day,
+            "evmTxsPerDay": settings.evm_txs_per_day,
+        });
         std::fs::write(&done_path, record.to_string())
             .with_context(|| format!("couldn't write {}", done_path.display()))?;
     }
@@ -152,7 +171,11 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     let (metrics_listener, metrics_addr) = bind(settings.metrics_addr, "Metrics API").await?;
 
     let producer = Producer::spawn(chain.clone());
-    let evm = super::evm::start(&chain, &settings.data_dir)?;
+    let evm = Arc::new(super::evm::start_with(
+        &chain,
+        &settings.data_dir,
+        evm_chains,
+    ));
     let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())));
     let router = evm.chains.mount(node_router(node)).build()?;
     let rpc_task = tokio::spawn(firn_rpc::serve(rpc_listener, router, shutdown.wait()));
@@ -199,6 +222,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         tokio::spawn(activity::live_activity(
             chain.clone(),
             plan.clone(),
+            evm.clone(),
             settings.activity_interval,
             shutdown.0.clone(),
         ))
@@ -234,7 +258,10 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     }
     let _ = indexer_task.await;
     producer.shutdown().await;
-    evm.shutdown().await;
+    match Arc::try_unwrap(evm) {
+        Ok(evm) => evm.shutdown().await,
+        Err(_) => warn!("the EVM chains are still in use; not waiting for their producers"),
+    }
     store.close().await;
     info!(height = chain.height(), "firn stopped");
     if !args.silent && !args.json {
@@ -270,6 +297,7 @@ fn banner(chain: &PChain, settings: &UpSettings, urls: &Urls, database: &str) ->
     b["history"] = json!({
         "days": settings.plan.days,
         "transfersPerDay": settings.plan.transfers_per_day,
+        "evmTxsPerDay": settings.evm_txs_per_day,
         "liveActivitySecs": if settings.quiet_chain {
             Value::Null
         } else {
@@ -306,9 +334,10 @@ fn print_banner(b: &Value) {
         None => "off (--quiet-chain)".to_owned(),
     };
     println!(
-        "History      {} days generated ({} P-Chain transfers a day); live activity {live}",
+        "History      {} days generated ({} P-Chain transfers and {} EVM txs a day); live activity {live}",
         s(&b["history"]["days"]),
         s(&b["history"]["transfersPerDay"]),
+        s(&b["history"]["evmTxsPerDay"]),
     );
     println!("Store        {}", s(&b["store"]));
     println!(

@@ -12,6 +12,10 @@ use serde::Deserialize;
 
 use crate::cli::{ProfileArg, UpArgs};
 
+/// EVM txs per day of history by default: enough to fill every EVM endpoint over a month
+/// while keeping the first start short.
+pub const DEFAULT_EVM_TXS_PER_DAY: u32 = 48;
+
 /// The `--config` file: the flags' names in snake_case, and an optional `[devnet]` table.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,6 +25,7 @@ struct FileSettings {
     seed: Option<String>,
     days: Option<u32>,
     transfers_per_day: Option<u32>,
+    evm_txs_per_day: Option<u32>,
     activity_interval: Option<u64>,
     quiet_chain: Option<bool>,
     rpc_addr: Option<SocketAddr>,
@@ -37,6 +42,8 @@ pub struct UpSettings {
     pub profile: Option<ProfileArg>,
     pub seed: Option<String>,
     pub plan: HistoryPlan,
+    /// EVM txs per day of history, across the EVM chains.
+    pub evm_txs_per_day: u32,
     pub activity_interval: Duration,
     pub quiet_chain: bool,
     pub rpc_addr: SocketAddr,
@@ -87,6 +94,10 @@ pub fn resolve(args: &UpArgs) -> anyhow::Result<UpSettings> {
                 .unwrap_or(defaults.transfers_per_day),
             ..defaults
         },
+        evm_txs_per_day: args
+            .evm_txs_per_day
+            .or(file.evm_txs_per_day)
+            .unwrap_or(DEFAULT_EVM_TXS_PER_DAY),
         activity_interval: Duration::from_secs(interval),
         quiet_chain: args.quiet_chain || file.quiet_chain.unwrap_or(false),
         rpc_addr: args

@@ -1,0 +1,505 @@
+//! The whole platform end to end, as a user runs it, with the official clients:
+//!
+//! 1. `firn up` in the background with a small history, then the Data API SDK suite
+//!    (`tests/js/data-api`), the Metrics API checks (`tests/js/metrics`), an aggregation through
+//!    chainkit's signature aggregator (`tests/js/aggregator`) and the node-RPC client checks
+//!    with avalanchejs (`tests/js/pchain`);
+//! 2. the scale-out deployment: `firn devnet` over a data dir with generated history,
+//!    `firn index --database postgres://…` and two `firn serve --database postgres://…`
+//!    sharing one fresh PostgreSQL database, each `serve` running the Data API suite and the
+//!    Metrics API checks, then the node-RPC checks against the devnet.
+//!
+//! Each test skips, saying why, when node is missing (or, for the second, PostgreSQL).
+//! The values the suites compare come from the node's RPC (heights, chains, keys).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::devnet::{Running, TempDir, call, start_firn, stop};
+use crate::up::{banner_value, get_json, wait_for};
+
+/// Whether the stores these tests build hold indexed EVM chains. The EVM parts of the suites
+/// (the Data API's EVM endpoints, the Metrics API's per-chain metrics) switch on here once
+/// `firn up` and `firn index` run the EVM follower; `FIRN_E2E_EVM=1` switches them on without
+/// an edit.
+const EVM_INDEXED: bool = false;
+
+fn evm_indexed() -> bool {
+    EVM_INDEXED || std::env::var("FIRN_E2E_EVM").is_ok_and(|v| v == "1")
+}
+
+/// History small enough for a test, big enough for two pages of every list.
+const HISTORY: [&str; 8] = [
+    "--days",
+    "4",
+    "--transfers-per-day",
+    "12",
+    "--evm-txs-per-day",
+    "24",
+    "--seed",
+    "firn-e2e",
+];
+
+fn temp(name: &str) -> TempDir {
+    let dir = std::env::temp_dir().join(format!("firn-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    TempDir(dir)
+}
+
+fn node_runs() -> bool {
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A node project under `tests/js`, its dependencies installed from its lock file.
+fn js_project(name: &str, marker: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/js")
+        .join(name);
+    if !dir.join("node_modules").join(marker).exists() {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir)
+            .status()
+            .expect("running npm ci");
+        assert!(status.success(), "npm ci failed in {}", dir.display());
+    }
+    dir
+}
+
+/// Runs `node script` in the project with `envs`; its stdout, after asserting it succeeded.
+fn node(project: &str, marker: &str, script: &str, envs: &[(&str, String)]) -> String {
+    let dir = js_project(project, marker);
+    let out = Command::new("node")
+        .arg(script)
+        .current_dir(&dir)
+        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .expect("running node");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{project}/{script} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The devnet's funded keys (`firn keys --json`) for `seed`.
+fn keys(seed: &str) -> Vec<Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["keys", "--json", "--count", "4", "--seed", seed])
+        .output()
+        .expect("running firn keys");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .expect("firn keys --json")
+        .as_array()
+        .expect("a key list")
+        .clone()
+}
+
+fn p_height(rpc: &str) -> u64 {
+    call(rpc, "/ext/bc/P", "platform.getHeight", json!({}))["height"]
+        .as_str()
+        .and_then(|h| h.parse().ok())
+        .expect("a height")
+}
+
+/// The generated L1's chain, from the node.
+fn l1_chain(rpc: &str) -> Value {
+    call(rpc, "/ext/bc/P", "platform.getBlockchains", json!({}))["blockchains"]
+        .as_array()
+        .expect("blockchains")
+        .iter()
+        .find(|c| c["name"] == "FirnL1")
+        .cloned()
+        .expect("the FirnL1 chain")
+}
+
+/// Waits until the Data API behind `api` has indexed the node's P-Chain up to `height`.
+fn wait_indexed(api: &str, height: u64) {
+    wait_for(|| {
+        let page = get_json(&format!(
+            "{api}/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=1"
+        ))?;
+        let newest: u64 = page["blocks"].get(0)?["blockNumber"]
+            .as_str()?
+            .parse()
+            .ok()?;
+        (newest >= height).then_some(())
+    });
+}
+
+/// The SDK suite's context for a live devnet: addresses by role (the history's key 1 stakes,
+/// key 2 delegates and earns rewards, key 3 sends transfers), the node's height, validators
+/// and L1 chain. Totals the node cannot tell are left out.
+fn live_context(rpc: &str, api: &str, seed: &str) -> Value {
+    let keys = keys(seed);
+    let bare = |k: &Value| {
+        k["pChainAddress"]
+            .as_str()
+            .and_then(|a| a.strip_prefix("P-"))
+            .expect("a P-Chain address")
+            .to_owned()
+    };
+    let l1 = l1_chain(rpc);
+    // The devnet's blocks name no proposer (there is no proposervm): blocks by node ID are
+    // asked for a current validator, and come back as one empty page.
+    let validators = call(rpc, "/ext/bc/P", "platform.getCurrentValidators", json!({}));
+    let node_id = validators["validators"][0]["nodeID"].clone();
+    let proposers = get_json(&format!(
+        "{api}/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=10"
+    ))
+    .expect("the Data API's blocks")["blocks"]
+        .as_array()
+        .expect("blocks")
+        .iter()
+        .any(|b| b.get("proposerDetails").is_some());
+    let mut ctx = json!({
+        "pAddress": bare(&keys[3]),
+        "stakingAddress": bare(&keys[1]),
+        "rewardAddress": bare(&keys[2]),
+        "pHeight": p_height(rpc),
+        "nodeId": node_id,
+        "proposers": proposers,
+        "blockchainId": l1["id"],
+        "blockchainName": "FirnL1",
+        "evm": evm_indexed(),
+    });
+    if evm_indexed() {
+        let c = |method: &str, params: Value| call(rpc, "/ext/bc/C/rpc", method, params);
+        let first = c("eth_getBlockByNumber", json!(["0x1", true]));
+        let deploy = first["transactions"][0]["hash"].clone();
+        let receipt = c("eth_getTransactionReceipt", json!([deploy]));
+        ctx["chainId"] = json!("43113");
+        ctx["evmAddress"] = keys[3]["evmAddress"].clone();
+        ctx["erc721Address"] = keys[3]["evmAddress"].clone();
+        ctx["collector"] = keys[3]["evmAddress"].clone();
+        ctx["contract"] = receipt["contractAddress"].clone();
+        ctx["contractTx"] = deploy;
+    }
+    ctx
+}
+
+fn data_api_suite(api: &str, ctx: &Value) {
+    let out = node(
+        "data-api",
+        "@avalanche-sdk/chainkit",
+        "suite.mjs",
+        &[
+            ("FIRN_API_URL", api.to_owned()),
+            ("FIRN_SDK_CONTEXT", ctx.to_string()),
+        ],
+    );
+    eprintln!("{out}");
+    assert!(out.contains(", 0 failures"), "{out}");
+    assert_eq!(
+        out.contains("skipped (evm: false)"),
+        !evm_indexed(),
+        "the EVM steps run exactly when EVM chains are indexed: {out}"
+    );
+}
+
+fn metrics_suite(metrics: &str) {
+    let chain = if evm_indexed() { "43113" } else { "" };
+    let out = node(
+        "metrics",
+        "@avalanche-sdk/chainkit",
+        "metrics.mjs",
+        &[
+            ("FIRN_METRICS_URL", metrics.to_owned()),
+            ("FIRN_CHAIN_ID", chain.to_owned()),
+        ],
+    );
+    let report: Value = serde_json::from_str(out.trim()).expect("the metrics report");
+    assert_eq!(report["errors"], json!([]), "{report}");
+    assert_eq!(report["healthCheck"]["status"], "ok", "{report}");
+    // Validators joined during the history: the staking series has points.
+    let points = report["getStakingMetrics"]["items"]
+        .as_array()
+        .expect("staking points");
+    assert!(!points.is_empty(), "{report}");
+}
+
+/// avalanchejs reads the node and issues a transfer, which the node builds.
+fn pchain_client(rpc: &str, seed: &str) {
+    let keys = keys(seed);
+    let out = node(
+        "pchain",
+        "@avalabs/avalanchejs",
+        "pchain.mjs",
+        &[
+            ("FIRN_URL", rpc.to_owned()),
+            (
+                "FIRN_PRIVATE_KEY",
+                keys[0]["privateKeyHex"].as_str().unwrap().to_owned(),
+            ),
+            (
+                "FIRN_TO",
+                keys[1]["pChainAddress"].as_str().unwrap().to_owned(),
+            ),
+        ],
+    );
+    let seen: Value = serde_json::from_str(out.trim()).expect("the script's JSON line");
+    let validators = call(rpc, "/ext/bc/P", "platform.getCurrentValidators", json!({}));
+    assert_eq!(
+        seen["validators"].as_u64(),
+        Some(validators["validators"].as_array().unwrap().len() as u64),
+        "{seen}"
+    );
+    assert_eq!(seen["from"], keys[0]["pChainAddress"]);
+    assert!(
+        seen["heightAfter"].as_u64() > seen["height"].as_u64(),
+        "{seen}"
+    );
+}
+
+/// The L1 conversion's Warp message, aggregated by chainkit through firn's Data API from the
+/// devnet's validators, and fetched again by the conversion tx's hash.
+fn aggregation(rpc: &str, api: &str) {
+    use firn_core::ids::Id;
+    use firn_core::warp::Message;
+    use firn_core::warp::messages::{L1Message, SubnetToL1Conversion};
+
+    let l1 = l1_chain(rpc);
+    let subnet_id = l1["subnetID"].as_str().expect("the L1's subnet").to_owned();
+    let subnet = call(
+        rpc,
+        "/ext/bc/P",
+        "platform.getSubnet",
+        json!({ "subnetID": subnet_id }),
+    );
+    let conversion: Id = subnet["conversionID"]
+        .as_str()
+        .and_then(|c| c.parse().ok())
+        .expect("a converted subnet");
+    // The conversion tx: the one in the first blocks naming the L1's manager address.
+    let convert_tx = (1..=p_height(rpc).min(40))
+        .find_map(|h| {
+            let block = call(
+                rpc,
+                "/ext/bc/P",
+                "platform.getBlockByHeight",
+                json!({ "height": h.to_string(), "encoding": "json" }),
+            );
+            block["block"]["txs"].as_array()?.iter().find_map(|tx| {
+                let u = &tx["unsignedTx"];
+                (u["subnetID"] == subnet_id.as_str() && u.get("validators").is_some())
+                    .then(|| tx["id"].as_str().map(str::to_owned))
+                    .flatten()
+            })
+        })
+        .expect("the ConvertSubnetToL1Tx");
+    let network_id: u32 = call(rpc, "/ext/info", "info.getNetworkID", json!({}))["networkID"]
+        .as_str()
+        .and_then(|n| n.parse().ok())
+        .expect("a network ID");
+    let message = L1Message::SubnetToL1Conversion(SubnetToL1Conversion { id: conversion })
+        .to_unsigned_message(network_id);
+    let subnet_bytes: Id = subnet_id.parse().expect("a subnet ID");
+    let out = node(
+        "aggregator",
+        "@avalanche-sdk/chainkit",
+        "aggregator.mjs",
+        &[
+            ("FIRN_URL", api.to_owned()),
+            ("MESSAGE", format!("0x{}", hex::encode(message.bytes()))),
+            ("JUSTIFICATION", hex::encode(subnet_bytes.0)),
+            ("TX_HASH", convert_tx),
+            ("UNKNOWN_TX", Id([5; 32]).to_string()),
+        ],
+    );
+    let out: Value = serde_json::from_str(out.trim()).expect("the aggregator's JSON");
+    let signed = |what: &str| {
+        let hex_str = out[what]["ok"]["signedMessage"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{what}: {out}"));
+        Message::from_bytes(&hex::decode(hex_str.trim_start_matches("0x")).unwrap()).unwrap()
+    };
+    let aggregated = signed("aggregate");
+    assert_eq!(aggregated.unsigned, message);
+    assert_eq!(signed("get"), aggregated);
+    assert_eq!(out["unknownTx"]["error"]["statusCode"], 404, "{out}");
+}
+
+#[test]
+fn firn_up_serves_the_official_clients() {
+    if !node_runs() {
+        eprintln!("SKIPPED firn_up_serves_the_official_clients: node is not installed");
+        return;
+    }
+    let dir = temp("up");
+    let mut flags = vec![
+        "--quiet-chain",
+        "--api-addr",
+        "127.0.0.1:0",
+        "--metrics-addr",
+        "127.0.0.1:0",
+    ];
+    flags.extend(HISTORY);
+    let up = start_firn("up", &dir.0, &flags);
+    let api = banner_value(&up.banner, "Data API     ");
+    let metrics = banner_value(&up.banner, "Metrics API  ");
+    wait_indexed(&api, p_height(&up.url));
+
+    let ctx = live_context(&up.url, &api, "firn-e2e");
+    data_api_suite(&api, &ctx);
+    metrics_suite(&metrics);
+    aggregation(&up.url, &api);
+    pchain_client(&up.url, "firn-e2e");
+    stop(up);
+}
+
+/// A fresh PostgreSQL database for one test, dropped when done; `None` (after saying why)
+/// when the server or `psql` is not there.
+struct Database {
+    name: String,
+}
+
+const PG: [&str; 6] = ["-h", "127.0.0.1", "-U", "postgres", "-d", "test"];
+
+impl Database {
+    fn create() -> Option<Self> {
+        let name = format!("firn_e2e_{}", std::process::id());
+        let ran = Command::new("psql")
+            .args(PG)
+            .args(["-c", &format!("DROP DATABASE IF EXISTS {name}")])
+            .args(["-c", &format!("CREATE DATABASE {name}")])
+            .output();
+        match ran {
+            Ok(out) if out.status.success() => Some(Self { name }),
+            Ok(out) => {
+                eprintln!(
+                    "SKIPPED scale-out e2e: PostgreSQL at 127.0.0.1:5432 is not reachable: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("SKIPPED scale-out e2e: psql is not installed ({e})");
+                None
+            }
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:5432/{}", self.name)
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        let _ = Command::new("psql")
+            .args(PG)
+            .args([
+                "-c",
+                &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
+            ])
+            .output();
+    }
+}
+
+/// A background `firn` process, stopped with SIGINT when dropped.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.0.id().to_string()])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+/// `firn serve` on free ports; its Data API and Metrics API URLs.
+fn serve(database: &str) -> (Running, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--database",
+            database,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("running firn serve");
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut banner = Vec::new();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("firn serve exited before listening")
+            .unwrap();
+        banner.push(line.clone());
+        if let Some(url) = line.strip_prefix("Listening on ") {
+            break url.to_owned();
+        }
+    };
+    let metrics = banner_value(&banner, "Metrics API: ");
+    (Running { child, url, banner }, metrics)
+}
+
+#[test]
+fn devnet_index_and_two_serves_on_postgres_serve_the_official_clients() {
+    if !node_runs() {
+        eprintln!("SKIPPED scale-out e2e: node is not installed");
+        return;
+    }
+    let Some(db) = Database::create() else {
+        return;
+    };
+    // History first, by `firn up` on its own data dir; then the devnet serves that chain.
+    let dir = temp("scale");
+    let mut flags = vec![
+        "--quiet-chain",
+        "--api-addr",
+        "127.0.0.1:0",
+        "--metrics-addr",
+        "127.0.0.1:0",
+    ];
+    flags.extend(HISTORY);
+    stop(start_firn("up", &dir.0, &flags));
+    let devnet = start_firn("devnet", &dir.0, &["--seed", "firn-e2e"]);
+
+    let indexer = Process(
+        Command::new(env!("CARGO_BIN_EXE_firn"))
+            .args(["index", "--rpc", &devnet.url, "--database", &db.url()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("running firn index"),
+    );
+    let (first, first_metrics) = serve(&db.url());
+    let (second, second_metrics) = serve(&db.url());
+    let height = p_height(&devnet.url);
+    wait_indexed(&first.url, height);
+
+    let ctx = live_context(&devnet.url, &first.url, "firn-e2e");
+    for (api, metrics) in [(&first.url, &first_metrics), (&second.url, &second_metrics)] {
+        data_api_suite(api, &ctx);
+        metrics_suite(metrics);
+    }
+    pchain_client(&devnet.url, "firn-e2e");
+    // The indexer follows the transfer, and both API processes see it in the shared store.
+    wait_indexed(&first.url, height + 1);
+    wait_indexed(&second.url, height + 1);
+
+    stop(first);
+    stop(second);
+    drop(indexer);
+    stop(devnet);
+}
