@@ -1,7 +1,8 @@
 //! The devnet's EVM chains: the C-Chain, booted with the devnet, and every chain the P-Chain
 //! creates with the subnet-EVM VM ID, booted from its genesis bytes as soon as it is accepted.
 //! Each chain keeps its block file in `<data dir>/evm/<blockchainID>/` and gets a block
-//! producer; all are served through one [`EvmChains`] set.
+//! producer; all are served through one [`EvmChains`] set. Whoever needs every chain as it
+//! boots (the Warp signers) subscribes with [`EvmChainsHandle::on_boot`].
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -23,12 +24,38 @@ const CHAIN_POLL: Duration = Duration::from_millis(200);
 /// What each funded key holds on the C-Chain: 50 million AVAX (18 decimals on C).
 const C_CHAIN_FUNDS_AVAX: u64 = 50_000_000;
 
+/// Called with each EVM chain once it is booted.
+pub type OnBoot = Arc<dyn Fn(&Arc<EvmChain>) + Send + Sync>;
+
+/// The chains booted so far and who wants to hear of the next ones.
+#[derive(Default)]
+struct Booted {
+    chains: Vec<Arc<EvmChain>>,
+    hooks: Vec<OnBoot>,
+}
+
+impl std::fmt::Debug for Booted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Booted")
+            .field("chains", &self.chains.len())
+            .field("hooks", &self.hooks.len())
+            .finish()
+    }
+}
+
+type Shared<T> = Arc<std::sync::Mutex<T>>;
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// The running EVM chains and the task that boots new ones.
 #[derive(Debug)]
 pub struct EvmChainsHandle {
     /// Every chain's endpoint, by alias.
     pub chains: Arc<EvmChains>,
-    producers: Arc<std::sync::Mutex<Vec<Producer>>>,
+    producers: Shared<Vec<Producer>>,
+    booted: Shared<Booted>,
     stop: watch::Sender<bool>,
     watcher: JoinHandle<()>,
 }
@@ -73,9 +100,11 @@ pub fn start(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<EvmChainsH
     let c_chain = open_chain(pchain, data_dir, &n.c_chain_id, genesis)?;
     let chains = Arc::new(EvmChains::new());
     let producers = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let booted: Shared<Booted> = Arc::default();
     serve(
         &chains,
         &producers,
+        &booted,
         c_chain.clone(),
         &["C".into(), n.c_chain_id.to_string()],
     );
@@ -86,10 +115,11 @@ pub fn start(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<EvmChainsH
         let data_dir = data_dir.to_path_buf();
         let chains = chains.clone();
         let producers = producers.clone();
+        let booted = booted.clone();
         tokio::spawn(async move {
             let mut seen: HashSet<Id> = HashSet::new();
             loop {
-                boot_new_chains(&pchain, &data_dir, &chains, &producers, &mut seen);
+                boot_new_chains(&pchain, &data_dir, &chains, &producers, &booted, &mut seen);
                 tokio::select! {
                     _ = stopped.changed() => break,
                     _ = tokio::time::sleep(CHAIN_POLL) => {}
@@ -100,6 +130,7 @@ pub fn start(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<EvmChainsH
     Ok(EvmChainsHandle {
         chains,
         producers,
+        booted,
         stop,
         watcher,
     })
@@ -108,18 +139,21 @@ pub fn start(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<EvmChainsH
 fn serve(
     chains: &EvmChains,
     producers: &std::sync::Mutex<Vec<Producer>>,
+    booted: &std::sync::Mutex<Booted>,
     chain: Arc<EvmChain>,
     aliases: &[String],
 ) {
     let producer = Producer::spawn(chain.clone(), None);
     chains.add(
         aliases,
-        Arc::new(EvmNode::new(chain, Some(producer.waker()))),
+        Arc::new(EvmNode::new(chain.clone(), Some(producer.waker()))),
     );
-    producers
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(producer);
+    lock(producers).push(producer);
+    let mut booted = lock(booted);
+    for hook in &booted.hooks {
+        hook(&chain);
+    }
+    booted.chains.push(chain);
 }
 
 fn boot_new_chains(
@@ -127,6 +161,7 @@ fn boot_new_chains(
     data_dir: &Path,
     chains: &EvmChains,
     producers: &std::sync::Mutex<Vec<Producer>>,
+    booted: &std::sync::Mutex<Booted>,
     seen: &mut HashSet<Id>,
 ) {
     let Ok(vm) = SUBNET_EVM_VM_ID.parse::<Id>() else {
@@ -146,7 +181,7 @@ fn boot_new_chains(
         match open_chain(pchain, data_dir, &created.id, genesis) {
             Ok(chain) => {
                 info!(target: "evm", chain = %created.id, chain_id = chain.chain_id(), "EVM chain booted");
-                serve(chains, producers, chain, &[created.id.to_string()]);
+                serve(chains, producers, booted, chain, &[created.id.to_string()]);
             }
             Err(error) => {
                 warn!(target: "evm", chain = %created.id, error = %format!("{error:#}"), "not booting chain")
@@ -156,12 +191,20 @@ fn boot_new_chains(
 }
 
 impl EvmChainsHandle {
+    /// Calls `hook` with every chain booted so far, then with each chain as it boots.
+    pub fn on_boot(&self, hook: OnBoot) {
+        let mut booted = lock(&self.booted);
+        for chain in &booted.chains {
+            hook(chain);
+        }
+        booted.hooks.push(hook);
+    }
+
     /// Stops the watcher and every producer.
     pub async fn shutdown(self) {
         let _ = self.stop.send(true);
         let _ = self.watcher.await;
-        let producers: Vec<Producer> =
-            std::mem::take(&mut *self.producers.lock().unwrap_or_else(|p| p.into_inner()));
+        let producers: Vec<Producer> = std::mem::take(&mut *lock(&self.producers));
         for p in producers {
             p.shutdown().await;
         }
