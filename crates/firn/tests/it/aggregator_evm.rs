@@ -35,7 +35,7 @@ struct L1 {
     subnet: Id,
     evm: Arc<EvmChain>,
     signers: Arc<DevnetSigners>,
-    _dir: TempDir,
+    dir: TempDir,
 }
 
 fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
@@ -110,7 +110,7 @@ fn l1(name: &str) -> L1 {
         subnet,
         evm,
         signers,
-        _dir: dir,
+        dir,
     }
 }
 
@@ -158,7 +158,7 @@ async fn serve(l1: &L1) -> (String, tokio::sync::oneshot::Sender<()>) {
         l1.signers.clone(),
         AggregatorConfig::default(),
     ));
-    let store = firn_store::open(l1._dir.0.join("firn.db").to_str().unwrap())
+    let store = firn_store::open(l1.dir.0.join("firn.db").to_str().unwrap())
         .await
         .unwrap();
     let state = AppState::new(store, ApiConfig::default())
