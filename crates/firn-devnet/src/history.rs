@@ -148,6 +148,24 @@ impl<'a> HistoryGenerator<'a> {
         self.l1.as_ref()
     }
 
+    /// The BLS keys of every validator the plan adds (primary-network validators and the
+    /// L1's), by node ID, so that the devnet's signers can sign as them. Keys of validators
+    /// that never made it (or have left) do no harm: only current validators are asked.
+    pub fn signing_keys(&self) -> Result<Vec<(NodeId, Arc<bls::SecretKey>)>, DevnetError> {
+        let mut keys = Vec::new();
+        for day in (0..self.plan.days).step_by(3) {
+            keys.push((
+                history_node_id(&self.seed, day),
+                Arc::new(derive_bls(&self.seed, "firn-history-node", day)?),
+            ));
+        }
+        // One L1 registration every ten days at most.
+        for i in 0..L1_INITIAL_VALIDATORS + self.plan.days / 10 + 1 {
+            keys.push(self.l1_key(i)?);
+        }
+        Ok(keys)
+    }
+
     /// The first day not yet generated: the chain's day, or the plan's end.
     pub fn next_day(&self) -> u32 {
         let elapsed = self.chain.timestamp().saturating_sub(self.genesis_time) / DAY;

@@ -6,17 +6,20 @@
 //!   others are added with [`DevnetSigners::add_key`]) signs with its own key.
 //! - What a node agrees to sign depends on the message's source chain: the P-Chain's rules
 //!   are [`PChainRules`]; any other chain signs only through a [`WarpVerifier`] registered
-//!   for it with [`DevnetSigners::register_chain`] — the extension point for EVM chains
-//!   (messages sent through the Warp precompile, hashes of accepted blocks).
+//!   for it with [`DevnetSigners::register_chain`]. An EVM chain's rules are [`EvmRules`]
+//!   (messages sent through the Warp precompile, hashes of accepted blocks, uptimes), set up
+//!   by [`DevnetSigners::register_evm_chain`].
 //! - Each node can be made [`SignerBehaviour::Slow`], [`SignerBehaviour::Offline`] or
 //!   [`SignerBehaviour::BadSignature`], from the devnet config (`warp_signers`) or at run
 //!   time ([`DevnetSigners::set_behaviour`]).
 //! - As AvalancheGo's handler does, a node remembers what it signed by message ID and
 //!   answers again from that memory without re-checking.
 
+mod evm_rules;
 mod pchain_rules;
 mod reader;
 
+pub use evm_rules::{EvmRules, PARSE_ERR_CODE, VERIFY_ERR_CODE};
 pub use pchain_rules::PChainRules;
 
 use crate::error::DevnetError;
@@ -141,8 +144,8 @@ impl DevnetSigners {
     }
 
     /// Gives `node_id` a BLS key (validators added after genesis, L1 validators).
-    pub fn add_key(&self, node_id: NodeId, key: bls::SecretKey) {
-        lock_write(&self.keys).insert(node_id, Arc::new(key));
+    pub fn add_key(&self, node_id: NodeId, key: impl Into<Arc<bls::SecretKey>>) {
+        lock_write(&self.keys).insert(node_id, key.into());
     }
 
     /// Changes how `node_id` answers.
@@ -150,9 +153,22 @@ impl DevnetSigners {
         lock_write(&self.behaviours).insert(node_id, behaviour);
     }
 
+    /// Makes every node forget what it signed, so that the next request for a message is
+    /// checked and signed again (as after a restart).
+    pub fn forget_signed(&self) {
+        *self.memory() = SignedMemory::default();
+    }
+
     /// Lets nodes sign messages from `chain_id` when `verifier` agrees (EVM chains).
     pub fn register_chain(&self, chain_id: Id, verifier: Arc<dyn WarpVerifier>) {
         lock_write(&self.chains).insert(chain_id, verifier);
+    }
+
+    /// Lets nodes sign what the EVM chain `chain` vouches for ([`EvmRules`]), under its
+    /// blockchain ID. Its signing subnet is the subnet validating it on the P-Chain.
+    pub fn register_evm_chain(&self, chain: Arc<firn_evm::EvmChain>) {
+        let rules = EvmRules::new(chain, self.chain.clone());
+        self.register_chain(rules.chain_id(), Arc::new(rules));
     }
 
     /// `bytes` as a validated key, parsed once.

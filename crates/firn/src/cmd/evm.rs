@@ -1,7 +1,8 @@
 //! The devnet's EVM chains: the C-Chain, booted with the devnet, and every chain the P-Chain
 //! creates with the subnet-EVM VM ID, booted from its genesis bytes as soon as it is accepted.
 //! Each chain keeps its block file in `<data dir>/evm/<blockchainID>/` and gets a block
-//! producer; all are served through one [`EvmChains`] set.
+//! producer; all are served through one [`EvmChains`] set. Whoever needs every chain as it
+//! boots (the Warp signers) subscribes with [`EvmChainsHandle::on_boot`].
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -23,13 +24,38 @@ const CHAIN_POLL: Duration = Duration::from_millis(200);
 /// What each funded key holds on the C-Chain: 50 million AVAX (18 decimals on C).
 const C_CHAIN_FUNDS_AVAX: u64 = 50_000_000;
 
+/// Called with each EVM chain once it is booted.
+pub type OnBoot = Arc<dyn Fn(&Arc<EvmChain>) + Send + Sync>;
+
+/// The chains booted so far and who wants to hear of the next ones.
+#[derive(Default)]
+struct Booted {
+    chains: Vec<Arc<EvmChain>>,
+    hooks: Vec<OnBoot>,
+}
+
+impl std::fmt::Debug for Booted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Booted")
+            .field("chains", &self.chains.len())
+            .field("hooks", &self.hooks.len())
+            .finish()
+    }
+}
+
+type Shared<T> = Arc<std::sync::Mutex<T>>;
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// The running EVM chains and the task that boots new ones.
 #[derive(Debug)]
 pub struct EvmChainsHandle {
     /// Every chain's endpoint, by alias.
     pub chains: Arc<EvmChains>,
-    producers: Arc<std::sync::Mutex<Vec<Producer>>>,
-    all: Arc<std::sync::Mutex<Vec<Arc<EvmChain>>>>,
+    producers: Shared<Vec<Producer>>,
+    booted: Shared<Booted>,
     stop: watch::Sender<bool>,
     watcher: JoinHandle<()>,
 }
@@ -130,17 +156,17 @@ pub fn start(pchain: &Arc<PChain>, data_dir: &Path) -> anyhow::Result<EvmChainsH
 pub fn start_with(pchain: &Arc<PChain>, data_dir: &Path, opened: OpenChains) -> EvmChainsHandle {
     let n = pchain.network();
     let chains = Arc::new(EvmChains::new());
-    let producers = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let all = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let producers: Shared<Vec<Producer>> = Arc::default();
+    let booted: Shared<Booted> = Arc::default();
     serve(
         &chains,
         &producers,
-        &all,
+        &booted,
         opened.c_chain.clone(),
         &["C".into(), n.c_chain_id.to_string()],
     );
     for (id, chain) in &opened.subnets {
-        serve(&chains, &producers, &all, chain.clone(), &[id.to_string()]);
+        serve(&chains, &producers, &booted, chain.clone(), &[id.to_string()]);
     }
 
     let (stop, mut stopped) = watch::channel(false);
@@ -149,12 +175,12 @@ pub fn start_with(pchain: &Arc<PChain>, data_dir: &Path, opened: OpenChains) -> 
         let data_dir = data_dir.to_path_buf();
         let chains = chains.clone();
         let producers = producers.clone();
-        let all = all.clone();
+        let booted = booted.clone();
         let mut seen = opened.seen;
         tokio::spawn(async move {
             loop {
                 for (id, chain) in open_new_chains(&pchain, &data_dir, &mut seen) {
-                    serve(&chains, &producers, &all, chain, &[id.to_string()]);
+                    serve(&chains, &producers, &booted, chain, &[id.to_string()]);
                 }
                 tokio::select! {
                     _ = stopped.changed() => break,
@@ -166,7 +192,7 @@ pub fn start_with(pchain: &Arc<PChain>, data_dir: &Path, opened: OpenChains) -> 
     EvmChainsHandle {
         chains,
         producers,
-        all,
+        booted,
         stop,
         watcher,
     }
@@ -175,22 +201,21 @@ pub fn start_with(pchain: &Arc<PChain>, data_dir: &Path, opened: OpenChains) -> 
 fn serve(
     chains: &EvmChains,
     producers: &std::sync::Mutex<Vec<Producer>>,
-    all: &std::sync::Mutex<Vec<Arc<EvmChain>>>,
+    booted: &std::sync::Mutex<Booted>,
     chain: Arc<EvmChain>,
     aliases: &[String],
 ) {
-    all.lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(chain.clone());
     let producer = Producer::spawn(chain.clone(), None);
     chains.add(
         aliases,
-        Arc::new(EvmNode::new(chain, Some(producer.waker()))),
+        Arc::new(EvmNode::new(chain.clone(), Some(producer.waker()))),
     );
-    producers
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(producer);
+    lock(producers).push(producer);
+    let mut booted = lock(booted);
+    for hook in &booted.hooks {
+        hook(&chain);
+    }
+    booted.chains.push(chain);
 }
 
 /// Opens the subnet-EVM chains on the P-Chain not in `seen` yet.
@@ -230,15 +255,23 @@ fn open_new_chains(
 impl EvmChainsHandle {
     /// Every chain served so far, the C-Chain first.
     pub fn served(&self) -> Vec<Arc<EvmChain>> {
-        self.all.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        lock(&self.booted).chains.clone()
+    }
+
+    /// Calls `hook` with every chain booted so far, then with each chain as it boots.
+    pub fn on_boot(&self, hook: OnBoot) {
+        let mut booted = lock(&self.booted);
+        for chain in &booted.chains {
+            hook(chain);
+        }
+        booted.hooks.push(hook);
     }
 
     /// Stops the watcher and every producer.
     pub async fn shutdown(self) {
         let _ = self.stop.send(true);
         let _ = self.watcher.await;
-        let producers: Vec<Producer> =
-            std::mem::take(&mut *self.producers.lock().unwrap_or_else(|p| p.into_inner()));
+        let producers: Vec<Producer> = std::mem::take(&mut *lock(&self.producers));
         for p in producers {
             p.shutdown().await;
         }

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `firn` binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod aggregator_evm;
 mod aggregator_sdk;
 mod cli;
 mod data_api;

@@ -16,6 +16,7 @@ mod activity;
 mod evm_history;
 mod evm_tx;
 mod settings;
+mod signers;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -24,7 +25,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use firn_aggregator::{Aggregator, AggregatorConfig};
-use firn_devnet::signers::DevnetSigners;
 use firn_devnet::{Clock, DevnetConfig, PChain, Producer, Profile};
 use firn_indexer::{IndexerConfig, PChainIndexer};
 use firn_rpc::{AvalancheClient, ClientConfig, Node, node_router};
@@ -201,9 +201,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         ..firn_api::ApiConfig::default()
     };
     // The signature aggregator asks the devnet's validators, each signing with its own key.
-    let signers = Arc::new(
-        DevnetSigners::new(chain.clone()).context("couldn't load the validators' signing keys")?,
-    );
+    let signers = signers::devnet_signers(&chain, &plan, &evm)?;
     let aggregator = Arc::new(Aggregator::new(
         signers.clone(),
         AggregatorConfig::default(),

@@ -1,0 +1,296 @@
+//! Warp messages from a subnet-EVM L1, signed by the L1's validators and aggregated by the
+//! Data API over loopback HTTP: a contract-style call to `sendWarpMessage` on the L1's EVM
+//! chain, then `POST /v1/signatureAggregator/fuji/aggregateSignatures` with the message it
+//! emitted; a block-hash message; an unknown message refused with the weight it got.
+
+use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
+use alloy_eips::eip2718::Encodable2718;
+use alloy_primitives::{Address, B256, Bytes, Signature, TxKind, U256, keccak256};
+use firn_aggregator::{Aggregator, AggregatorConfig};
+use firn_api::{ApiConfig, AppState};
+use firn_core::ids::{Id, NodeId};
+use firn_core::warp::messages::PChainOwner;
+use firn_core::warp::payload::{AddressedCall, Payload};
+use firn_core::warp::{Message, UnsignedMessage};
+use firn_devnet::clock::Clock;
+use firn_devnet::genesis::{DevnetConfig, derive_bls, single_owner};
+use firn_devnet::history::{SUBNET_EVM_VM_ID, l1_genesis_json};
+use firn_devnet::signers::DevnetSigners;
+use firn_devnet::state::validators::canonical;
+use firn_devnet::vm::PChain;
+use firn_devnet::wallet::{L1ValidatorSpec, Wallet};
+use firn_evm::{EvmChain, EvmChainConfig, EvmGenesis, WARP_ADDRESS};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+use crate::devnet::TempDir;
+
+const AVAX: u64 = 1_000_000_000;
+const EVM_CHAIN_ID: u64 = 99_999;
+/// The L1's validators' weights: the two heaviest (250 of 310) meet 67 %.
+const WEIGHTS: [u64; 3] = [150, 100, 60];
+
+struct L1 {
+    pchain: Arc<PChain>,
+    subnet: Id,
+    evm: Arc<EvmChain>,
+    signers: Arc<DevnetSigners>,
+    dir: TempDir,
+}
+
+fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
+    let id = chain.issue_tx(tx).unwrap();
+    chain.clock().advance(1);
+    chain.build_until_idle().unwrap();
+    id
+}
+
+/// A devnet with a subnet-EVM chain on a subnet converted to an L1 of three validators,
+/// the chain booted and its signing rules registered.
+fn l1(name: &str) -> L1 {
+    let dir =
+        TempDir(std::env::temp_dir().join(format!("firn-agg-evm-{name}-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    let config = DevnetConfig::default();
+    let pchain =
+        Arc::new(PChain::open(config.clone(), &dir.0, Clock::frozen(config.genesis_time)).unwrap());
+    let wallet = Wallet::new(&pchain);
+    let me = wallet.change_address();
+    let subnet = build(&pchain, wallet.create_subnet(single_owner(me)).unwrap());
+    let genesis = l1_genesis_json(EVM_CHAIN_ID, &pchain.funded_keys());
+    let chain_id = build(
+        &pchain,
+        wallet
+            .create_chain(subnet, "FirnL1", SUBNET_EVM_VM_ID, genesis.clone())
+            .unwrap(),
+    );
+    let keys: Vec<_> = (0..WEIGHTS.len() as u32)
+        .map(|i| derive_bls("evm-warp", "l1", i).unwrap())
+        .collect();
+    let owner = PChainOwner {
+        threshold: 1,
+        addresses: vec![me],
+    };
+    let specs: Vec<_> = keys
+        .iter()
+        .zip(WEIGHTS)
+        .enumerate()
+        .map(|(i, (bls, weight))| L1ValidatorSpec {
+            node_id: NodeId([0x60 + i as u8; 20]),
+            weight,
+            balance: 10 * AVAX,
+            bls,
+            owner: owner.clone(),
+        })
+        .collect();
+    build(
+        &pchain,
+        wallet
+            .convert_subnet_to_l1(subnet, chain_id, vec![0xAB; 20], &specs)
+            .unwrap(),
+    );
+    let signers = Arc::new(DevnetSigners::new(pchain.clone()).unwrap());
+    for (i, key) in keys.into_iter().enumerate() {
+        signers.add_key(NodeId([0x60 + i as u8; 20]), key);
+    }
+    let clock = pchain.clock().clone();
+    let evm = Arc::new(
+        EvmChain::open(EvmChainConfig {
+            genesis: EvmGenesis::from_json(&genesis).unwrap(),
+            blockchain_id: B256::from(chain_id.0),
+            network_id: pchain.network().network_id,
+            data_dir: None,
+            now: Arc::new(move || clock.now()),
+        })
+        .unwrap(),
+    );
+    signers.register_evm_chain(evm.clone());
+    L1 {
+        pchain,
+        subnet,
+        evm,
+        signers,
+        dir,
+    }
+}
+
+/// Calls the Warp precompile's `sendWarpMessage(payload)` from the first funded key and
+/// returns the unsigned message the accepted block's log carries.
+fn send_warp_message(l1: &L1, payload: &[u8]) -> UnsignedMessage {
+    let key = &l1.pchain.funded_keys()[0];
+    let from = Address::from(key.public_key().eth_address());
+    let mut input = keccak256("sendWarpMessage(bytes)")[..4].to_vec();
+    input.extend(U256::from(32).to_be_bytes::<32>());
+    input.extend(U256::from(payload.len()).to_be_bytes::<32>());
+    let mut padded = payload.to_vec();
+    padded.resize(payload.len().div_ceil(32) * 32, 0);
+    input.extend(padded);
+    let tx = TxEip1559 {
+        chain_id: EVM_CHAIN_ID,
+        nonce: l1.evm.nonce(&from),
+        gas_limit: 200_000,
+        max_fee_per_gas: 1_000_000_000_000,
+        max_priority_fee_per_gas: 1_000_000_000,
+        to: TxKind::Call(WARP_ADDRESS),
+        value: U256::ZERO,
+        access_list: Default::default(),
+        input: Bytes::from(input),
+    };
+    let rsv = *key.sign_hash(&tx.signature_hash().0).as_bytes();
+    let sig = Signature::new(
+        U256::from_be_slice(&rsv[..32]),
+        U256::from_be_slice(&rsv[32..64]),
+        rsv[64] == 1,
+    );
+    let envelope: TxEnvelope = tx.into_signed(sig).into();
+    l1.evm.submit_raw_tx(&envelope.encoded_2718()).unwrap();
+    let block = l1.evm.build_block().unwrap().expect("a block with the tx");
+    let sent = firn_evm::sent_messages(&block);
+    assert_eq!(sent.len(), 1, "the tx emitted one SendWarpMessage");
+    let message = UnsignedMessage::from_bytes(&sent[0].1).unwrap();
+    assert_eq!(B256::from(message.id().0), sent[0].0);
+    message
+}
+
+/// A Data API serving the aggregator over `l1`'s signers, on loopback.
+async fn serve(l1: &L1) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let aggregator = Arc::new(Aggregator::new(
+        l1.signers.clone(),
+        AggregatorConfig::default(),
+    ));
+    let store = firn_store::open(l1.dir.0.join("firn.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let state = AppState::new(store, ApiConfig::default())
+        .with_signature_aggregator(aggregator, l1.signers.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = listener.local_addr().unwrap().to_string();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(firn_api::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    (url, stop)
+}
+
+/// `POST /v1/signatureAggregator/fuji/aggregateSignatures` over a plain HTTP/1.1
+/// connection: the status and the JSON body.
+async fn aggregate(addr: &str, message: &UnsignedMessage) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = json!({ "message": format!("0x{}", hex::encode(message.bytes())) }).to_string();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST /v1/signatureAggregator/fuji/aggregateSignatures HTTP/1.1\r\nHost: {addr}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).await.unwrap();
+    let (head, json) = reply.split_once("\r\n\r\n").unwrap();
+    assert!(
+        !head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{head}"
+    );
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
+    (status, serde_json::from_str(json).unwrap())
+}
+
+/// The signed message of a 201, checked with firn-core against the L1's canonical set at
+/// the current P-Chain height and 67 % quorum.
+fn verified(l1: &L1, unsigned: &UnsignedMessage, status: u16, body: &Value) -> Message {
+    assert_eq!(status, 201, "{body}");
+    let bytes = hex::decode(body["signedMessage"].as_str().unwrap()).unwrap();
+    let signed = Message::from_bytes(&bytes).unwrap();
+    assert_eq!(&signed.unsigned, unsigned);
+    let set = canonical(
+        &l1.pchain
+            .validators_at(&l1.subnet, l1.pchain.height())
+            .unwrap(),
+    )
+    .unwrap();
+    set.verify(&signed, l1.pchain.network().network_id, 67, 100)
+        .unwrap();
+    signed
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_l1s_validators_sign_what_its_evm_chain_sent_and_its_block_hashes() {
+    let l1 = l1("signs");
+    let (url, _stop) = serve(&l1).await;
+
+    let sent = send_warp_message(&l1, b"hello from the L1");
+    let (status, body) = aggregate(&url, &sent).await;
+    let signed = verified(&l1, &sent, status, &body);
+    match Payload::from_bytes(&signed.unsigned.payload).unwrap() {
+        Payload::AddressedCall(call) => assert_eq!(call.payload, b"hello from the L1"),
+        other => panic!("not an AddressedCall: {other:?}"),
+    }
+
+    let head = l1.evm.head();
+    let block_hash = UnsignedMessage::new(
+        l1.pchain.network().network_id,
+        Id(l1.evm.blockchain_id().0),
+        Payload::Hash(Id(head.hash.0)).bytes(),
+    );
+    let (status, body) = aggregate(&url, &block_hash).await;
+    verified(&l1, &block_hash, status, &body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_the_chain_never_sent_are_refused_with_the_weight_obtained() {
+    let l1 = l1("refuses");
+    let (url, _stop) = serve(&l1).await;
+    let network_id = l1.pchain.network().network_id;
+    let source = Id(l1.evm.blockchain_id().0);
+    let sender = Address::repeat_byte(7);
+    let never_sent = UnsignedMessage::new(
+        network_id,
+        source,
+        Payload::AddressedCall(AddressedCall {
+            source_address: sender.to_vec(),
+            payload: b"never sent".to_vec(),
+        })
+        .bytes(),
+    );
+    let unknown_block =
+        UnsignedMessage::new(network_id, source, Payload::Hash(Id([0x5a; 32])).bytes());
+    let total: u64 = WEIGHTS.iter().sum();
+    let required = (total * 67).div_ceil(100);
+    for message in [never_sent, unknown_block] {
+        let (status, body) = aggregate(&url, &message).await;
+        assert_eq!(status, 503, "{body}");
+        let text = body["message"].to_string();
+        assert!(
+            text.contains(&format!(
+                "signature weight is insufficient: 0 obtained, {required} required of total {total}"
+            )),
+            "{body}"
+        );
+    }
+
+    // What each validator said: subnet-EVM's codes (1 parse, 2 verify).
+    let node = NodeId([0x60; 20]);
+    let refusal = |m: &UnsignedMessage| {
+        l1.signers
+            .answer(
+                node,
+                &firn_core::warp::acp118::SignatureRequest {
+                    message: m.bytes(),
+                    justification: Vec::new(),
+                },
+            )
+            .unwrap_err()
+            .to_string()
+    };
+    let unknown_block =
+        UnsignedMessage::new(network_id, source, Payload::Hash(Id([0x5b; 32])).bytes());
+    assert!(refusal(&unknown_block).contains("(code 2)"));
+    let garbage = UnsignedMessage::new(network_id, source, b"not a payload".to_vec());
+    let said = refusal(&garbage);
+    assert!(
+        said.contains("failed to parse payload") && said.contains("(code 1)"),
+        "{said}"
+    );
+}
