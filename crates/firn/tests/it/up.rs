@@ -143,7 +143,7 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
 }
 
 /// The first word after `prefix` on the banner line that starts with it.
-fn banner_value(banner: &[String], prefix: &str) -> String {
+pub(crate) fn banner_value(banner: &[String], prefix: &str) -> String {
     let line = banner
         .iter()
         .find_map(|l| l.strip_prefix(prefix))
@@ -152,7 +152,7 @@ fn banner_value(banner: &[String], prefix: &str) -> String {
 }
 
 /// GET over plain HTTP/1.1; `None` unless the answer is a 200 with a JSON body.
-fn get_json(url: &str) -> Option<serde_json::Value> {
+pub(crate) fn get_json(url: &str) -> Option<serde_json::Value> {
     let rest = url.strip_prefix("http://")?;
     let (host, path) = rest.split_at(rest.find('/')?);
     let mut s = TcpStream::connect(host).ok()?;
@@ -176,7 +176,7 @@ fn get_json(url: &str) -> Option<serde_json::Value> {
 }
 
 /// Polls `f` every 100 ms for up to 60 s.
-fn wait_for<T>(mut f: impl FnMut() -> Option<T>) -> T {
+pub(crate) fn wait_for<T>(mut f: impl FnMut() -> Option<T>) -> T {
     for _ in 0..600 {
         if let Some(v) = f() {
             return v;
