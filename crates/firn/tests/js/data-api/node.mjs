@@ -58,7 +58,7 @@ async function nodeView() {
   for (let h = 1; h <= height; h++) {
     const { block } = await platform("getBlockByHeight", { height: String(h), encoding: "json" });
     blocks.set(h, block);
-    for (const tx of block.txs ?? []) {
+    for (const tx of txsOf(block)) {
       for (const out of tx.unsignedTx?.outputs ?? []) {
         for (const a of out.output?.addresses ?? out.output?.output?.addresses ?? []) {
           const bare = a.replace(/^P-/, "");
@@ -77,8 +77,13 @@ async function currentValidators() {
   return (await platform("getCurrentValidators", { nodeIDs: validators.map((v) => v.nodeID) })).validators;
 }
 
+// A block's txs: standard blocks list `txs`, proposal blocks hold one `tx`.
+function txsOf(block) {
+  return block.txs ?? (block.tx ? [block.tx] : []);
+}
+
 function txIdsOf(block) {
-  return (block.txs ?? []).map((t) => t.id);
+  return txsOf(block).map((t) => t.id);
 }
 
 async function run(label, sdk, node) {
