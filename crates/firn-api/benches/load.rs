@@ -1,147 +1,284 @@
-//! A load generator: fills a store (SQLite by default, PostgreSQL with
-//! `FIRN_BENCH_DATABASE=postgres://…`), serves the Data API on loopback, and drives each
-//! endpoint with concurrent keep-alive clients, printing requests/s and p50/p99 latency.
+//! The Data API under load, at scale: a store of ≥1 M P-Chain txs and ≥5 M ERC-20 transfers
+//! (built once per backend and cached, see `load/fixture.rs`), served on loopback, driven by a
+//! keep-alive HTTP/1.1 load generator (`load/client.rs`). Prints requests/s, p50 and p99 per
+//! endpoint at moderate load, then for a mixed run over every endpoint.
 //!
-//! `cargo bench -p firn-api --bench load` (add `--profile dev` to reuse the test build). Sizes: `FIRN_BENCH_P_BLOCKS` (default 20,000
-//! P-Chain blocks, ~1.5 txs each), `FIRN_BENCH_EVM_BLOCKS` (default 5,000 blocks of
-//! `FIRN_BENCH_TRANSFERS` = 20 ERC-20 transfers), `FIRN_BENCH_SECONDS` per endpoint (3),
-//! `FIRN_BENCH_CLIENTS` (16).
+//! `cargo bench -p firn-api --bench load [-- <endpoint filter>]`. Environment:
+//! - `FIRN_LOAD_BACKENDS`: `sqlite`, `postgres` or `sqlite,postgres` (default `sqlite`);
+//!   `FIRN_LOAD_POSTGRES_URL`: the server and an existing database to administer from
+//!   (default `postgres://postgres@127.0.0.1:5432/test`; the store goes in `firn_load`).
+//! - `FIRN_LOAD_P_TXS` (1,000,000), `FIRN_LOAD_TRANSFERS` (5,000,000): fixture sizes.
+//! - `FIRN_LOAD_CONNS` (4) connections per endpoint, `FIRN_LOAD_MIXED_CONNS` (16) in the mixed
+//!   run, `FIRN_LOAD_SECONDS` (5) per run; `FIRN_LOAD_BUILD_ONLY=1` builds fixtures and stops.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::time::{Duration, Instant};
-
 use firn_api::{ApiConfig, AppState};
-use firn_store::{EvmWriter, PChainWriter};
 
 #[path = "../tests/it/fixtures.rs"]
 mod fixtures;
 
-fn env(name: &str, default: u64) -> u64 {
+#[path = "load/client.rs"]
+mod client;
+#[path = "load/fixture.rs"]
+mod fixture;
+
+fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
-        .and_then(|v| v.parse().ok())
+        .and_then(|v| v.replace('_', "").parse().ok())
         .unwrap_or(default)
 }
 
-async fn fill(store: &firn_store::Store) {
-    let p_blocks = env("FIRN_BENCH_P_BLOCKS", 20_000);
-    let evm_blocks = env("FIRN_BENCH_EVM_BLOCKS", 5_000);
-    let transfers = env("FIRN_BENCH_TRANSFERS", 20) as u32;
-    let mut p = fixtures::PHistory::new(7, 1_000);
-    let mut done = 0;
-    while done < p_blocks {
-        let n = (p_blocks - done).min(500);
-        let blocks: Vec<_> = (0..n).map(|_| p.next_block()).collect();
-        store.commit_pchain_blocks(&blocks).await.unwrap();
-        done += n;
-    }
-    store
-        .upsert_evm_chain(&fixtures::evm_chain(fixtures::CHAIN))
-        .await
-        .unwrap();
-    let mut number = 0;
-    while number < evm_blocks {
-        let n = (evm_blocks - number).min(100);
-        let blocks: Vec<_> = (1..=n)
-            .map(|i| {
-                fixtures::erc20_block(
-                    fixtures::CHAIN,
-                    number + i,
-                    1_700_000_000 + number + i,
-                    transfers,
-                )
-            })
-            .collect();
-        store.commit_evm_blocks(&blocks).await.unwrap();
-        number += n;
-    }
-    eprintln!(
-        "store: {p_blocks} P-Chain blocks ({} txs), {evm_blocks} EVM blocks ({} ERC-20 transfers)",
-        p.facts.len(),
-        evm_blocks * u64::from(transfers)
-    );
+/// One measured endpoint: a name and the paths its requests cycle through.
+struct Endpoint {
+    name: &'static str,
+    paths: Vec<String>,
 }
 
-async fn drive(base: &str, path: &str, clients: u64, seconds: u64) -> (f64, Duration, Duration) {
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(64)
-        .build()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    let mut tasks = Vec::new();
-    for _ in 0..clients {
-        let (client, url) = (client.clone(), format!("{base}{path}"));
-        tasks.push(tokio::spawn(async move {
-            let mut lat = Vec::new();
-            while Instant::now() < deadline {
-                let t = Instant::now();
-                let r = client.get(&url).send().await.unwrap();
-                assert!(r.status().is_success(), "{url}: {}", r.status());
-                let _ = r.bytes().await.unwrap();
-                lat.push(t.elapsed());
+const P: &str = "/v1/networks/fuji/blockchains/p-chain";
+
+/// The endpoints, each with varied parameters (addresses, blocks, sort orders) so that a run is
+/// not one cached query; `page2` entries follow a first page's `nextPageToken`.
+async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
+    let c = fixtures::CHAIN;
+    let spread = |n: u64, k: u64| n * 7 % k;
+    let p_addr = |n: u64| fixtures::fuji(spread(n, fixture::P_ADDRESSES));
+    let e_addr = |n: u64| fixtures::evm_address(spread(n, 1_000));
+    let sort = |n: u64| if n % 2 == 0 { "desc" } else { "asc" };
+    let vary = |f: &dyn Fn(u64) -> String| (0..64).map(f).collect::<Vec<_>>();
+    let mut list = vec![
+        Endpoint {
+            name: "p_txs_latest",
+            paths: vary(&|n| format!("{P}/transactions?pageSize=10&sortOrder={}", sort(n))),
+        },
+        Endpoint {
+            name: "p_txs_by_address",
+            paths: vary(&|n| {
+                format!(
+                    "{P}/transactions?addresses={}&pageSize=10&sortOrder={}",
+                    p_addr(n),
+                    sort(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "p_txs_by_2_addresses_types",
+            paths: vary(&|n| {
+                format!(
+                    "{P}/transactions?addresses={},{}&txTypes=ImportTx,ExportTx&pageSize=25",
+                    p_addr(n),
+                    p_addr(n + 1)
+                )
+            }),
+        },
+        Endpoint {
+            name: "p_txs_by_address_time",
+            paths: vary(&|n| {
+                let from = 1_700_000_000 + built.p_height * 60 * (n % 8) / 8;
+                format!(
+                    "{P}/transactions?addresses={}&startTimestamp={from}&endTimestamp={}&pageSize=10",
+                    p_addr(n),
+                    from + 3_600 * 24 * 7
+                )
+            }),
+        },
+        Endpoint {
+            name: "p_staking_txs_by_address",
+            paths: vary(&|n| format!("{P}/transactions:listStaking?addresses={}", p_addr(n))),
+        },
+        Endpoint {
+            name: "p_blocks",
+            paths: vary(&|n| format!("{P}/blocks?pageSize=10&sortOrder={}", sort(n))),
+        },
+        Endpoint {
+            name: "p_blocks_by_node",
+            paths: vary(&|n| {
+                format!(
+                    "{P}/nodes/{}/blocks?pageSize=10&sortOrder={}",
+                    fixtures::node(n % 3),
+                    sort(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "chain_ids",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/networks/fuji/addresses:listChainIds?addresses={}",
+                    p_addr(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "rewards_by_address",
+            paths: vary(&|n| format!("/v1/networks/fuji/rewards?addresses={}", p_addr(n))),
+        },
+        Endpoint {
+            name: "delegators",
+            paths: vec!["/v1/networks/fuji/delegators?pageSize=10".to_owned()],
+        },
+        Endpoint {
+            name: "evm_blocks",
+            paths: vary(&|n| format!("/v1/chains/{c}/blocks?pageSize=10&sortOrder={}", sort(n))),
+        },
+        Endpoint {
+            name: "evm_block_by_number",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/chains/{c}/blocks/{}",
+                    1 + n * 7919 % built.evm_blocks.max(1)
+                )
+            }),
+        },
+        Endpoint {
+            name: "erc20_by_address",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/chains/{c}/addresses/{}/transactions:listErc20?pageSize=10",
+                    e_addr(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "erc20_by_address_blocks",
+            paths: vary(&|n| {
+                let start = 1 + built.evm_blocks * (n % 8) / 8;
+                format!(
+                    "/v1/chains/{c}/addresses/{}/transactions:listErc20?startBlock={start}&endBlock={}&pageSize=10",
+                    e_addr(n),
+                    start + 5_000
+                )
+            }),
+        },
+        Endpoint {
+            name: "collectibles",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/chains/{c}/addresses/{}/balances:listCollectibles?pageSize=10",
+                    e_addr(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "chains",
+            paths: vec!["/v1/chains".to_owned(), format!("/v1/chains/{c}")],
+        },
+    ];
+    for (name, from) in [
+        ("p_txs_by_address_page2", "p_txs_by_address"),
+        ("erc20_by_address_page2", "erc20_by_address"),
+    ] {
+        let first = &list.iter().find(|e| e.name == from).unwrap().paths;
+        let mut paths = Vec::new();
+        for path in first {
+            let (status, body) = client::fetch(host, path).await;
+            assert_eq!(status, 200, "{path}: {body}");
+            let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+            if let Some(token) = json["nextPageToken"].as_str() {
+                let token: String = form_urlencoded::byte_serialize(token.as_bytes()).collect();
+                paths.push(format!("{path}&pageToken={token}"));
             }
-            lat
-        }));
+        }
+        assert!(!paths.is_empty(), "{from}: no second pages");
+        list.push(Endpoint { name, paths });
     }
-    let started = Instant::now();
-    let mut all = Vec::new();
-    for t in tasks {
-        all.extend(t.await.unwrap());
+    list
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn print(label: &str, s: &client::Stats) {
+    println!(
+        "{label:<30} {:>9.0} {:>8.2} {:>8.2} {:>9} {:>6}",
+        s.rps,
+        ms(s.p50),
+        ms(s.p99),
+        s.requests,
+        s.errors
+    );
+    if let Some(e) = &s.first_error {
+        println!(
+            "    first error: {}",
+            e.chars().take(300).collect::<String>()
+        );
     }
-    let elapsed = started.elapsed().as_secs_f64().max(seconds as f64);
-    all.sort();
-    let pct = |q: f64| all[((all.len() as f64 * q) as usize).min(all.len() - 1)];
-    (all.len() as f64 / elapsed, pct(0.50), pct(0.99))
+}
+
+async fn run_backend(backend: &str, filter: Option<&str>) {
+    let sizes = fixture::Sizes {
+        p_txs: env_u64("FIRN_LOAD_P_TXS", 1_000_000),
+        transfers: env_u64("FIRN_LOAD_TRANSFERS", 5_000_000),
+    };
+    let (store, built) = match backend {
+        "sqlite" => fixture::sqlite(sizes).await,
+        "postgres" => {
+            let url = std::env::var("FIRN_LOAD_POSTGRES_URL")
+                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+            fixture::postgres(&url, sizes).await
+        }
+        other => panic!("unknown backend {other}"),
+    };
+    println!(
+        "\n== {backend}: ≥{} P-Chain txs ({} blocks), {} ERC-20 transfers ({} EVM blocks)",
+        sizes.p_txs,
+        built.p_height,
+        built.evm_blocks * u64::from(fixture::TRANSFERS_PER_BLOCK),
+        built.evm_blocks
+    );
+    if std::env::var("FIRN_LOAD_BUILD_ONLY").is_ok_and(|v| v == "1") {
+        store.close().await;
+        return;
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let host = listener.local_addr().unwrap().to_string();
+    let state = AppState::new(store.clone(), ApiConfig::default());
+    let server = tokio::spawn(firn_api::serve(listener, state, std::future::pending()));
+    let all = endpoints(&host, built).await;
+    let conns = env_u64("FIRN_LOAD_CONNS", 4) as usize;
+    let mixed_conns = env_u64("FIRN_LOAD_MIXED_CONNS", 16) as usize;
+    let seconds = env_u64("FIRN_LOAD_SECONDS", 5) as f64;
+    println!(
+        "{:<30} {:>9} {:>8} {:>8} {:>9} {:>6}   ({conns} connections, {seconds} s each)",
+        "endpoint", "req/s", "p50 ms", "p99 ms", "requests", "errors"
+    );
+    let chosen: Vec<&Endpoint> = all
+        .iter()
+        .filter(|e| filter.is_none_or(|f| e.name.contains(f)))
+        .collect();
+    for e in &chosen {
+        // A short warm-up so the first run does not pay for cold caches alone.
+        client::drive(&host, &e.paths, conns, 0.3).await;
+        let s = client::drive(&host, &e.paths, conns, seconds).await;
+        print(e.name, &s);
+    }
+    // Mixed: every chosen endpoint's paths interleaved, more connections.
+    let longest = chosen.iter().map(|e| e.paths.len()).max().unwrap_or(0);
+    let mut mixed = Vec::new();
+    for i in 0..longest {
+        for e in &chosen {
+            mixed.push(e.paths[i % e.paths.len()].clone());
+        }
+    }
+    if !mixed.is_empty() {
+        let s = client::drive(&host, &mixed, mixed_conns, seconds).await;
+        print(&format!("mixed ({mixed_conns} connections)"), &s);
+    }
+    server.abort();
+    store.close().await;
 }
 
 fn main() {
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let backends = std::env::var("FIRN_LOAD_BACKENDS").unwrap_or_else(|_| "sqlite".to_owned());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let dir = std::env::temp_dir().join(format!("firn-api-bench-{}", std::process::id()));
-        let location = std::env::var("FIRN_BENCH_DATABASE")
-            .unwrap_or_else(|_| dir.join("firn.db").to_string_lossy().into_owned());
-        let store = firn_store::open(&location).await.unwrap();
-        fill(&store).await;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let state = AppState::new(store.clone(), ApiConfig::default());
-        tokio::spawn(firn_api::serve(listener, state, std::future::pending()));
-        let a = fixtures::fuji(5);
-        let e = fixtures::evm_address(5);
-        let c = fixtures::CHAIN;
-        let endpoints = [
-            "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=10".to_owned(),
-            format!("/v1/networks/fuji/blockchains/p-chain/transactions?addresses={a}&pageSize=10"),
-            "/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=10".to_owned(),
-            format!(
-                "/v1/networks/fuji/blockchains/p-chain/nodes/{}/blocks",
-                fixtures::node(1)
-            ),
-            format!("/v1/networks/fuji/addresses:listChainIds?addresses={a}"),
-            format!("/v1/chains/{c}/blocks?pageSize=10"),
-            format!("/v1/chains/{c}/blocks/100"),
-            format!("/v1/chains/{c}/addresses/{e}/transactions:listErc20?pageSize=10"),
-            "/v1/chains".to_owned(),
-            "/v1/live-check".to_owned(),
-        ];
-        let clients = env("FIRN_BENCH_CLIENTS", 16);
-        let seconds = env("FIRN_BENCH_SECONDS", 3);
-        println!(
-            "{:<90} {:>9} {:>9} {:>9}",
-            "endpoint", "req/s", "p50 ms", "p99 ms"
-        );
-        for path in &endpoints {
-            let (rps, p50, p99) = drive(&base, path, clients, seconds).await;
-            println!(
-                "{path:<90} {rps:>9.0} {:>9.2} {:>9.2}",
-                p50.as_secs_f64() * 1e3,
-                p99.as_secs_f64() * 1e3
-            );
+        for backend in backends.split(',').map(str::trim) {
+            run_backend(backend, filter.as_deref()).await;
         }
-        store.close().await;
-        let _ = std::fs::remove_dir_all(&dir);
     });
 }

@@ -5,218 +5,20 @@ use std::collections::HashMap;
 use firn_core::ids::{Id, ShortId};
 use sqlx::any::AnyRow;
 
+use super::decode::{
+    decode_block, decode_blockchain, decode_core, decode_l1, decode_reward, decode_staker,
+    decode_subnet, decode_utxo,
+};
 use crate::db::{RowExt, Sql, Store, int};
 use crate::error::{Result, StoreError};
 use crate::page::{
     CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor,
 };
 use crate::rows::pchain::{
-    BlockchainRecord, L1Validator, L1ValidatorRecord, NewBlockchain, NewReward, NewStaker, Owner,
-    PBlock, PBlockRecord, PTxCore, PTxRecord, PUtxo, PUtxoRecord, ProposerDetails, RewardRecord,
-    RewardType, StakerRecord, StakerStatus, SubnetConversion, SubnetRecord, UtxoConsumption,
-    UtxoType,
+    BlockchainRecord, L1ValidatorRecord, PBlockRecord, PTxRecord, PUtxoRecord, RewardRecord,
+    StakerRecord, StakerStatus, SubnetRecord,
 };
 use crate::traits::{PBlockFilter, PChainReader, PTxFilter, RewardFilter, StakerFilter};
-
-fn decode_block(r: &AnyRow) -> Result<PBlockRecord> {
-    let proposer = match r.opt_node_id("proposer_node_id")? {
-        Some(node_id) => Some(ProposerDetails {
-            id: r.id("proposer_id")?,
-            parent_id: r.id("proposer_parent_id")?,
-            node_id,
-            pchain_height: r.u64("proposer_pchain_height")?,
-            timestamp: r.u64("proposer_timestamp")?,
-        }),
-        None => None,
-    };
-    Ok(PBlockRecord {
-        block: PBlock {
-            height: r.u64("height")?,
-            hash: r.id("hash")?,
-            parent_hash: r.id("parent_hash")?,
-            timestamp: r.u64("timestamp")?,
-            block_type: r.text("block_type")?,
-            size_bytes: r.u64("size_bytes")?,
-            proposer,
-            l1_validators_accrued_fees: r.opt_bits("l1_validators_accrued_fees")?,
-            active_l1_validators: r.opt_bits("active_l1_validators")?,
-            current_supply: r.opt_bits("current_supply")?,
-        },
-        tx_hashes: r.hashes("tx_hashes")?,
-    })
-}
-
-fn decode_core(r: &AnyRow) -> Result<PTxCore> {
-    let details = serde_json::from_str(&r.text("details")?).map_err(|e| StoreError::Corrupt {
-        column: "details",
-        reason: e.to_string(),
-    })?;
-    Ok(PTxCore {
-        tx_hash: r.id("tx_hash")?,
-        tx_type: r.text("tx_type")?,
-        memo: r.bytes("memo")?,
-        source_chain: r.opt_id("source_chain")?,
-        destination_chain: r.opt_id("destination_chain")?,
-        value: r.amounts("value")?,
-        amount_burned: r.amounts("amount_burned")?,
-        amount_staked: r.amounts("amount_staked")?,
-        amount_l1_balance_burned: r.amounts("amount_l1_balance_burned")?,
-        node_id: r.opt_node_id("node_id")?,
-        subnet_id: r.opt_id("subnet_id")?,
-        start_ts: r.opt_u64("start_ts")?,
-        end_ts: r.opt_u64("end_ts")?,
-        ends_staker: r.opt_id("ends_staker")?,
-        details,
-    })
-}
-
-fn decode_utxo(r: &AnyRow) -> Result<PUtxoRecord> {
-    let consumed = match r.opt_id("consuming_tx_hash")? {
-        Some(tx_hash) => Some(UtxoConsumption {
-            tx_hash,
-            height: r.u64("consuming_height")?,
-            timestamp: r.u64("consuming_timestamp")?,
-        }),
-        None => None,
-    };
-    Ok(PUtxoRecord {
-        utxo: PUtxo {
-            utxo_id: r.id("utxo_id")?,
-            tx_hash: r.id("tx_hash")?,
-            output_index: r.u32("output_index")?,
-            asset_id: r.id("asset_id")?,
-            amount: r.bits("amount")?,
-            addresses: r.short_ids("addresses")?,
-            threshold: r.u32("threshold")?,
-            locktime: r.bits("locktime")?,
-            stakeable_locktime: r.opt_bits("stakeable_locktime")?,
-            staked: r.bool("staked")?,
-            utxo_type: UtxoType::decode("utxo_type", &r.text("utxo_type")?)?,
-            reward_type: r
-                .opt_text("reward_type")?
-                .map(|t| RewardType::decode("reward_type", &t))
-                .transpose()?,
-            created_on_chain: r.id("created_on_chain")?,
-            consumed_on_chain: r.id("consumed_on_chain")?,
-            start_ts: r.opt_bits("start_ts")?,
-            end_ts: r.opt_bits("end_ts")?,
-            bytes: r.bytes("bytes")?,
-        },
-        height: r.u64("height")?,
-        timestamp: r.u64("timestamp")?,
-        consumed,
-    })
-}
-
-fn decode_staker(r: &AnyRow) -> Result<StakerRecord> {
-    let ended_by = match r.opt_id("end_tx_hash")? {
-        Some(tx_hash) => Some(UtxoConsumption {
-            tx_hash,
-            height: r.u64("end_height")?,
-            timestamp: r.u64("end_timestamp")?,
-        }),
-        None => None,
-    };
-    Ok(StakerRecord {
-        tx_hash: r.id("tx_hash")?,
-        tx_type: r.text("tx_type")?,
-        height: r.u64("height")?,
-        tx_index: r.u32("tx_index")?,
-        staker: NewStaker {
-            node_id: r.node_id("node_id")?,
-            subnet_id: r.id("subnet_id")?,
-            start_ts: r.u64("start_ts")?,
-            end_ts: r.u64("end_ts")?,
-            weight: r.bits("weight")?,
-            is_delegator: r.bool("is_delegator")?,
-            delegation_fee: r.u32("delegation_fee")?,
-            reward_addresses: r.short_ids("reward_addresses")?,
-            estimated_reward: r.opt_bits("estimated_reward")?,
-        },
-        ended_by,
-        gross_reward: r.bits("gross_reward")?,
-        net_reward: r.bits("net_reward")?,
-    })
-}
-
-fn decode_reward(r: &AnyRow) -> Result<RewardRecord> {
-    Ok(RewardRecord {
-        reward: NewReward {
-            utxo_id: r.id("utxo_id")?,
-            output_index: r.u32("output_index")?,
-            reward_type: RewardType::decode("reward_type", &r.text("reward_type")?)?,
-            staking_tx_hash: r.id("staking_tx_hash")?,
-            asset_id: r.id("asset_id")?,
-            amount: r.bits("amount")?,
-            addresses: r.short_ids("addresses")?,
-        },
-        reward_tx_hash: r.id("reward_tx_hash")?,
-        height: r.u64("height")?,
-        tx_index: r.u32("tx_index")?,
-        seq: r.u32("seq")?,
-        node_id: r.node_id("node_id")?,
-        amount_staked: r.bits("amount_staked")?,
-        start_ts: r.u64("start_ts")?,
-        end_ts: r.u64("end_ts")?,
-    })
-}
-
-fn decode_subnet(r: &AnyRow) -> Result<SubnetRecord> {
-    let conversion = match r.opt_id("l1_conversion_id")? {
-        Some(conversion_id) => Some(SubnetConversion {
-            conversion_id,
-            manager_chain: r.id("l1_manager_chain")?,
-            manager_address: r.bytes("l1_manager_address")?,
-            height: r.u64("l1_converted_at")?,
-        }),
-        None => None,
-    };
-    Ok(SubnetRecord {
-        subnet_id: r.id("subnet_id")?,
-        height: r.u64("height")?,
-        tx_hash: r.id("tx_hash")?,
-        timestamp: r.u64("timestamp")?,
-        owner: Owner {
-            locktime: r.bits("owner_locktime")?,
-            threshold: r.u32("owner_threshold")?,
-            addresses: r.short_ids("owner_addresses")?,
-        },
-        conversion,
-    })
-}
-
-fn decode_blockchain(r: &AnyRow) -> Result<BlockchainRecord> {
-    Ok(BlockchainRecord {
-        chain: NewBlockchain {
-            blockchain_id: r.id("blockchain_id")?,
-            subnet_id: r.id("subnet_id")?,
-            name: r.text("name")?,
-            vm_id: r.id("vm_id")?,
-            genesis: r.bytes("genesis")?,
-            evm_chain_id: r.opt_u64("evm_chain_id")?,
-        },
-        height: r.u64("height")?,
-        tx_hash: r.id("tx_hash")?,
-        timestamp: r.u64("timestamp")?,
-    })
-}
-
-fn decode_l1(r: &AnyRow) -> Result<L1ValidatorRecord> {
-    Ok(L1ValidatorRecord {
-        validator: L1Validator {
-            validation_id: r.id("validation_id")?,
-            subnet_id: r.id("subnet_id")?,
-            node_id: r.node_id("node_id")?,
-            weight: r.bits("weight")?,
-            balance: r.bits("balance")?,
-            bls_public_key: r.bytes("bls_public_key")?,
-            active: r.bool("active")?,
-        },
-        created_height: r.u64("created_height")?,
-        created_tx_hash: r.id("created_tx_hash")?,
-        updated_height: r.u64("updated_height")?,
-    })
-}
 
 /// Appends `AND (h, i) <op> ($a, $b)` for a transaction-position cursor.
 fn push_tx_keyset(
@@ -262,6 +64,88 @@ const L1_VALIDATORS: CreatedTable = CreatedTable {
     id_col: "validation_id",
 };
 
+/// One index range of the transaction list, in page order, at most a page plus one.
+struct TxScan<'a> {
+    filter: &'a PTxFilter,
+    active_at: Option<u64>,
+    order: SortOrder,
+    page: &'a PageRequest<TxCursor>,
+    limit: i64,
+}
+
+impl TxScan<'_> {
+    /// Appends `SELECT x.height, x.tx_index FROM … LIMIT n` over `address`'s rows, the L1
+    /// validation's rows, or every tx.
+    fn push(&self, q: &mut Sql, address: Option<&ShortId>) -> Result<()> {
+        let filter = self.filter;
+        let ord = self.order.sql();
+        let source = if address.is_some() {
+            "p_tx_addresses"
+        } else if filter.l1_validation_id.is_some() {
+            "p_tx_l1_validations"
+        } else {
+            "p_txs"
+        };
+        q.push(&format!("SELECT x.height, x.tx_index FROM {source} x"));
+        if self.active_at.is_some() {
+            q.push(" JOIN p_stakers s ON s.height = x.height AND s.tx_index = x.tx_index");
+        }
+        q.push(" WHERE 1 = 1");
+        if let Some(a) = address {
+            q.push(" AND x.address = ").bind(a.0.to_vec());
+            if let Some(v) = filter.l1_validation_id {
+                q.push(
+                    " AND EXISTS (SELECT 1 FROM p_tx_l1_validations v WHERE v.height = x.height \
+                     AND v.tx_index = x.tx_index AND v.validation_id = ",
+                )
+                .bind(v.0.to_vec())
+                .push(")");
+            }
+        } else if let Some(v) = filter.l1_validation_id {
+            q.push(" AND x.validation_id = ").bind(v.0.to_vec());
+        }
+        if let Some(now) = self.active_at {
+            q.push(" AND s.end_tx_hash IS NULL AND s.end_ts > ")
+                .bind(int("now", now)?);
+        }
+        if !filter.tx_types.is_empty() {
+            q.push(" AND x.tx_type IN (")
+                .bind_list(filter.tx_types.iter().cloned())
+                .push(")");
+        }
+        // Block times never decrease with height, so a time window is also a height window:
+        // bounding the height keeps the scan inside the window instead of walking up to it.
+        if let Some(t) = filter.start_ts {
+            q.push(" AND x.timestamp >= ")
+                .bind(int("start time", t)?)
+                .push(
+                    " AND x.height >= COALESCE((SELECT b.height FROM p_blocks b \
+                     WHERE b.timestamp >= ",
+                )
+                .bind(int("start time", t)?)
+                .push(" ORDER BY b.timestamp, b.height LIMIT 1), ")
+                .bind(i64::MAX)
+                .push(")");
+        }
+        if let Some(t) = filter.end_ts {
+            q.push(" AND x.timestamp <= ")
+                .bind(int("end time", t)?)
+                .push(
+                    " AND x.height <= COALESCE((SELECT b.height FROM p_blocks b \
+                     WHERE b.timestamp <= ",
+                )
+                .bind(int("end time", t)?)
+                .push(" ORDER BY b.timestamp DESC, b.height DESC LIMIT 1), -1)");
+        }
+        push_tx_keyset(q, "x", self.order, self.page.after)?;
+        q.push(&format!(
+            " ORDER BY x.height {ord}, x.tx_index {ord} LIMIT "
+        ))
+        .bind(self.limit + 1);
+        Ok(())
+    }
+}
+
 impl Store {
     /// Attaches consumed and emitted UTXOs to transaction rows.
     async fn with_utxos(&self, rows: Vec<AnyRow>) -> Result<Vec<PTxRecord>> {
@@ -280,23 +164,28 @@ impl Store {
         if txs.is_empty() {
             return Ok(txs);
         }
+        // One round trip for the page: what its txs emitted and what they consumed, each
+        // row tagged with its side (a UTXO can be both, emitted and spent on the same page).
         let ids: Vec<Vec<u8>> = txs.iter().map(|t| t.core.tx_hash.0.to_vec()).collect();
+        let mut q = Sql::new(
+            "SELECT p.*, 'e' AS side, p.emit_index AS pos FROM p_utxos p WHERE p.emitted_by IN (",
+        );
+        q.bind_list(ids.clone()).push(
+            ") UNION ALL SELECT p.*, 'c' AS side, p.consume_index AS pos FROM p_utxos p \
+             WHERE p.consuming_tx_hash IN (",
+        );
+        q.bind_list(ids).push(") ORDER BY pos");
         let mut emitted: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
-        let mut q = Sql::new("SELECT * FROM p_utxos WHERE emitted_by IN (");
-        q.bind_list(ids.clone())
-            .push(") ORDER BY emitted_by, emit_index");
-        for r in q.fetch_all(self.reader()).await? {
-            let by = r.id("emitted_by")?;
-            emitted.entry(by).or_default().push(decode_utxo(&r)?);
-        }
         let mut consumed: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
-        let mut q = Sql::new("SELECT * FROM p_utxos WHERE consuming_tx_hash IN (");
-        q.bind_list(ids)
-            .push(") ORDER BY consuming_tx_hash, consume_index");
         for r in q.fetch_all(self.reader()).await? {
-            let u = decode_utxo(&r)?;
-            if let Some(c) = u.consumed {
-                consumed.entry(c.tx_hash).or_default().push(u);
+            if r.text("side")? == "e" {
+                let by = r.id("emitted_by")?;
+                emitted.entry(by).or_default().push(decode_utxo(&r)?);
+            } else {
+                let u = decode_utxo(&r)?;
+                if let Some(c) = &u.consumed {
+                    consumed.entry(c.tx_hash).or_default().push(u);
+                }
             }
         }
         for t in &mut txs {
@@ -307,6 +196,11 @@ impl Store {
     }
 
     /// The one transaction list query: filter, optional "active stake at `now`", keyset page.
+    ///
+    /// Every shape walks one index range in page order and stops after a page: the whole table
+    /// by position, one L1 validation ID, or one address. Several addresses take the first
+    /// page of each address separately and merge them, so the work grows with the page size
+    /// times the number of addresses, never with how many txs the addresses have.
     async fn list_txs(
         &self,
         filter: &PTxFilter,
@@ -316,57 +210,40 @@ impl Store {
     ) -> Result<Page<PTxRecord, TxCursor>> {
         let limit = page.checked_limit()?;
         let ord = order.sql();
-        let (source, distinct) = if !filter.addresses.is_empty() {
-            ("p_tx_addresses", filter.addresses.len() > 1)
-        } else if filter.l1_validation_id.is_some() {
-            ("p_tx_l1_validations", false)
-        } else {
-            ("p_txs", false)
+        let mut q = Sql::new("SELECT t.* FROM p_txs t JOIN (");
+        let scan = TxScan {
+            filter,
+            active_at,
+            order,
+            page,
+            limit,
         };
-        let mut q = Sql::new(&format!(
-            "SELECT t.* FROM p_txs t JOIN (SELECT {} x.height, x.tx_index FROM {source} x",
-            if distinct { "DISTINCT" } else { "" }
-        ));
-        if active_at.is_some() {
-            q.push(" JOIN p_stakers s ON s.height = x.height AND s.tx_index = x.tx_index");
-        }
-        q.push(" WHERE 1 = 1");
-        if !filter.addresses.is_empty() {
-            q.push(" AND x.address IN (")
-                .bind_list(filter.addresses.iter().map(|a| a.0.to_vec()))
-                .push(")");
-            if let Some(v) = filter.l1_validation_id {
-                q.push(
-                    " AND EXISTS (SELECT 1 FROM p_tx_l1_validations v WHERE v.height = x.height \
-                     AND v.tx_index = x.tx_index AND v.validation_id = ",
-                )
-                .bind(v.0.to_vec())
-                .push(")");
+        match filter.addresses.as_slice() {
+            [] => scan.push(&mut q, None)?,
+            [one] => scan.push(&mut q, Some(one))?,
+            many => {
+                // Each address's page, then the merged page (DISTINCT: a tx can touch several).
+                q.push("SELECT DISTINCT m.height, m.tx_index FROM (");
+                let mut seen: Vec<&ShortId> = Vec::with_capacity(many.len());
+                for a in many {
+                    if seen.contains(&a) {
+                        continue;
+                    }
+                    if !seen.is_empty() {
+                        q.push(" UNION ALL ");
+                    }
+                    q.push("SELECT * FROM (");
+                    scan.push(&mut q, Some(a))?;
+                    q.push(&format!(") a{}", seen.len()));
+                    seen.push(a);
+                }
+                q.push(&format!(
+                    ") m ORDER BY m.height {ord}, m.tx_index {ord} LIMIT "
+                ))
+                .bind(limit + 1);
             }
-        } else if let Some(v) = filter.l1_validation_id {
-            q.push(" AND x.validation_id = ").bind(v.0.to_vec());
         }
-        if let Some(now) = active_at {
-            q.push(" AND s.end_tx_hash IS NULL AND s.end_ts > ")
-                .bind(int("now", now)?);
-        }
-        if !filter.tx_types.is_empty() {
-            q.push(" AND x.tx_type IN (")
-                .bind_list(filter.tx_types.iter().cloned())
-                .push(")");
-        }
-        if let Some(t) = filter.start_ts {
-            q.push(" AND x.timestamp >= ").bind(int("start time", t)?);
-        }
-        if let Some(t) = filter.end_ts {
-            q.push(" AND x.timestamp <= ").bind(int("end time", t)?);
-        }
-        push_tx_keyset(&mut q, "x", order, page.after)?;
         q.push(&format!(
-            " ORDER BY x.height {ord}, x.tx_index {ord} LIMIT "
-        ))
-        .bind(limit + 1)
-        .push(&format!(
             ") k ON t.height = k.height AND t.tx_index = k.tx_index \
                  ORDER BY k.height {ord}, k.tx_index {ord}"
         ));

@@ -217,11 +217,11 @@ fn node_available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-#[test]
-fn official_sdks_validate_every_response() {
+/// The SDK project, installed; `None` (and a printed skip) when node is absent.
+fn sdk_suite(test: &str) -> Option<PathBuf> {
     if !node_available() {
-        eprintln!("SKIPPED official_sdks_validate_every_response: node is not installed");
-        return;
+        eprintln!("SKIPPED {test}: node is not installed");
+        return None;
     }
     let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/js/data-api");
     if !suite.join("node_modules").exists() {
@@ -232,6 +232,14 @@ fn official_sdks_validate_every_response() {
             .expect("running npm ci");
         assert!(status.success(), "npm ci failed in {}", suite.display());
     }
+    Some(suite)
+}
+
+#[test]
+fn official_sdks_validate_every_response() {
+    let Some(suite) = sdk_suite("official_sdks_validate_every_response") else {
+        return;
+    };
     let db = temp_db("sdk");
     let context = fill(&db);
     let served = serve(&db, &[]);
@@ -248,4 +256,57 @@ fn official_sdks_validate_every_response() {
     assert!(stdout.contains(", 0 failures"), "{stdout}");
     drop(served);
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+/// `firn up` with generated history: once its indexer has caught up with the node, the SDKs'
+/// answers must match the node's own RPC (`tests/js/data-api/node.mjs`).
+#[test]
+fn official_sdks_agree_with_the_node_rpc() {
+    let Some(suite) = sdk_suite("official_sdks_agree_with_the_node_rpc") else {
+        return;
+    };
+    let dir = crate::devnet::TempDir(
+        std::env::temp_dir().join(format!("firn-data-api-node-{}", std::process::id())),
+    );
+    let _ = std::fs::remove_dir_all(&dir.0);
+    let up = crate::devnet::start_firn(
+        "up",
+        &dir.0,
+        &[
+            "--days",
+            "6",
+            "--transfers-per-day",
+            "12",
+            "--quiet-chain",
+            "--api-addr",
+            "127.0.0.1:0",
+            "--metrics-addr",
+            "127.0.0.1:0",
+        ],
+    );
+    let height =
+        crate::devnet::call(&up.url, "/ext/bc/P", "platform.getHeight", json!({}))["height"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let api = crate::up::banner_value(&up.banner, "Data API     ");
+    // The indexer has caught up when the newest block the Data API serves is the node's.
+    crate::up::wait_for(|| {
+        let page = crate::up::get_json(&format!(
+            "{api}/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=1"
+        ))?;
+        (page["blocks"].get(0)?["blockNumber"].as_str()? == height).then_some(())
+    });
+    let out = Command::new("node")
+        .arg("node.mjs")
+        .current_dir(&suite)
+        .env("FIRN_API_URL", &api)
+        .env("FIRN_NODE_URL", &up.url)
+        .output()
+        .expect("running node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    crate::devnet::stop(up);
+    assert!(out.status.success(), "node suite failed:\n{stdout}");
+    assert!(stdout.contains(", 0 failures"), "{stdout}");
 }
