@@ -44,7 +44,7 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
     let spread = |n: u64, k: u64| n * 7 % k;
     let p_addr = |n: u64| fixtures::fuji(spread(n, fixture::P_ADDRESSES));
     let e_addr = |n: u64| fixtures::evm_address(spread(n, 1_000));
-    let sort = |n: u64| if n % 2 == 0 { "desc" } else { "asc" };
+    let sort = |n: u64| if n.is_multiple_of(2) { "desc" } else { "asc" };
     let vary = |f: &dyn Fn(u64) -> String| (0..64).map(f).collect::<Vec<_>>();
     let mut list = vec![
         Endpoint {

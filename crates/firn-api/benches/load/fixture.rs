@@ -231,7 +231,7 @@ async fn fill(store: &Store, sizes: Sizes) -> Built {
                 .await
                 .expect("committing P-Chain blocks");
             batch.clear();
-            if p.height % (P_BATCH_BLOCKS as u64 * 25) == 0 || txs >= sizes.p_txs {
+            if p.height.is_multiple_of(P_BATCH_BLOCKS as u64 * 25) || txs >= sizes.p_txs {
                 eprintln!(
                     "fixture: {txs} P-Chain txs, {} blocks, {:.0} s",
                     p.height,
