@@ -2,7 +2,7 @@
 pragma solidity 0.8.28;
 
 /// A contract whose one call makes every kind of internal transaction a call tracer reports:
-/// a CREATE, a CALL with value, a STATICCALL and a CALL that reverts with a reason (caught).
+/// a CREATE, a CALL with value, and two STATICCALLs, one reverting with a reason (caught).
 contract FirnProbe {
     event Probed(address indexed child, bool failed, uint256 pings);
 

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
 use alloy_eips::eip2718::Encodable2718;
@@ -80,20 +81,22 @@ pub fn transfer_data(to: Address, amount: U256) -> Bytes {
     Bytes::from(d)
 }
 
-/// An in-memory C-Chain-like chain (fixed clock) where keys `0..keys` hold 10^30 wei each
-/// and blocks take `gas_limit` gas.
+/// An in-memory C-Chain-like chain where keys `0..keys` hold 10^30 wei each and blocks take
+/// `gas_limit` gas. Its clock moves 10 s each time it is read, so full blocks built back to
+/// back do not push the base fee past what [`sign`] pays.
 pub fn chain(keys: u8, gas_limit: u64) -> EvmChain {
     let funds = U256::from(10u64).pow(U256::from(30));
     let alloc: Vec<_> = (0..keys).map(|i| (key(i).address(), funds)).collect();
     let mut genesis = EvmGenesis::c_chain(CHAIN_ID, 0, &alloc);
     genesis.config.fee_config.gas_limit = gas_limit;
     genesis.gas_limit = gas_limit;
+    let clock = Arc::new(AtomicU64::new(1_700_000_000));
     EvmChain::open(EvmChainConfig {
         genesis,
         blockchain_id: B256::ZERO,
         network_id: 5,
         data_dir: None,
-        now: Arc::new(|| 1_700_000_000),
+        now: Arc::new(move || clock.fetch_add(10, Ordering::Relaxed)),
     })
     .expect("opening the fixture chain")
 }

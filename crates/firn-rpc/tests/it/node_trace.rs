@@ -1,6 +1,6 @@
 //! `debug_traceTransaction` / `debug_traceBlockByNumber` with `callTracer` over a real chain:
 //! `contracts/src/FirnProbe.sol`'s `probe` CREATEs a child, CALLs it with value, STATICCALLs
-//! it and catches its revert, so one trace holds every frame kind geth reports; its `fail`
+//! it and catches its (pure, so STATICCALLed) revert, so one trace holds every frame kind geth reports; its `fail`
 //! reverts at the top.
 
 use std::sync::Arc;
@@ -146,7 +146,8 @@ async fn call_tracer_reports_nested_calls_creations_and_reverts_like_geth() {
 
     let calls = top["calls"].as_array().unwrap();
     let kinds: Vec<&str> = calls.iter().map(|c| c["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["CREATE", "CALL", "STATICCALL", "CALL"]);
+    // `pings()` is a view and `fail` is pure: Solidity calls both with STATICCALL.
+    assert_eq!(kinds, ["CREATE", "CALL", "STATICCALL", "STATICCALL"]);
     for c in calls {
         assert_eq!(c["from"], format!("{probe:#x}"));
         assert_eq!(c["to"], format!("{child:#x}"));
