@@ -57,7 +57,7 @@ fn alloy(a: Address) -> alloy_primitives::Address {
     alloy_primitives::Address::from(a.0)
 }
 
-pub async fn scripted_activity_matches_the_node(url: StoreUrl) {
+pub async fn evm_activity_matches_the_node(url: StoreUrl) {
     let devnet = EvmDevnet::start().await;
     let script = devnet.script();
     let store = url.open().await;
@@ -295,7 +295,7 @@ async fn check_collectibles(client: &EthClient, store: &Store, chain_id: u64, sc
         }
     }
     // k2 keeps 60 of #1 and 15 of #2; alice 40 of #1; bob 5 of #2 and 30 of #3.
-    assert_eq!(multi_rows, 5);
+    assert_eq!(multi_rows, 5, "{held:?}");
 }
 
 async fn check_metadata_and_deployments(
@@ -381,7 +381,7 @@ async fn check_metadata_and_deployments(
     assert_eq!(routed_token.symbol, "RTD");
 }
 
-pub async fn restart_continues_without_gaps_or_duplicates(url: StoreUrl) {
+pub async fn evm_restart_continues_without_gaps_or_duplicates(url: StoreUrl) {
     let devnet = EvmDevnet::start().await;
     devnet.token_blocks(6, 3);
     let store = url.open().await;
@@ -403,7 +403,7 @@ pub async fn restart_continues_without_gaps_or_duplicates(url: StoreUrl) {
     store.close().await;
 }
 
-pub async fn unreachable_chain_is_retried_then_reported(url: StoreUrl) {
+pub async fn evm_unreachable_chain_is_retried_then_reported(url: StoreUrl) {
     let store = url.open().await;
     let mut endpoint =
         firn_indexer::EvmEndpoint::c_chain("http://127.0.0.1:9", firn_core::ids::Id::ZERO, true);
@@ -424,7 +424,7 @@ pub async fn unreachable_chain_is_retried_then_reported(url: StoreUrl) {
     store.close().await;
 }
 
-pub async fn discovery_lists_the_c_chain_and_subnet_evm_chains(url: StoreUrl) {
+pub async fn evm_discovery_lists_the_c_chain_and_l1s(url: StoreUrl) {
     let _ = url;
     let devnet = crate::devnet::Devnet::start().await;
     let script = devnet.script();

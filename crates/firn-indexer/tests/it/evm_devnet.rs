@@ -354,6 +354,7 @@ impl EvmDevnet {
                     Tok::Addr(bob),
                     Tok::Uints(vec![u(2), u(3)]),
                     Tok::Uints(vec![u(5), u(30)]),
+                    Tok::Bytes(Vec::new()),
                 ],
             ),
             300_000,

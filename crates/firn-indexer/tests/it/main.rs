@@ -14,8 +14,8 @@ backend_tests! {
     pchain::restart_continues_without_gaps_or_duplicates,
     pchain::follow_picks_up_new_blocks,
     pchain::unreachable_node_is_retried_then_reported,
-    evm::scripted_activity_matches_the_node,
-    evm::restart_continues_without_gaps_or_duplicates,
-    evm::unreachable_chain_is_retried_then_reported,
-    evm::discovery_lists_the_c_chain_and_subnet_evm_chains,
+    evm::evm_activity_matches_the_node,
+    evm::evm_restart_continues_without_gaps_or_duplicates,
+    evm::evm_unreachable_chain_is_retried_then_reported,
+    evm::evm_discovery_lists_the_c_chain_and_l1s,
 }

@@ -153,14 +153,10 @@ pub(super) async fn write_contracts(
     for (block, s) in staged.iter().enumerate() {
         let rows = s.rows;
         let txs: HashMap<u32, &EvmTx> = rows.txs.iter().map(|t| (t.index, t)).collect();
-        let mut push = |c: Creation<'_>| {
-            if seen.insert((s.chain, c.contract)) {
-                found.push(c);
-            }
-        };
+        let mut here: Vec<Creation<'_>> = Vec::new();
         for tx in &rows.txs {
             if let (true, Some(contract)) = (tx.success, tx.contract_address) {
-                push(Creation {
+                here.push(Creation {
                     block,
                     contract,
                     deployer: tx.from,
@@ -177,7 +173,7 @@ pub(super) async fn write_contracts(
                 && !itx.reverted
                 && tx.success
             {
-                push(Creation {
+                here.push(Creation {
                     block,
                     contract: itx.to,
                     deployer: itx.from,
@@ -187,6 +183,10 @@ pub(super) async fn write_contracts(
                 });
             }
         }
+        found.extend(
+            here.into_iter()
+                .filter(|c| seen.insert((s.chain, c.contract))),
+        );
     }
     let mut out = vec![Vec::new(); staged.len()];
     if found.is_empty() {
