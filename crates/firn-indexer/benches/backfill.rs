@@ -1,18 +1,26 @@
-//! Backfill speed of the P-Chain indexer from the devnet's node RPC (real HTTP on loopback),
-//! into SQLite and (when reachable) PostgreSQL: throughput in P-Chain blocks/s. The process's
-//! peak resident memory is printed at the end.
+//! Backfill speed of the indexers from the devnet's node RPC (real HTTP on loopback), into
+//! SQLite and (when reachable) PostgreSQL: the P-Chain in blocks/s, and an EVM chain of
+//! ten-ERC-20-transfer blocks in blocks/s (criterion's throughput) and transfer events/s
+//! (printed). The process's peak resident memory is printed after each group.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+#[allow(dead_code)]
+#[path = "../tests/it/evm_devnet.rs"]
+mod evm_devnet;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use firn_devnet::{Clock, DevnetConfig, PChain, Wallet};
-use firn_indexer::{IndexerConfig, PChainIndexer};
+use firn_indexer::{EvmIndexer, IndexerConfig, PChainIndexer};
 use firn_rpc::{AvalancheClient, ClientConfig, Node, loopback, node_router, spawn};
 use sqlx::{Connection, Executor};
 
 const BLOCKS: usize = 1_000;
+/// EVM blocks of `TRANSFERS_PER_BLOCK` ERC-20 transfers each.
+const EVM_BLOCKS: usize = 1_000;
+const TRANSFERS_PER_BLOCK: usize = 10;
 
 fn chain(dir: &std::path::Path) -> Arc<PChain> {
     let config = DevnetConfig::default();
@@ -139,5 +147,100 @@ fn backfill(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(benches, backfill);
+async fn fresh_pg(admin: &mut sqlx::AnyConnection, base: &str) -> (firn_store::Store, String) {
+    let schema = format!("firn_idx_bench_{}", uuid::Uuid::new_v4().simple());
+    admin
+        .execute(format!("CREATE SCHEMA {schema}").as_str())
+        .await
+        .unwrap();
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let store = firn_store::open(&format!("{base}{sep}options=-c%20search_path%3D{schema}"))
+        .await
+        .unwrap();
+    (store, schema)
+}
+
+async fn index_evm(devnet: &evm_devnet::EvmDevnet, store: &firn_store::Store) -> Duration {
+    let started = Instant::now();
+    let mut indexer =
+        EvmIndexer::new(devnet.endpoint(), store.clone(), IndexerConfig::default()).unwrap();
+    let height = indexer.backfill().await.unwrap();
+    assert_eq!(height, Some(devnet.chain.height()));
+    started.elapsed()
+}
+
+fn evm_backfill(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let devnet = rt.block_on(async {
+        let d = evm_devnet::EvmDevnet::start().await;
+        d.token_blocks(EVM_BLOCKS, TRANSFERS_PER_BLOCK);
+        d
+    });
+    let blocks = devnet.chain.height() + 1;
+    let transfers = (EVM_BLOCKS * TRANSFERS_PER_BLOCK) as u64;
+    let dir = std::env::temp_dir().join(format!("firn-indexer-evm-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut pg = rt.block_on(postgres_url());
+    let mut group = c.benchmark_group("evm_backfill");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(blocks));
+    let report = |backend: &str, total: Duration, iters: u64| {
+        let secs = total.as_secs_f64() / iters.max(1) as f64;
+        println!(
+            "evm_backfill/{backend}: {:.0} blocks/s, {:.0} transfer events/s",
+            blocks as f64 / secs,
+            transfers as f64 / secs
+        );
+    };
+    group.bench_function("sqlite", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let db = dir.join(format!("run-{}.db", uuid::Uuid::new_v4().simple()));
+                    let store = firn_store::open(db.to_str().unwrap()).await.unwrap();
+                    total += index_evm(&devnet, &store).await;
+                    store.close().await;
+                    let _ = std::fs::remove_file(&db);
+                }
+                report("sqlite", total, iters);
+                total
+            })
+        });
+    });
+    if let Some((admin, base)) = pg.as_mut() {
+        group.bench_function("postgres", |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let (store, schema) = fresh_pg(admin, base).await;
+                        total += index_evm(&devnet, &store).await;
+                        store.close().await;
+                        admin
+                            .execute(format!("DROP SCHEMA {schema} CASCADE").as_str())
+                            .await
+                            .unwrap();
+                    }
+                    report("postgres", total, iters);
+                    total
+                })
+            });
+        });
+    }
+    group.finish();
+    if let Some(kib) = peak_rss_kib() {
+        println!(
+            "peak resident memory of the benchmark process (devnet included): {} MiB",
+            kib / 1024
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, backfill, evm_backfill);
 criterion_main!(benches);

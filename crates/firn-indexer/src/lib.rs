@@ -5,6 +5,9 @@
 //! - [`PChainIndexer`], built from an [`firn_rpc::AvalancheClient`] on `…/ext/bc/P`, a
 //!   [`firn_store::Store`] and an [`IndexerConfig`]. [`PChainIndexer::backfill`] indexes up to
 //!   the node's current height; [`PChainIndexer::follow`] then keeps polling the tip;
+//! - [`EvmIndexer`], one per EVM chain ([`EvmEndpoint`]: the C-Chain or a subnet-EVM L1,
+//!   found with [`evm::discover`]; [`evm::follow_all`] runs one per chain and picks up new
+//!   ones). It registers the chain (`eth_chainId`), backfills, then follows the tip;
 //! - [`Progress`], handed to the callback set with [`PChainIndexer::on_progress`] after each
 //!   commit (the `firn` binary draws its progress bar from it).
 //!
@@ -21,6 +24,15 @@
 //! node when missing. Failures (node unreachable, RPC errors) are logged and retried with
 //! exponential backoff.
 //!
+//! EVM chains flow the same way: a fetch task sends batched JSON-RPC requests of
+//! `eth_getBlockByNumber` (full txs), `eth_getBlockReceipts` and `debug_traceBlockByNumber`
+//! (`callTracer`) for `request_blocks` blocks each, `concurrency` requests in flight, through
+//! the bounded channel → each block becomes [`firn_store::rows::evm::EvmBlockRows`]: txs joined
+//! with receipts, logs, internal calls flattened from the call trees, ERC-20/721/1155
+//! transfers decoded from the logs; contracts first seen get `name`/`symbol`/`decimals` by
+//! `eth_call`, minted NFTs their `tokenURI`/`uri` document (`data:` decoded offline, http(s)
+//! fetched with a timeout and size cap) → one `commit_evm_blocks` per batch with the cursor.
+//!
 //! ```no_run
 //! use firn_indexer::{IndexerConfig, PChainIndexer};
 //! use firn_rpc::{AvalancheClient, ClientConfig};
@@ -35,7 +47,9 @@
 //! ```
 
 mod error;
+pub mod evm;
 pub mod pchain;
 
 pub use error::{IndexerError, Result};
+pub use evm::{EvmEndpoint, EvmIndexer};
 pub use pchain::{IndexerConfig, PChainIndexer, Progress};

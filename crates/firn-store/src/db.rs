@@ -348,6 +348,34 @@ pub(crate) async fn insert_many<T>(
     Ok(inserted)
 }
 
+/// [`insert_many`] with a `RETURNING …` tail: returns the rows the statements returned (with
+/// `ON CONFLICT DO NOTHING`, only the rows actually inserted).
+pub(crate) async fn insert_many_returning<T>(
+    conn: &mut AnyConnection,
+    head: &str,
+    tail: &str,
+    columns: usize,
+    items: &[T],
+    mut row: impl FnMut(&mut Sql, &T) -> Result<()>,
+) -> Result<Vec<AnyRow>> {
+    let mut out = Vec::new();
+    let sqlite = conn.backend_name() == "SQLite";
+    for chunk in items.chunks((MAX_PARAMS / columns.max(1)).max(1)) {
+        let mut q = Sql::new(head);
+        if sqlite {
+            q.anonymous_placeholders();
+        }
+        for (i, item) in chunk.iter().enumerate() {
+            q.push(if i == 0 { "(" } else { ", (" });
+            row(&mut q, item)?;
+            q.push(")");
+        }
+        q.push(tail);
+        out.extend(q.fetch_all(&mut *conn).await?);
+    }
+    Ok(out)
+}
+
 // Conversions between Rust values and stored columns ------------------------------------------
 
 /// A height, timestamp or count: must fit a signed 64-bit column.

@@ -30,6 +30,9 @@ pub struct IndexerConfig {
     pub batch_blocks: u64,
     /// RPC requests in flight while fetching.
     pub concurrency: usize,
+    /// EVM blocks per batched JSON-RPC request (each block asks for the block, its receipts
+    /// and its traces).
+    pub request_blocks: u64,
     /// Fetched batches waiting to be committed; with `batch_blocks`, bounds memory.
     pub window: usize,
     /// Wait between polls of the tip once caught up.
@@ -47,6 +50,7 @@ impl Default for IndexerConfig {
         Self {
             batch_blocks: 256,
             concurrency: 16,
+            request_blocks: 16,
             window: 4,
             poll_interval: Duration::from_millis(500),
             initial_backoff: Duration::from_millis(200),

@@ -4,6 +4,8 @@
 
 mod check;
 mod devnet;
+mod evm;
+mod evm_devnet;
 mod harness;
 mod pchain;
 
@@ -12,4 +14,8 @@ backend_tests! {
     pchain::restart_continues_without_gaps_or_duplicates,
     pchain::follow_picks_up_new_blocks,
     pchain::unreachable_node_is_retried_then_reported,
+    evm::evm_activity_matches_the_node,
+    evm::evm_restart_continues_without_gaps_or_duplicates,
+    evm::evm_unreachable_chain_is_retried_then_reported,
+    evm::evm_discovery_lists_the_c_chain_and_l1s,
 }

@@ -1,4 +1,7 @@
-//! Committing EVM blocks.
+//! Committing EVM blocks. A batch is written set-wise, not block by block: the blocks are
+//! checked against their chain's cursor, then deployments, collectible balances and metrics
+//! counters are folded over the whole batch in memory (each touched key read once and written
+//! once), and every table gets multi-row `INSERT`s spanning all the batch's blocks.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -6,14 +9,15 @@ use std::collections::hash_map::Entry;
 use sqlx::AnyConnection;
 use tracing::debug;
 
-use super::derived::{MetricsCache, update_collectibles, update_metrics, write_contracts};
-use crate::db::{RowExt, Store, b256s, bits, insert_many, int, u256};
+use super::counters::update_counters;
+use super::derived::{update_collectibles, write_contracts};
+use super::insert::{Staged, insert_rows};
+use crate::db::{RowExt, Store, int, u256};
 use crate::error::{Result, StoreError};
 use crate::pchain::{load_cursor, save_cursor};
-use crate::rows::evm::{EvmBlock, EvmBlockRows, EvmChain, NftMetadata, TokenTransfer};
+use crate::rows::evm::{EvmBlock, EvmBlockRows, EvmChain, NftMetadata};
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::traits::EvmWriter;
-use crate::types::{Address, U256};
 
 impl EvmWriter for Store {
     async fn upsert_evm_chain(&self, c: &EvmChain) -> Result<()> {
@@ -49,7 +53,7 @@ impl EvmWriter for Store {
         // Per chain: (cursor, whether this batch moved it).
         let mut cursors: HashMap<u64, (Option<u64>, bool)> = HashMap::new();
         let mut outcome = CommitOutcome::default();
-        let mut metrics = MetricsCache::default();
+        let mut staged = Vec::with_capacity(blocks.len());
         for rows in blocks {
             let chain_id = rows.chain_id;
             let key = ChainKey::Evm(chain_id);
@@ -79,11 +83,16 @@ impl EvmWriter for Store {
                     });
                 }
             }
-            write_block(conn, &mut metrics, rows).await?;
+            staged.push(Staged::new(rows)?);
             cursors.insert(chain_id, (Some(number), true));
             outcome.committed += 1;
         }
-        metrics.flush(conn).await?;
+        if !staged.is_empty() {
+            let deployers = write_contracts(conn, &staged).await?;
+            update_collectibles(conn, &staged).await?;
+            update_counters(conn, &mut staged, &deployers).await?;
+            insert_rows(conn, &staged).await?;
+        }
         for (chain_id, (cursor, moved)) in cursors {
             if let (Some(c), true) = (cursor, moved) {
                 save_cursor(conn, ChainKey::Evm(chain_id), c).await?;
@@ -149,209 +158,4 @@ async fn check_same_block(conn: &mut AnyConnection, chain_id: u64, block: &EvmBl
             height: block.number,
         }),
     }
-}
-
-async fn write_block(
-    conn: &mut AnyConnection,
-    cache: &mut MetricsCache,
-    rows: &EvmBlockRows,
-) -> Result<()> {
-    let chain = int("chain id", rows.chain_id)?;
-    let b = &rows.block;
-    let number = int("block number", b.number)?;
-    let ts = int("timestamp", b.timestamp)?;
-    let overflow = |field| StoreError::OutOfRange {
-        field,
-        value: b.number.to_string(),
-    };
-    let mut fees = U256::ZERO;
-    for tx in &rows.txs {
-        let fee = tx
-            .gas_price
-            .checked_mul_u64(tx.gas_used)
-            .ok_or_else(|| overflow("fee"))?;
-        fees = fees.checked_add(fee).ok_or_else(|| overflow("fees"))?;
-    }
-    let totals = cache.totals(conn, chain).await?;
-    let tx_count = rows.txs.len() as u64;
-    let cumulative = totals
-        .cumulative_txs
-        .checked_add(tx_count)
-        .ok_or_else(|| overflow("cumulative txs"))?;
-    sqlx::query(
-        "INSERT INTO evm_blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, \
-         gas_used, gas_limit, base_fee, block_gas_cost, fees_spent, cumulative_txs, size_bytes) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-    )
-    .bind(chain)
-    .bind(number)
-    .bind(b.hash.0.to_vec())
-    .bind(b.parent_hash.0.to_vec())
-    .bind(ts)
-    .bind(int("tx count", tx_count)?)
-    .bind(int("gas used", b.gas_used)?)
-    .bind(int("gas limit", b.gas_limit)?)
-    .bind(b.base_fee.as_ref().map(u256))
-    .bind(b.block_gas_cost.as_ref().map(u256))
-    .bind(u256(&fees))
-    .bind(int("cumulative txs", cumulative)?)
-    .bind(int("size", b.size_bytes)?)
-    .execute(&mut *conn)
-    .await?;
-
-    insert_many(
-        conn,
-        "INSERT INTO evm_txs (chain_id, number, tx_index, hash, from_addr, to_addr, value, nonce, \
-         gas_limit, gas_used, gas_price, max_fee, max_priority_fee, tx_type, success, input, \
-         contract_address, timestamp) VALUES ",
-        "",
-        18,
-        &rows.txs,
-        |q, tx| {
-            q.arg(chain)
-                .arg(number)
-                .arg(i64::from(tx.index))
-                .arg(tx.hash.0.to_vec());
-            q.arg(tx.from.0.to_vec())
-                .arg(tx.to.map(|a| a.0.to_vec()))
-                .arg(u256(&tx.value));
-            q.arg(bits(tx.nonce))
-                .arg(int("gas limit", tx.gas_limit)?)
-                .arg(int("gas used", tx.gas_used)?)
-                .arg(u256(&tx.gas_price));
-            q.arg(tx.max_fee.as_ref().map(u256))
-                .arg(tx.max_priority_fee.as_ref().map(u256));
-            q.arg(i64::from(tx.tx_type))
-                .arg(i64::from(tx.success))
-                .arg(tx.input.clone());
-            q.arg(tx.contract_address.map(|a| a.0.to_vec())).arg(ts);
-            Ok(())
-        },
-    )
-    .await?;
-    let parties: Vec<(u32, Address)> = rows
-        .txs
-        .iter()
-        .flat_map(|t| {
-            let mut p = vec![t.from];
-            p.extend(t.to);
-            p.extend(t.contract_address);
-            p.sort();
-            p.dedup();
-            p.into_iter().map(move |a| (t.index, a))
-        })
-        .collect();
-    insert_many(
-        conn,
-        "INSERT INTO evm_tx_addresses (chain_id, address, number, tx_index) VALUES ",
-        "",
-        4,
-        &parties,
-        |q, (index, a)| {
-            q.arg(chain)
-                .arg(a.0.to_vec())
-                .arg(number)
-                .arg(i64::from(*index));
-            Ok(())
-        },
-    )
-    .await?;
-    insert_many(
-        conn,
-        "INSERT INTO evm_logs (chain_id, number, log_index, tx_index, address, topics, data) VALUES ",
-        "",
-        7,
-        &rows.logs,
-        |q, log| {
-            q.arg(chain).arg(number).arg(i64::from(log.log_index)).arg(i64::from(log.tx_index));
-            q.arg(log.address.0.to_vec()).arg(b256s(&log.topics)).arg(log.data.clone());
-            Ok(())
-        },
-    )
-    .await?;
-    insert_many(
-        conn,
-        "INSERT INTO evm_internal_txs (chain_id, number, tx_index, trace_index, from_addr, to_addr, \
-         call_type, value, gas_used, gas_limit, reverted) VALUES ",
-        "",
-        11,
-        &rows.internal_txs,
-        |q, itx| {
-            q.arg(chain).arg(number).arg(i64::from(itx.tx_index)).arg(i64::from(itx.trace_index));
-            q.arg(itx.from.0.to_vec()).arg(itx.to.0.to_vec()).arg(itx.call_type.clone());
-            q.arg(u256(&itx.value))
-                .arg(int("gas used", itx.gas_used)?)
-                .arg(int("gas limit", itx.gas_limit)?)
-                .arg(i64::from(itx.reverted));
-            Ok(())
-        },
-    )
-    .await?;
-    for t in &rows.tokens {
-        sqlx::query(
-            "INSERT INTO evm_tokens (chain_id, address, standard, name, symbol, decimals) \
-             VALUES ($1, $2, $3, $4, $5, $6) \
-             ON CONFLICT (chain_id, address) DO UPDATE SET standard = excluded.standard, \
-             name = excluded.name, symbol = excluded.symbol, decimals = excluded.decimals",
-        )
-        .bind(chain)
-        .bind(t.address.0.to_vec())
-        .bind(t.standard.code())
-        .bind(t.name.clone())
-        .bind(t.symbol.clone())
-        .bind(t.decimals.map(i64::from))
-        .execute(&mut *conn)
-        .await?;
-    }
-    insert_many(
-        conn,
-        "INSERT INTO evm_transfers (chain_id, number, log_index, batch_index, tx_index, standard, \
-         token, from_addr, to_addr, token_id, value) VALUES ",
-        "",
-        11,
-        &rows.transfers,
-        |q, t| {
-            q.arg(chain)
-                .arg(number)
-                .arg(i64::from(t.log_index))
-                .arg(i64::from(t.batch_index));
-            q.arg(i64::from(t.tx_index))
-                .arg(t.standard.code())
-                .arg(t.token.0.to_vec());
-            q.arg(t.from.0.to_vec())
-                .arg(t.to.0.to_vec())
-                .arg(t.token_id.as_ref().map(u256));
-            q.arg(u256(&t.value));
-            Ok(())
-        },
-    )
-    .await?;
-    // Each transfer is listed under its sender and its recipient (once when they are equal).
-    let parties: Vec<(&TokenTransfer, Address)> = rows
-        .transfers
-        .iter()
-        .flat_map(|t| std::iter::once((t, t.from)).chain((t.to != t.from).then_some((t, t.to))))
-        .collect();
-    insert_many(
-        conn,
-        "INSERT INTO evm_transfer_addresses (chain_id, address, standard, number, log_index, \
-         batch_index) VALUES ",
-        "",
-        6,
-        &parties,
-        |q, (t, a)| {
-            q.arg(chain)
-                .arg(a.0.to_vec())
-                .arg(t.standard.code())
-                .arg(number);
-            q.arg(i64::from(t.log_index)).arg(i64::from(t.batch_index));
-            Ok(())
-        },
-    )
-    .await?;
-    for t in &rows.transfers {
-        update_collectibles(conn, chain, t).await?;
-    }
-    let deployments = write_contracts(conn, chain, rows).await?;
-    update_metrics(conn, cache, rows, &deployments, fees).await
 }

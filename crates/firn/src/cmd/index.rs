@@ -1,15 +1,17 @@
-//! `firn index`: follows a node's P-Chain into a store until Ctrl-C, with a progress bar on a
-//! terminal and structured logs otherwise.
+//! `firn index`: follows a node's P-Chain and every EVM chain it serves (the C-Chain and each
+//! subnet-EVM L1) into a store until Ctrl-C, all in parallel, with one progress bar per chain
+//! on a terminal and structured logs otherwise.
 
 use std::io::IsTerminal;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use firn_indexer::evm::{EvmIndexer, discover, follow_all};
 use firn_indexer::{IndexerConfig, PChainIndexer, Progress};
 use firn_rpc::{AvalancheClient, ClientConfig};
-use indicatif::{ProgressBar, ProgressStyle};
-use tracing::info;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use tracing::{info, warn};
 
 use crate::cli::IndexArgs;
 
@@ -22,6 +24,17 @@ pub fn run(args: &IndexArgs) -> anyhow::Result<()> {
         .build()
         .context("couldn't start the async runtime")?;
     runtime.block_on(index(args))
+}
+
+/// How often the node's chains list is read again for new EVM chains.
+const REDISCOVER: Duration = Duration::from_secs(10);
+
+/// The node's base URL: `http://node:9650/ext/bc/P` → `http://node:9650`.
+fn node_base(rpc: &str) -> &str {
+    let base = rpc.trim_end_matches('/');
+    base.strip_suffix("/ext/bc/P")
+        .or_else(|| base.strip_suffix("/ext/P"))
+        .unwrap_or(base)
 }
 
 /// The P-Chain endpoint of a node URL: `http://node:9650` → `http://node:9650/ext/bc/P`.
@@ -54,76 +67,159 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
         concurrency: args.concurrency as usize,
         ..IndexerConfig::default()
     };
-    let reporter = Reporter::new(std::io::stderr().is_terminal());
-    let bar = reporter.bar.clone();
-    let mut indexer =
-        PChainIndexer::new(client, store.clone(), config).on_progress(move |p| reporter.report(p));
+    let reporter = Arc::new(Reporter::new(std::io::stderr().is_terminal()));
+    let pchain_reporter = reporter.clone();
+    let mut indexer = PChainIndexer::new(client, store.clone(), config.clone())
+        .on_progress(move |p| pchain_reporter.report("p-chain", p));
     info!(target: "firn::index", rpc = %args.rpc, %database, "indexing");
+    let base = node_base(&args.rpc).to_owned();
     let run = async {
         if args.once {
-            indexer.backfill().await.map(|_| ())
+            let evm = backfill_evm(&base, &store, &config, &reporter);
+            let (p, e) = tokio::join!(indexer.backfill(), evm);
+            p.map(|_| ()).map_err(anyhow::Error::from).and(e)
         } else {
-            indexer.follow().await
+            let evm_reporter = reporter.clone();
+            let evm = follow_all(
+                base.clone(),
+                store.clone(),
+                config.clone(),
+                REDISCOVER,
+                Arc::new(move |name: &str, p: &Progress| evm_reporter.report(name, p)),
+            );
+            tokio::select! {
+                r = indexer.follow() => r.map_err(anyhow::Error::from),
+                () = evm => Ok(()),
+            }
         }
     };
     let result = tokio::select! {
-        r = run => r.map_err(anyhow::Error::from),
+        r = run => r,
         () = super::devnet::shutdown_signal() => {
             info!(target: "firn::index", "stopping");
             Ok(())
         }
     };
-    if let Some(bar) = bar {
-        bar.finish();
-    }
+    reporter.finish();
     store.close().await;
     result
 }
 
-/// Shows progress: a bar on a terminal, a log line every few seconds otherwise.
+/// Backfills every EVM chain the node serves, in parallel, up to each one's tip.
+async fn backfill_evm(
+    base: &str,
+    store: &firn_store::Store,
+    config: &IndexerConfig,
+    reporter: &Arc<Reporter>,
+) -> anyhow::Result<()> {
+    let endpoints = discover(base)
+        .await
+        .with_context(|| format!("couldn't list the EVM chains of {base}"))?;
+    let mut tasks = tokio::task::JoinSet::new();
+    for e in endpoints {
+        // A chain the node lists but does not serve (no RPC for it) is skipped: `--once`
+        // must end. Once reachable, failures are retried like the P-Chain's.
+        if let Err(error) = probe(&e.url).await {
+            warn!(target: "firn::index", chain = %e.name, url = %e.url, %error, "skipping an unreachable EVM chain");
+            continue;
+        }
+        let name = e.name.clone();
+        let r = reporter.clone();
+        let mut indexer = EvmIndexer::new(e, store.clone(), config.clone())?
+            .on_progress(move |p| r.report(&name, p));
+        tasks.spawn(async move { indexer.backfill().await });
+    }
+    while let Some(done) = tasks.join_next().await {
+        if let Err(error) = done.context("an EVM indexer task failed")? {
+            warn!(target: "firn::index", %error, "an EVM chain could not be indexed");
+            return Err(error.into());
+        }
+    }
+    Ok(())
+}
+
+/// One `eth_chainId` without retries.
+async fn probe(url: &str) -> anyhow::Result<()> {
+    let config = ClientConfig {
+        max_retries: 0,
+        timeout: Duration::from_secs(10),
+        ..ClientConfig::default()
+    };
+    let client = firn_rpc::EthClient::new(url, config)?;
+    client.call::<_, String>("eth_chainId", ()).await?;
+    Ok(())
+}
+
+/// Shows progress: one bar per chain on a terminal, a log line every few seconds otherwise.
 struct Reporter {
-    bar: Option<ProgressBar>,
-    last_log: Mutex<Option<Instant>>,
+    bars: Option<(
+        MultiProgress,
+        Mutex<std::collections::HashMap<String, ProgressBar>>,
+    )>,
+    last_log: Mutex<std::collections::HashMap<String, Instant>>,
 }
 
 impl Reporter {
     fn new(terminal: bool) -> Self {
-        let bar = terminal.then(|| {
-            let bar = ProgressBar::new(0);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} p-chain [{bar:40}] {pos}/{len} blocks  {per_sec}  ETA {eta}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar
-        });
         Self {
-            bar,
-            last_log: Mutex::new(None),
+            bars: terminal.then(|| (MultiProgress::new(), Mutex::new(Default::default()))),
+            last_log: Mutex::new(Default::default()),
         }
     }
 
-    fn report(&self, p: &Progress) {
+    fn bar(multi: &MultiProgress, chain: &str) -> ProgressBar {
+        let bar = multi.add(ProgressBar::new(0));
+        let template = format!(
+            "{{spinner}} {chain:<10} [{{bar:40}}] {{pos}}/{{len}} blocks  {{per_sec}}  ETA {{eta}}"
+        );
+        bar.set_style(
+            ProgressStyle::with_template(&template)
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar
+    }
+
+    fn report(&self, chain: &str, p: &Progress) {
         let base = p.started_at.map_or(0, |h| h + 1);
-        if let Some(bar) = &self.bar {
+        if let Some((multi, bars)) = &self.bars {
+            let mut bars = bars.lock().unwrap_or_else(|e| e.into_inner());
+            let bar = bars
+                .entry(chain.to_owned())
+                .or_insert_with(|| Self::bar(multi, chain));
             bar.set_length(p.tip.saturating_add(1).saturating_sub(base));
             bar.set_position((p.height + 1).saturating_sub(base));
             return;
         }
         let mut last = self.last_log.lock().unwrap_or_else(|e| e.into_inner());
-        let due = last.is_none_or(|t| t.elapsed() >= Duration::from_secs(2)) || p.height >= p.tip;
+        let due = last
+            .get(chain)
+            .is_none_or(|t| t.elapsed() >= Duration::from_secs(2))
+            || p.height >= p.tip;
         if due {
-            *last = Some(Instant::now());
-            info!(target: "firn::index", height = p.height, tip = p.tip, committed = p.committed, "indexed p-chain blocks");
+            last.insert(chain.to_owned(), Instant::now());
+            info!(target: "firn::index", chain, height = p.height, tip = p.tip, committed = p.committed, "indexed blocks");
+        }
+    }
+
+    fn finish(&self) {
+        if let Some((_, bars)) = &self.bars {
+            for bar in bars.lock().unwrap_or_else(|e| e.into_inner()).values() {
+                bar.finish();
+            }
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::pchain_url;
+    use super::{node_base, pchain_url};
+
+    #[test]
+    fn node_base_drops_the_pchain_path() {
+        assert_eq!(node_base("http://n:9650/ext/bc/P"), "http://n:9650");
+        assert_eq!(node_base("http://n:9650/"), "http://n:9650");
+    }
 
     #[test]
     fn node_urls_point_at_the_pchain() {

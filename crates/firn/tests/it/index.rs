@@ -1,6 +1,6 @@
-//! `firn index` end to end: a child process following an in-process devnet's node RPC into
-//! SQLite, killed with SIGKILL at random points and restarted; the final store must equal an
-//! uninterrupted run's, table by table.
+//! `firn index` end to end: a child process following an in-process devnet's node RPC (the
+//! P-Chain and a C-Chain with token activity) into SQLite, killed with SIGKILL at random points
+//! and restarted; the final store must equal an uninterrupted run's, table by table.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use firn_core::ids::NodeId;
 use firn_devnet::genesis::derive_bls;
 use firn_devnet::{Clock, DevnetConfig, PChain, Wallet};
+use firn_rpc::node::eth::{EvmChains, EvmNode};
 use firn_rpc::{Node, loopback, node_router, spawn};
 
 const AVAX: u64 = 1_000_000_000;
@@ -72,6 +73,122 @@ fn build_chain(dir: &Path, transfers: usize) -> Arc<PChain> {
         chain
             .issue_tx(w.send(addrs[(i + 1) % addrs.len()], AVAX).unwrap())
             .unwrap();
+        build(&chain);
+    }
+    chain
+}
+
+/// A C-Chain for `pchain` with `blocks` blocks of activity: ERC-20 transfers, native
+/// transfers, and an NFT mint every few blocks (its `data:` token URI decoded by the indexer).
+fn build_c_chain(pchain: &PChain, blocks: usize) -> Arc<firn_evm::EvmChain> {
+    use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
+    use alloy_eips::eip2718::Encodable2718;
+    use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
+    use alloy_signer::SignerSync;
+
+    let n = pchain.network();
+    let key = alloy_signer_local::PrivateKeySigner::from_bytes(&B256::repeat_byte(7)).unwrap();
+    let funds = U256::from(10u64).pow(U256::from(24));
+    let genesis = firn_evm::EvmGenesis::c_chain(
+        n.evm_chain_id,
+        pchain.config().genesis_time,
+        &[(key.address(), funds)],
+    );
+    let clock = Arc::new(std::sync::atomic::AtomicU64::new(
+        pchain.config().genesis_time + 1,
+    ));
+    let now = clock.clone();
+    let chain = Arc::new(
+        firn_evm::EvmChain::open(firn_evm::EvmChainConfig {
+            genesis,
+            blockchain_id: B256::from(*n.c_chain_id.as_bytes()),
+            network_id: n.network_id,
+            data_dir: None,
+            now: Arc::new(move || now.load(std::sync::atomic::Ordering::SeqCst)),
+        })
+        .unwrap(),
+    );
+    let mut nonce = 0;
+    let mut send = |to: Option<Address>, value: U256, input: Vec<u8>, gas: u64| {
+        let tx = TxEip1559 {
+            chain_id: n.evm_chain_id,
+            nonce,
+            gas_limit: gas,
+            max_fee_per_gas: 200_000_000_000,
+            max_priority_fee_per_gas: 1_000_000_000,
+            to: to.map_or(TxKind::Create, TxKind::Call),
+            value,
+            access_list: Default::default(),
+            input: Bytes::from(input),
+        };
+        nonce += 1;
+        let sig = key.sign_hash_sync(&tx.signature_hash()).unwrap();
+        let env: TxEnvelope = tx.into_signed(sig).into();
+        chain.submit_raw_tx(&env.encoded_2718()).unwrap()
+    };
+    let word = |v: U256| v.to_be_bytes::<32>().to_vec();
+    let string = |s: &str| {
+        let mut t = word(U256::from(s.len()));
+        let mut b = s.as_bytes().to_vec();
+        b.resize(32, 0);
+        t.extend(b);
+        t
+    };
+    let artifact = |name: &str| {
+        let path = format!(
+            "{}/../../contracts/artifacts/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        hex::decode(v["bytecode"].as_str().unwrap().trim_start_matches("0x")).unwrap()
+    };
+    // FirnToken("Crash", "CRSH", 18, 1e24) and FirnCollectible("Crash Cats", "CCAT").
+    let mut token_code = artifact("FirnToken");
+    for w in [128u64, 192, 18] {
+        token_code.extend(word(U256::from(w)));
+    }
+    token_code.extend(word(funds));
+    token_code.extend(string("Crash"));
+    token_code.extend(string("CRSH"));
+    let token_tx = send(None, U256::ZERO, token_code, 3_000_000);
+    let mut nft_code = artifact("FirnCollectible");
+    nft_code.extend(word(U256::from(64u64)));
+    nft_code.extend(word(U256::from(128u64)));
+    nft_code.extend(string("Crash Cats"));
+    nft_code.extend(string("CCAT"));
+    let nft_tx = send(None, U256::ZERO, nft_code, 5_000_000);
+    let build = |chain: &firn_evm::EvmChain| {
+        clock.fetch_add(2, std::sync::atomic::Ordering::SeqCst);
+        chain.build_block().unwrap().unwrap();
+    };
+    build(&chain);
+    let created = |tx: B256| {
+        let (b, i) = chain.mined(&tx).unwrap();
+        b.receipts[i].contract_address.unwrap()
+    };
+    let (token, nft) = (created(token_tx), created(nft_tx));
+    for b in 0..blocks {
+        for i in 0..4u8 {
+            let to = Address::repeat_byte(1 + (b as u8).wrapping_mul(7).wrapping_add(i) % 50);
+            let mut data = vec![0xa9, 0x05, 0x9c, 0xbb];
+            data.extend([0u8; 12]);
+            data.extend(to.as_slice());
+            data.extend(word(U256::from(1_000 + b as u64)));
+            send(Some(token), U256::ZERO, data, 100_000);
+        }
+        send(
+            Some(Address::repeat_byte(0xee)),
+            U256::from(b as u64 + 1),
+            Vec::new(),
+            21_000,
+        );
+        if b % 10 == 0 {
+            let mut data = vec![0x6a, 0x62, 0x78, 0x42]; // mint(address)
+            data.extend([0u8; 12]);
+            data.extend(Address::repeat_byte(0xcc).as_slice());
+            send(Some(nft), U256::ZERO, data, 300_000);
+        }
         build(&chain);
     }
     chain
@@ -154,10 +271,21 @@ async fn index_killed_at_random_points_ends_equal_to_an_uninterrupted_run() {
     let dir = TempDir::new("crash");
     let chain = build_chain(&dir.0.join("chain"), 2_500);
     let height = chain.height();
+    let c_chain = build_c_chain(&chain, 400);
+    let evm_height = c_chain.height();
+    let chains = Arc::new(EvmChains::new());
+    let n = chain.network();
+    chains.add(
+        &["C".to_owned(), n.c_chain_id.to_string()],
+        Arc::new(EvmNode::new(c_chain, None)),
+    );
     let node = Arc::new(Node::new(chain.clone(), None));
-    let server = spawn(loopback(0), node_router(node).build().unwrap())
-        .await
-        .unwrap();
+    let server = spawn(
+        loopback(0),
+        chains.mount(node_router(node)).build().unwrap(),
+    )
+    .await
+    .unwrap();
     let url = server.url();
 
     let reference = dir.0.join("reference.db");
@@ -217,6 +345,19 @@ async fn index_killed_at_random_points_ends_equal_to_an_uninterrupted_run() {
         height + 1,
         "the reference run is complete"
     );
+    let evm_blocks = want.iter().find(|(t, _)| t == "evm_blocks").unwrap();
+    assert_eq!(
+        evm_blocks.1.len() as u64,
+        evm_height + 1,
+        "the reference run indexed the C-Chain"
+    );
+    let metadata = want.iter().find(|(t, _)| t == "evm_nft_metadata").unwrap();
+    assert!(
+        metadata.1.iter().all(|r| r.contains("'INDEXED'")),
+        "{:?}",
+        metadata.1.first()
+    );
+    assert_eq!(metadata.1.len(), 40);
     assert_eq!(want.len(), got.len());
     for ((t, w), (t2, g)) in want.iter().zip(&got) {
         assert_eq!(t, t2);

@@ -15,6 +15,7 @@
 mod activity;
 mod evm_history;
 mod evm_tx;
+mod indexers;
 mod settings;
 mod signers;
 
@@ -26,8 +27,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 use firn_aggregator::{Aggregator, AggregatorConfig};
 use firn_devnet::{Clock, DevnetConfig, PChain, Producer, Profile};
-use firn_indexer::{IndexerConfig, PChainIndexer};
-use firn_rpc::{AvalancheClient, ClientConfig, Node, node_router};
+use firn_rpc::{Node, node_router};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -181,20 +181,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     let rpc_task = tokio::spawn(firn_rpc::serve(rpc_listener, router, shutdown.wait()));
 
     let rpc_url = format!("http://{rpc_addr}");
-    let client = AvalancheClient::new(&format!("{rpc_url}/ext/bc/P"), ClientConfig::default())
-        .context("couldn't make the indexer's RPC client")?;
-    let mut indexer = PChainIndexer::new(client, store.clone(), IndexerConfig::default());
-    let indexer_stop = shutdown.wait();
-    let indexer_task = tokio::spawn(async move {
-        tokio::select! {
-            result = indexer.follow() => {
-                if let Err(e) = result {
-                    warn!(error = %e, "the indexer stopped");
-                }
-            }
-            () = indexer_stop => {}
-        }
-    });
+    let indexer_task = indexers::spawn(&rpc_url, &store, shutdown.wait())?;
 
     let api_config = firn_api::ApiConfig {
         network: network_profile(&chain),

@@ -1,0 +1,297 @@
+//! The EVM follower: one [`EvmIndexer`] per chain (the C-Chain and each subnet-EVM L1) fetches
+//! blocks, receipts and traces in batched requests, derives their rows and commits them with
+//! the chain's cursor, batch by batch; then polls the tip. [`discover`] finds the chains a
+//! node serves and [`follow_all`] runs one follower per chain.
+
+mod derive;
+mod discover;
+mod nft;
+mod source;
+mod tokens;
+mod transfers;
+mod wire;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use firn_store::rows::ChainKey;
+use firn_store::rows::evm::{EvmBlockRows, EvmChain, TokenTransfer};
+use firn_store::types::B256;
+use firn_store::{CursorStore, EvmReader, EvmWriter, Store};
+use tokio::sync::mpsc;
+use tracing::{debug, info, warn};
+
+pub use derive::block_rows;
+pub use discover::{EvmEndpoint, discover, follow_all};
+pub use nft::{MetadataFetcher, decode_data_uri};
+pub use source::{EvmSource, FetchedEvmBlock};
+pub use transfers::decode as decode_transfers;
+
+use crate::error::{IndexerError, Result};
+use crate::pchain::{IndexerConfig, Progress};
+use tokens::KnownTokens;
+
+type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// Follows one EVM chain of one node into one store.
+pub struct EvmIndexer {
+    endpoint: EvmEndpoint,
+    source: EvmSource,
+    store: Store,
+    config: IndexerConfig,
+    metadata: MetadataFetcher,
+    on_progress: Option<ProgressFn>,
+    chain_id: Option<u64>,
+    tokens: KnownTokens,
+    /// Number and hash of the last committed block, to check the next one's parent.
+    last_hash: Option<(u64, B256)>,
+    started_at: Option<Option<u64>>,
+    committed: u64,
+}
+
+impl std::fmt::Debug for EvmIndexer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvmIndexer")
+            .field("url", &self.endpoint.url)
+            .field("chain_id", &self.chain_id)
+            .field("committed", &self.committed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EvmIndexer {
+    /// A follower of `endpoint` into `store`. Metadata documents at http(s) URIs are fetched
+    /// with a 10 s timeout and a 1 MiB cap unless [`EvmIndexer::metadata`] says otherwise.
+    pub fn new(endpoint: EvmEndpoint, store: Store, config: IndexerConfig) -> Result<Self> {
+        let client = firn_rpc::EthClient::new(&endpoint.url, firn_rpc::ClientConfig::default())?;
+        Ok(Self {
+            source: EvmSource::new(client, config.request_blocks, config.concurrency),
+            endpoint,
+            store,
+            config,
+            metadata: MetadataFetcher::new(true, Duration::from_secs(10), 1 << 20),
+            on_progress: None,
+            chain_id: None,
+            tokens: KnownTokens::default(),
+            last_hash: None,
+            started_at: None,
+            committed: 0,
+        })
+    }
+
+    /// Calls `f` after every commit.
+    pub fn on_progress(mut self, f: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(Arc::new(f));
+        self
+    }
+
+    /// How NFT metadata documents are fetched.
+    pub fn metadata(mut self, fetcher: MetadataFetcher) -> Self {
+        self.metadata = fetcher;
+        self
+    }
+
+    /// The EVM chain ID, once the node has told it.
+    pub fn chain_id(&self) -> Option<u64> {
+        self.chain_id
+    }
+
+    /// Registers the chain and indexes up to the node's tip at the time of the call, retrying
+    /// failures with backoff. Returns the committed height.
+    pub async fn backfill(&mut self) -> Result<Option<u64>> {
+        let chain_id = self.retrying(|me| Box::pin(me.register())).await?;
+        let tip = self.retrying(|me| Box::pin(me.source.tip())).await?;
+        self.retrying(move |me| Box::pin(me.sync_to(chain_id, tip)))
+            .await?;
+        Ok(self.store.find_cursor(ChainKey::Evm(chain_id)).await?)
+    }
+
+    /// Backfills, then follows the tip until the future is dropped (or failures exceed
+    /// [`IndexerConfig::max_attempts`]).
+    pub async fn follow(&mut self) -> Result<()> {
+        let chain_id = self.retrying(|me| Box::pin(me.register())).await?;
+        loop {
+            let tip = self.retrying(|me| Box::pin(me.source.tip())).await?;
+            self.retrying(move |me| Box::pin(me.sync_to(chain_id, tip)))
+                .await?;
+            tokio::time::sleep(self.config.poll_interval).await;
+        }
+    }
+
+    /// Runs `step` until it succeeds, logging failures and backing off exponentially.
+    async fn retrying<T>(
+        &mut self,
+        mut step: impl for<'a> FnMut(
+            &'a mut Self,
+        )
+            -> std::pin::Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>,
+    ) -> Result<T> {
+        let mut backoff = self.config.initial_backoff;
+        let mut attempt = 0u32;
+        loop {
+            match step(self).await {
+                Ok(v) => return Ok(v),
+                Err(error) => {
+                    attempt += 1;
+                    self.tokens.clear();
+                    self.last_hash = None;
+                    if self.config.max_attempts.is_some_and(|m| attempt >= m) {
+                        return Err(error);
+                    }
+                    warn!(target: "indexer::evm", url = %self.endpoint.url, %error, attempt, backoff_ms = backoff.as_millis() as u64, "evm indexing failed, retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff = backoff.saturating_mul(2).min(self.config.max_backoff);
+                }
+            }
+        }
+    }
+
+    /// Asks the node for the chain ID and registers the chain in the store.
+    async fn register(&mut self) -> Result<u64> {
+        if let Some(id) = self.chain_id {
+            return Ok(id);
+        }
+        let chain_id = self.source.chain_id().await?;
+        let e = &self.endpoint;
+        self.store
+            .upsert_evm_chain(&EvmChain {
+                chain_id,
+                blockchain_id: e.blockchain_id,
+                subnet_id: e.subnet_id,
+                name: e.name.clone(),
+                description: e.description(),
+                is_testnet: e.is_testnet,
+                token_name: e.token_name.clone(),
+                token_symbol: e.token_symbol.clone(),
+                token_decimals: 18,
+                rpc_url: e.url.clone(),
+            })
+            .await?;
+        info!(target: "indexer::evm", chain_id, name = %e.name, url = %e.url, "registered evm chain");
+        self.chain_id = Some(chain_id);
+        Ok(chain_id)
+    }
+
+    /// Fetches, derives and commits every block after the cursor up to `tip`.
+    async fn sync_to(&mut self, chain_id: u64, tip: u64) -> Result<()> {
+        let cursor = self.store.find_cursor(ChainKey::Evm(chain_id)).await?;
+        if self.started_at.is_none() {
+            self.started_at = Some(cursor);
+        }
+        let from = cursor.map_or(0, |c| c + 1);
+        if from > tip {
+            self.report(cursor.unwrap_or(0), tip);
+            return Ok(());
+        }
+        if self.last_hash.is_none()
+            && let Some(c) = cursor
+            && let Some(b) = self.store.find_evm_block(chain_id, c).await?
+        {
+            self.last_hash = Some((c, b.block.hash));
+        }
+        let (tx, mut rx) = mpsc::channel::<Result<Vec<FetchedEvmBlock>>>(self.config.window.max(1));
+        let source = self.source.clone();
+        let batch = self.config.batch_blocks.max(1);
+        let fetcher = tokio::spawn(async move {
+            let mut start = from;
+            while start <= tip {
+                let end = (start + batch).min(tip + 1);
+                let got = source.blocks(start..end).await;
+                let failed = got.is_err();
+                if tx.send(got).await.is_err() || failed {
+                    return;
+                }
+                start = end;
+            }
+        });
+        let mut result = Ok(());
+        while let Some(fetched) = rx.recv().await {
+            result = match fetched {
+                Ok(blocks) => self.commit(chain_id, &blocks, tip).await,
+                Err(e) => Err(e),
+            };
+            if result.is_err() {
+                break;
+            }
+        }
+        fetcher.abort();
+        result
+    }
+
+    /// Derives and commits one fetched batch, with the metadata of its new tokens and NFTs.
+    async fn commit(&mut self, chain_id: u64, blocks: &[FetchedEvmBlock], tip: u64) -> Result<()> {
+        let mut rows: Vec<EvmBlockRows> = Vec::with_capacity(blocks.len());
+        for f in blocks {
+            let b = &f.block;
+            if let Some((h, hash)) = self.last_hash
+                && h + 1 == b.number
+                && b.parent_hash != hash
+            {
+                return Err(IndexerError::Decode {
+                    what: format!("evm block {}", b.number),
+                    reason: format!(
+                        "parent {} is not the stored block {h} ({hash})",
+                        b.parent_hash
+                    ),
+                });
+            }
+            rows.push(block_rows(chain_id, f)?);
+            self.last_hash = Some((b.number, b.hash));
+        }
+        let Some(last) = rows.last().map(|r| r.block.number) else {
+            return Ok(());
+        };
+        self.add_metadata(chain_id, &mut rows).await?;
+        let started = Instant::now();
+        let outcome = self.store.commit_evm_blocks(&rows).await?;
+        self.committed += outcome.committed as u64;
+        debug!(target: "indexer::evm", chain_id, height = last, committed = outcome.committed, skipped = outcome.skipped, commit_ms = started.elapsed().as_millis() as u64, "committed evm blocks");
+        self.report(last, tip);
+        Ok(())
+    }
+
+    /// Token metadata rides with the block that first shows the token; NFT metadata is stored
+    /// first (an idempotent upsert), so a crash before the commit loses nothing.
+    async fn add_metadata(&mut self, chain_id: u64, rows: &mut [EvmBlockRows]) -> Result<()> {
+        let transfers: Vec<&TokenTransfer> = rows.iter().flat_map(|r| &r.transfers).collect();
+        if transfers.is_empty() {
+            return Ok(());
+        }
+        let tokens = self
+            .tokens
+            .new_tokens(&self.source, &self.store, chain_id, &transfers)
+            .await?;
+        let stamped: Vec<(&TokenTransfer, u64)> = rows
+            .iter()
+            .flat_map(|r| r.transfers.iter().map(|t| (t, r.block.timestamp)))
+            .collect();
+        let nfts = self.metadata.minted(&self.source, &stamped).await?;
+        for m in &nfts {
+            self.store.upsert_nft_metadata(chain_id, m).await?;
+        }
+        for token in tokens {
+            if let Some(r) = rows
+                .iter_mut()
+                .find(|r| r.transfers.iter().any(|t| t.token == token.address))
+            {
+                r.tokens.push(token);
+            }
+        }
+        Ok(())
+    }
+
+    fn report(&self, height: u64, tip: u64) {
+        let p = Progress {
+            height,
+            tip,
+            started_at: self.started_at.flatten(),
+            committed: self.committed,
+        };
+        match &self.on_progress {
+            Some(f) => f(&p),
+            None => {
+                info!(target: "indexer::evm", chain_id = self.chain_id, height, tip, committed = self.committed, "indexed evm blocks");
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! The indexers `firn up` runs over its own node RPC: the P-Chain follower and one EVM
+//! follower per EVM chain (the C-Chain and each subnet-EVM L1, picked up as they appear), all
+//! as tasks that stop when `stop` resolves.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use firn_indexer::evm::follow_all;
+use firn_indexer::{IndexerConfig, PChainIndexer, Progress};
+use firn_rpc::{AvalancheClient, ClientConfig};
+use firn_store::Store;
+use tokio::task::JoinHandle;
+use tracing::{debug, warn};
+
+/// How often the chains list is read again for new L1s.
+const REDISCOVER: Duration = Duration::from_secs(2);
+
+/// Spawns the indexers following the node at `rpc_url` (`http://127.0.0.1:9650`) into `store`.
+pub(super) fn spawn(
+    rpc_url: &str,
+    store: &Store,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<JoinHandle<()>> {
+    let client = AvalancheClient::new(&format!("{rpc_url}/ext/bc/P"), ClientConfig::default())
+        .context("couldn't make the indexer's RPC client")?;
+    let config = IndexerConfig::default();
+    let mut pchain = PChainIndexer::new(client, store.clone(), config.clone());
+    let evm = follow_all(
+        rpc_url.to_owned(),
+        store.clone(),
+        config,
+        REDISCOVER,
+        Arc::new(|chain: &str, p: &Progress| {
+            debug!(target: "firn::up", chain, height = p.height, tip = p.tip, "indexed evm blocks");
+        }),
+    );
+    Ok(tokio::spawn(async move {
+        tokio::select! {
+            result = pchain.follow() => {
+                if let Err(e) = result {
+                    warn!(error = %e, "the indexer stopped");
+                }
+            }
+            () = evm => {}
+            () = stop => {}
+        }
+    }))
+}
