@@ -105,10 +105,7 @@ pub async fn discover(base: &str) -> Result<Vec<EvmEndpoint>> {
         .call::<_, NetworkId>("info.getNetworkID", &json!({}))
         .await
     {
-        Ok(n) => n
-            .network_id
-            .parse::<u32>()
-            .map_or(true, |id| id != MAINNET_ID),
+        Ok(n) => n.network_id.parse::<u32>() != Ok(MAINNET_ID),
         Err(_) => true,
     };
     let pchain = AvalancheClient::new(&format!("{base}/ext/bc/P"), config)?;
@@ -150,6 +147,9 @@ pub async fn discover(base: &str) -> Result<Vec<EvmEndpoint>> {
     Ok(out)
 }
 
+/// A callback told each chain's name with its progress.
+pub type ChainProgress = Arc<dyn Fn(&str, &Progress) + Send + Sync>;
+
 /// Follows every EVM chain of the node at `base` into `store` until the future is dropped:
 /// one task per chain, each retrying its own failures; the chains list is read again every
 /// `rediscover` to pick up new L1s. `progress` gets each chain's name with its progress.
@@ -158,7 +158,7 @@ pub async fn follow_all(
     store: Store,
     config: IndexerConfig,
     rediscover: Duration,
-    progress: Arc<dyn Fn(&str, &Progress) + Send + Sync>,
+    progress: ChainProgress,
 ) {
     let mut seen: HashSet<String> = HashSet::new();
     let mut tasks = JoinSet::new();

@@ -56,7 +56,7 @@ pub fn ether(n: u64) -> U256 {
 
 /// The devnet's P-Chain and C-Chain on one loopback server.
 pub struct EvmDevnet {
-    pub pchain: Arc<PChain>,
+    _pchain: Arc<PChain>,
     pub chain: Arc<EvmChain>,
     pub url: String,
     pub c_chain_id: firn_core::ids::Id,
@@ -100,7 +100,7 @@ impl EvmDevnet {
         Self {
             url: server.url(),
             c_chain_id: n.c_chain_id,
-            pchain,
+            _pchain: pchain,
             chain,
             clock,
             nonces: Default::default(),

@@ -43,14 +43,15 @@ async fn holding<'m>(
     key: HoldingKey,
     standard: TokenStandard,
 ) -> Result<&'m mut Holding> {
-    if !held.contains_key(&key) {
-        let balance = load_balance(conn, &key).await?;
-        held.insert(key, Holding { standard, balance });
-    }
-    let h = held.get_mut(&key).ok_or(StoreError::Corrupt {
-        column: "balance",
-        reason: "holding vanished".to_owned(),
-    })?;
+    use std::collections::hash_map::Entry;
+    let h = match held.entry(key) {
+        Entry::Occupied(e) => e.into_mut(),
+        Entry::Vacant(e) => {
+            // The balance is read before the entry is filled; the borrow of `held` is exclusive.
+            let balance = load_balance(conn, e.key()).await?;
+            e.insert(Holding { standard, balance })
+        }
+    };
     h.standard = standard;
     Ok(h)
 }

@@ -166,7 +166,13 @@ pub fn start_with(pchain: &Arc<PChain>, data_dir: &Path, opened: OpenChains) -> 
         &["C".into(), n.c_chain_id.to_string()],
     );
     for (id, chain) in &opened.subnets {
-        serve(&chains, &producers, &booted, chain.clone(), &[id.to_string()]);
+        serve(
+            &chains,
+            &producers,
+            &booted,
+            chain.clone(),
+            &[id.to_string()],
+        );
     }
 
     let (stop, mut stopped) = watch::channel(false);
