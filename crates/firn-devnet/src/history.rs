@@ -199,7 +199,7 @@ impl<'a> HistoryGenerator<'a> {
         day: u32,
         mut after_block: impl FnMut(u32, u32) -> Result<(), E>,
     ) -> Result<DayReport, E> {
-        let mut rng = DayRng::new(&self.seed, day);
+        let mut rng = SeededRng::new(&self.seed, day);
         let start = self.genesis_time + u64::from(day) * DAY;
         let mut report = DayReport {
             day,
@@ -230,7 +230,7 @@ impl<'a> HistoryGenerator<'a> {
     /// One round of live activity at the clock's time: a few transfers and, every 60th round,
     /// a delegator. Deterministic from the seed and `round`.
     pub fn live_round(&mut self, round: u64) -> Result<DayReport, DevnetError> {
-        let mut rng = DayRng::labelled("firn-live-rng", &self.seed, round);
+        let mut rng = SeededRng::labelled("firn-live-rng", &self.seed, round);
         let mut report = DayReport {
             day: u32::try_from(self.chain.timestamp().saturating_sub(self.genesis_time) / DAY)
                 .unwrap_or(u32::MAX),
@@ -287,7 +287,7 @@ impl<'a> HistoryGenerator<'a> {
     fn transfers(
         &self,
         count: u32,
-        rng: &mut DayRng,
+        rng: &mut SeededRng,
         report: &mut DayReport,
     ) -> Result<(), DevnetError> {
         let senders = self.keys.len() - FIRST_SENDER;
@@ -302,7 +302,7 @@ impl<'a> HistoryGenerator<'a> {
             }
             let from = FIRST_SENDER + (first + sent_in_block) % senders;
             let to = if rng.below(4) == 0 {
-                fresh_address(&self.seed, report.day, rng.next())
+                fresh_address(&self.seed, report.day, rng.next_u64())
             } else {
                 self.keys[FIRST_SENDER + rng.below(senders as u64) as usize]
                     .public_key()
@@ -329,7 +329,7 @@ impl<'a> HistoryGenerator<'a> {
     fn daily_events(
         &mut self,
         day: u32,
-        rng: &mut DayRng,
+        rng: &mut SeededRng,
         report: &mut DayReport,
     ) -> Result<(), DevnetError> {
         if self.l1.is_none() {
@@ -356,7 +356,7 @@ impl<'a> HistoryGenerator<'a> {
     fn add_validator(
         &self,
         day: u32,
-        rng: &mut DayRng,
+        rng: &mut SeededRng,
         report: &mut DayReport,
     ) -> Result<(), DevnetError> {
         let node_id = history_node_id(&self.seed, day);
@@ -375,7 +375,11 @@ impl<'a> HistoryGenerator<'a> {
         Ok(())
     }
 
-    fn add_delegator(&self, rng: &mut DayRng, report: &mut DayReport) -> Result<(), DevnetError> {
+    fn add_delegator(
+        &self,
+        rng: &mut SeededRng,
+        report: &mut DayReport,
+    ) -> Result<(), DevnetError> {
         let now = self.chain.timestamp();
         let staking = self.chain.config().staking;
         // Validators that stay long enough for a delegation of at least the minimum duration,
@@ -601,7 +605,7 @@ impl<'a> HistoryGenerator<'a> {
 
     fn top_up_l1_validator(
         &self,
-        rng: &mut DayRng,
+        rng: &mut SeededRng,
         report: &mut DayReport,
     ) -> Result<(), DevnetError> {
         let Some(l1) = self.l1.as_ref() else {
@@ -723,15 +727,19 @@ fn fresh_address(seed: &str, day: u32, n: u64) -> ShortId {
     ShortId(id)
 }
 
-/// SplitMix64 seeded by `sha256(seed ‖ day)`: deterministic, independent per day.
-struct DayRng(u64);
+/// SplitMix64 seeded by `sha256(label ‖ seed ‖ n)`: deterministic, independent per label and
+/// `n` (a day, a round), so that generators can resume anywhere. Not for secrets.
+#[derive(Debug, Clone)]
+pub struct SeededRng(u64);
 
-impl DayRng {
+impl SeededRng {
+    /// The P-Chain generator's for `day`.
     fn new(seed: &str, day: u32) -> Self {
         Self::labelled("firn-history-rng", seed, u64::from(day))
     }
 
-    fn labelled(label: &str, seed: &str, n: u64) -> Self {
+    /// The generator for `label`, `seed` and `n`.
+    pub fn labelled(label: &str, seed: &str, n: u64) -> Self {
         let digest = Sha256::new()
             .chain_update(label.as_bytes())
             .chain_update(seed.as_bytes())
@@ -742,7 +750,8 @@ impl DayRng {
         Self(u64::from_be_bytes(state))
     }
 
-    fn next(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -751,7 +760,7 @@ impl DayRng {
     }
 
     /// A number in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next_u64() % n }
     }
 }

@@ -48,6 +48,7 @@
 
 mod error;
 pub mod evm;
+mod fetch;
 pub mod pchain;
 
 pub use error::{IndexerError, Result};

@@ -18,7 +18,6 @@ use firn_store::rows::ChainKey;
 use firn_store::rows::evm::{EvmBlockRows, EvmChain, TokenTransfer};
 use firn_store::types::B256;
 use firn_store::{CursorStore, EvmReader, EvmWriter, Store};
-use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
 pub use derive::block_rows;
@@ -189,21 +188,17 @@ impl EvmIndexer {
         {
             self.last_hash = Some((c, b.block.hash));
         }
-        let (tx, mut rx) = mpsc::channel::<Result<Vec<FetchedEvmBlock>>>(self.config.window.max(1));
         let source = self.source.clone();
-        let batch = self.config.batch_blocks.max(1);
-        let fetcher = tokio::spawn(async move {
-            let mut start = from;
-            while start <= tip {
-                let end = (start + batch).min(tip + 1);
-                let got = source.blocks(start..end).await;
-                let failed = got.is_err();
-                if tx.send(got).await.is_err() || failed {
-                    return;
-                }
-                start = end;
-            }
-        });
+        let (mut rx, fetcher) = crate::fetch::spawn_batches(
+            from,
+            tip,
+            self.config.batch_blocks,
+            self.config.window,
+            move |heights| {
+                let source = source.clone();
+                async move { source.blocks(heights).await }
+            },
+        );
         let mut result = Ok(());
         while let Some(fetched) = rx.recv().await {
             result = match fetched {

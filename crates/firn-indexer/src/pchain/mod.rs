@@ -205,21 +205,17 @@ impl PChainIndexer {
         {
             self.last_hash = Some((c, b.block.hash));
         }
-        let (tx, mut rx) = mpsc::channel::<Result<Vec<FetchedBlock>>>(self.config.window.max(1));
         let source = self.deriver.source.clone();
-        let batch = self.config.batch_blocks.max(1);
-        let fetcher = tokio::spawn(async move {
-            let mut start = from;
-            while start <= tip {
-                let end = (start + batch).min(tip + 1);
-                let got = source.blocks(start..end).await;
-                let failed = got.is_err();
-                if tx.send(got).await.is_err() || failed {
-                    return;
-                }
-                start = end;
-            }
-        });
+        let (mut rx, fetcher) = crate::fetch::spawn_batches(
+            from,
+            tip,
+            self.config.batch_blocks,
+            self.config.window,
+            move |heights| {
+                let source = source.clone();
+                async move { source.blocks(heights).await }
+            },
+        );
         let result = self.commit_stream(&mut rx, tip).await;
         fetcher.abort();
         result

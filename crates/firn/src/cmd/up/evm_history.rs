@@ -21,6 +21,7 @@ use alloy_primitives::{Address, B256, U256};
 use firn_core::evm::{create_address, keccak256};
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_devnet::PChain;
+use firn_devnet::history::SeededRng;
 use firn_evm::{EvmChain, EvmError};
 use tracing::debug;
 
@@ -90,7 +91,7 @@ impl EvmHistory {
                 (total - c_total) / others
             };
             let label = (u64::from(day) << 32) | u64::from(slot);
-            let mut rng = Rng::new("firn-evm-history", &self.seed, chain.chain_id(), label);
+            let mut rng = chain_rng("firn-evm-history", &self.seed, chain.chain_id(), label);
             self.batch(chain, spread(day_total, slot, slots), &mut rng, &mut report)?;
         }
         Ok(report)
@@ -100,7 +101,7 @@ impl EvmHistory {
     pub fn live_round(&self, chains: &[Arc<EvmChain>], round: u64) -> Result<EvmReport, EvmError> {
         let mut report = EvmReport::default();
         for chain in chains {
-            let mut rng = Rng::new("firn-evm-live", &self.seed, chain.chain_id(), round);
+            let mut rng = chain_rng("firn-evm-live", &self.seed, chain.chain_id(), round);
             let count = 1 + rng.below(3);
             self.batch(chain, count, &mut rng, &mut report)?;
         }
@@ -134,7 +135,7 @@ impl EvmHistory {
         &self,
         chain: &EvmChain,
         count: u64,
-        rng: &mut Rng,
+        rng: &mut SeededRng,
         report: &mut EvmReport,
     ) -> Result<(), EvmError> {
         if count == 0 {
@@ -161,7 +162,7 @@ impl EvmHistory {
         Ok(())
     }
 
-    fn pick_sender(&self, rng: &mut Rng, used: &HashSet<usize>) -> usize {
+    fn pick_sender(&self, rng: &mut SeededRng, used: &HashSet<usize>) -> usize {
         let n = self.keys.len() as u64;
         let mut k = 1 + rng.below(n - 1) as usize;
         while used.contains(&k) {
@@ -171,11 +172,11 @@ impl EvmHistory {
     }
 
     /// A recipient: another funded key mostly, sometimes an address nobody holds.
-    fn recipient(&self, rng: &mut Rng, not: usize) -> Address {
+    fn recipient(&self, rng: &mut SeededRng, not: usize) -> Address {
         if rng.below(5) == 0 {
             let mut preimage = b"firn-evm-recipient".to_vec();
             preimage.extend(self.seed.as_bytes());
-            preimage.extend(rng.next().to_be_bytes());
+            preimage.extend(rng.next_u64().to_be_bytes());
             return Address::from_slice(&keccak256(&preimage)[12..]);
         }
         let n = self.keys.len();
@@ -187,7 +188,7 @@ impl EvmHistory {
         &self,
         chain: &EvmChain,
         sender: usize,
-        rng: &mut Rng,
+        rng: &mut SeededRng,
         used: &mut HashSet<usize>,
     ) -> Option<Result<B256, String>> {
         let roll = rng.below(100);
@@ -269,7 +270,7 @@ impl EvmHistory {
                 let salt = if rng.below(2) == 0 {
                     B256::ZERO
                 } else {
-                    B256::from(U256::from(rng.next()).to_be_bytes::<32>())
+                    B256::from(U256::from(rng.next_u64()).to_be_bytes::<32>())
                 };
                 let supply = U256::from(1 + rng.below(1_000)) * U256::from(UNIT);
                 let data = calldata(
@@ -297,7 +298,7 @@ impl EvmHistory {
         &self,
         chain: &EvmChain,
         sender: usize,
-        rng: &mut Rng,
+        rng: &mut SeededRng,
     ) -> Option<Result<B256, String>> {
         let to = self.recipient(rng, sender);
         let value = U256::from(1 + rng.below(100)) * U256::from(UNIT / 100);
@@ -305,7 +306,7 @@ impl EvmHistory {
     }
 
     /// A mint by the deployer to a random key: ERC-20, ERC-721 or ERC-1155 in turn.
-    fn mint(&self, chain: &EvmChain, rng: &mut Rng) -> Result<B256, String> {
+    fn mint(&self, chain: &EvmChain, rng: &mut SeededRng) -> Result<B256, String> {
         let to = self.addresses[1 + rng.below(self.keys.len() as u64 - 1) as usize];
         let (contract, data) = match rng.below(3) {
             0 => (
@@ -348,7 +349,7 @@ impl EvmHistory {
     fn nft_transfer(
         &self,
         chain: &EvmChain,
-        rng: &mut Rng,
+        rng: &mut SeededRng,
         used: &mut HashSet<usize>,
     ) -> Option<Result<B256, String>> {
         let nft = self.contract(Contract::Collectible);
@@ -409,31 +410,7 @@ fn count_tx(sent: Option<Result<B256, String>>, report: &mut EvmReport) {
     }
 }
 
-/// SplitMix64 seeded by `keccak256(label ‖ seed ‖ chain ID ‖ n)`.
-struct Rng(u64);
-
-impl Rng {
-    fn new(label: &str, seed: &str, chain_id: u64, n: u64) -> Self {
-        let mut preimage = label.as_bytes().to_vec();
-        preimage.extend(seed.as_bytes());
-        preimage.extend(chain_id.to_be_bytes());
-        preimage.extend(n.to_be_bytes());
-        let digest = keccak256(&preimage);
-        let mut state = [0u8; 8];
-        state.copy_from_slice(&digest[..8]);
-        Self(u64::from_be_bytes(state))
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
-    }
+/// The seeded generator of `label` on one chain: independent per chain and per `n`.
+fn chain_rng(label: &str, seed: &str, chain_id: u64, n: u64) -> SeededRng {
+    SeededRng::labelled(&format!("{label}-{chain_id}"), seed, n)
 }
