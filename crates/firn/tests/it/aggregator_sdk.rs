@@ -15,7 +15,7 @@ use firn_devnet::signers::DevnetSigners;
 use firn_devnet::state::validators::canonical;
 use firn_devnet::vm::PChain;
 use firn_devnet::wallet::{L1ValidatorSpec, Wallet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
@@ -26,26 +26,14 @@ const AVAX: u64 = 1_000_000_000;
 /// The node project, with its dependencies installed from the lock file; `None` (after
 /// printing why) when node or npm cannot provide them.
 fn node_project() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/aggregator");
-    if Command::new("node").arg("--version").output().is_err() {
-        eprintln!("SKIPPED aggregator_sdk: node is not installed");
+    if !crate::js::runs("node") || !crate::js::runs("npm") {
+        eprintln!("SKIPPED aggregator_sdk: node or npm is not installed");
         return None;
     }
-    if !dir.join("node_modules/@avalanche-sdk/chainkit").exists() {
-        let ok = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!(
-                "SKIPPED aggregator_sdk: `npm ci` in {} failed",
-                dir.display()
-            );
-            return None;
-        }
-    }
-    Some(dir)
+    Some(crate::js::project(
+        "aggregator",
+        &["@avalanche-sdk/chainkit"],
+    ))
 }
 
 fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {

@@ -223,16 +223,10 @@ fn sdk_suite(test: &str) -> Option<PathBuf> {
         eprintln!("SKIPPED {test}: node is not installed");
         return None;
     }
-    let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/js/data-api");
-    if !suite.join("node_modules").exists() {
-        let status = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&suite)
-            .status()
-            .expect("running npm ci");
-        assert!(status.success(), "npm ci failed in {}", suite.display());
-    }
-    Some(suite)
+    Some(crate::js::project(
+        "data-api",
+        &["@avalanche-sdk/chainkit", "@avalabs/avacloud-sdk"],
+    ))
 }
 
 #[test]

@@ -12,7 +12,7 @@
 //! Each test skips, saying why, when node is missing (or, for the second, PostgreSQL).
 //! The values the suites compare come from the node's RPC (heights, chains, keys).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
@@ -57,18 +57,7 @@ fn node_runs() -> bool {
 
 /// A node project under `tests/js`, its dependencies installed from its lock file.
 fn js_project(name: &str, marker: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/js")
-        .join(name);
-    if !dir.join("node_modules").join(marker).exists() {
-        let status = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&dir)
-            .status()
-            .expect("running npm ci");
-        assert!(status.success(), "npm ci failed in {}", dir.display());
-    }
-    dir
+    crate::js::project(name, &[marker])
 }
 
 /// Runs `node script` in the project with `envs`; its stdout, after asserting it succeeded.

@@ -32,10 +32,6 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn js_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/evm")
-}
-
 /// Starts `firn devnet`, runs `node --test <script>` in `tests/js/evm` against it with
 /// FIRN_URL, FIRN_RPC (the C-Chain), FIRN_KEY (a funded key, hex) and FIRN_ARTIFACTS, and
 /// checks every node test passed.
@@ -44,17 +40,7 @@ fn run_against_devnet(test_name: &str, script: &str) {
         eprintln!("SKIPPED {test_name}: node/npm not found");
         return;
     }
-    let js = js_dir();
-    if !js.join("node_modules/viem").exists()
-        || !js.join("node_modules/@avalabs/avalanchejs").exists()
-    {
-        let status = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&js)
-            .status()
-            .expect("running npm ci");
-        assert!(status.success(), "npm ci failed in {}", js.display());
-    }
+    let js = crate::js::project("evm", &["viem", "@avalabs/avalanchejs"]);
     let dir = std::env::temp_dir().join(format!("firn-evm-{test_name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))

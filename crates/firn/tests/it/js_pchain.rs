@@ -27,22 +27,14 @@ fn tool_runs(tool: &str) -> bool {
 /// Makes sure the script's dependencies are installed; `false` (with a message) if they are
 /// not and cannot be.
 fn dependencies_ready(dir: &Path) -> bool {
-    if dir.join("node_modules/@avalabs/avalanchejs").exists() {
-        return true;
-    }
-    if !tool_runs("npm") {
+    if !tool_runs("npm") && !dir.join("node_modules/@avalabs/avalanchejs").exists() {
         eprintln!(
             "SKIPPED js_pchain: {}/node_modules is missing and npm is not installed",
             dir.display()
         );
         return false;
     }
-    let status = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund"])
-        .current_dir(dir)
-        .status()
-        .expect("running npm ci");
-    assert!(status.success(), "npm ci failed in {}", dir.display());
+    crate::js::project("pchain", &["@avalabs/avalanchejs"]);
     true
 }
 

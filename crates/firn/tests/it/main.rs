@@ -9,5 +9,6 @@ mod devnet;
 mod e2e;
 mod evm_viem;
 mod index;
+mod js;
 mod js_pchain;
 mod up;
