@@ -21,7 +21,8 @@ pub fn q256(v: U256) -> Value {
 
 /// `0x`-hex bytes.
 pub fn data(b: &[u8]) -> Value {
-    Value::String(format!("0x{}", hex::encode(b)))
+    // const-hex: far faster than `hex`'s char-at-a-time encoding on blooms and calldata.
+    Value::String(alloy_primitives::hex::encode_prefixed(b))
 }
 
 fn hash(h: &B256) -> Value {
@@ -203,14 +204,18 @@ pub fn receipt_json(b: &Block, index: usize, logs: &[LogEntry]) -> Value {
 
 /// Every receipt of `b`.
 pub fn block_receipts_json(b: &Block) -> Value {
-    let logs = firn_evm::block_logs(b, None);
+    // One pass over the block's logs, grouped by transaction.
+    let mut by_tx: Vec<Vec<LogEntry>> = vec![Vec::new(); b.txs.len()];
+    for l in firn_evm::block_logs(b, None) {
+        if let Some(mine) = by_tx.get_mut(l.tx_index) {
+            mine.push(l);
+        }
+    }
     Value::Array(
-        (0..b.txs.len())
-            .map(|i| {
-                let mine: Vec<LogEntry> =
-                    logs.iter().filter(|l| l.tx_index == i).cloned().collect();
-                receipt_json(b, i, &mine)
-            })
+        by_tx
+            .iter()
+            .enumerate()
+            .map(|(i, mine)| receipt_json(b, i, mine))
             .collect(),
     )
 }
