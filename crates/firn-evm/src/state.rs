@@ -4,7 +4,7 @@
 //! Each account's storage is mirrored in an incremental [`Trie`], updated as slots are
 //! written, so a block rehashes only the paths of the slots it touched.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 
 use alloy_primitives::{Address, B256, Bytes, KECCAK256_EMPTY, U256, keccak256};
@@ -41,6 +41,9 @@ pub struct WorldState {
     accounts: HashMap<Address, Account>,
     codes: HashMap<B256, Bytecode>,
     storage_tries: HashMap<Address, Trie>,
+    /// The state trie, brought up to date from `dirty` by [`WorldState::state_root`].
+    account_trie: Trie,
+    dirty: HashSet<Address>,
 }
 
 /// Writes one slot into a storage trie (zero removes it).
@@ -71,6 +74,7 @@ impl WorldState {
             for (slot, value) in &storage {
                 write_slot(trie, *slot, *value);
             }
+            state.dirty.insert(*addr);
             state.accounts.insert(
                 *addr,
                 Account {
@@ -129,6 +133,7 @@ impl WorldState {
 
     /// Adds `amount` to a balance (native minter, rewards), creating the account if needed.
     pub fn credit(&mut self, address: Address, amount: U256) {
+        self.dirty.insert(address);
         let a = self.accounts.entry(address).or_insert_with(|| Account {
             code_hash: KECCAK256_EMPTY,
             ..Default::default()
@@ -139,6 +144,7 @@ impl WorldState {
     /// Gives `address` nonce 1 and `code`, as subnet-evm does to an activated precompile.
     pub fn install_precompile(&mut self, address: Address, code: Bytes) {
         let code_hash = self.insert_code(code);
+        self.dirty.insert(address);
         let a = self.accounts.entry(address).or_default();
         a.nonce = 1;
         a.code_hash = code_hash;
@@ -146,6 +152,7 @@ impl WorldState {
 
     /// Sets one storage slot directly (stateful precompiles keep their state this way).
     pub fn set_storage(&mut self, address: Address, slot: U256, value: U256) {
+        self.dirty.insert(address);
         let a = self.accounts.entry(address).or_insert_with(|| Account {
             code_hash: KECCAK256_EMPTY,
             nonce: 1,
@@ -166,6 +173,7 @@ impl WorldState {
             if !account.is_touched() {
                 continue;
             }
+            self.dirty.insert(address);
             if account.is_selfdestructed() {
                 self.accounts.remove(&address);
                 self.storage_tries.remove(&address);
@@ -205,20 +213,28 @@ impl WorldState {
         }
     }
 
-    /// The state root; only storage tries written since the last call rehash anything.
+    /// The state root; only accounts (and storage slots) written since the last call are
+    /// rehashed.
     pub fn state_root(&mut self) -> B256 {
-        let tries = &mut self.storage_tries;
-        alloy_trie::root::state_root_unhashed(self.accounts.iter().map(|(addr, a)| {
-            (
-                *addr,
-                TrieAccount {
-                    nonce: a.nonce,
-                    balance: a.balance,
-                    storage_root: tries.get_mut(addr).map_or(EMPTY_ROOT_HASH, Trie::root),
-                    code_hash: a.code_hash,
-                },
-            )
-        }))
+        for address in std::mem::take(&mut self.dirty) {
+            let key = keccak256(address);
+            let Some(a) = self.accounts.get(&address) else {
+                self.account_trie.remove(&key);
+                continue;
+            };
+            let storage_root = self
+                .storage_tries
+                .get_mut(&address)
+                .map_or(EMPTY_ROOT_HASH, Trie::root);
+            let leaf = TrieAccount {
+                nonce: a.nonce,
+                balance: a.balance,
+                storage_root,
+                code_hash: a.code_hash,
+            };
+            self.account_trie.insert(key, alloy_rlp::encode(leaf));
+        }
+        self.account_trie.root()
     }
 }
 
@@ -300,5 +316,43 @@ mod tests {
             },
         )]);
         assert_eq!(root, expected);
+    }
+
+    /// The root rebuilt from scratch with alloy-trie.
+    fn full_root(s: &WorldState) -> B256 {
+        alloy_trie::root::state_root_unhashed(s.accounts.iter().map(|(addr, a)| {
+            let storage_root = alloy_trie::root::storage_root_unhashed(
+                a.storage
+                    .iter()
+                    .map(|(k, v)| (B256::from(k.to_be_bytes()), *v)),
+            );
+            (
+                *addr,
+                TrieAccount {
+                    nonce: a.nonce,
+                    balance: a.balance,
+                    storage_root,
+                    code_hash: a.code_hash,
+                },
+            )
+        }))
+    }
+
+    #[test]
+    fn incremental_root_matches_a_rebuild_as_accounts_change() {
+        let mut s = WorldState::default();
+        for round in 0..20u64 {
+            for i in 0..(round * 5 + 1) {
+                let a = Address::with_last_byte((i * 7 % 90) as u8);
+                s.credit(a, U256::from(round + i));
+                s.set_storage(
+                    Address::with_last_byte(200),
+                    U256::from(i * 13 % 50),
+                    U256::from((round + i) % 3),
+                );
+            }
+            s.install_precompile(Address::with_last_byte(201), Bytes::from_static(&[1]));
+            assert_eq!(s.state_root(), full_root(&s), "round {round}");
+        }
     }
 }
