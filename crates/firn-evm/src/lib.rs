@@ -52,6 +52,7 @@ mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod trace;
+mod trie;
 mod tx;
 mod warp;
 

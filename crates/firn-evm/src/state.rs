@@ -1,7 +1,8 @@
 //! The world state: accounts, their storage and code, in memory. revm reads it through
 //! [`StateDb`] (a `DatabaseRef`); a transaction's changes are applied with
-//! [`WorldState::apply`]; [`WorldState::state_root`] hashes it as Ethereum's state trie,
-//! recomputing the storage root only of accounts whose storage changed since the last root.
+//! [`WorldState::apply`]; [`WorldState::state_root`] hashes it as Ethereum's state trie.
+//! Each account's storage is mirrored in an incremental [`Trie`], updated as slots are
+//! written, so a block rehashes only the paths of the slots it touched.
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
@@ -13,6 +14,7 @@ use revm::bytecode::Bytecode;
 use revm::state::{AccountInfo, EvmState};
 
 use crate::genesis::GenesisAccount;
+use crate::trie::Trie;
 
 /// One account.
 #[derive(Debug, Clone, Default)]
@@ -33,13 +35,25 @@ impl Account {
     }
 }
 
-/// Every account, code by hash, and a cache of storage roots.
+/// Every account, code by hash, and each account's storage trie.
 #[derive(Debug, Clone, Default)]
 pub struct WorldState {
     accounts: HashMap<Address, Account>,
     codes: HashMap<B256, Bytecode>,
-    storage_roots: HashMap<Address, B256>,
-    dirty_storage: HashSet<Address>,
+    storage_tries: HashMap<Address, Trie>,
+    /// The state trie, brought up to date from `dirty` by [`WorldState::state_root`].
+    account_trie: Trie,
+    dirty: HashSet<Address>,
+}
+
+/// Writes one slot into a storage trie (zero removes it).
+fn write_slot(trie: &mut Trie, slot: U256, value: U256) {
+    let key = keccak256(slot.to_be_bytes::<32>());
+    if value.is_zero() {
+        trie.remove(&key);
+    } else {
+        trie.insert(key, alloy_rlp::encode(value));
+    }
 }
 
 impl WorldState {
@@ -50,12 +64,17 @@ impl WorldState {
         let mut state = Self::default();
         for (addr, g) in alloc {
             let code_hash = state.insert_code(g.code.clone());
-            let storage = g
+            let storage: HashMap<U256, U256> = g
                 .storage
                 .iter()
                 .map(|(k, v)| (U256::from_be_bytes(k.0), U256::from_be_bytes(v.0)))
                 .filter(|(_, v)| !v.is_zero())
                 .collect();
+            let trie = state.storage_tries.entry(*addr).or_default();
+            for (slot, value) in &storage {
+                write_slot(trie, *slot, *value);
+            }
+            state.dirty.insert(*addr);
             state.accounts.insert(
                 *addr,
                 Account {
@@ -65,7 +84,6 @@ impl WorldState {
                     storage,
                 },
             );
-            state.dirty_storage.insert(*addr);
         }
         state
     }
@@ -115,6 +133,7 @@ impl WorldState {
 
     /// Adds `amount` to a balance (native minter, rewards), creating the account if needed.
     pub fn credit(&mut self, address: Address, amount: U256) {
+        self.dirty.insert(address);
         let a = self.accounts.entry(address).or_insert_with(|| Account {
             code_hash: KECCAK256_EMPTY,
             ..Default::default()
@@ -125,14 +144,15 @@ impl WorldState {
     /// Gives `address` nonce 1 and `code`, as subnet-evm does to an activated precompile.
     pub fn install_precompile(&mut self, address: Address, code: Bytes) {
         let code_hash = self.insert_code(code);
+        self.dirty.insert(address);
         let a = self.accounts.entry(address).or_default();
         a.nonce = 1;
         a.code_hash = code_hash;
-        self.dirty_storage.insert(address);
     }
 
     /// Sets one storage slot directly (stateful precompiles keep their state this way).
     pub fn set_storage(&mut self, address: Address, slot: U256, value: U256) {
+        self.dirty.insert(address);
         let a = self.accounts.entry(address).or_insert_with(|| Account {
             code_hash: KECCAK256_EMPTY,
             nonce: 1,
@@ -143,7 +163,7 @@ impl WorldState {
         } else {
             a.storage.insert(slot, value);
         }
-        self.dirty_storage.insert(address);
+        write_slot(self.storage_tries.entry(address).or_default(), slot, value);
     }
 
     /// Applies one transaction's changes as revm reports them (EIP-161: touched empty
@@ -153,10 +173,10 @@ impl WorldState {
             if !account.is_touched() {
                 continue;
             }
+            self.dirty.insert(address);
             if account.is_selfdestructed() {
                 self.accounts.remove(&address);
-                self.storage_roots.remove(&address);
-                self.dirty_storage.remove(&address);
+                self.storage_tries.remove(&address);
                 continue;
             }
             if let Some(code) = &account.info.code
@@ -167,9 +187,10 @@ impl WorldState {
                     .or_insert_with(|| code.clone());
             }
             let entry = self.accounts.entry(address).or_default();
+            let trie = self.storage_tries.entry(address).or_default();
             if account.is_created() {
                 entry.storage.clear();
-                self.dirty_storage.insert(address);
+                *trie = Trie::default();
             }
             entry.balance = account.info.balance;
             entry.nonce = account.info.nonce;
@@ -178,7 +199,7 @@ impl WorldState {
                 if !value.is_changed() {
                     continue;
                 }
-                self.dirty_storage.insert(address);
+                write_slot(trie, slot, value.present_value);
                 if value.present_value.is_zero() {
                     entry.storage.remove(&slot);
                 } else {
@@ -187,41 +208,33 @@ impl WorldState {
             }
             if entry.is_empty() && entry.storage.is_empty() {
                 self.accounts.remove(&address);
-                self.storage_roots.remove(&address);
-                self.dirty_storage.remove(&address);
+                self.storage_tries.remove(&address);
             }
         }
     }
 
-    /// The state root; storage roots of accounts untouched since the last call are reused.
+    /// The state root; only accounts (and storage slots) written since the last call are
+    /// rehashed.
     pub fn state_root(&mut self) -> B256 {
-        for address in std::mem::take(&mut self.dirty_storage) {
+        for address in std::mem::take(&mut self.dirty) {
+            let key = keccak256(address);
             let Some(a) = self.accounts.get(&address) else {
+                self.account_trie.remove(&key);
                 continue;
             };
-            let root = if a.storage.is_empty() {
-                EMPTY_ROOT_HASH
-            } else {
-                alloy_trie::root::storage_root_unhashed(
-                    a.storage
-                        .iter()
-                        .map(|(k, v)| (B256::from(k.to_be_bytes()), *v)),
-                )
+            let storage_root = self
+                .storage_tries
+                .get_mut(&address)
+                .map_or(EMPTY_ROOT_HASH, Trie::root);
+            let leaf = TrieAccount {
+                nonce: a.nonce,
+                balance: a.balance,
+                storage_root,
+                code_hash: a.code_hash,
             };
-            self.storage_roots.insert(address, root);
+            self.account_trie.insert(key, alloy_rlp::encode(leaf));
         }
-        let roots = &self.storage_roots;
-        alloy_trie::root::state_root_unhashed(self.accounts.iter().map(|(addr, a)| {
-            (
-                *addr,
-                TrieAccount {
-                    nonce: a.nonce,
-                    balance: a.balance,
-                    storage_root: roots.get(addr).copied().unwrap_or(EMPTY_ROOT_HASH),
-                    code_hash: a.code_hash,
-                },
-            )
-        }))
+        self.account_trie.root()
     }
 }
 
@@ -303,5 +316,43 @@ mod tests {
             },
         )]);
         assert_eq!(root, expected);
+    }
+
+    /// The root rebuilt from scratch with alloy-trie.
+    fn full_root(s: &WorldState) -> B256 {
+        alloy_trie::root::state_root_unhashed(s.accounts.iter().map(|(addr, a)| {
+            let storage_root = alloy_trie::root::storage_root_unhashed(
+                a.storage
+                    .iter()
+                    .map(|(k, v)| (B256::from(k.to_be_bytes()), *v)),
+            );
+            (
+                *addr,
+                TrieAccount {
+                    nonce: a.nonce,
+                    balance: a.balance,
+                    storage_root,
+                    code_hash: a.code_hash,
+                },
+            )
+        }))
+    }
+
+    #[test]
+    fn incremental_root_matches_a_rebuild_as_accounts_change() {
+        let mut s = WorldState::default();
+        for round in 0..20u64 {
+            for i in 0..(round * 5 + 1) {
+                let a = Address::with_last_byte((i * 7 % 90) as u8);
+                s.credit(a, U256::from(round + i));
+                s.set_storage(
+                    Address::with_last_byte(200),
+                    U256::from(i * 13 % 50),
+                    U256::from((round + i) % 3),
+                );
+            }
+            s.install_precompile(Address::with_last_byte(201), Bytes::from_static(&[1]));
+            assert_eq!(s.state_root(), full_root(&s), "round {round}");
+        }
     }
 }

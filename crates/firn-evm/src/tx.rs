@@ -1,10 +1,9 @@
 //! Transactions in: decoding EIP-2718 bytes, recovering the sender under the chain's ID,
 //! intrinsic gas, and the revm `TxEnv` of a transaction or a call.
 
-use alloy_consensus::transaction::SignerRecoverable;
 use alloy_consensus::{Transaction, TxEnvelope};
 use alloy_eips::eip2718::{Decodable2718, Encodable2718};
-use alloy_primitives::{Address, Bytes, TxKind, U256};
+use alloy_primitives::{Address, B256, Bytes, Signature, TxKind, U256, keccak256};
 use revm::context::TxEnv;
 use revm::context_interface::transaction::AccessList;
 
@@ -41,6 +40,31 @@ pub fn decode_raw(bytes: &[u8], chain_id: u64) -> Result<SignedTx, TxError> {
     from_envelope(envelope, chain_id)
 }
 
+/// half the secp256k1 group order: EIP-2 rejects signatures with a larger `s`.
+const SECP256K1N_HALF: U256 = U256::from_be_bytes([
+    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0x5d, 0x57, 0x6e, 0x73, 0x57, 0xa4, 0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
+]);
+
+/// The address that signed `hash`, with libsecp256k1 (several times faster than `k256`,
+/// and recovery is most of the cost of taking in a transaction); `None` for a bad signature.
+pub fn recover_sender(signature: &Signature, hash: B256) -> Option<Address> {
+    use secp256k1::ecdsa::{RecoverableSignature, RecoveryId};
+    if signature.s() > SECP256K1N_HALF {
+        return None;
+    }
+    let mut compact = [0u8; 64];
+    compact[..32].copy_from_slice(&signature.r().to_be_bytes::<32>());
+    compact[32..].copy_from_slice(&signature.s().to_be_bytes::<32>());
+    let id = RecoveryId::try_from(i32::from(signature.v())).ok()?;
+    let sig = RecoverableSignature::from_compact(&compact, id).ok()?;
+    let key = secp256k1::SECP256K1
+        .recover_ecdsa(&secp256k1::Message::from_digest(hash.0), &sig)
+        .ok()?;
+    let public = key.serialize_uncompressed();
+    Some(Address::from_slice(&keccak256(&public[1..])[12..]))
+}
+
 fn decode_text(e: &alloy_eips::eip2718::Eip2718Error) -> String {
     match e {
         alloy_eips::eip2718::Eip2718Error::UnexpectedType(_) => {
@@ -69,9 +93,8 @@ pub fn from_envelope(envelope: TxEnvelope, chain_id: u64) -> Result<SignedTx, Tx
         }
         Some(_) => {}
     }
-    let sender = envelope
-        .recover_signer()
-        .map_err(|_| TxError::InvalidSender("invalid transaction v, r, s values".into()))?;
+    let sender = recover_sender(envelope.signature(), envelope.signature_hash())
+        .ok_or_else(|| TxError::InvalidSender("invalid transaction v, r, s values".into()))?;
     let raw = Bytes::from(envelope.encoded_2718());
     Ok(SignedTx {
         hash: *envelope.tx_hash(),
@@ -201,5 +224,23 @@ mod tests {
         assert!(matches!(decode_raw(&[0xc0], 1), Err(TxError::Decode(_))));
         assert_eq!(decode_raw(&[3, 1], 1), Err(TxError::TypeNotSupported));
         assert!(matches!(decode_raw(&[], 1), Err(TxError::Decode(_))));
+    }
+
+    #[test]
+    fn recovers_the_signer_and_rejects_high_s() {
+        use alloy_signer::SignerSync;
+        for i in 1..=8u8 {
+            let key = alloy_signer_local::PrivateKeySigner::from_bytes(&B256::repeat_byte(i))
+                .expect("a valid key");
+            let hash = keccak256([i]);
+            let sig = key.sign_hash_sync(&hash).expect("signing");
+            assert_eq!(recover_sender(&sig, hash), Some(key.address()));
+            assert_ne!(recover_sender(&sig, keccak256([i, i])), Some(key.address()));
+            // The same signature with s' = n - s (and the other parity) is valid ECDSA but
+            // malleable; EIP-2 rejects it.
+            let n = SECP256K1N_HALF * U256::from(2) + U256::from(1);
+            let high = Signature::new(sig.r(), n - sig.s(), !sig.v());
+            assert_eq!(recover_sender(&high, hash), None);
+        }
     }
 }

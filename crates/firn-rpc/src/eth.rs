@@ -236,10 +236,13 @@ impl<'a> Message<'a> {
 fn response_json(id: Option<&RawValue>, outcome: &MethodOutput) -> String {
     let id = id.map_or_else(|| "null".to_owned(), |r| compact(r.get()));
     match outcome {
-        Ok(result) => format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#,
-            String::from_utf8_lossy(result)
-        ),
+        Ok(result) => {
+            // Results come from serde_json, so valid UTF-8: `from_utf8`'s ASCII fast path
+            // beats `from_utf8_lossy`'s chunk walk on big results (block receipts).
+            let text = std::str::from_utf8(result)
+                .map_or_else(|_| String::from_utf8_lossy(result), Into::into);
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{text}}}"#)
+        }
         Err(e) => {
             let error = serde_json::to_string(e)
                 .unwrap_or_else(|_| format!(r#"{{"code":{},"message":"error"}}"#, e.code));

@@ -11,9 +11,9 @@ use serde_json::value::RawValue;
 /// U+2029 become `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029`. Those bytes only occur
 /// inside strings in valid JSON, so a byte-level pass is exact.
 pub(crate) fn escape_html(json: Vec<u8>) -> Vec<u8> {
-    let needs = json
-        .iter()
-        .any(|&b| b == b'<' || b == b'>' || b == b'&' || b == 0xE2);
+    // memchr's vectorised scans: most responses (hex, numbers) need no rewriting at all.
+    let needs =
+        memchr::memchr3(b'<', b'>', b'&', &json).is_some() || memchr::memchr(0xE2, &json).is_some();
     if !needs {
         return json;
     }

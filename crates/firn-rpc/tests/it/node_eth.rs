@@ -120,6 +120,16 @@ async fn eth_methods_follow_geth() {
     let receipts = call(&s, "eth_getBlockReceipts", json!(["0x1"])).await["result"].clone();
     assert_eq!(receipts.as_array().unwrap().len(), 1);
     assert_eq!(receipts[0], r);
+    let block_keys: Vec<&str> = receipts[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        block_keys, keys,
+        "eth_getBlockReceipts keeps the receipt's key order"
+    );
     assert_eq!(
         call(&s, "eth_getBalance", json!([format!("{to:#x}"), "latest"])).await["result"],
         "0x4d"

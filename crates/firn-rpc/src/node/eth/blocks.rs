@@ -6,7 +6,7 @@ use firn_evm::{Block, LogFilter, SUGGESTED_TIP};
 use serde_json::{Value, json};
 
 use super::params::{BlockCount, BlockId, BlockTag, FilterArgs, Hash, Percentiles};
-use super::shapes::{block_json, block_receipts_json, log_json, q};
+use super::shapes::{ReceiptJson, block_json, block_receipts_json, log_json, q};
 use super::{EthError, EthResult, MAX_FEE_HISTORY, MAX_LOG_RANGE, State};
 use crate::EthServer;
 
@@ -103,8 +103,11 @@ async fn get_block_by_hash(node: State, (hash, full): (Hash, bool)) -> EthResult
 }
 
 /// `eth_getBlockReceipts [blockNrOrHash]` → every receipt, or null.
-async fn get_block_receipts(node: State, (id,): (BlockId,)) -> EthResult {
-    Ok(find_block(&node, id).map_or(Value::Null, |b| block_receipts_json(&b)))
+async fn get_block_receipts(
+    node: State,
+    (id,): (BlockId,),
+) -> Result<Option<Vec<ReceiptJson>>, EthError> {
+    Ok(find_block(&node, id).map(|b| block_receipts_json(&b)))
 }
 
 /// `eth_getBlockTransactionCountByNumber [tag]`.
