@@ -13,6 +13,7 @@ use revm::context::result::ExecutionResult;
 use tracing::{debug, info};
 
 use crate::block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
+use crate::deploy_gate::DeployGate;
 use crate::error::{EvmError, TxError};
 use crate::execute::{BLACKHOLE, BlockContext, inspect};
 use crate::fee::{self, ParentFees};
@@ -327,12 +328,6 @@ impl EvmChain {
             inner
                 .precompiles
                 .check_tx_allowed(&inner.state, tx.sender)?;
-            if e.kind().is_create() && !inner.precompiles.may_deploy(&inner.state, &tx.sender) {
-                return Err(TxError::Other(format!(
-                    "tx.origin {} is not authorized to deploy a contract",
-                    tx.sender
-                )));
-            }
         }
         let hash = tx.hash;
         self.lock_pool().insert(tx)?;
@@ -405,16 +400,21 @@ impl EvmChain {
                 continue;
             }
             let env = tx_env(&tx);
+            // The tracer sees a refused creation open and fail, as geth's does.
+            let gate = DeployGate::new(
+                tx.sender,
+                inner.precompiles.may_deploy(&inner.state, &tx.sender),
+            );
             let traced = inspect(
                 &inner.state,
                 &inner.hashes,
                 &inner.precompiles.provider,
                 &ctx,
                 env,
-                CallTracer::default(),
+                (CallTracer::default(), gate),
             );
             let (out, mut trace) = match traced {
-                Ok((r, tracer)) => (r, tracer.into_root().unwrap_or_default()),
+                Ok((r, (tracer, _))) => (r, tracer.into_root().unwrap_or_default()),
                 Err(err) => {
                     if replay {
                         return Err(EvmError::Corrupt {

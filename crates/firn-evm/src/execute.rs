@@ -1,6 +1,7 @@
 //! Running revm: one transaction or call against the world state, in a block's environment,
 //! with revm's errors turned into go-ethereum's texts.
 
+use crate::deploy_gate::DeployGate;
 use alloy_primitives::{Address, B256, U256};
 use revm::context::result::{EVMError, ExecutionResult, InvalidTransaction, ResultAndState};
 use revm::context::{BlockEnv, CfgEnv, TxEnv};
@@ -71,6 +72,7 @@ fn envs(block: &BlockContext, opts: CallOptions) -> (CfgEnv, BlockEnv) {
 }
 
 /// Executes `tx` on `state` without changing it; the caller applies the result's state.
+/// `gate` fails the creations of an origin the deployer allow list refuses.
 pub fn transact(
     state: &WorldState,
     hashes: &[B256],
@@ -78,8 +80,18 @@ pub fn transact(
     block: &BlockContext,
     tx: TxEnv,
     opts: CallOptions,
+    gate: DeployGate,
 ) -> Result<ResultAndState, TxError> {
     let (cfg, env) = envs(block, opts);
+    if gate.refused_origin().is_some() {
+        let mut evm = Context::mainnet()
+            .with_cfg(cfg)
+            .with_block(env)
+            .with_ref_db(StateDb { state, hashes })
+            .build_mainnet_with_inspector(gate)
+            .with_precompiles(precompiles.clone());
+        return evm.inspect_tx(tx).map_err(map_error);
+    }
     let mut evm = Context::mainnet()
         .with_cfg(cfg)
         .with_block(env)

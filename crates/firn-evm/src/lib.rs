@@ -37,6 +37,7 @@
 
 mod block;
 mod chain;
+mod deploy_gate;
 mod error;
 mod execute;
 pub mod fee;

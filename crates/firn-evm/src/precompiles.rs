@@ -4,8 +4,8 @@
 //! left-padded to 32 bytes), native minter's `initialMint` credited.
 //!
 //! The tx allow list is enforced on every transaction (pool and block building), the deployer
-//! allow list on every creation transaction in the pool; calls to the precompiles run in
-//! [`crate::stateful`].
+//! allow list on every creation at execution ([`crate::deploy_gate`]); calls to the
+//! precompiles run in [`crate::stateful`].
 
 use std::sync::Arc;
 

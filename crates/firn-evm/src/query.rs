@@ -9,6 +9,7 @@ use revm::context::result::ExecutionResult;
 
 use crate::block::{Block, SignedTx};
 use crate::chain::EvmChain;
+use crate::deploy_gate::DeployGate;
 use crate::error::TxError;
 use crate::execute::{BlockContext, CallOptions, failure, transact};
 use crate::tx::{CallRequest, intrinsic_gas};
@@ -217,7 +218,17 @@ impl EvmChain {
         };
         let ctx = self.call_context(&head);
         let precompiles = &inner.precompiles.provider;
-        transact(&inner.state, &inner.hashes, precompiles, &ctx, env, opts).map(|r| r.result)
+        let gate = DeployGate::new(from, inner.precompiles.may_deploy(&inner.state, &from));
+        transact(
+            &inner.state,
+            &inner.hashes,
+            precompiles,
+            &ctx,
+            env,
+            opts,
+            gate,
+        )
+        .map(|r| r.result)
     }
 
     /// `eth_call` on the head: the return data, or why it failed.

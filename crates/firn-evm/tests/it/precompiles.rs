@@ -166,36 +166,65 @@ fn tx_allow_list_refuses_then_admits_after_set_enabled() {
     );
 }
 
+/// Runtime code of a factory: `CREATE` of an empty contract, its address stored in slot 0.
+const FACTORY_RUNTIME: [u8; 11] = [
+    0x60, 0x00, 0x60, 0x00, 0x60, 0x00, 0xf0, 0x60, 0x00, 0x55, 0x00,
+];
+
+/// Init code returning [`FACTORY_RUNTIME`].
+fn factory_init() -> Vec<u8> {
+    let mut init = vec![
+        0x60, 0x0b, 0x60, 0x0c, 0x60, 0x00, 0x39, 0x60, 0x0b, 0x60, 0x00, 0xf3,
+    ];
+    init.extend(FACTORY_RUNTIME);
+    init
+}
+
 #[test]
-fn deployer_allow_list_refuses_then_admits() {
+fn deployer_allow_list_fails_creations_of_origins_without_a_role() {
     let (chain, clock) = subnet_chain(&["contractDeployerAllowListConfig"]);
-    let deployer = key(1);
+    let outsider = key(1);
     let init = token_init_code("T", "T", ether(1));
-    let refused = chain
-        .submit_raw_tx(&tx1559(
-            &deployer,
-            0,
-            None,
-            U256::ZERO,
-            init.clone(),
-            3_000_000,
-        ))
-        .unwrap_err()
-        .to_string();
-    assert_eq!(
-        refused,
-        format!(
-            "tx.origin {} is not authorized to deploy a contract",
-            deployer.address()
-        )
-    );
+
+    // As in subnet-evm, the creation is included and fails using all its gas; no code.
+    let receipt = send(&chain, &clock, 1, None, init.to_vec());
+    assert!(!receipt.success);
+    assert_eq!(receipt.gas_used, 3_000_000);
+    let would_be = outsider.address().create(0);
+    assert!(chain.code(&would_be).is_empty());
+    // eth_estimateGas says so too.
+    let estimate = chain.estimate_gas(&CallRequest {
+        from: Some(outsider.address()),
+        input: Some(init.clone()),
+        ..CallRequest::default()
+    });
+    assert!(estimate.is_err(), "{estimate:?}");
+
+    // A contract deployed by the admin (key 0) creates only for an origin with a role.
+    let admin_deploy = send(&chain, &clock, 0, None, factory_init());
+    assert!(admin_deploy.success);
+    let factory = admin_deploy.contract_address.unwrap();
+    assert_eq!(chain.code(&factory).to_vec(), FACTORY_RUNTIME.to_vec());
+    let inner = send(&chain, &clock, 1, Some(factory), Vec::new());
+    assert!(inner.success, "the outer call succeeds; only CREATE fails");
+    assert_eq!(chain.storage(&factory, U256::ZERO), U256::ZERO);
+    let by_admin = send(&chain, &clock, 0, Some(factory), Vec::new());
+    assert!(by_admin.success);
+    assert_ne!(chain.storage(&factory, U256::ZERO), U256::ZERO);
+
     // Plain transfers are not affected.
     chain
-        .submit_raw_tx(&transfer(&deployer, 0, key(2).address(), U256::from(1)))
+        .submit_raw_tx(&transfer(
+            &outsider,
+            chain.nonce(&outsider.address()),
+            key(2).address(),
+            U256::from(1),
+        ))
         .unwrap();
 
+    // Once enabled, the outsider deploys.
     let set = IAllowList::setEnabledCall {
-        addr: deployer.address(),
+        addr: outsider.address(),
     };
     assert!(
         send(
