@@ -20,16 +20,6 @@ use serde_json::{Value, json};
 use crate::devnet::{Running, TempDir, call, start_firn, stop};
 use crate::up::{banner_value, get_json, wait_for};
 
-/// Whether the stores these tests build hold indexed EVM chains. The EVM parts of the suites
-/// (the Data API's EVM endpoints, the Metrics API's per-chain metrics) switch on here once
-/// `firn up` and `firn index` run the EVM follower; `FIRN_E2E_EVM=1` switches them on without
-/// an edit.
-const EVM_INDEXED: bool = false;
-
-fn evm_indexed() -> bool {
-    EVM_INDEXED || std::env::var("FIRN_E2E_EVM").is_ok_and(|v| v == "1")
-}
-
 /// History small enough for a test, big enough for two pages of every list.
 const HISTORY: [&str; 8] = [
     "--days",
@@ -37,7 +27,7 @@ const HISTORY: [&str; 8] = [
     "--transfers-per-day",
     "12",
     "--evm-txs-per-day",
-    "24",
+    "72",
     "--seed",
     "firn-e2e",
 ];
@@ -128,6 +118,137 @@ fn wait_indexed(api: &str, height: u64) {
     });
 }
 
+/// Waits until the Data API holds the C-Chain up to the node's head at the time of asking.
+fn wait_evm_indexed(api: &str, rpc: &str) {
+    let head = call(rpc, "/ext/bc/C/rpc", "eth_blockNumber", json!([]));
+    let head = u64::from_str_radix(
+        head.as_str().expect("a quantity").trim_start_matches("0x"),
+        16,
+    )
+    .expect("a hex quantity");
+    wait_for(|| {
+        let page = get_json(&format!("{api}/v1/chains/43113/blocks?pageSize=1"))?;
+        let newest: u64 = page["blocks"].get(0)?["blockNumber"]
+            .as_str()?
+            .parse()
+            .ok()?;
+        (newest >= head).then_some(())
+    });
+}
+
+/// The C-Chain addresses the history made busiest, read from the node's logs: the one in the
+/// most ERC-20 transfers, the one in the most ERC-721 transfers, and the one holding the most
+/// collectibles (ERC-721 tokens, ERC-1155 ids) now, with how many: the suite checks the Data
+/// API lists exactly those, and pages through each list.
+struct Busiest {
+    erc20: String,
+    erc721: String,
+    collector: String,
+    /// How many collectibles `collector` holds.
+    collectibles: u32,
+}
+
+fn busiest_token_holders(rpc: &str) -> Busiest {
+    use std::collections::HashMap;
+    const ZERO: &str = "0x0000000000000000000000000000000000000000";
+    let transfer = format!(
+        "0x{}",
+        hex::encode(firn_core::evm::event_topic(
+            "Transfer(address,address,uint256)"
+        ))
+    );
+    let logs = call(
+        rpc,
+        "/ext/bc/C/rpc",
+        "eth_getLogs",
+        json!([{ "fromBlock": "0x0", "toBlock": "latest", "topics": [transfer] }]),
+    );
+    let topic_address = |t: &Value| format!("0x{}", &t.as_str().expect("a topic")[26..]);
+    let mut erc20: HashMap<String, u32> = HashMap::new();
+    let mut erc721: HashMap<String, u32> = HashMap::new();
+    let mut owners: HashMap<(String, String), String> = HashMap::new();
+    for log in logs.as_array().expect("logs") {
+        let topics = log["topics"].as_array().expect("topics");
+        let (from, to) = (topic_address(&topics[1]), topic_address(&topics[2]));
+        let counts = if topics.len() == 4 {
+            &mut erc721
+        } else {
+            &mut erc20
+        };
+        for a in [&from, &to] {
+            if a != ZERO {
+                *counts.entry(a.clone()).or_default() += 1;
+            }
+        }
+        if topics.len() == 4 {
+            let token = (log["address"].to_string(), topics[3].to_string());
+            owners.insert(token, to);
+        }
+    }
+    // ERC-1155 balances by (contract, id), from TransferSingle and TransferBatch.
+    let mut balances: HashMap<(String, String, u128), i128> = HashMap::new();
+    let topic = |event: &str| format!("0x{}", hex::encode(firn_core::evm::event_topic(event)));
+    let (single, batch) = (
+        topic("TransferSingle(address,address,address,uint256,uint256)"),
+        topic("TransferBatch(address,address,address,uint256[],uint256[])"),
+    );
+    let logs = call(
+        rpc,
+        "/ext/bc/C/rpc",
+        "eth_getLogs",
+        json!([{ "fromBlock": "0x0", "toBlock": "latest", "topics": [[single.clone(), batch]] }]),
+    );
+    for log in logs.as_array().expect("logs") {
+        let topics = log["topics"].as_array().expect("topics");
+        let (from, to) = (topic_address(&topics[2]), topic_address(&topics[3]));
+        let data = hex::decode(log["data"].as_str().expect("data").trim_start_matches("0x"))
+            .expect("hex data");
+        let word =
+            |i: usize| u128::from_be_bytes(data[i * 32 + 16..i * 32 + 32].try_into().unwrap());
+        let moves: Vec<(u128, u128)> = if topics[0].as_str() == Some(single.as_str()) {
+            vec![(word(0), word(1))]
+        } else {
+            let (ids, values) = (word(0) as usize / 32, word(1) as usize / 32);
+            (0..word(ids) as usize)
+                .map(|i| (word(ids + 1 + i), word(values + 1 + i)))
+                .collect()
+        };
+        let contract = log["address"].to_string();
+        for (id, value) in moves {
+            *balances
+                .entry((contract.clone(), from.clone(), id))
+                .or_default() -= value as i128;
+            *balances
+                .entry((contract.clone(), to.clone(), id))
+                .or_default() += value as i128;
+        }
+    }
+    let mut held: HashMap<String, u32> = HashMap::new();
+    let holders_1155 = balances
+        .into_iter()
+        .filter(|(_, b)| *b > 0)
+        .map(|((_, owner, _), _)| owner);
+    for owner in owners
+        .into_values()
+        .chain(holders_1155)
+        .filter(|o| o != ZERO)
+    {
+        *held.entry(owner).or_default() += 1;
+    }
+    let top = |m: &HashMap<String, u32>, what: &str| {
+        m.iter()
+            .max_by_key(|(a, n)| (**n, std::cmp::Reverse((*a).clone())))
+            .map(|(a, _)| a.clone())
+            .unwrap_or_else(|| panic!("the history made no {what}"))
+    };
+    Busiest {
+        erc20: top(&erc20, "ERC-20 transfers"),
+        erc721: top(&erc721, "ERC-721 transfers"),
+        collectibles: held[&top(&held, "ERC-721 or ERC-1155 holdings")],
+        collector: top(&held, "ERC-721 or ERC-1155 holdings"),
+    }
+}
+
 /// The SDK suite's context for a live devnet: addresses by role (the history's key 1 stakes,
 /// key 2 delegates and earns rewards, key 3 sends transfers), the node's height, validators
 /// and L1 chain. Totals the node cannot tell are left out.
@@ -162,20 +283,21 @@ fn live_context(rpc: &str, api: &str, seed: &str) -> Value {
         "proposers": proposers,
         "blockchainId": l1["id"],
         "blockchainName": "FirnL1",
-        "evm": evm_indexed(),
+        "evm": true,
     });
-    if evm_indexed() {
-        let c = |method: &str, params: Value| call(rpc, "/ext/bc/C/rpc", method, params);
-        let first = c("eth_getBlockByNumber", json!(["0x1", true]));
-        let deploy = first["transactions"][0]["hash"].clone();
-        let receipt = c("eth_getTransactionReceipt", json!([deploy]));
-        ctx["chainId"] = json!("43113");
-        ctx["evmAddress"] = keys[3]["evmAddress"].clone();
-        ctx["erc721Address"] = keys[3]["evmAddress"].clone();
-        ctx["collector"] = keys[3]["evmAddress"].clone();
-        ctx["contract"] = receipt["contractAddress"].clone();
-        ctx["contractTx"] = deploy;
-    }
+    let c = |method: &str, params: Value| call(rpc, "/ext/bc/C/rpc", method, params);
+    let first = c("eth_getBlockByNumber", json!(["0x1", true]));
+    let deploy = first["transactions"][0]["hash"].clone();
+    let receipt = c("eth_getTransactionReceipt", json!([deploy]));
+    wait_evm_indexed(api, rpc);
+    let busiest = busiest_token_holders(rpc);
+    ctx["chainId"] = json!("43113");
+    ctx["evmAddress"] = json!(busiest.erc20);
+    ctx["erc721Address"] = json!(busiest.erc721);
+    ctx["collector"] = json!(busiest.collector);
+    ctx["collectibleCount"] = json!(busiest.collectibles);
+    ctx["contract"] = receipt["contractAddress"].clone();
+    ctx["contractTx"] = deploy;
     ctx
 }
 
@@ -191,15 +313,14 @@ fn data_api_suite(api: &str, ctx: &Value) {
     );
     eprintln!("{out}");
     assert!(out.contains(", 0 failures"), "{out}");
-    assert_eq!(
-        out.contains("skipped (evm: false)"),
-        !evm_indexed(),
-        "the EVM steps run exactly when EVM chains are indexed: {out}"
+    assert!(
+        !out.contains("skipped (evm: false)"),
+        "every EVM step runs: {out}"
     );
 }
 
 fn metrics_suite(metrics: &str) {
-    let chain = if evm_indexed() { "43113" } else { "" };
+    let chain = "43113";
     let out = node(
         "metrics",
         "@avalanche-sdk/chainkit",

@@ -124,7 +124,7 @@ async function run(label, sdk) {
       await pages("erc721", () => d.evm.address.transactions.listErc721({ chainId: ctx.chainId, address: ctx.erc721Address, pageSize: 1 }, o), "transactions", 2);
     },
     listCollectibleBalances: async () => {
-      const r = await pages("collectibles", () => d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o), "collectibleBalances", 2);
+      const r = await pages("collectibles", () => d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o), "collectibleBalances", Math.min(2, ctx.collectibleCount ?? 2));
       if (ctx.collectibleCount !== undefined) check(r.length === ctx.collectibleCount, `collectible count ${r.length}`);
     },
   };
