@@ -24,6 +24,16 @@ pub struct Running {
     pub banner: Vec<String>,
 }
 
+/// A test that fails mid-way must not leave its `firn` processes running.
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 pub fn start(dir: &Path, extra: &[&str]) -> Running {
     start_firn("devnet", dir, extra)
 }
