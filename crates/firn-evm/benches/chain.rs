@@ -6,10 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use alloy_primitives::{Address, B256, Bytes, U256};
+use alloy_primitives::{Address, Bytes, U256};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use firn_evm::EvmChain;
-use firn_evm::testing::{chain, deploy_token, key, sign, transfer_data};
+use firn_evm::testing::{chain, deploy_token, erc20_transfers, key, plain_transfers};
 
 const BATCH: u64 = 1000;
 /// Room for a whole batch of token transfers in one block.
@@ -36,12 +36,7 @@ fn benches(c: &mut Criterion) {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
-                let txs: Vec<Bytes> = (0..BATCH)
-                    .map(|i| {
-                        let to = Some(Address::repeat_byte(7));
-                        sign(&k, nonce + i, to, U256::from(1), Bytes::new(), 21_000)
-                    })
-                    .collect();
+                let txs = plain_transfers(&k, Address::repeat_byte(7), U256::from(1), nonce, BATCH);
                 nonce += BATCH;
                 total += run(&plain, &txs);
             }
@@ -56,13 +51,7 @@ fn benches(c: &mut Criterion) {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
-                let txs: Vec<Bytes> = (0..BATCH)
-                    .map(|i| {
-                        let to = Address::from_word(B256::from(U256::from(nonce + i)));
-                        let data = transfer_data(to, U256::from(1));
-                        sign(&k, nonce + i, Some(token), U256::ZERO, data, 60_000)
-                    })
-                    .collect();
+                let txs = erc20_transfers(&k, token, nonce, BATCH);
                 nonce += BATCH;
                 total += run(&erc20, &txs);
             }

@@ -49,6 +49,37 @@ pub fn sign(
     Bytes::from(env.encoded_2718())
 }
 
+/// `count` signed transfers of `value` wei from `k` to `to`, nonces from `first_nonce`.
+pub fn plain_transfers(
+    k: &PrivateKeySigner,
+    to: Address,
+    value: U256,
+    first_nonce: u64,
+    count: u64,
+) -> Vec<Bytes> {
+    (first_nonce..first_nonce + count)
+        .map(|nonce| sign(k, nonce, Some(to), value, Bytes::new(), 21_000))
+        .collect()
+}
+
+/// `count` signed transfers of one unit of the ERC-20 `token` from `k`, nonces from
+/// `first_nonce`, each to a new recipient (the nonce as an address), so every transfer writes
+/// a fresh storage slot.
+pub fn erc20_transfers(
+    k: &PrivateKeySigner,
+    token: Address,
+    first_nonce: u64,
+    count: u64,
+) -> Vec<Bytes> {
+    (first_nonce..first_nonce + count)
+        .map(|nonce| {
+            let to = Address::from_word(B256::from(U256::from(nonce)));
+            let data = transfer_data(to, U256::from(1));
+            sign(k, nonce, Some(token), U256::ZERO, data, 60_000)
+        })
+        .collect()
+}
+
 /// FirnToken's creation code with constructor arguments `(name, symbol, 18, supply)`.
 pub fn token_init_code(name: &str, symbol: &str, supply: U256) -> Bytes {
     let artifact: serde_json::Value = serde_json::from_str(FIRN_TOKEN).expect("artifact JSON");

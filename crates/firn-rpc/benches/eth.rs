@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, B256, Bytes, U256};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use firn_evm::testing::{chain, deploy_token, key, sign, transfer_data};
+use firn_evm::testing::{chain, deploy_token, erc20_transfers, key, plain_transfers};
 use firn_evm::{EvmChain, Producer};
 use firn_rpc::node::eth::{EvmChains, EvmNode};
 use firn_rpc::{RpcRouter, loopback, spawn};
@@ -115,13 +115,7 @@ fn benches(c: &mut Criterion) {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
-                let txs: Vec<Bytes> = (0..BATCH)
-                    .map(|i| {
-                        let to = Address::from_word(B256::from(U256::from(nonce + i)));
-                        let data = transfer_data(to, U256::from(1));
-                        sign(&k, nonce + i, Some(token), U256::ZERO, data, 60_000)
-                    })
-                    .collect();
+                let txs = erc20_transfers(&k, token, nonce, BATCH);
                 nonce += BATCH;
                 let last = alloy_primitives::keccak256(txs.last().unwrap());
                 total += rt.block_on(bench.send(&txs, last));
@@ -133,12 +127,7 @@ fn benches(c: &mut Criterion) {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
-                let txs: Vec<Bytes> = (0..BATCH)
-                    .map(|i| {
-                        let to = Some(Address::repeat_byte(9));
-                        sign(&k, nonce + i, to, U256::ZERO, Bytes::new(), 21_000)
-                    })
-                    .collect();
+                let txs = plain_transfers(&k, Address::repeat_byte(9), U256::ZERO, nonce, BATCH);
                 nonce += BATCH;
                 let last = alloy_primitives::keccak256(txs.last().unwrap());
                 total += rt.block_on(bench.send(&txs, last));
@@ -148,19 +137,8 @@ fn benches(c: &mut Criterion) {
     });
 
     // A block of 100 ERC-20 transfers for the receipts call.
-    for i in 0..100 {
-        let to = Address::from_word(B256::from(U256::from(10_000_000 + i)));
-        chain
-            .submit_raw_tx(&sign(
-                &k,
-                nonce,
-                Some(token),
-                U256::ZERO,
-                transfer_data(to, U256::from(1)),
-                60_000,
-            ))
-            .unwrap();
-        nonce += 1;
+    for tx in erc20_transfers(&k, token, nonce, 100) {
+        chain.submit_raw_tx(&tx).unwrap();
     }
     rt.block_on(async { tokio::time::sleep(Duration::from_millis(200)).await });
     chain.build_until_idle().unwrap();
