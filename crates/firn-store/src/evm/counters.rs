@@ -251,7 +251,7 @@ pub(super) async fn update_counters(
             );
             let chain_id = s.rows.chain_id;
             let m = metrics_row(conn, &mut rows, key, || {
-                fresh(chain_id, g, start, prev_ts, ts)
+                ChainMetrics::empty(chain_id, g, start, prev_ts, ts)
             })
             .await?;
             m.block_count += 1;
@@ -303,30 +303,4 @@ pub(super) async fn update_counters(
         }
     }
     Ok(())
-}
-
-fn fresh(chain_id: u64, g: Granularity, start: u64, prev_ts: u64, ts: u64) -> ChainMetrics {
-    ChainMetrics {
-        chain_id,
-        granularity: g,
-        start_ts: start,
-        block_count: 0,
-        tx_count: 0,
-        gas_used: 0,
-        fees_paid: U256::ZERO,
-        sum_gas_price: U256::ZERO,
-        max_gas_price: U256::ZERO,
-        max_tps: 0.0,
-        max_gps: 0.0,
-        active_addresses: 0,
-        active_senders: 0,
-        contracts: 0,
-        deployers: 0,
-        span_start_ts: prev_ts,
-        last_block_ts: ts,
-        cumulative_txs: 0,
-        cumulative_addresses: 0,
-        cumulative_contracts: 0,
-        cumulative_deployers: 0,
-    }
 }

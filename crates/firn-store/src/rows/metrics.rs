@@ -87,6 +87,40 @@ pub struct ChainMetrics {
 }
 
 impl ChainMetrics {
+    /// A period with no blocks yet, starting at `start_ts`, whose span runs from `span_start_ts`
+    /// (the last block before it) to `last_block_ts`.
+    pub fn empty(
+        chain_id: u64,
+        granularity: Granularity,
+        start_ts: u64,
+        span_start_ts: u64,
+        last_block_ts: u64,
+    ) -> Self {
+        Self {
+            chain_id,
+            granularity,
+            start_ts,
+            block_count: 0,
+            tx_count: 0,
+            gas_used: 0,
+            fees_paid: U256::ZERO,
+            sum_gas_price: U256::ZERO,
+            max_gas_price: U256::ZERO,
+            max_tps: 0.0,
+            max_gps: 0.0,
+            active_addresses: 0,
+            active_senders: 0,
+            contracts: 0,
+            deployers: 0,
+            span_start_ts,
+            last_block_ts,
+            cumulative_txs: 0,
+            cumulative_addresses: 0,
+            cumulative_contracts: 0,
+            cumulative_deployers: 0,
+        }
+    }
+
     fn span(&self) -> u64 {
         self.last_block_ts.saturating_sub(self.span_start_ts).max(1)
     }

@@ -6,7 +6,7 @@ use firn_core::ids::Id;
 use firn_store::rows::evm::EvmBlockRows;
 use firn_store::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use firn_store::rows::pchain::P_CHAIN_ID;
-use firn_store::types::{Address, U256};
+use firn_store::types::Address;
 use firn_store::{EvmWriter, MetricsReader, PChainWriter, PageRequest, SortOrder, Store};
 
 use crate::fixtures::{EvmHistory, evm_chain, id, pblock, ptx};
@@ -28,29 +28,9 @@ fn direct(blocks: &[EvmBlockRows], g: Granularity) -> Vec<ChainMetrics> {
         let start = g.start_of(ts);
         let prev = prev_ts.unwrap_or(ts);
         let dt = ts.saturating_sub(prev).max(1) as f64;
-        let m = out.entry(start).or_insert_with(|| ChainMetrics {
-            chain_id: b.chain_id,
-            granularity: g,
-            start_ts: start,
-            block_count: 0,
-            tx_count: 0,
-            gas_used: 0,
-            fees_paid: U256::ZERO,
-            sum_gas_price: U256::ZERO,
-            max_gas_price: U256::ZERO,
-            max_tps: 0.0,
-            max_gps: 0.0,
-            active_addresses: 0,
-            active_senders: 0,
-            contracts: 0,
-            deployers: 0,
-            span_start_ts: prev,
-            last_block_ts: ts,
-            cumulative_txs: 0,
-            cumulative_addresses: 0,
-            cumulative_contracts: 0,
-            cumulative_deployers: 0,
-        });
+        let m = out
+            .entry(start)
+            .or_insert_with(|| ChainMetrics::empty(b.chain_id, g, start, prev, ts));
         m.block_count += 1;
         m.tx_count += b.txs.len() as u64;
         m.gas_used += b.block.gas_used;
