@@ -1,22 +1,24 @@
 //! [`Aggregator`]: collects a quorum of verified BLS signatures for one Warp message.
 //!
 //! 1. The signing subnet is the one given, or the one validating the message's source chain.
-//! 2. Its validators at the P-Chain height become the canonical set (merged by key, sorted
-//!    by uncompressed key), whose indices the signer bitset uses.
+//! 2. Its validators at the P-Chain height (the last accepted one unless the request names
+//!    one) become the canonical set (merged by key, sorted by uncompressed key), whose
+//!    indices the signer bitset uses. Sets are kept by (subnet, height): they never change.
 //! 3. Signatures already verified for this message ID are taken from the cache.
 //! 4. The rest are requested heaviest first, in parallel, each with its own timeout: just
 //!    enough validators to reach the target (quorum + buffer) if all answer; each failure
 //!    (unreachable, refusal, timeout, bad signature) launches the next heaviest.
 //! 5. Answers are verified in batches (see [`crate::verify`]) before they count; a batch is
 //!    checked as soon as it could reach the target, or when nothing else is in flight.
-//! 6. Collection stops at the target or when nobody is left to ask; the message is built if
-//!    the quorum is met, with the signers in canonical order.
+//! 6. Collection stops at the target or when nobody is left to ask (or at once when the
+//!    network cannot carry requests at all); the message is built if the quorum is met,
+//!    with the signers in canonical order and the sum of the verified batches' sums.
 
-use crate::cache::SignatureCache;
+use crate::cache::{PreparedSet, SetCache, SignatureCache, SignerSet};
 use crate::error::AggregateError;
 use crate::network::{NetworkError, ValidatorNetwork};
 use crate::quorum::Quorum;
-use crate::verify::{Candidate, split_valid};
+use crate::verify::{self, Candidate, split_valid};
 use firn_core::ids::{Id, NodeId};
 use firn_core::keys::bls;
 use firn_core::warp::acp118::SignatureRequest;
@@ -98,40 +100,88 @@ pub struct Aggregated {
     pub asked: usize,
 }
 
+/// How many canonical sets (by subnet and P-Chain height) the aggregator keeps.
+const SET_CACHE_CAPACITY: usize = 64;
+
 /// Collects and aggregates Warp signatures over a [`ValidatorNetwork`]. Cheap to share
 /// (`Arc`), safe to use from many tasks at once.
 #[derive(Debug)]
 pub struct Aggregator {
     network: Arc<dyn ValidatorNetwork>,
     config: AggregatorConfig,
-    cache: Mutex<SignatureCache>,
+    signatures: Mutex<SignatureCache>,
+    sets: Mutex<SetCache>,
 }
 
-/// The verified signatures gathered so far, by canonical index.
+/// The verified signers gathered so far, by canonical index, and their summed signature
+/// (checked sums all the way: the subgroup check of each sum is the last line of defence
+/// against colluding signers).
 struct Collected {
-    signatures: HashMap<usize, bls::UncheckedSignature>,
+    signed: Vec<bool>,
+    signers: usize,
     weight: u64,
+    sum: Option<bls::Signature>,
 }
 
 impl Collected {
-    fn accept(&mut self, index: usize, weight: u64, sig: bls::UncheckedSignature) {
-        if self.signatures.insert(index, sig).is_none() {
+    fn new(validators: usize) -> Self {
+        Self {
+            signed: vec![false; validators],
+            signers: 0,
+            weight: 0,
+            sum: None,
+        }
+    }
+
+    /// Counts validator `index` as signed; its signature goes into the sum separately
+    /// ([`Collected::add_sum`]), a batch at a time.
+    fn accept(&mut self, index: usize, weight: u64) {
+        if let Some(slot) = self.signed.get_mut(index)
+            && !*slot
+        {
+            *slot = true;
+            self.signers += 1;
             self.weight = self.weight.saturating_add(weight);
         }
     }
+
+    fn add_sum(&mut self, sum: bls::Signature) {
+        self.sum = Some(verify::add(self.sum.take(), sum));
+    }
+
+    /// The canonical indices of the signers, ascending: the bitset's order.
+    fn indices(&self) -> Vec<usize> {
+        self.signed
+            .iter()
+            .enumerate()
+            .filter_map(|(i, signed)| signed.then_some(i))
+            .collect()
+    }
+}
+
+/// Why a validator gave no signature.
+enum Failure {
+    /// This validator failed (unreachable, refused, timed out, malformed): ask the next.
+    Skipped(String),
+    /// Nobody can be asked over this network: stop.
+    Fatal(NetworkError),
 }
 
 /// One canonical validator's answer: a parsed signature, or why there is none.
-type Answer = (usize, Result<bls::UncheckedSignature, String>);
+type Answer = (usize, Result<bls::UncheckedSignature, Failure>);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 impl Aggregator {
     /// An aggregator over `network`.
     pub fn new(network: Arc<dyn ValidatorNetwork>, config: AggregatorConfig) -> Self {
-        let cache = Mutex::new(SignatureCache::new(config.cache_capacity));
         Self {
+            signatures: Mutex::new(SignatureCache::new(config.cache_capacity)),
+            sets: Mutex::new(SetCache::new(SET_CACHE_CAPACITY)),
             network,
             config,
-            cache,
         }
     }
 
@@ -140,13 +190,15 @@ impl Aggregator {
         &self.network
     }
 
-    /// Forgets every cached signature.
+    /// Forgets every cached signature and validator set.
     pub fn clear_cache(&self) {
-        self.cache().clear();
+        self.clear_signature_cache();
+        lock(&self.sets).clear();
     }
 
-    fn cache(&self) -> MutexGuard<'_, SignatureCache> {
-        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    /// Forgets every cached signature; validator sets stay.
+    pub fn clear_signature_cache(&self) {
+        lock(&self.signatures).clear();
     }
 
     /// Collects signatures for `req` until its quorum (plus buffer) is met and returns the
@@ -167,16 +219,12 @@ impl Aggregator {
                     .await?
             }
         };
-        let set = self
-            .network
-            .validators_at(subnet_id, req.pchain_height)
-            .await?;
-        let height = set.height;
-        let canonical = CanonicalValidatorSet::new(
-            set.validators
-                .into_iter()
-                .map(|v| (v.node_id, v.public_key, v.weight)),
-        )?;
+        let height = match req.pchain_height {
+            Some(height) => height,
+            None => self.network.current_height().await?,
+        };
+        let set = self.prepared_set(subnet_id, height).await?;
+        let canonical = &set.canonical;
         if canonical.is_empty() {
             return Err(AggregateError::NoValidators { subnet_id, height });
         }
@@ -185,18 +233,9 @@ impl Aggregator {
         let target = req.quorum.target(total);
         let message_id = req.message.id();
 
-        let mut collected = Collected {
-            signatures: HashMap::new(),
-            weight: 0,
-        };
-        {
-            let cache = self.cache();
-            for (i, v) in canonical.validators.iter().enumerate() {
-                if let Some(sig) = cache.get(&message_id, &v.public_key) {
-                    collected.accept(i, v.weight, sig.clone());
-                }
-            }
-        }
+        let set_id = (subnet_id, height);
+        let mut collected = Collected::new(canonical.len());
+        self.take_cached(set_id, canonical, &message_id, &mut collected)?;
         let mut asked = 0;
         if collected.weight < target {
             let request = Arc::new(SignatureRequest {
@@ -204,47 +243,113 @@ impl Aggregator {
                 justification: req.justification,
             });
             asked = self
-                .collect(&canonical, request, message_id, target, &mut collected)
-                .await;
+                .collect(&set, request, message_id, target, &mut collected)
+                .await?;
         }
         if collected.weight < required {
             return Err(AggregateError::InsufficientWeight {
                 obtained: collected.weight,
                 required,
                 total,
-                signers: collected.signatures.len(),
+                signers: collected.signers,
                 asked,
             });
         }
-        let signers = collected.signatures.len();
-        let message = build_message(req.message, &collected.signatures)?;
+        let signers: SignerSet = (set_id, collected.indices());
+        let sum = collected.sum.ok_or(WarpError::NoSigners)?;
+        let message = Message::new(
+            req.message,
+            BitSetSignature {
+                signers: bitset::from_indices(&signers.1),
+                signature: sum.to_bytes(),
+            },
+        );
+        lock(&self.signatures).remember_aggregate(message_id, signers, sum);
         Ok(Aggregated {
             message,
             subnet_id,
             height,
             signed_weight: collected.weight,
             total_weight: total,
-            signers,
+            signers: collected.signers,
             asked,
         })
+    }
+
+    /// The canonical set of `subnet_id` at `height`, read and prepared once.
+    async fn prepared_set(
+        &self,
+        subnet_id: Id,
+        height: u64,
+    ) -> Result<Arc<PreparedSet>, AggregateError> {
+        if let Some(set) = lock(&self.sets).get(subnet_id, height) {
+            return Ok(set);
+        }
+        let validators = self.network.validators_at(subnet_id, height).await?;
+        let canonical = CanonicalValidatorSet::new(
+            validators
+                .into_iter()
+                .map(|v| (v.node_id, v.public_key, v.weight)),
+        )?;
+        let set = Arc::new(PreparedSet::new(canonical));
+        lock(&self.sets).insert(subnet_id, height, set.clone());
+        Ok(set)
+    }
+
+    /// Counts the signatures of the message already verified, and sums them (or takes the
+    /// message's last aggregate when it has exactly these signers).
+    fn take_cached(
+        &self,
+        set_id: (Id, u64),
+        canonical: &CanonicalValidatorSet,
+        message_id: &Id,
+        collected: &mut Collected,
+    ) -> Result<(), AggregateError> {
+        let sigs = {
+            let cache = lock(&self.signatures);
+            if cache.len_of(message_id) == 0 {
+                return Ok(());
+            }
+            let mut sigs = Vec::new();
+            for (i, v) in canonical.validators.iter().enumerate() {
+                if let Some(sig) = cache.get(message_id, &v.public_key) {
+                    collected.accept(i, v.weight);
+                    sigs.push(sig);
+                }
+            }
+            if sigs.is_empty() {
+                return Ok(());
+            }
+            if let Some(sum) = cache.aggregate_of(message_id, &(set_id, collected.indices())) {
+                collected.add_sum(sum.clone());
+                return Ok(());
+            }
+            sigs.into_iter().cloned().collect::<Vec<_>>()
+        };
+        let refs: Vec<&bls::UncheckedSignature> = sigs.iter().collect();
+        let sum = bls::aggregate_unchecked(&refs).map_err(|e| WarpError::Bls(e.to_string()))?;
+        collected.add_sum(sum);
+        Ok(())
     }
 
     /// Asks validators heaviest first until `collected` reaches `target` or nobody is left.
     /// Returns how many canonical validators were asked.
     async fn collect(
         &self,
-        canonical: &CanonicalValidatorSet,
+        set: &PreparedSet,
         request: Arc<SignatureRequest>,
         message_id: Id,
         target: u64,
         collected: &mut Collected,
-    ) -> usize {
+    ) -> Result<usize, AggregateError> {
+        let canonical = &set.canonical;
         let weight = |i: usize| canonical.validators[i].weight;
-        let mut order: Vec<usize> = (0..canonical.len())
-            .filter(|i| !collected.signatures.contains_key(i))
+        let order: Vec<usize> = set
+            .heaviest_first
+            .iter()
+            .copied()
+            .filter(|&i| !collected.signed[i])
             .collect();
-        // Stable: equal weights keep canonical order.
-        order.sort_by_key(|&i| std::cmp::Reverse(weight(i)));
 
         let deadline = Instant::now() + self.config.overall_timeout;
         let mut tasks: JoinSet<Answer> = JoinSet::new();
@@ -297,7 +402,10 @@ impl Aggregator {
                     answer
                 }
                 Ok(Some(Err(e))) => match task_index.remove(&e.id()) {
-                    Some(i) => (i, Err(format!("request task failed: {e}"))),
+                    Some(i) => (
+                        i,
+                        Err(Failure::Skipped(format!("request task failed: {e}"))),
+                    ),
                     None => continue,
                 },
             };
@@ -311,8 +419,12 @@ impl Aggregator {
                         signature,
                     });
                 }
-                Err(error) => {
+                Err(Failure::Skipped(error)) => {
                     debug!(target: "aggregator", index = i, %error, "no signature");
+                }
+                Err(Failure::Fatal(error)) => {
+                    tasks.abort_all();
+                    return Err(error.into());
                 }
             }
         }
@@ -326,10 +438,10 @@ impl Aggregator {
             );
         }
         tasks.abort_all();
-        next
+        Ok(next)
     }
 
-    /// Verifies the pending answers; the valid ones count and are cached.
+    /// Verifies the pending answers; the valid ones count, go into the sum and are cached.
     fn verify_pending(
         &self,
         canonical: &CanonicalValidatorSet,
@@ -338,38 +450,24 @@ impl Aggregator {
         pending: &mut Vec<Candidate>,
         collected: &mut Collected,
     ) {
-        let (good, bad) = split_valid(message, std::mem::take(pending));
-        for index in bad {
+        let checked = split_valid(message, std::mem::take(pending));
+        for index in checked.bad {
             warn!(target: "aggregator", index, "validator returned an invalid signature");
         }
-        self.cache().insert_all(
-            message_id,
-            good.iter()
-                .map(|c| (c.public_key.to_bytes(), c.signature.clone())),
-        );
-        for c in good {
-            collected.accept(c.index, canonical.validators[c.index].weight, c.signature);
+        for c in &checked.good {
+            collected.accept(c.index, canonical.validators[c.index].weight);
         }
+        if let Some(sum) = checked.sum {
+            collected.add_sum(sum);
+        }
+        lock(&self.signatures).insert_all(
+            message_id,
+            checked
+                .good
+                .into_iter()
+                .map(|c| (c.public_key.to_bytes(), c.signature)),
+        );
     }
-}
-
-/// The signed message: the signers' bitset in canonical order and their summed signature
-/// (whose subgroup check is the last line of defence against colluding signers).
-fn build_message(
-    unsigned: UnsignedMessage,
-    signatures: &HashMap<usize, bls::UncheckedSignature>,
-) -> Result<Message, AggregateError> {
-    let mut indices: Vec<usize> = signatures.keys().copied().collect();
-    indices.sort_unstable();
-    let sigs: Vec<&bls::UncheckedSignature> = indices.iter().map(|i| &signatures[i]).collect();
-    let sum = bls::aggregate_unchecked(&sigs).map_err(|e| WarpError::Bls(e.to_string()))?;
-    Ok(Message::new(
-        unsigned,
-        BitSetSignature {
-            signers: bitset::from_indices(&indices),
-            signature: sum.to_bytes(),
-        },
-    ))
 }
 
 /// Asks the nodes of one canonical validator in turn (each within `per_node`) until one
@@ -385,6 +483,7 @@ async fn ask(
     for node_id in node_ids {
         match timeout(per_node, network.request_signature(node_id, &request)).await {
             Err(_) => last = format!("{node_id} timed out"),
+            Ok(Err(e @ NetworkError::Unsupported(_))) => return (index, Err(Failure::Fatal(e))),
             Ok(Err(e)) => last = e.to_string(),
             Ok(Ok(response)) if response.signature.is_empty() => {
                 last = NetworkError::Refused {
@@ -405,5 +504,5 @@ async fn ask(
             },
         }
     }
-    (index, Err(last))
+    (index, Err(Failure::Skipped(last)))
 }

@@ -5,7 +5,8 @@
 //! The key types:
 //! - [`ValidatorNetwork`]: the one narrow interface to validators — the subnet of a chain,
 //!   a subnet's validators at a P-Chain height, and one ACP-118 request to one node. The
-//!   devnet implements it in process (`firn_devnet::signers`); nothing here does I/O.
+//!   devnet implements it in process (`firn_devnet::signers`), `firn_rpc` over a node's RPC
+//!   (`RpcValidatorNetwork`); nothing here does I/O.
 //! - [`Aggregator`]: builds the canonical set, requests heaviest first in parallel with
 //!   per-request timeouts, verifies answers in batches (one pairing per batch, bisecting to
 //!   exclude bad signatures), stops at quorum + buffer, and caches verified signatures by
@@ -38,7 +39,5 @@ pub mod verify;
 
 pub use aggregator::{Aggregated, AggregationRequest, Aggregator, AggregatorConfig};
 pub use error::{AggregateError, ErrorKind};
-pub use network::{
-    AppError, BoxFuture, NetworkError, PChainReader, Validator, ValidatorNetwork, ValidatorSetAt,
-};
+pub use network::{AppError, BoxFuture, NetworkError, PChainReader, Validator, ValidatorNetwork};
 pub use quorum::{DEFAULT_QUORUM_PERCENTAGE, Quorum};

@@ -26,15 +26,6 @@ pub struct Validator {
     pub weight: u64,
 }
 
-/// A subnet's validators and the P-Chain height they were read at.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ValidatorSetAt {
-    /// The P-Chain height the set is the one of.
-    pub height: u64,
-    /// The validators, in any order.
-    pub validators: Vec<Validator>,
-}
-
 /// Why a validator refused to sign: AvalancheGo's `common.AppError`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppError {
@@ -77,6 +68,10 @@ pub enum NetworkError {
         /// Its error.
         error: AppError,
     },
+    /// The network cannot carry signature requests at all (say, a node's RPC without
+    /// firn's signing method): nobody can be asked, so the aggregation stops at once.
+    #[error("{0}")]
+    Unsupported(String),
     /// Anything else (a transport or backend failure).
     #[error("{0}")]
     Other(String),
@@ -91,13 +86,17 @@ pub trait ValidatorNetwork: Send + Sync + std::fmt::Debug {
     /// P-, X- and C-Chains).
     fn subnet_of_chain(&self, chain_id: Id) -> BoxFuture<'_, Result<Id, NetworkError>>;
 
-    /// The validators of `subnet_id` at P-Chain `height`, or at the current (proposed)
-    /// height when `None`.
+    /// The P-Chain height a request that names none reads validator sets at: the last
+    /// accepted height.
+    fn current_height(&self) -> BoxFuture<'_, Result<u64, NetworkError>>;
+
+    /// The validators of `subnet_id` at P-Chain `height`, in any order. The set at an
+    /// accepted height never changes: the aggregator keeps it by (subnet, height).
     fn validators_at(
         &self,
         subnet_id: Id,
-        height: Option<u64>,
-    ) -> BoxFuture<'_, Result<ValidatorSetAt, NetworkError>>;
+        height: u64,
+    ) -> BoxFuture<'_, Result<Vec<Validator>, NetworkError>>;
 
     /// Sends one ACP-118 signature request to `node_id` (on the message's source chain) and
     /// waits for its answer. The caller bounds the wait with its own timeout.

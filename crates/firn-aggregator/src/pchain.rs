@@ -12,7 +12,7 @@
 use crate::network::{NetworkError, PChainReader};
 use firn_core::ids::{Id, NodeId};
 use firn_core::pchain::tx::{ConvertSubnetToL1Tx, UnsignedTx};
-use firn_core::warp::acp118::{L1ValidatorRegistrationJustification, Preimage};
+use firn_core::warp::acp118::{L1ValidatorRegistrationJustification, Preimage, SubnetIdIndex};
 use firn_core::warp::messages::{
     ConversionValidatorData, L1Message, L1ValidatorRegistration, L1ValidatorWeight,
     SubnetToL1Conversion, SubnetToL1ConversionData,
@@ -172,6 +172,25 @@ pub fn message_for_justification(
         }
     };
     Ok(registration(validation_id, false).to_unsigned_message(network_id))
+}
+
+/// How `tx` created `validation_id`, if it did: as one of a ConvertSubnetToL1Tx's initial
+/// validators (subnet and index) or through the `RegisterL1Validator` message of a
+/// RegisterL1ValidatorTx. What a [`PChainReader::registration_preimage`] looks for in the
+/// accepted blocks.
+pub fn preimage_in_tx(tx: &UnsignedTx, validation_id: &Id) -> Option<Preimage> {
+    match tx {
+        UnsignedTx::ConvertSubnetToL1(t) => (0..t.validators.len() as u32)
+            .find(|&index| t.subnet_id.append(index) == *validation_id)
+            .map(|index| Preimage::ConvertSubnetToL1TxData(SubnetIdIndex::new(t.subnet_id, index))),
+        UnsignedTx::RegisterL1Validator(t) => match embedded(&t.message) {
+            Ok(L1Message::RegisterL1Validator(reg)) if reg.validation_id() == *validation_id => {
+                Some(Preimage::RegisterL1ValidatorMessage(reg.bytes()))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn registration(validation_id: Id, registered: bool) -> L1Message {

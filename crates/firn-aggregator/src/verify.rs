@@ -25,39 +25,62 @@ pub struct Candidate {
     pub signature: bls::UncheckedSignature,
 }
 
-/// Splits `batch` into the candidates whose signatures of `msg` verify and the indices of
-/// those that do not.
-pub fn split_valid(msg: &[u8], batch: Vec<Candidate>) -> (Vec<Candidate>, Vec<usize>) {
-    let mut good = Vec::with_capacity(batch.len());
-    let mut bad = Vec::new();
-    check(msg, batch, &mut good, &mut bad);
-    (good, bad)
+/// The outcome of checking a batch.
+#[derive(Debug)]
+pub struct Checked {
+    /// The candidates whose signatures verify.
+    pub good: Vec<Candidate>,
+    /// The canonical indices of those that do not.
+    pub bad: Vec<usize>,
+    /// The sum of the good signatures, checked (the verified batches' sums added up, so
+    /// the signed message needs no second pass); `None` when none is good.
+    pub sum: Option<bls::Signature>,
 }
 
-fn check(msg: &[u8], batch: Vec<Candidate>, good: &mut Vec<Candidate>, bad: &mut Vec<usize>) {
+/// Splits `batch` into the candidates whose signatures of `msg` verify and the indices of
+/// those that do not.
+pub fn split_valid(msg: &[u8], batch: Vec<Candidate>) -> Checked {
+    let mut out = Checked {
+        good: Vec::with_capacity(batch.len()),
+        bad: Vec::new(),
+        sum: None,
+    };
+    check(msg, batch, &mut out);
+    out
+}
+
+fn check(msg: &[u8], batch: Vec<Candidate>, out: &mut Checked) {
     if batch.is_empty() {
         return;
     }
-    if batch_verifies(msg, &batch) {
-        good.extend(batch);
+    if let Some(sum) = batch_sum_if_valid(msg, &batch) {
+        out.good.extend(batch);
+        out.sum = Some(add(out.sum.take(), sum));
         return;
     }
     if batch.len() == 1 {
-        bad.extend(batch.iter().map(|c| c.index));
+        out.bad.extend(batch.iter().map(|c| c.index));
         return;
     }
     let mut left = batch;
     let right = left.split_off(left.len() / 2);
-    check(msg, left, good, bad);
-    check(msg, right, good, bad);
+    check(msg, left, out);
+    check(msg, right, out);
 }
 
-fn batch_verifies(msg: &[u8], batch: &[Candidate]) -> bool {
+/// The checked sum of the batch's signatures if it verifies against the sum of its keys.
+fn batch_sum_if_valid(msg: &[u8], batch: &[Candidate]) -> Option<bls::Signature> {
     let sigs: Vec<&bls::UncheckedSignature> = batch.iter().map(|c| &c.signature).collect();
     let keys: Vec<&bls::PublicKey> = batch.iter().map(|c| &c.public_key).collect();
-    match bls::aggregate_unchecked(&sigs) {
-        Ok(sum) => bls::fast_aggregate_verify(&keys, msg, &sum),
-        Err(_) => false,
+    let sum = bls::aggregate_unchecked(&sigs).ok()?;
+    bls::fast_aggregate_verify(&keys, msg, &sum).then_some(sum)
+}
+
+/// `sum + more`.
+pub fn add(sum: Option<bls::Signature>, more: bls::Signature) -> bls::Signature {
+    match sum {
+        None => more,
+        Some(sum) => sum.plus(&more),
     }
 }
 
@@ -83,14 +106,29 @@ mod tests {
     fn every_bad_signature_is_found_and_the_rest_kept() {
         let msg = b"warp";
         for bad in [vec![], vec![0], vec![6], vec![1, 2, 5], (0..7).collect()] {
-            let (good, found) = split_valid(msg, candidates(7, msg, &bad));
-            let mut found = found;
+            let batch = candidates(7, msg, &bad);
+            let checked = split_valid(msg, batch.clone());
+            let mut found = checked.bad;
             found.sort_unstable();
             assert_eq!(found, bad);
-            let mut kept: Vec<usize> = good.iter().map(|c| c.index).collect();
+            let mut kept: Vec<usize> = checked.good.iter().map(|c| c.index).collect();
             kept.sort_unstable();
             let want: Vec<usize> = (0..7).filter(|i| !bad.contains(i)).collect();
             assert_eq!(kept, want);
+            // The sum is exactly the good signatures', and verifies against their keys.
+            let good_sigs: Vec<&bls::UncheckedSignature> =
+                checked.good.iter().map(|c| &c.signature).collect();
+            let keys: Vec<&bls::PublicKey> = checked.good.iter().map(|c| &c.public_key).collect();
+            match checked.sum {
+                None => assert!(want.is_empty()),
+                Some(sum) => {
+                    assert_eq!(
+                        Some(&sum),
+                        bls::aggregate_unchecked(&good_sigs).ok().as_ref()
+                    );
+                    assert!(bls::fast_aggregate_verify(&keys, msg, &sum));
+                }
+            }
         }
     }
 }

@@ -12,7 +12,9 @@
 //! - [`Node`] / [`node_router`]: AvalancheGo's node RPC (`platform`, `info`, `health`,
 //!   `validators`, firn's `firn.*` clock methods) over the devnet's P-Chain;
 //! - [`AvalancheClient`] / [`EthClient`]: the clients, with timeouts, retries with backoff,
-//!   batches and typed [`ClientError`]s that keep the server's [`ErrorObject`].
+//!   batches and typed [`ClientError`]s that keep the server's [`ErrorObject`];
+//! - [`RpcValidatorNetwork`]: the signature aggregator's validators and P-Chain reads over a
+//!   node's RPC (signature requests through `firn devnet`'s `firn.requestWarpSignature`).
 //!
 //! Data flows HTTP request → [`RpcRouter`] → endpoint envelope (parse, look up, decode params)
 //! → handler `(state, params) → Result<reply, error>` → envelope (serialize as Go would) → HTTP
@@ -62,6 +64,7 @@ pub mod server;
 pub use avalanche::{AvaServer, AvaService, EmptyReply};
 pub use client::{
     AvalancheClient, BatchRequest, BatchResponse, ClientConfig, ClientError, EthClient,
+    RpcNetworkConfig, RpcValidatorNetwork,
 };
 pub use error::ErrorObject;
 pub use eth::{EthServer, PositionalParams};

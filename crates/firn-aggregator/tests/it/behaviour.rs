@@ -162,3 +162,56 @@ async fn bad_requests_are_refused_before_anyone_is_asked() {
         Err(AggregateError::InvalidQuorum(_))
     ));
 }
+
+#[tokio::test]
+async fn every_mix_of_cached_and_new_signatures_verifies() {
+    let (net, agg) = setup(&[40, 30, 20, 10]);
+    let set = canonical(&net);
+    // 34 %: the heaviest alone; then 67 %: it from the cache plus the next one asked.
+    let small = agg.aggregate(request(34, 0)).await.unwrap();
+    set.verify(&small.message, 5, 34, 100).unwrap();
+    assert_eq!((small.signers, small.asked), (1, 1));
+    let large = agg.aggregate(request(67, 0)).await.unwrap();
+    set.verify(&large.message, 5, 67, 100).unwrap();
+    assert_eq!((large.signers, large.asked), (2, 1));
+    // 34 % again: every cached signature counts (its sum is the 67 % one's).
+    let again = agg.aggregate(request(34, 0)).await.unwrap();
+    assert_eq!((again.signers, again.asked), (2, 0));
+    assert_eq!(again.message, large.message);
+    // 90 % and then 100 %: one more asked each time, summed with the cached ones.
+    let most = agg.aggregate(request(90, 0)).await.unwrap();
+    set.verify(&most.message, 5, 90, 100).unwrap();
+    assert_eq!((most.signers, most.asked), (3, 1));
+    let all = agg.aggregate(request(100, 0)).await.unwrap();
+    set.verify(&all.message, 5, 100, 100).unwrap();
+    assert_eq!((all.signers, all.asked), (4, 1));
+}
+
+#[tokio::test]
+async fn validator_sets_are_read_once_per_height() {
+    let (net, agg) = setup(&[50, 50]);
+    agg.aggregate(request(67, 0)).await.unwrap();
+    let mut other = request(67, 0);
+    other.message.payload = b"another".to_vec();
+    agg.aggregate(other.clone()).await.unwrap();
+    assert_eq!(net.set_reads.load(Ordering::SeqCst), 1);
+    net.height.store(2, Ordering::SeqCst);
+    other.message.payload = b"a third".to_vec();
+    let out = agg.aggregate(other).await.unwrap();
+    assert_eq!(out.height, 2);
+    assert_eq!(net.set_reads.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_network_that_cannot_ask_anyone_fails_at_once_saying_why() {
+    let (net, agg) = setup(&[50, 30, 20]);
+    for i in 0..3 {
+        net.set_mode(net.node(i), Mode::NoSigningMethod);
+    }
+    let err = agg.aggregate(request(67, 0)).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "this node does not answer signature requests"
+    );
+    assert_eq!(err.kind(), ErrorKind::Internal);
+}

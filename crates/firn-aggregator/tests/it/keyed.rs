@@ -1,14 +1,14 @@
 //! `KeyedNetwork`: validators that each hold a BLS key and sign whatever they are asked,
 //! unless told to stay silent, lie or dawdle. Real keys, real signatures, real timeouts.
 
-use firn_aggregator::{BoxFuture, NetworkError, Validator, ValidatorNetwork, ValidatorSetAt};
+use firn_aggregator::{BoxFuture, NetworkError, Validator, ValidatorNetwork};
 use firn_core::ids::{Id, NodeId};
 use firn_core::keys::bls;
 use firn_core::warp::UnsignedMessage;
 use firn_core::warp::acp118::{SignatureRequest, SignatureResponse};
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +17,8 @@ pub enum Mode {
     Offline,
     Lying,
     Slow(Duration),
+    /// The network has no way to ask anyone (a node RPC without the signing method).
+    NoSigningMethod,
 }
 
 #[derive(Debug)]
@@ -33,6 +35,10 @@ pub struct KeyedNetwork {
     pub members: Vec<Member>,
     modes: Mutex<HashMap<NodeId, Mode>>,
     pub requests: AtomicUsize,
+    /// How many times a validator set was read.
+    pub set_reads: AtomicUsize,
+    /// The height `current_height` reports.
+    pub height: AtomicU64,
 }
 
 impl KeyedNetwork {
@@ -43,6 +49,8 @@ impl KeyedNetwork {
             members,
             modes: Mutex::new(HashMap::new()),
             requests: AtomicUsize::new(0),
+            set_reads: AtomicUsize::new(0),
+            height: AtomicU64::new(1),
         }
     }
 
@@ -87,24 +95,26 @@ impl ValidatorNetwork for KeyedNetwork {
         Box::pin(async move { Ok(self.subnet_id) })
     }
 
+    fn current_height(&self) -> BoxFuture<'_, Result<u64, NetworkError>> {
+        Box::pin(async move { Ok(self.height.load(Ordering::SeqCst)) })
+    }
+
     fn validators_at(
         &self,
         _subnet_id: Id,
-        height: Option<u64>,
-    ) -> BoxFuture<'_, Result<ValidatorSetAt, NetworkError>> {
+        _height: u64,
+    ) -> BoxFuture<'_, Result<Vec<Validator>, NetworkError>> {
         Box::pin(async move {
-            Ok(ValidatorSetAt {
-                height: height.unwrap_or(1),
-                validators: self
-                    .members
-                    .iter()
-                    .map(|m| Validator {
-                        node_id: m.node_id,
-                        public_key: m.key.as_ref().map(bls::SecretKey::public_key),
-                        weight: m.weight,
-                    })
-                    .collect(),
-            })
+            self.set_reads.fetch_add(1, Ordering::SeqCst);
+            Ok(self
+                .members
+                .iter()
+                .map(|m| Validator {
+                    node_id: m.node_id,
+                    public_key: m.key.as_ref().map(bls::SecretKey::public_key),
+                    weight: m.weight,
+                })
+                .collect())
         })
     }
 
@@ -128,6 +138,11 @@ impl ValidatorNetwork for KeyedNetwork {
                 .map_err(|e| NetworkError::Other(e.to_string()))?;
             let signed: &[u8] = match self.mode(&node_id) {
                 Mode::Offline => return Err(NetworkError::Unreachable(node_id)),
+                Mode::NoSigningMethod => {
+                    return Err(NetworkError::Unsupported(
+                        "this node does not answer signature requests".into(),
+                    ));
+                }
                 Mode::Lying => b"not the message",
                 Mode::Slow(d) => {
                     tokio::time::sleep(d).await;

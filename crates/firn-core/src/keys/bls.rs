@@ -12,8 +12,8 @@
 //! decompression.
 
 use crate::encoding::{EncodingError, hex_decode_lenient};
-use blst::BLST_ERROR;
 use blst::min_pk;
+use blst::{BLST_ERROR, MultiPoint};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -32,6 +32,18 @@ pub const UNCOMPRESSED_PUBLIC_KEY_LEN: usize = 96;
 pub const SIGNATURE_DST: &[u8] = b"BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
 /// Domain separation tag of proofs of possession.
 pub const POP_DST: &[u8] = b"BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
+
+/// Points per batched sum. blst sums a slice of affine points with one shared inversion
+/// per tree level (about half the cost of adding them one by one), but hands slices of 384
+/// points or more to its own thread pool, whose threads would compete with the caller's
+/// (the aggregator already keeps every core busy). Sums of more points add chunk sums.
+const SUM_CHUNK: usize = 256;
+/// The compressed encoding of the G1 point at infinity.
+const G1_INFINITY: [u8; PUBLIC_KEY_LEN] = {
+    let mut b = [0u8; PUBLIC_KEY_LEN];
+    b[0] = 0xc0;
+    b
+};
 
 /// Bits in each randomizer of [`batch_verify`].
 const BATCH_RANDOMIZER_BITS: usize = 64;
@@ -243,6 +255,14 @@ impl Signature {
     pub fn to_bytes(&self) -> [u8; 96] {
         self.0.compress()
     }
+
+    /// `self + other`, the aggregate of both (a sum of subgroup points stays in the
+    /// subgroup).
+    pub fn plus(&self, other: &Signature) -> Signature {
+        let mut sum = min_pk::AggregateSignature::from_signature(&self.0);
+        sum.add_aggregate(&min_pk::AggregateSignature::from_signature(&other.0));
+        Signature(sum.to_signature())
+    }
 }
 
 impl fmt::Display for Signature {
@@ -295,42 +315,75 @@ fn is_success(err: BLST_ERROR) -> bool {
 
 /// True if `sig` is `pk`'s signature of `msg` under [`SIGNATURE_DST`].
 pub fn verify(pk: &PublicKey, msg: &[u8], sig: &Signature) -> bool {
-    // Both were validated when built, so no group checks here.
-    is_success(
-        sig.0
-            .verify(false, msg, SIGNATURE_DST, &[], &pk.point, false),
-    )
+    pairing_check(pk, msg, SIGNATURE_DST, sig)
 }
 
 /// True if `pop` is `pk`'s proof of possession: its signature of `pk`'s compressed bytes
 /// under [`POP_DST`]. A message signature over the same bytes does not pass.
 pub fn verify_proof_of_possession(pk: &PublicKey, pop: &Signature) -> bool {
-    is_success(
-        pop.0
-            .verify(false, &pk.bytes, POP_DST, &[], &pk.point, false),
-    )
+    pairing_check(pk, &pk.bytes, POP_DST, pop)
+}
+
+/// `e(pk, H(msg)) == e(g1, sig)`, on the calling thread. (blst's own `verify` hands the
+/// message's half to its thread pool and blocks until it answers: a thread hop per check,
+/// and a blocked async worker meanwhile.) Both points were validated when built, so no
+/// group checks here.
+fn pairing_check(pk: &PublicKey, msg: &[u8], dst: &[u8], sig: &Signature) -> bool {
+    let mut pairing = blst::Pairing::new(true, dst);
+    let pk: &blst::blst_p1_affine = (&pk.point).into();
+    let sig: &blst::blst_p2_affine = (&sig.0).into();
+    if !is_success(pairing.aggregate(pk, false, sig, false, msg, &[])) {
+        return false;
+    }
+    pairing.commit();
+    pairing.finalverify(None)
 }
 
 /// The sum of the public keys. Errors on an empty list, and on a sum that is the point at
 /// infinity (only possible when keys cancel out, which proofs of possession rule out for
 /// registered validators), so the result is again a valid [`PublicKey`].
 pub fn aggregate_public_keys(pks: &[&PublicKey]) -> Result<PublicKey, BlsError> {
-    const WHAT: &str = "aggregate public key";
-    let points: Vec<&min_pk::PublicKey> = pks.iter().map(|pk| &pk.point).collect();
-    let agg = min_pk::AggregatePublicKey::aggregate(&points, false)
-        .map_err(|_| BlsError::EmptyAggregate("public keys"))?
-        .to_public_key();
+    let points: Vec<min_pk::PublicKey> = pks.iter().map(|pk| pk.point).collect();
+    let sum = PublicKey::from_point(
+        sum_public_keys(&points)
+            .ok_or(BlsError::EmptyAggregate("public keys"))?
+            .to_public_key(),
+    );
     // A sum of subgroup points stays in the subgroup, so only infinity can go wrong.
-    agg.validate().map_err(|e| point_error(WHAT, e))?;
-    Ok(PublicKey::from_point(agg))
+    if sum.bytes == G1_INFINITY {
+        return Err(BlsError::PointAtInfinity("aggregate public key"));
+    }
+    Ok(sum)
 }
 
 /// The sum of the signatures. Errors on an empty list.
 pub fn aggregate_signatures(sigs: &[&Signature]) -> Result<Signature, BlsError> {
-    let points: Vec<&min_pk::Signature> = sigs.iter().map(|sig| &sig.0).collect();
-    min_pk::AggregateSignature::aggregate(&points, false)
-        .map(|agg| Signature(agg.to_signature()))
-        .map_err(|_| BlsError::EmptyAggregate("signatures"))
+    let points: Vec<min_pk::Signature> = sigs.iter().map(|sig| sig.0).collect();
+    sum_signatures(&points)
+        .map(|sum| Signature(sum.to_signature()))
+        .ok_or(BlsError::EmptyAggregate("signatures"))
+}
+
+/// The sum of `points` (`None` when empty), [`SUM_CHUNK`] at a time.
+fn sum_public_keys(points: &[min_pk::PublicKey]) -> Option<min_pk::AggregatePublicKey> {
+    sum_in_chunks(points, min_pk::AggregatePublicKey::add_aggregate)
+}
+
+/// The sum of `points` (`None` when empty), [`SUM_CHUNK`] at a time.
+fn sum_signatures(points: &[min_pk::Signature]) -> Option<min_pk::AggregateSignature> {
+    sum_in_chunks(points, min_pk::AggregateSignature::add_aggregate)
+}
+
+fn sum_in_chunks<P, S>(points: &[P], add: impl Fn(&mut S, &S)) -> Option<S>
+where
+    [P]: MultiPoint<Output = S>,
+{
+    let mut chunks = points.chunks(SUM_CHUNK);
+    let mut sum = chunks.next()?.add();
+    for chunk in chunks {
+        add(&mut sum, &chunk.add());
+    }
+    Some(sum)
 }
 
 /// A signature decoded with only the on-curve check: the form many signatures of one
@@ -373,9 +426,9 @@ impl fmt::Debug for UncheckedSignature {
 /// their senders collude, and then the sum equals what their valid signatures would sum to,
 /// which is all an aggregate needs.) Errors on an empty list.
 pub fn aggregate_unchecked(sigs: &[&UncheckedSignature]) -> Result<Signature, BlsError> {
-    let points: Vec<&min_pk::Signature> = sigs.iter().map(|sig| &sig.0).collect();
-    let sum = min_pk::AggregateSignature::aggregate(&points, false)
-        .map_err(|_| BlsError::EmptyAggregate("signatures"))?
+    let points: Vec<min_pk::Signature> = sigs.iter().map(|sig| sig.0).collect();
+    let sum = sum_signatures(&points)
+        .ok_or(BlsError::EmptyAggregate("signatures"))?
         .to_signature();
     sum.validate(false)
         .map_err(|e| point_error("aggregate signature", e))?;
@@ -492,6 +545,38 @@ mod tests {
         );
         assert!(UncheckedSignature::from_bytes(&[0x42; 96]).is_err());
         assert!(UncheckedSignature::from_bytes(&[0; 95]).is_err());
+    }
+
+    #[test]
+    fn batched_sums_match_one_by_one_sums_across_chunks_and_repeats() {
+        let msg = b"warp";
+        let keys: Vec<SecretKey> = (1..=3).map(key).collect();
+        // 600 points: three chunks, and every point repeated (the batched sum doubles).
+        let sigs: Vec<Signature> = (0..600).map(|i| keys[i % 3].sign(msg)).collect();
+        let pks: Vec<PublicKey> = (0..600).map(|i| keys[i % 3].public_key()).collect();
+        let sig_refs: Vec<&Signature> = sigs.iter().collect();
+        let one_by_one: Vec<&min_pk::Signature> = sigs.iter().map(|s| &s.0).collect();
+        let expected = min_pk::AggregateSignature::aggregate(&one_by_one, false)
+            .unwrap()
+            .to_signature();
+        let sum = aggregate_signatures(&sig_refs).unwrap();
+        assert_eq!(sum.0, expected);
+        let unchecked: Vec<UncheckedSignature> = sigs.iter().cloned().map(Into::into).collect();
+        let unchecked_refs: Vec<&UncheckedSignature> = unchecked.iter().collect();
+        assert_eq!(aggregate_unchecked(&unchecked_refs).unwrap(), sum);
+
+        let pk_refs: Vec<&PublicKey> = pks.iter().collect();
+        let one_by_one: Vec<&min_pk::PublicKey> = pks.iter().map(|p| &p.point).collect();
+        let expected = min_pk::AggregatePublicKey::aggregate(&one_by_one, false)
+            .unwrap()
+            .to_public_key();
+        assert_eq!(aggregate_public_keys(&pk_refs).unwrap().point, expected);
+        assert!(fast_aggregate_verify(&pk_refs, msg, &sum));
+        let halves = aggregate_signatures(&sig_refs[..300])
+            .unwrap()
+            .plus(&aggregate_signatures(&sig_refs[300..]).unwrap());
+        assert_eq!(halves, sum);
+        assert!(!fast_aggregate_verify(&pk_refs[1..], msg, &sum));
     }
 
     fn key(i: u8) -> SecretKey {

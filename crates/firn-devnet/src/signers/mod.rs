@@ -24,9 +24,7 @@ pub use pchain_rules::PChainRules;
 
 use crate::error::DevnetError;
 use crate::vm::PChain;
-use firn_aggregator::{
-    AppError, BoxFuture, NetworkError, Validator, ValidatorNetwork, ValidatorSetAt,
-};
+use firn_aggregator::{AppError, BoxFuture, NetworkError, Validator, ValidatorNetwork};
 use firn_core::ids::{Id, NodeId};
 use firn_core::keys::bls;
 use firn_core::warp::UnsignedMessage;
@@ -262,29 +260,31 @@ impl ValidatorNetwork for DevnetSigners {
         })
     }
 
+    fn current_height(&self) -> BoxFuture<'_, Result<u64, NetworkError>> {
+        Box::pin(async move { Ok(self.chain.height()) })
+    }
+
     fn validators_at(
         &self,
         subnet_id: Id,
-        height: Option<u64>,
-    ) -> BoxFuture<'_, Result<ValidatorSetAt, NetworkError>> {
+        height: u64,
+    ) -> BoxFuture<'_, Result<Vec<Validator>, NetworkError>> {
         Box::pin(async move {
-            let last_accepted = self.chain.height();
-            let height = height.unwrap_or(last_accepted);
-            let set = self.chain.validators_at(&subnet_id, height).ok_or(
-                NetworkError::HeightNotAccepted {
+            let set = self
+                .chain
+                .validators_at(&subnet_id, height)
+                .ok_or_else(|| NetworkError::HeightNotAccepted {
                     requested: height,
-                    last_accepted,
-                },
-            )?;
-            let validators = set
+                    last_accepted: self.chain.height(),
+                })?;
+            Ok(set
                 .into_iter()
                 .map(|(node_id, entry)| Validator {
                     node_id,
                     public_key: entry.public_key.and_then(|pk| self.public_key(&pk)),
                     weight: entry.weight,
                 })
-                .collect();
-            Ok(ValidatorSetAt { height, validators })
+                .collect())
         })
     }
 

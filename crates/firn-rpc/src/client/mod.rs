@@ -1,5 +1,6 @@
 //! JSON-RPC clients over HTTP: [`AvalancheClient`] (object params, one call per request, many
-//! calls in flight) and [`EthClient`] (positional params, batches).
+//! calls in flight) and [`EthClient`] (positional params, batches); and over them
+//! [`RpcValidatorNetwork`], the signature aggregator's way to a node's validators.
 //!
 //! Both share one transport: a per-request timeout, retries with exponential backoff on
 //! connection errors, timeouts and HTTP 5xx (never on a JSON-RPC error, which is an answer), and a
@@ -8,6 +9,7 @@
 
 mod avalanche;
 mod eth;
+mod warp;
 
 use std::time::Duration;
 
@@ -18,6 +20,7 @@ use tracing::warn;
 
 pub use avalanche::AvalancheClient;
 pub use eth::{BatchRequest, BatchResponse, EthClient};
+pub use warp::{RpcNetworkConfig, RpcValidatorNetwork};
 
 use crate::error::ErrorObject;
 

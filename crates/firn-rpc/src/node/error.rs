@@ -138,6 +138,12 @@ pub enum NodeError {
     /// Building blocks failed.
     #[error("couldn't build blocks: {0}")]
     Build(String),
+    /// `firn.requestWarpSignature` with request bytes that are not an ACP-118 request.
+    #[error("request is not an ACP-118 SignatureRequest: {0}")]
+    BadSignatureRequest(String),
+    /// `firn.requestWarpSignature` failed before any validator could answer.
+    #[error("couldn't ask for a signature: {0}")]
+    Signing(String),
     /// `firn.setTime` to a time before the clock's.
     #[error("time {requested} is before the clock's time {now}: the clock only moves forward")]
     ClockBackwards {

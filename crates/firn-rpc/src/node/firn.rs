@@ -1,26 +1,41 @@
 //! `firn.*` on `/ext/firn`: firn's own methods for tests and tooling, with the avalanche
-//! envelope. They move the devnet's clock and build blocks on demand.
+//! envelope. They move the devnet's clock and build blocks on demand, and (on a node with
+//! signers, [`Node::with_signers`]) answer ACP-118 signature requests for the devnet's
+//! validators over HTTP, which AvalancheGo answers only over its p2p network:
+//!
+//! `firn.requestWarpSignature {"nodeID": "NodeID-…", "request": "0x<ACP-118 SignatureRequest
+//! protobuf>"}` → exactly one of
+//! - `{"response": "0x<ACP-118 SignatureResponse protobuf>"}`: the validator signed;
+//! - `{"appError": {"code": 6, "message": "…"}}`: it refused (AvalancheGo's AppError);
+//! - `{"unreachable": "NodeID-… is unreachable"}`: it is offline or unknown here.
+//!
+//! A validator made slow answers after its delay; a lying one answers a wrong signature.
 
 use std::sync::Arc;
 
+use firn_aggregator::{NetworkError, ValidatorNetwork};
+use firn_core::ids::NodeId;
+use firn_core::warp::acp118::SignatureRequest;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Node, NodeError, RpcResult};
-use crate::avajson::u64_string;
+use crate::avajson::{hex_bytes, u64_string};
 use crate::{AvaServer, AvaService};
 
 type N = Arc<Node>;
 
 /// The `firn` service on its own server.
 pub fn server(node: N) -> AvaServer<N> {
-    AvaServer::new(node).service(
-        AvaService::new("firn")
-            .method("getTime", get_time)
-            .method("advanceTime", advance_time)
-            .method("setTime", set_time)
-            .method("buildBlock", build_block),
-    )
+    let mut service = AvaService::new("firn")
+        .method("getTime", get_time)
+        .method("advanceTime", advance_time)
+        .method("setTime", set_time)
+        .method("buildBlock", build_block);
+    if node.signers.is_some() {
+        service = service.method("requestWarpSignature", request_warp_signature);
+    }
+    AvaServer::new(node).service(service)
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -88,4 +103,30 @@ async fn set_time(node: N, args: Time) -> RpcResult {
 /// `firn.buildBlock` → `{heights}`: builds every block due at the clock's time.
 async fn build_block(node: N, _: Empty) -> RpcResult {
     Ok(json!({ "heights": build(&node).await? }))
+}
+
+#[derive(Debug, Deserialize)]
+struct SignatureArgs {
+    #[serde(rename = "nodeID")]
+    node_id: NodeId,
+    #[serde(with = "hex_bytes")]
+    request: Vec<u8>,
+}
+
+/// `firn.requestWarpSignature {nodeID, request}` → `{response}` | `{appError}` |
+/// `{unreachable}`: one ACP-118 request to one devnet validator, as it would arrive over p2p.
+async fn request_warp_signature(node: N, args: SignatureArgs) -> RpcResult {
+    let signers = node.signers.as_ref().ok_or(NodeError::InvalidArgument)?;
+    let request = SignatureRequest::from_bytes(&args.request)
+        .map_err(|e| NodeError::BadSignatureRequest(e.to_string()))?;
+    match signers.request_signature(args.node_id, &request).await {
+        Ok(response) => Ok(json!({
+            "response": format!("0x{}", hex::encode(response.bytes())),
+        })),
+        Err(NetworkError::Refused { error, .. }) => Ok(json!({
+            "appError": { "code": error.code, "message": error.message },
+        })),
+        Err(e @ NetworkError::Unreachable(_)) => Ok(json!({ "unreachable": e.to_string() })),
+        Err(e) => Err(NodeError::Signing(e.to_string())),
+    }
 }

@@ -27,6 +27,7 @@ use firn_core::encoding::Encoding;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::pchain::json::JsonContext;
 use firn_devnet::PChain;
+use firn_devnet::signers::DevnetSigners;
 use serde_json::Value;
 use tokio::sync::Notify;
 
@@ -41,6 +42,7 @@ pub struct Node {
     node_id: NodeId,
     public_key: [u8; 48],
     pop: [u8; 96],
+    signers: Option<Arc<DevnetSigners>>,
 }
 
 pub use error::NodeError;
@@ -68,7 +70,16 @@ impl Node {
             pop,
             chain,
             waker,
+            signers: None,
         }
+    }
+
+    /// This node, also answering ACP-118 signature requests for the devnet's validators
+    /// (`firn.requestWarpSignature`). Without signers it is like an AvalancheGo node, which
+    /// answers them only over its p2p network.
+    pub fn with_signers(mut self, signers: Arc<DevnetSigners>) -> Self {
+        self.signers = Some(signers);
+        self
     }
 
     /// The chain.

@@ -1,9 +1,13 @@
-//! `firn serve`: the Data API over a store.
+//! `firn serve`: the Data API over a store, aggregating signatures through a node's RPC
+//! (`--rpc`) when given one.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use firn_aggregator::{Aggregator, AggregatorConfig};
 use firn_api::{ApiConfig, AppState, NetworkProfile, PriceTable, RateLimit};
+use firn_rpc::{RpcNetworkConfig, RpcValidatorNetwork};
 
 use crate::cli::{NetworkArg, ServeArgs};
 use crate::cmd::devnet::shutdown_signal;
@@ -64,8 +68,26 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         println!("firn Data API ({} network, local store)", config.network.wire_name());
         println!("OpenAPI: http://{addr}/api-json  reference: http://{addr}/api  metrics: http://{addr}/metrics");
         println!("Metrics API: http://{metrics_addr}");
-        println!("Listening on http://{addr}");
         let state = AppState::new(store.clone(), config);
+        let state = match &args.rpc {
+            Some(url) => {
+                let network = Arc::new(
+                    RpcValidatorNetwork::connect(url, RpcNetworkConfig::default())
+                        .await
+                        .with_context(|| {
+                            format!("couldn't reach the node at {url} (--rpc) for signature aggregation")
+                        })?,
+                );
+                println!("Signature aggregation: the validators of the node at {}", network.url());
+                let aggregator = Arc::new(Aggregator::new(network.clone(), AggregatorConfig::default()));
+                state.with_signature_aggregator(aggregator, network)
+            }
+            None => {
+                println!("Signature aggregation: off (no --rpc node to ask validators through)");
+                state
+            }
+        };
+        println!("Listening on http://{addr}");
         let metrics_state = firn_api::MetricsState::new(state.clone());
         // One signal stops both listeners; each finishes its requests in flight.
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

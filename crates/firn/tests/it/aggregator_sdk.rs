@@ -7,8 +7,8 @@
 use firn_aggregator::{Aggregator, AggregatorConfig};
 use firn_api::{ApiConfig, AppState};
 use firn_core::ids::{Id, NodeId};
-use firn_core::warp::Message;
 use firn_core::warp::messages::{L1Message, PChainOwner};
+use firn_core::warp::{Message, UnsignedMessage};
 use firn_devnet::clock::Clock;
 use firn_devnet::genesis::{DevnetConfig, derive_bls, single_owner};
 use firn_devnet::signers::DevnetSigners;
@@ -43,12 +43,19 @@ fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
     id
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chainkit_signature_aggregator_aggregate_and_get_against_firn() {
-    let Some(project) = node_project() else {
-        return;
-    };
-    let dir = TempDir(std::env::temp_dir().join(format!("firn-agg-sdk-{}", std::process::id())));
+/// A devnet (default config, frozen clock) with a subnet converted to an L1, and the
+/// conversion's P-Chain Warp message.
+pub struct ConvertedL1 {
+    /// Holds the chain; removed when dropped.
+    pub dir: TempDir,
+    pub chain: Arc<PChain>,
+    pub subnet: Id,
+    pub convert_tx: Id,
+    pub message: UnsignedMessage,
+}
+
+pub fn devnet_with_converted_l1(name: &str) -> ConvertedL1 {
+    let dir = TempDir(std::env::temp_dir().join(format!("firn-{name}-{}", std::process::id())));
     let _ = std::fs::remove_dir_all(&dir.0);
     let config = DevnetConfig::default();
     let chain = Arc::new(
@@ -85,31 +92,67 @@ async fn chainkit_signature_aggregator_aggregate_and_get_against_firn() {
             .convert_subnet_to_l1(subnet, manager, vec![0xAB; 20], &[spec])
             .unwrap(),
     );
-    let network_id = chain.network().network_id;
     let conversion_id = chain.subnets()[0].conversion.clone().unwrap().conversion_id;
     let message =
         L1Message::SubnetToL1Conversion(firn_core::warp::messages::SubnetToL1Conversion {
             id: conversion_id,
         })
-        .to_unsigned_message(network_id);
-
-    let signers = Arc::new(DevnetSigners::new(chain.clone()).unwrap());
-    let aggregator = Arc::new(Aggregator::new(
-        signers.clone(),
-        AggregatorConfig::default(),
-    ));
+        .to_unsigned_message(chain.network().network_id);
     std::fs::create_dir_all(&dir.0).unwrap();
-    let store = firn_store::open(dir.0.join("firn.db").to_str().unwrap())
-        .await
-        .unwrap();
-    let state =
-        AppState::new(store, ApiConfig::default()).with_signature_aggregator(aggregator, signers);
+    ConvertedL1 {
+        dir,
+        chain,
+        subnet,
+        convert_tx,
+        message,
+    }
+}
+
+/// The Data API over `state` on a free loopback port: its URL, and the sender that stops it.
+pub async fn serve_api(
+    state: AppState,
+) -> (
+    String,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(firn_api::serve(listener, state, async {
         let _ = stopped.await;
     }));
+    (url, stop, server)
+}
+
+/// An empty SQLite store in `dir`.
+pub async fn empty_store(dir: &TempDir) -> firn_store::Store {
+    firn_store::open(dir.0.join("firn.db").to_str().unwrap())
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chainkit_signature_aggregator_aggregate_and_get_against_firn() {
+    let Some(project) = node_project() else {
+        return;
+    };
+    let ConvertedL1 {
+        dir,
+        chain,
+        subnet,
+        convert_tx,
+        message,
+    } = devnet_with_converted_l1("agg-sdk");
+    let network_id = chain.network().network_id;
+    let signers = Arc::new(DevnetSigners::new(chain.clone()).unwrap());
+    let aggregator = Arc::new(Aggregator::new(
+        signers.clone(),
+        AggregatorConfig::default(),
+    ));
+    let state = AppState::new(empty_store(&dir).await, ApiConfig::default())
+        .with_signature_aggregator(aggregator, signers);
+    let (url, stop, server) = serve_api(state).await;
 
     let envs = [
         ("FIRN_URL", url),
