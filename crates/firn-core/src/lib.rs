@@ -33,6 +33,7 @@
 //! ```
 
 pub mod address;
+pub mod calendar;
 pub mod codec;
 pub mod encoding;
 pub mod evm;

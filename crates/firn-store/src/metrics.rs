@@ -3,25 +3,19 @@
 
 use firn_core::ids::Id;
 use sqlx::AnyConnection;
-use sqlx::any::AnyRow;
 
-use crate::db::{RowExt, Sql, Store, int, u256};
+use crate::db::{Row, RowExt, Sql, Store, int, u256};
 use crate::error::{Result, StoreError};
 use crate::page::{HeightCursor, Page, PageRequest, SortOrder};
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::traits::MetricsReader;
 
-pub(crate) fn decode_metrics(r: &AnyRow) -> Result<ChainMetrics> {
-    let granularity = match r.i64("period")? {
-        3_600 => Granularity::Hour,
-        86_400 => Granularity::Day,
-        other => {
-            return Err(StoreError::Corrupt {
-                column: "period",
-                reason: format!("unknown period {other}"),
-            });
-        }
-    };
+pub(crate) fn decode_metrics(r: &dyn Row) -> Result<ChainMetrics> {
+    let period = r.u64("period")?;
+    let granularity = Granularity::from_period_code(period).ok_or_else(|| StoreError::Corrupt {
+        column: "period",
+        reason: format!("unknown period {period}"),
+    })?;
     Ok(ChainMetrics {
         chain_id: r.u64("chain_id")?,
         granularity,
@@ -67,7 +61,7 @@ pub(crate) async fn upsert_metrics(conn: &mut AnyConnection, m: &ChainMetrics) -
          cumulative_deployers = excluded.cumulative_deployers",
     )
     .bind(int("chain id", m.chain_id)?)
-    .bind(int("period", m.granularity.seconds())?)
+    .bind(int("period", m.granularity.period_code())?)
     .bind(int("period start", m.start_ts)?)
     .bind(int("block count", m.block_count)?)
     .bind(int("tx count", m.tx_count)?)
@@ -92,10 +86,10 @@ pub(crate) async fn upsert_metrics(conn: &mut AnyConnection, m: &ChainMetrics) -
     Ok(())
 }
 
-fn decode_staking(subnet_id: Id, day: u64, r: &AnyRow) -> Result<StakingMetrics> {
+fn decode_staking(r: &dyn Row) -> Result<StakingMetrics> {
     Ok(StakingMetrics {
-        subnet_id,
-        day,
+        subnet_id: r.id("subnet_id")?,
+        day: r.u64("day")?,
         validator_count: r.u64("validator_count")?,
         validator_weight: r.u128("validator_weight")?,
         delegator_count: r.u64("delegator_count")?,
@@ -119,7 +113,7 @@ impl MetricsReader for Store {
         let mut q = Sql::new("SELECT * FROM evm_metrics WHERE chain_id = ");
         q.bind(int("chain id", chain_id)?)
             .push(" AND period = ")
-            .bind(int("period", granularity.seconds())?);
+            .bind(int("period", granularity.period_code())?);
         if let Some(t) = start_ts {
             q.push(" AND start_ts >= ").bind(int("start time", t)?);
         }
@@ -130,13 +124,9 @@ impl MetricsReader for Store {
             q.push(&format!(" AND start_ts {} ", order.after_op()))
                 .bind(int("cursor", c.height)?);
         }
-        q.push(&format!(" ORDER BY start_ts {} LIMIT ", order.sql()))
-            .bind(limit + 1);
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows
-            .iter()
-            .map(decode_metrics)
-            .collect::<Result<Vec<_>>>()?;
+        q.push(&format!(" ORDER BY start_ts {}", order.sql()))
+            .limit(limit + 1);
+        let items = self.fetch(q, decode_metrics).await?;
         Ok(Page::from_rows(items, limit, |m| HeightCursor {
             height: m.start_ts,
         }))
@@ -151,14 +141,14 @@ impl MetricsReader for Store {
         page: &PageRequest<HeightCursor>,
     ) -> Result<Page<StakingMetrics, HeightCursor>> {
         let limit = page.checked_limit()?;
-        let bounds = sqlx::query(
-            "SELECT MIN(day) AS first_day, MAX(day) AS last_day FROM staking_daily WHERE subnet_id = $1",
-        )
-        .bind(subnet_id.0.to_vec())
-        .fetch_one(self.reader())
-        .await?;
-        let (Some(first), Some(last)) = (bounds.opt_u64("first_day")?, bounds.opt_u64("last_day")?)
-        else {
+        let mut q = Sql::new(
+            "SELECT MIN(day) AS first_day, MAX(day) AS last_day FROM staking_daily WHERE subnet_id = ",
+        );
+        q.bind(subnet_id.0.to_vec());
+        let bounds = self
+            .fetch_optional(q, |r| Ok((r.opt_u64("first_day")?, r.opt_u64("last_day")?)))
+            .await?;
+        let Some((Some(first), Some(last))) = bounds else {
             return Ok(Page {
                 items: Vec::new(),
                 next: None,
@@ -206,21 +196,16 @@ impl MetricsReader for Store {
             });
         };
         // Stored rows in range, and the last one before it (the totals carried into the range).
-        let rows = sqlx::query(
-            "SELECT * FROM staking_daily WHERE subnet_id = $1 AND day <= $2 AND day >= \
-             COALESCE((SELECT MAX(day) FROM staking_daily WHERE subnet_id = $1 AND day <= $3), 0) \
-             ORDER BY day",
-        )
-        .bind(subnet_id.0.to_vec())
-        .bind(int("day", max_day)?)
-        .bind(int("day", min_day)?)
-        .fetch_all(self.reader())
-        .await?;
-        let mut stored = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let day = r.u64("day")?;
-            stored.push(decode_staking(subnet_id, day, r)?);
-        }
+        let mut q = Sql::new("SELECT * FROM staking_daily WHERE subnet_id = ");
+        q.bind(subnet_id.0.to_vec())
+            .push(" AND day <= ")
+            .bind(int("day", max_day)?)
+            .push(" AND day >= COALESCE((SELECT MAX(day) FROM staking_daily WHERE subnet_id = ")
+            .bind(subnet_id.0.to_vec())
+            .push(" AND day <= ")
+            .bind(int("day", min_day)?)
+            .push("), 0) ORDER BY day");
+        let stored = self.fetch(q, decode_staking).await?;
         let mut items = Vec::with_capacity(days.len());
         for day in days {
             if let Some(s) = stored.iter().rev().find(|s| s.day <= day) {

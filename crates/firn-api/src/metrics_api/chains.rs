@@ -6,13 +6,13 @@ use axum::routing::get;
 use axum::{Json, Router};
 use firn_store::EvmReader;
 
-use super::interval::Interval;
 use super::metric::Metric;
-use super::series::{self, SeriesQuery, check_interval};
+use super::series::{self, SeriesQuery};
 use super::wire::{Chain, ListChainsResponse, MetricsApiResponse, MetricsValue};
 use super::{MetricsState, known_chain, page_size, query_key};
 use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
+use firn_store::rows::metrics::Granularity;
 
 pub(super) fn router() -> Router<MetricsState> {
     Router::new()
@@ -75,9 +75,9 @@ async fn chain_metrics(
     let metric_name = path.get("metric");
     let metric = metric_param(metric_name, &Metric::names())?;
     let interval = q
-        .one_of("timeInterval", &Interval::NAMES)
-        .and_then(Interval::from_name)
-        .unwrap_or(Interval::Day);
+        .one_of("timeInterval", &Granularity::NAMES)
+        .and_then(Granularity::from_name)
+        .unwrap_or(Granularity::Day);
     let start_ts = q.timestamp("startTimestamp");
     let end_ts = q.timestamp("endTimestamp");
     if let (Some(s), Some(e)) = (start_ts, end_ts)
@@ -88,7 +88,6 @@ async fn chain_metrics(
     let size = page_size(&mut q);
     let token = q.string("pageToken");
     q.finish()?;
-    check_interval(metric, metric_name, interval)?;
     let chain = known_chain(&state, path.get("chainId")).await?;
     let key = query_key(
         &format!("/v2/chains/{}/metrics/{metric_name}", chain.chain_id),

@@ -1,10 +1,10 @@
 //! firn's Metrics API: time series of chain and staking metrics, served from the counters the
-//! store keeps per hour and per day on every EVM commit (no rescans per request).
+//! store keeps per hour, day, week and month on every EVM commit (no rescans per request).
 //!
 //! Routes: `/v2/health-check` and `/v2/live-check` (the Data API's checks); the legacy `GET /v1/avg_tps/{chainId}` ([`v1`]); the v2 chain list and chain
 //! metrics ([`chains`]); rolling windows and staking metrics ([`windows`]). Every series is
 //! newest first, built by [`series`] from the store's rows; how a bucket combines its rows is
-//! in [`metric`], bucket boundaries in [`interval`].
+//! in [`metric`]; bucket boundaries are the store's [`Granularity`].
 //!
 //! Paging uses UUID tokens ([`tokens`]) valid 24 hours on an injectable [`Clock`], bound to the
 //! query that issued them. The service has no authentication and its own listener
@@ -12,7 +12,6 @@
 //! limits and [`AppState`].
 
 pub mod clock;
-pub mod interval;
 pub mod metric;
 pub mod series;
 pub mod tokens;

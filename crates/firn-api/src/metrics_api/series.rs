@@ -7,9 +7,8 @@ use firn_store::page::{HeightCursor, MAX_PAGE_LIMIT, PageRequest};
 use firn_store::rows::metrics::{ChainMetrics, Granularity};
 use firn_store::{MetricsReader, SortOrder, Store};
 
-use super::interval::Interval;
 use super::metric::{Combine, Metric};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 
 /// What a series page asks for.
 #[derive(Debug, Clone, Copy)]
@@ -18,8 +17,8 @@ pub struct SeriesQuery {
     pub chain_id: u64,
     /// The metric.
     pub metric: Metric,
-    /// Bucket size.
-    pub interval: Interval,
+    /// Bucket size: one stored row per bucket.
+    pub interval: Granularity,
     /// Buckets starting before the one holding this time are left out.
     pub start_ts: Option<u64>,
     /// Buckets starting after this time are left out.
@@ -39,24 +38,6 @@ pub struct SeriesPage {
     pub next: Option<u64>,
     /// Time of the chain's last counted block (`None` without blocks).
     pub last_block_ts: Option<u64>,
-}
-
-fn source(interval: Interval) -> Granularity {
-    match interval {
-        Interval::Hour => Granularity::Hour,
-        _ => Granularity::Day,
-    }
-}
-
-/// Checks that `metric` can be served per `interval`: a 400 naming both otherwise.
-pub fn check_interval(metric: Metric, name: &str, interval: Interval) -> ApiResult<()> {
-    if metric.combine() == Combine::Distinct && matches!(interval, Interval::Week | Interval::Month)
-    {
-        return Err(ApiError::bad(format!(
-            "timeInterval must be hour or day for {name}: distinct counts are kept per hour and per day"
-        )));
-    }
-    Ok(())
 }
 
 async fn one(
@@ -136,7 +117,7 @@ fn bucket_starts(q: &SeriesQuery, oldest: u64, newest: u64) -> Vec<u64> {
 
 /// Reads one page of the series `q` describes.
 pub async fn page(store: &Store, q: &SeriesQuery) -> ApiResult<SeriesPage> {
-    let granularity = source(q.interval);
+    let granularity = q.interval;
     let Some(newest) = one(store, q.chain_id, granularity, None, SortOrder::Desc).await? else {
         return Ok(SeriesPage::default());
     };

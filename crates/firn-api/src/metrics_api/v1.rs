@@ -7,13 +7,13 @@ use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
 
-use super::interval::Interval;
 use super::metric::Metric;
 use super::series::{self, SeriesQuery};
 use super::wire::{AvgTpsResponse, MetricsValue};
 use super::{MetricsState, known_chain, page_size, query_key};
 use crate::error::ApiResult;
 use crate::params::{PathParams, Query};
+use firn_store::rows::metrics::Granularity;
 
 pub(super) fn router() -> Router<MetricsState> {
     Router::new().route("/v1/avg_tps/{chainId}", get(avg_tps))
@@ -37,7 +37,7 @@ async fn avg_tps(
         (Some(t), _) => Some(state.tokens.redeem(&key, t)?),
         // The page starting at the day holding `startKey`: as if the previous page ended the
         // day after.
-        (None, Some(k)) => Some(Interval::Day.next(Interval::Day.start_of(k))),
+        (None, Some(k)) => Some(Granularity::Day.next(Granularity::Day.start_of(k))),
         (None, None) => None,
     };
     let page = series::page(
@@ -45,7 +45,7 @@ async fn avg_tps(
         &SeriesQuery {
             chain_id: chain.chain_id,
             metric: Metric::AvgTps,
-            interval: Interval::Day,
+            interval: Granularity::Day,
             start_ts: None,
             end_ts: None,
             after,
@@ -54,7 +54,7 @@ async fn avg_tps(
     )
     .await?;
     let (next_page_token, next_page_start_key) = match (page.next, start_key) {
-        (Some(last), Some(_)) => (None, Interval::Day.prev(last).map(|d| d.to_string())),
+        (Some(last), Some(_)) => (None, Granularity::Day.prev(last).map(|d| d.to_string())),
         (Some(last), None) => (Some(state.tokens.issue(&key, last)), None),
         (None, _) => (None, None),
     };

@@ -160,6 +160,16 @@ impl History {
         set.len() as f64
     }
 
+    pub fn active_senders(&self, from: u64, to: u64) -> f64 {
+        let set: BTreeSet<u64> = self
+            .in_range(from, to)
+            .iter()
+            .flat_map(|b| &b.txs)
+            .map(|t| t.0)
+            .collect();
+        set.len() as f64
+    }
+
     /// Transactions ÷ seconds from the last block before `from` to the last block in range.
     pub fn avg_tps(&self, from: u64, to: u64) -> f64 {
         let blocks = self.in_range(from, to);

@@ -100,6 +100,47 @@ pub async fn hours_weeks_months_and_time_range(store: Store) {
             "weekly avgTps",
         );
     }
+    // Distinct counts are exact per week and month too (not the sum of the days).
+    let active = series(
+        &api,
+        &format!("/v2/chains/{CHAIN}/metrics/activeAddresses?timeInterval=week"),
+    )
+    .await;
+    assert_eq!(active.len(), weeks.len());
+    let daily_sum = |from: u64| -> f64 {
+        (0..7)
+            .map(|d| h.active_addresses(from + d * DAY, from + (d + 1) * DAY))
+            .sum()
+    };
+    let mut fewer_than_the_days = 0;
+    for (ts, value) in &active {
+        let want = h.active_addresses(*ts, ts + 7 * DAY);
+        assert_close(*value, want, &format!("active addresses in week {ts}"));
+        fewer_than_the_days += usize::from(want < daily_sum(*ts));
+    }
+    assert!(
+        fewer_than_the_days > 0,
+        "an address active on two days of a week counts once"
+    );
+    for (interval, span) in [("month", 0), ("week", 7 * DAY)] {
+        let senders = series(
+            &api,
+            &format!("/v2/chains/{CHAIN}/metrics/activeSenders?timeInterval={interval}"),
+        )
+        .await;
+        for (ts, value) in &senders {
+            let end = if span == 0 {
+                month_after(*ts)
+            } else {
+                ts + span
+            };
+            assert_close(
+                *value,
+                h.active_senders(*ts, end),
+                &format!("senders {interval} {ts}"),
+            );
+        }
+    }
     // 2023-11-01, 2023-12-01: the history crosses one month boundary.
     let months = series(
         &api,
@@ -210,9 +251,6 @@ pub async fn v2_error_statuses(store: Store) {
     api.get(&format!("{base}/tps"))
         .await
         .assert_error(400, "metric must be one of");
-    api.get(&format!("{base}/activeAddresses?timeInterval=week"))
-        .await
-        .assert_error(400, "timeInterval must be hour or day");
     api.get(&format!("{base}/txCount?timeInterval=year"))
         .await
         .assert_error(400, "timeInterval must be one of");
@@ -351,4 +389,13 @@ pub async fn responses_match_the_official_schemas(store: Store) {
         "/v2/networks/{network}/metrics/{metric}",
     )
     .await;
+}
+
+/// 2023-11-01 → 2023-12-01, 2023-12-01 → 2024-01-01 (the history's months).
+fn month_after(start: u64) -> u64 {
+    match start {
+        1_698_796_800 => 1_701_388_800,
+        1_701_388_800 => 1_704_067_200,
+        other => panic!("the history has no month starting {other}"),
+    }
 }

@@ -246,7 +246,7 @@ pub(super) async fn update_counters(
             let start = g.start_of(ts);
             let key = (
                 chain,
-                int("period", g.seconds())?,
+                int("period", g.period_code())?,
                 int("period start", start)?,
             );
             let chain_id = s.rows.chain_id;

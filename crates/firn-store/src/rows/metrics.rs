@@ -1,34 +1,99 @@
-//! Metrics rows: per-chain counters per hour and day, and staking totals per subnet per day.
+//! Metrics rows: per-chain counters per hour, day, week and month, and staking totals per
+//! subnet per day.
 //! The store keeps them exact and up to date in the same transaction as the blocks.
 
+use firn_core::calendar::{civil_from_days, days_from_civil};
 use firn_core::ids::Id;
 
 use crate::types::U256;
 
-/// Length of a metrics period.
+const HOUR: u64 = 3_600;
+const DAY: u64 = 86_400;
+
+/// A metrics period: hours, UTC days, weeks starting Monday and calendar months. The store
+/// keeps one counters row per chain and period of each granularity, so every metric (distinct
+/// counts included) is exact at each of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Granularity {
     /// One hour, starting on the hour (UTC).
     Hour,
     /// One day, starting 00:00 UTC.
     Day,
+    /// Seven days, starting Monday 00:00 UTC.
+    Week,
+    /// A calendar month, starting on the 1st, 00:00 UTC.
+    Month,
 }
 
 impl Granularity {
     /// Every granularity the store maintains.
-    pub const ALL: [Granularity; 2] = [Granularity::Hour, Granularity::Day];
+    pub const ALL: [Granularity; 4] = [
+        Granularity::Hour,
+        Granularity::Day,
+        Granularity::Week,
+        Granularity::Month,
+    ];
 
-    /// Period length in seconds.
-    pub fn seconds(self) -> u64 {
+    /// Every name, as the Metrics API's `timeInterval` accepts them.
+    pub const NAMES: [&'static str; 4] = ["hour", "day", "week", "month"];
+
+    /// Parses a name (`hour`, `day`, `week`, `month`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        let i = Self::NAMES.iter().position(|n| *n == name)?;
+        Some(Self::ALL[i])
+    }
+
+    /// The `period` column's value: the length in seconds for hours, days and weeks, and
+    /// 2,629,746 (the mean Gregorian month) as the code of calendar months.
+    pub fn period_code(self) -> u64 {
         match self {
-            Granularity::Hour => 3_600,
-            Granularity::Day => 86_400,
+            Granularity::Hour => HOUR,
+            Granularity::Day => DAY,
+            Granularity::Week => 7 * DAY,
+            Granularity::Month => 2_629_746,
         }
+    }
+
+    /// The granularity of a `period` column value.
+    pub fn from_period_code(code: u64) -> Option<Self> {
+        Self::ALL.into_iter().find(|g| g.period_code() == code)
     }
 
     /// Start of the period holding `ts`.
     pub fn start_of(self, ts: u64) -> u64 {
-        ts - ts % self.seconds()
+        match self {
+            Granularity::Hour => ts - ts % HOUR,
+            Granularity::Day => ts - ts % DAY,
+            Granularity::Week => {
+                // 1970-01-01 was a Thursday, three days after a Monday; that first week is
+                // clamped to the epoch.
+                let day = ts / DAY;
+                day.saturating_sub((day + 3) % 7) * DAY
+            }
+            Granularity::Month => {
+                let (y, m, _) = civil_from_days(ts / DAY);
+                days_from_civil(y, m, 1) * DAY
+            }
+        }
+    }
+
+    /// Start of the period after the one starting at `start`.
+    pub fn next(self, start: u64) -> u64 {
+        match self {
+            Granularity::Hour => start + HOUR,
+            Granularity::Day => start + DAY,
+            Granularity::Week => Self::Week.start_of(start + 7 * DAY),
+            Granularity::Month => {
+                let (y, m, _) = civil_from_days(start / DAY);
+                let (y, m) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+                days_from_civil(y, m, 1) * DAY
+            }
+        }
+    }
+
+    /// Start of the period before the one starting at `start` (`None` before 1970).
+    pub fn prev(self, start: u64) -> Option<u64> {
+        start.checked_sub(1).map(|t| self.start_of(t))
     }
 }
 
@@ -161,4 +226,38 @@ pub struct StakingMetrics {
     pub delegator_count: u64,
     /// Sum of delegator weights.
     pub delegator_weight: u128,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Granularity;
+
+    #[test]
+    fn periods_start_where_the_calendar_says() {
+        // 2023-11-14 22:13:20 UTC, a Tuesday.
+        let t = 1_700_000_000;
+        assert_eq!(Granularity::Hour.start_of(t), 1_699_999_200);
+        assert_eq!(Granularity::Day.start_of(t), 1_699_920_000);
+        assert_eq!(Granularity::Week.start_of(t), 1_699_833_600); // Monday 2023-11-13
+        assert_eq!(Granularity::Month.start_of(t), 1_698_796_800); // 2023-11-01
+        assert_eq!(Granularity::Month.next(1_698_796_800), 1_701_388_800); // 2023-12-01
+        assert_eq!(Granularity::Month.next(1_701_388_800), 1_704_067_200); // 2024-01-01
+        assert_eq!(Granularity::Month.prev(1_704_067_200), Some(1_701_388_800));
+        assert_eq!(Granularity::Month.start_of(1_709_164_800), 1_706_745_600); // 2024-02-29 → 02-01
+        // The week of 1970-01-01 began in 1969: clamped to the epoch, and the next one is a
+        // whole Monday-started week.
+        assert_eq!(Granularity::Week.start_of(0), 0);
+        assert_eq!(Granularity::Week.next(0), 4 * 86_400);
+        assert_eq!(Granularity::Week.next(1_699_833_600), 1_700_438_400);
+    }
+
+    #[test]
+    fn names_and_period_codes_round_trip() {
+        for (g, name) in Granularity::ALL.into_iter().zip(Granularity::NAMES) {
+            assert_eq!(Granularity::from_name(name), Some(g));
+            assert_eq!(Granularity::from_period_code(g.period_code()), Some(g));
+        }
+        assert_eq!(Granularity::from_name("year"), None);
+        assert_eq!(Granularity::from_period_code(60), None);
+    }
 }

@@ -1,0 +1,154 @@
+//! One-time upgrades of stored data that plain SQL migrations cannot express, run at open
+//! after the migrations. A migration inserts a marker into `store_upgrades`; the first process
+//! to open the store claims it (deleting the marker takes the row, or SQLite's write lock) and
+//! derives the data in the same transaction, so a crash leaves the marker for the next open and
+//! a second process finds nothing left to do.
+
+use tracing::info;
+
+use crate::db::{Backend, RowExt, Store, int};
+use crate::error::Result;
+use crate::metrics::{decode_metrics, upsert_metrics};
+use crate::rows::metrics::{ChainMetrics, Granularity};
+use crate::types::U256;
+
+const WEEK_MONTH_METRICS: &str = "evm_week_month_metrics";
+
+/// Runs every upgrade a migration left a marker for (each finds its own marker, or returns).
+pub(crate) async fn run_pending(store: &Store) -> Result<()> {
+    week_and_month_metrics(store).await
+}
+
+/// Derives the week and month metrics rows (and their distinct-address sets) of every chain
+/// from its day rows: weeks and months are whole days, so sums, maxima, spans and cumulative
+/// totals combine exactly, and the distinct sets are the union of the days' sets.
+async fn week_and_month_metrics(store: &Store) -> Result<()> {
+    let mut w = store.begin_write().await?;
+    let claimed = sqlx::query("DELETE FROM store_upgrades WHERE name = $1")
+        .bind(WEEK_MONTH_METRICS)
+        .execute(&mut *w.tx)
+        .await?
+        .rows_affected();
+    if claimed == 0 {
+        return Ok(());
+    }
+    if store.backend() == Backend::Postgres {
+        // Indexers of other processes wait until the rows are derived.
+        sqlx::query("LOCK TABLE evm_metrics IN SHARE ROW EXCLUSIVE MODE")
+            .execute(&mut *w.tx)
+            .await?;
+    }
+    let day = int("period", Granularity::Day.period_code())?;
+    let chains: Vec<i64> =
+        sqlx::query("SELECT DISTINCT chain_id FROM evm_metrics WHERE period = $1")
+            .bind(day)
+            .fetch_all(&mut *w.tx)
+            .await?
+            .iter()
+            .map(|r| r.i64("chain_id"))
+            .collect::<Result<_>>()?;
+    let mut derived = 0usize;
+    for chain in chains {
+        let days: Vec<ChainMetrics> = sqlx::query(
+            "SELECT * FROM evm_metrics WHERE chain_id = $1 AND period = $2 ORDER BY start_ts",
+        )
+        .bind(chain)
+        .bind(day)
+        .fetch_all(&mut *w.tx)
+        .await?
+        .iter()
+        .map(|r| decode_metrics(r))
+        .collect::<Result<_>>()?;
+        for g in [Granularity::Week, Granularity::Month] {
+            for group in days.chunk_by(|a, b| g.start_of(a.start_ts) == g.start_of(b.start_ts)) {
+                let mut m = combine(g, group);
+                let (active, senders, deployers) =
+                    union_of_days(&mut w.tx, chain, g, m.start_ts).await?;
+                (m.active_addresses, m.active_senders, m.deployers) = (active, senders, deployers);
+                upsert_metrics(&mut w.tx, &m).await?;
+                derived += 1;
+            }
+        }
+    }
+    w.commit().await?;
+    info!(
+        rows = derived,
+        "derived week and month metrics from day rows"
+    );
+    Ok(())
+}
+
+/// One week's or month's row from its day rows (ascending, at least one).
+fn combine(g: Granularity, days: &[ChainMetrics]) -> ChainMetrics {
+    let (first, last) = (&days[0], &days[days.len() - 1]);
+    let mut m = ChainMetrics::empty(
+        first.chain_id,
+        g,
+        g.start_of(first.start_ts),
+        first.span_start_ts,
+        last.last_block_ts,
+    );
+    // The commit path refuses totals that overflow, so these sums of stored days cannot.
+    let add = |a: U256, b: U256| a.checked_add(b).unwrap_or(U256::MAX);
+    for d in days {
+        m.block_count = m.block_count.saturating_add(d.block_count);
+        m.tx_count = m.tx_count.saturating_add(d.tx_count);
+        m.gas_used = m.gas_used.saturating_add(d.gas_used);
+        m.fees_paid = add(m.fees_paid, d.fees_paid);
+        m.sum_gas_price = add(m.sum_gas_price, d.sum_gas_price);
+        m.max_gas_price = m.max_gas_price.max(d.max_gas_price);
+        m.max_tps = m.max_tps.max(d.max_tps);
+        m.max_gps = m.max_gps.max(d.max_gps);
+        m.contracts = m.contracts.saturating_add(d.contracts);
+    }
+    m.cumulative_txs = last.cumulative_txs;
+    m.cumulative_addresses = last.cumulative_addresses;
+    m.cumulative_contracts = last.cumulative_contracts;
+    m.cumulative_deployers = last.cumulative_deployers;
+    m
+}
+
+/// Fills the period's distinct-address sets with the union of its days' sets; their sizes
+/// (active, senders, deployers).
+async fn union_of_days(
+    conn: &mut sqlx::AnyConnection,
+    chain: i64,
+    g: Granularity,
+    start: u64,
+) -> Result<(u64, u64, u64)> {
+    let day = int("period", Granularity::Day.period_code())?;
+    let period = int("period", g.period_code())?;
+    let (from, to) = (int("start", start)?, int("end", g.next(start))?);
+    sqlx::query(
+        "INSERT INTO evm_period_addresses (chain_id, period, start_ts, kind, address) \
+         SELECT DISTINCT chain_id, $1, $2, kind, address FROM evm_period_addresses \
+         WHERE chain_id = $3 AND period = $4 AND start_ts >= $2 AND start_ts < $5 \
+         ON CONFLICT (chain_id, period, start_ts, kind, address) DO NOTHING",
+    )
+    .bind(period)
+    .bind(from)
+    .bind(chain)
+    .bind(day)
+    .bind(to)
+    .execute(&mut *conn)
+    .await?;
+    let rows = sqlx::query(
+        "SELECT kind, COUNT(*) AS n FROM evm_period_addresses \
+         WHERE chain_id = $1 AND period = $2 AND start_ts = $3 GROUP BY kind",
+    )
+    .bind(chain)
+    .bind(period)
+    .bind(from)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut counts = [0u64; 3];
+    for r in &rows {
+        if let Some(slot) = usize::try_from(r.i64("kind")?)
+            .ok()
+            .and_then(|k| counts.get_mut(k))
+        {
+            *slot = r.u64("n")?;
+        }
+    }
+    Ok((counts[0], counts[1], counts[2]))
+}
