@@ -8,7 +8,7 @@
 use crate::genesis::{L1FeeConfig, RewardConfig};
 
 /// `PercentDenominator`: consumption rates and delegation fees are parts per million.
-pub const PERCENT_DENOMINATOR: u64 = 1_000_000;
+pub use firn_core::pchain::reward::{PERCENT_DENOMINATOR, split};
 
 const NANOS_PER_SECOND: u64 = 1_000_000_000;
 
@@ -106,17 +106,6 @@ pub fn reward(config: &RewardConfig, duration_secs: u64, amount: u64, supply: u6
         Some(v) => v.min(remaining),
         None => remaining,
     }
-}
-
-/// Splits `total` into (the `shares` parts-per-million cut, the remainder), rounding in the
-/// remainder's favour as AvalancheGo's `reward.Split` does.
-pub fn split(total: u64, shares: u32) -> (u64, u64) {
-    let remainder_shares = PERCENT_DENOMINATOR.saturating_sub(u64::from(shares));
-    let remainder = match remainder_shares.checked_mul(total) {
-        Some(p) => p / PERCENT_DENOMINATOR,
-        None => remainder_shares * (total / PERCENT_DENOMINATOR),
-    };
-    (total - remainder, remainder)
 }
 
 /// `gas.CalculatePrice`: `min_price · e^(excess / k)` by the Taylor series AvalancheGo uses.
@@ -260,15 +249,6 @@ mod tests {
                 "{duration} {stake} {supply}"
             );
         }
-    }
-
-    #[test]
-    fn split_rounds_in_favour_of_the_remainder() {
-        assert_eq!(split(100, 20_000), (2, 98));
-        assert_eq!(split(1, 20_000), (1, 0));
-        assert_eq!(split(u64::MAX, 1_000_000), (u64::MAX, 0));
-        let (a, b) = split(u64::MAX, 500_000);
-        assert_eq!(a + b, u64::MAX);
     }
 
     #[test]

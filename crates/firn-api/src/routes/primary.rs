@@ -158,9 +158,7 @@ pub async fn list_latest_transactions(
         .store
         .list_pchain_txs(&filter, order, &paging.request)
         .await?;
-    let ctx = Ctx {
-        network: &state.config.network,
-    };
+    let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
     Ok(Json(ListPChainTransactionsResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
         transactions: page
@@ -211,9 +209,7 @@ pub async fn list_staking_transactions(
         .store
         .list_active_staking_txs(&filter, now, order, &paging.request)
         .await?;
-    let ctx = Ctx {
-        network: &state.config.network,
-    };
+    let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
     Ok(Json(ListPChainTransactionsResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
         transactions: page

@@ -64,9 +64,7 @@ pub async fn list_rewards(
         .store
         .list_rewards(&filter, order, &paging.request)
         .await?;
-    let ctx = Ctx {
-        network: &state.config.network,
-    };
+    let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
     let price = money(&state.config.prices, currency, "AVAX");
     Ok(Json(ListHistoricalRewardsResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
@@ -119,9 +117,7 @@ pub async fn list_delegators(
         .store
         .list_stakers(&filter, order, &paging.request)
         .await?;
-    let ctx = Ctx {
-        network: &state.config.network,
-    };
+    let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
     Ok(Json(ListDelegatorDetailsResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
         delegators: page

@@ -2,8 +2,9 @@
 //! blockchains.
 
 use firn_core::ids::{Id, ShortId};
+use firn_core::pchain::reward;
 use firn_store::rows::pchain::{
-    AssetAmount as StoreAmount, BlockchainRecord, PBlockRecord, PTxRecord, PUtxoRecord,
+    AssetAmount as StoreAmount, BlockchainRecord, P_CHAIN_ID, PBlockRecord, PTxRecord, PUtxoRecord,
     RewardRecord, StakerRecord, StakerStatus,
 };
 use serde::Serialize;
@@ -48,14 +49,45 @@ fn response_tx_type(stored: &str) -> String {
     }
 }
 
-/// Rendering context: the network's HRP and AVAX asset.
+/// cb58 of the P-Chain's ID (all zeros), the chain of nearly every UTXO.
+const P_CHAIN_ID_CB58: &str = "11111111111111111111111111111111LpoYY";
+
+/// Rendering context: the network's HRP and AVAX asset, with the cb58 of the IDs every UTXO
+/// repeats (its chains and asset) made once, not per UTXO.
 #[derive(Debug, Clone, Copy)]
 pub struct Ctx<'a> {
     /// The network identity.
     pub network: &'a NetworkProfile,
+    avax_asset_cb58: &'a str,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// A context for `network`; `avax_asset_cb58` is the cb58 of its AVAX asset ID.
+    pub fn new(network: &'a NetworkProfile, avax_asset_cb58: &'a str) -> Self {
+        Self {
+            network,
+            avax_asset_cb58,
+        }
+    }
+
+    /// cb58 of a chain ID.
+    fn chain(&self, id: &Id) -> String {
+        if *id == P_CHAIN_ID {
+            P_CHAIN_ID_CB58.to_owned()
+        } else {
+            id.to_string()
+        }
+    }
+
+    /// cb58 of an asset ID.
+    fn asset(&self, id: &Id) -> String {
+        if *id == self.network.avax_asset_id {
+            self.avax_asset_cb58.to_owned()
+        } else {
+            id.to_string()
+        }
+    }
+
     /// bech32 without a chain prefix (`fuji1…`), as the Data API prints addresses.
     pub fn address(&self, id: &ShortId) -> String {
         firn_core::address::bech32_encode(&self.network.hrp, id).unwrap_or_default()
@@ -69,7 +101,7 @@ impl Ctx<'_> {
     pub fn amount(&self, asset_id: Id, amount: u64) -> AssetAmount {
         let avax = asset_id == self.network.avax_asset_id;
         AssetAmount {
-            asset_id: asset_id.to_string(),
+            asset_id: self.asset(&asset_id),
             name: if avax { "Avalanche" } else { "Unknown" }.to_owned(),
             symbol: if avax { "AVAX" } else { "UNKNOWN" }.to_owned(),
             denomination: if avax { 9 } else { 0 },
@@ -180,11 +212,11 @@ impl PChainUtxo {
         Self {
             addresses: ctx.addresses(&u.addresses),
             asset: ctx.amount(u.asset_id, u.amount),
-            consumed_on_chain_id: u.consumed_on_chain.to_string(),
-            created_on_chain_id: u.created_on_chain.to_string(),
+            consumed_on_chain_id: ctx.chain(&u.consumed_on_chain),
+            created_on_chain_id: ctx.chain(&u.created_on_chain),
             utxo_id: u.utxo_id.to_string(),
             amount: u.amount.to_string(),
-            asset_id: u.asset_id.to_string(),
+            asset_id: ctx.asset(&u.asset_id),
             block_number: r.height.to_string(),
             block_timestamp: r.timestamp,
             output_index: u.output_index,
@@ -634,7 +666,7 @@ pub struct DelegatorDetails {
     pub reward_addresses: Vec<String>,
     /// Amount delegated.
     pub amount_delegated: String,
-    /// Fee paid to the validator (completed) or 0 when not yet known.
+    /// The validator's share of the gross reward, in nAVAX (gross minus net).
     pub delegation_fee: String,
     /// Start.
     pub start_timestamp: u64,
@@ -657,28 +689,47 @@ pub struct DelegatorDetails {
 }
 
 impl DelegatorDetails {
-    /// From a stored delegator, judged at `now`.
+    /// From a stored delegator, judged at `now`. The reward is shared with the validator at
+    /// the validator's fee (`delegation_fee`, AvalancheGo's `reward.Split`): an active
+    /// delegator's estimate is the node's potential reward and its split; a completed one was
+    /// paid its net reward, and its gross is the net plus the fee when its reward tx paid both
+    /// (before Cortina), else the potential reward recorded when it started or, when firn
+    /// indexed it only after it had ended, the smallest total that splits into what was paid.
     pub fn from_record(ctx: Ctx<'_>, r: &StakerRecord, now: u64) -> Self {
         let s = &r.staker;
         let status = r.status(now);
         let completed = status == StakerStatus::Completed;
-        let estimate = s.estimated_reward.unwrap_or(0).to_string();
+        let (gross, net) = if completed && r.gross_reward > r.net_reward {
+            // Before Cortina the validator's fee was paid by the delegator's reward tx too.
+            (r.gross_reward, r.net_reward)
+        } else if completed {
+            let net = r.net_reward;
+            let gross = if net == 0 {
+                0
+            } else {
+                s.estimated_reward
+                    .or_else(|| reward::total_for_net(net, s.delegation_fee))
+                    .unwrap_or(net)
+            };
+            (gross, net)
+        } else {
+            let gross = s.estimated_reward.unwrap_or(0);
+            (gross, reward::split(gross, s.delegation_fee).1)
+        };
+        let gross_text = gross.to_string();
+        let net_text = net.to_string();
         Self {
             tx_hash: r.tx_hash.to_string(),
             node_id: s.node_id.to_string(),
             reward_addresses: ctx.addresses(&s.reward_addresses),
             amount_delegated: s.weight.to_string(),
-            delegation_fee: if completed {
-                r.gross_reward.saturating_sub(r.net_reward).to_string()
-            } else {
-                "0".to_owned()
-            },
+            delegation_fee: gross.saturating_sub(net).to_string(),
             start_timestamp: s.start_ts,
             end_timestamp: s.end_ts,
-            gross_reward: completed.then(|| r.gross_reward.to_string()),
-            net_reward: completed.then(|| r.net_reward.to_string()),
-            estimated_gross_reward: (!completed).then(|| estimate.clone()),
-            estimated_net_reward: (!completed).then_some(estimate),
+            gross_reward: completed.then(|| gross_text.clone()),
+            net_reward: completed.then(|| net_text.clone()),
+            estimated_gross_reward: (!completed).then_some(gross_text),
+            estimated_net_reward: (!completed).then_some(net_text),
             delegation_status: status.as_str().to_owned(),
         }
     }
@@ -755,5 +806,105 @@ impl From<&BlockchainRecord> for Blockchain {
             evm_chain_id: c.evm_chain_id,
             genesis_data: (!c.genesis.is_empty()).then_some(genesis),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use firn_core::ids::NodeId;
+    use firn_store::rows::pchain::{NewStaker, UtxoConsumption};
+
+    /// A delegator at a 2 % fee with the given potential reward and payout.
+    fn delegator(estimated: Option<u64>, ended: bool, gross: u64, net: u64) -> StakerRecord {
+        StakerRecord {
+            tx_hash: Id([1; 32]),
+            tx_type: "AddPermissionlessDelegatorTx".into(),
+            height: 5,
+            tx_index: 0,
+            staker: NewStaker {
+                node_id: NodeId([2; 20]),
+                subnet_id: P_CHAIN_ID,
+                start_ts: 100,
+                end_ts: 200,
+                weight: 25_000_000_000,
+                is_delegator: true,
+                delegation_fee: 20_000,
+                reward_addresses: vec![ShortId([3; 20])],
+                estimated_reward: estimated,
+            },
+            ended_by: ended.then_some(UtxoConsumption {
+                tx_hash: Id([4; 32]),
+                height: 9,
+                timestamp: 200,
+            }),
+            gross_reward: gross,
+            net_reward: net,
+        }
+    }
+
+    fn details(r: &StakerRecord) -> DelegatorDetails {
+        let network = NetworkProfile::fuji();
+        let avax = network.avax_asset_id.to_string();
+        DelegatorDetails::from_record(Ctx::new(&network, &avax), r, 150)
+    }
+
+    #[test]
+    fn an_active_delegator_estimates_the_potential_reward_and_its_split() {
+        let d = details(&delegator(Some(1_626_765_523), false, 0, 0));
+        assert_eq!(d.delegation_status, "active");
+        assert_eq!(d.estimated_gross_reward.as_deref(), Some("1626765523"));
+        // The validator's 2 % is rounded up: 1,626,765,523 · 0.98 = 1,594,230,212.54.
+        assert_eq!(d.estimated_net_reward.as_deref(), Some("1594230212"));
+        assert_eq!(d.delegation_fee, "32535311");
+        assert!(d.gross_reward.is_none() && d.net_reward.is_none());
+    }
+
+    #[test]
+    fn a_completed_delegator_is_paid_net_of_its_validators_fee() {
+        // Indexed while current: the gross is the node's potential reward.
+        let d = details(&delegator(
+            Some(1_626_765_523),
+            true,
+            1_594_230_212,
+            1_594_230_212,
+        ));
+        assert_eq!(d.gross_reward.as_deref(), Some("1626765523"));
+        assert_eq!(d.net_reward.as_deref(), Some("1594230212"));
+        assert_eq!(d.delegation_fee, "32535311");
+        assert!(d.estimated_gross_reward.is_none());
+        // Indexed after it ended: the smallest total that splits into the payout.
+        let d = details(&delegator(None, true, 98, 98));
+        assert_eq!(
+            (d.gross_reward.as_deref(), d.delegation_fee.as_str()),
+            (Some("100"), "2")
+        );
+        // Before Cortina the reward tx paid the fee too.
+        let d = details(&delegator(Some(57), true, 107, 97));
+        assert_eq!(
+            (d.gross_reward.as_deref(), d.delegation_fee.as_str()),
+            (Some("107"), "10")
+        );
+        // Aborted: nothing paid, nothing earned.
+        let d = details(&delegator(Some(57), true, 0, 0));
+        assert_eq!(
+            (d.gross_reward.as_deref(), d.net_reward.as_deref()),
+            (Some("0"), Some("0"))
+        );
+        assert_eq!(d.delegation_fee, "0");
+    }
+
+    #[test]
+    fn cached_ids_print_as_cb58_does() {
+        let network = NetworkProfile::fuji();
+        let avax = network.avax_asset_id.to_string();
+        let ctx = Ctx::new(&network, &avax);
+        assert_eq!(ctx.chain(&P_CHAIN_ID), P_CHAIN_ID.to_string());
+        assert_eq!(
+            ctx.chain(&network.c_chain_id),
+            network.c_chain_id.to_string()
+        );
+        assert_eq!(ctx.asset(&network.avax_asset_id), avax);
+        assert_eq!(ctx.asset(&Id([7; 32])), Id([7; 32]).to_string());
     }
 }

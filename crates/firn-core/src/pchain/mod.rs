@@ -3,7 +3,8 @@
 //! - [`fx`]: outputs, inputs, owners and credentials (secp256k1fx and stakeable locks);
 //! - [`tx`]: [`UnsignedTx`] (every type through Etna) and the signed [`Tx`];
 //! - [`block`]: [`Block`] (Apricot 0–4 and Banff 29–32);
-//! - [`json`]: the JSON form `platform.getBlock` and `platform.getTx` give with `encoding: json`.
+//! - [`json`]: the JSON form `platform.getBlock` and `platform.getTx` give with `encoding: json`;
+//! - [`reward`]: how a delegator's reward is split with its validator.
 //!
 //! Decoding goes through [`crate::codec::from_bytes`]; IDs are computed while decoding, from the
 //! exact input bytes, so a decoded tx or block knows its ID without re-encoding.
@@ -11,6 +12,7 @@
 pub mod block;
 pub mod fx;
 pub mod json;
+pub mod reward;
 pub mod tx;
 
 pub use block::Block;

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::pchain::UnsignedTx;
 use firn_core::pchain::fx::TransferableInput;
-use firn_store::rows::pchain::{L1Validator, PUtxo};
+use firn_store::rows::pchain::{L1Validator, PUtxo, StakerRecord};
 use firn_store::{PChainReader, StakerFilter, Store};
 
 use super::source::PChainSource;
@@ -43,6 +43,8 @@ pub(crate) struct Known {
     utxos: HashMap<Id, KnownUtxo>,
     /// Staker tx → is a delegator.
     stakers: HashMap<Id, bool>,
+    /// Node → the delegation fee (millionths) of its latest primary-network validator.
+    validator_shares: HashMap<NodeId, u32>,
     /// (subnet, node) → the AddSubnetValidatorTx of the current subnet validator.
     subnet_validators: HashMap<(Id, NodeId), Id>,
     l1: HashMap<Id, KnownL1>,
@@ -75,6 +77,34 @@ impl Known {
 
     pub fn staker_added(&mut self, tx: Id, is_delegator: bool) {
         self.stakers.insert(tx, is_delegator);
+    }
+
+    pub fn validator_added(&mut self, node: NodeId, shares: u32) {
+        self.validator_shares.insert(node, shares);
+    }
+
+    /// The delegation fee of the primary-network validator on `node` that a delegator starting
+    /// at `start` delegates to.
+    pub async fn validator_shares(
+        &mut self,
+        node: NodeId,
+        start: u64,
+        store: &Store,
+    ) -> Result<u32> {
+        if let Some(shares) = self.validator_shares.get(&node) {
+            return Ok(*shares);
+        }
+        let validator = latest_validator(store, node, |v| {
+            v.staker.subnet_id == firn_store::rows::pchain::P_CHAIN_ID && v.staker.start_ts <= start
+        })
+        .await?
+        .ok_or_else(|| IndexerError::Missing {
+            what: "primary network validator",
+            key: node.to_string(),
+        })?;
+        self.validator_shares
+            .insert(node, validator.staker.delegation_fee);
+        Ok(validator.staker.delegation_fee)
     }
 
     pub fn subnet_validator_added(&mut self, subnet: Id, node: NodeId, tx: Id) {
@@ -125,33 +155,15 @@ impl Known {
         if let Some(tx) = self.subnet_validators.remove(&(subnet, node)) {
             return Ok(tx);
         }
-        let filter = StakerFilter {
-            delegators: Some(false),
-            node_ids: vec![node],
-            ..Default::default()
-        };
-        let mut page = firn_store::PageRequest::first(100);
-        loop {
-            let got = store
-                .list_stakers(&filter, firn_store::SortOrder::Desc, &page)
-                .await?;
-            if let Some(s) = got
-                .items
-                .iter()
-                .find(|s| s.staker.subnet_id == subnet && s.ended_by.is_none())
-            {
-                return Ok(s.tx_hash);
-            }
-            match got.next {
-                Some(next) => page = firn_store::PageRequest::after(100, next),
-                None => {
-                    return Err(IndexerError::Missing {
-                        what: "subnet validator",
-                        key: format!("{node} on {subnet}"),
-                    });
-                }
-            }
-        }
+        latest_validator(store, node, |s| {
+            s.staker.subnet_id == subnet && s.ended_by.is_none()
+        })
+        .await?
+        .map(|s| s.tx_hash)
+        .ok_or_else(|| IndexerError::Missing {
+            what: "subnet validator",
+            key: format!("{node} on {subnet}"),
+        })
     }
 
     /// The state of L1 validator `validation_id` before the current tx.
@@ -180,6 +192,32 @@ impl Known {
         };
         self.l1.insert(validation_id, known.clone());
         Ok(known)
+    }
+}
+
+/// The newest stored validator (not delegator) staker of `node` that `wanted` accepts.
+async fn latest_validator(
+    store: &Store,
+    node: NodeId,
+    wanted: impl Fn(&StakerRecord) -> bool,
+) -> Result<Option<StakerRecord>> {
+    let filter = StakerFilter {
+        delegators: Some(false),
+        node_ids: vec![node],
+        ..Default::default()
+    };
+    let mut page = firn_store::PageRequest::first(100);
+    loop {
+        let got = store
+            .list_stakers(&filter, firn_store::SortOrder::Desc, &page)
+            .await?;
+        if let Some(s) = got.items.into_iter().find(&wanted) {
+            return Ok(Some(s));
+        }
+        match got.next {
+            Some(next) => page = firn_store::PageRequest::after(100, next),
+            None => return Ok(None),
+        }
     }
 }
 

@@ -1,9 +1,10 @@
-//! The P-Chain as the node's RPC shows it: heights, blocks (hex), txs and reward UTXOs.
+//! The P-Chain as the node's RPC shows it: heights, blocks (hex), txs, reward UTXOs and the
+//! current stakers' potential rewards.
 
 use firn_core::address::Address;
 use firn_core::codec::{self, Decode, Reader};
 use firn_core::encoding::hex_decode_checksummed;
-use firn_core::ids::{Id, ShortId};
+use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::pchain::fx::Output;
 use firn_core::pchain::{Block, Tx};
 use firn_rpc::AvalancheClient;
@@ -75,6 +76,40 @@ struct BlockReply {
 #[derive(Deserialize)]
 struct TxReply {
     tx: String,
+}
+
+/// What the node says of a current primary-network staker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CurrentStaker {
+    /// The reward it earns if its stake period ends well (`potentialReward`): for a delegator,
+    /// before its validator's fee is taken.
+    pub potential_reward: u64,
+    /// The delegation fee of the validator it is or delegates to, in millionths.
+    pub validator_shares: u32,
+}
+
+#[derive(Deserialize)]
+struct ValidatorsReply {
+    validators: Vec<CurrentValidatorReply>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CurrentValidatorReply {
+    #[serde(rename = "txID")]
+    tx_id: String,
+    potential_reward: Option<String>,
+    delegation_fee: Option<String>,
+    #[serde(default)]
+    delegators: Vec<CurrentDelegatorReply>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CurrentDelegatorReply {
+    #[serde(rename = "txID")]
+    tx_id: String,
+    potential_reward: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -164,6 +199,49 @@ impl PChainSource {
         decode_utxos(&r.utxos)
     }
 
+    /// The staker `tx_id` adds on `node_id`, as `platform.getCurrentValidators` shows it
+    /// (`nodeIDs` names one node, so its delegators are listed too); `None` when the node no
+    /// longer (or not yet) lists it.
+    pub async fn current_staker(
+        &self,
+        node_id: NodeId,
+        tx_id: Id,
+    ) -> Result<Option<CurrentStaker>> {
+        const METHOD: &str = "platform.getCurrentValidators";
+        let r: ValidatorsReply = self
+            .client
+            .call(METHOD, &json!({ "nodeIDs": [node_id.to_string()] }))
+            .await?;
+        let tx = tx_id.to_string();
+        let number = |what: &str, v: Option<&String>| -> Result<u64> {
+            v.ok_or_else(|| IndexerError::decode(METHOD, format!("{what} missing for {tx}")))?
+                .parse()
+                .map_err(|e| IndexerError::decode(METHOD, format!("{what} of {tx}: {e}")))
+        };
+        for v in &r.validators {
+            let shares = match &v.delegation_fee {
+                Some(fee) => percent_to_shares(fee).ok_or_else(|| {
+                    IndexerError::decode(METHOD, format!("delegationFee {fee:?}"))
+                })?,
+                None => 0,
+            };
+            let potential = if v.tx_id == tx {
+                Some(number("potentialReward", v.potential_reward.as_ref())?)
+            } else if let Some(d) = v.delegators.iter().find(|d| d.tx_id == tx) {
+                Some(number("potentialReward", d.potential_reward.as_ref())?)
+            } else {
+                None
+            };
+            if let Some(potential_reward) = potential {
+                return Ok(Some(CurrentStaker {
+                    potential_reward,
+                    validator_shares: shares,
+                }));
+            }
+        }
+        Ok(None)
+    }
+
     /// `platform.getUTXOs` of `addresses` (first page), on network `network_id`.
     pub async fn utxos(&self, network_id: u32, addresses: &[ShortId]) -> Result<Vec<RawUtxo>> {
         let addresses: Vec<String> = addresses
@@ -181,6 +259,21 @@ impl PChainSource {
     }
 }
 
+/// AvalancheGo's delegation fee percentage (`"2.0000"`) in millionths (`20000`).
+fn percent_to_shares(percent: &str) -> Option<u32> {
+    let (whole, frac) = percent.split_once('.').unwrap_or((percent, ""));
+    if frac.len() > 4 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let whole: u32 = whole.parse().ok()?;
+    let frac: u32 = if frac.is_empty() {
+        0
+    } else {
+        format!("{frac:0<4}").parse().ok()?
+    };
+    whole.checked_mul(10_000)?.checked_add(frac)
+}
+
 fn decode_utxos(hex: &[String]) -> Result<Vec<RawUtxo>> {
     hex.iter()
         .map(|s| {
@@ -188,4 +281,20 @@ fn decode_utxos(hex: &[String]) -> Result<Vec<RawUtxo>> {
             RawUtxo::decode(&bytes)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent_to_shares;
+
+    #[test]
+    fn delegation_fee_percentages_read_as_millionths() {
+        assert_eq!(percent_to_shares("2.0000"), Some(20_000));
+        assert_eq!(percent_to_shares("100.0000"), Some(1_000_000));
+        assert_eq!(percent_to_shares("2.5"), Some(25_000));
+        assert_eq!(percent_to_shares("0"), Some(0));
+        assert_eq!(percent_to_shares("1.23456"), None);
+        assert_eq!(percent_to_shares("x"), None);
+        assert_eq!(percent_to_shares("1.-5"), None);
+    }
 }

@@ -93,6 +93,13 @@ impl Deriver {
             }
             _ => None,
         };
+        let mut new = new;
+        if let Some(s) = new.as_mut().filter(|s| s.subnet_id == P_CHAIN_ID)
+            && !matches!(unsigned, UnsignedTx::AddSubnetValidator(_))
+        {
+            self.primary_staker_rewards(ctx, s).await?;
+            out.core.details.estimated_reward = s.estimated_reward;
+        }
         if let Some(s) = new {
             out.core.node_id = Some(s.node_id);
             out.core.subnet_id = Some(s.subnet_id);
@@ -122,12 +129,13 @@ impl Deriver {
                 rewards.sort_by_key(|r| r.output_index);
                 let is_delegator = self.known.is_delegator(t.tx_id, &self.store).await?;
                 // The node mints a validator's own reward first (on commit), then its
-                // delegation fees; a delegator gets one reward, on commit only.
+                // delegation fees; a delegator gets its reward on commit only, followed
+                // (before Cortina) by its validator's fee.
                 let committed = ctx.committed.unwrap_or(!rewards.is_empty());
                 for (i, r) in rewards.iter().enumerate() {
-                    let kind = if is_delegator {
+                    let kind = if is_delegator && i == 0 {
                         RewardType::Delegator
-                    } else if committed && i == 0 {
+                    } else if !is_delegator && committed && i == 0 {
                         RewardType::Validator
                     } else {
                         RewardType::ValidatorFee
@@ -148,6 +156,29 @@ impl Deriver {
                 }
             }
             _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Deriver {
+    /// A new primary-network staker's potential reward (from the node, while it lists the
+    /// staker as current) and, for a delegator, its validator's fee: the rate its reward will
+    /// be split at (`NewStaker::delegation_fee`).
+    async fn primary_staker_rewards(&mut self, ctx: &TxCtx<'_>, s: &mut NewStaker) -> Result<()> {
+        let current = self.source.current_staker(s.node_id, ctx.id).await?;
+        s.estimated_reward = current.map(|c| c.potential_reward);
+        if s.is_delegator {
+            s.delegation_fee = match current {
+                Some(c) => c.validator_shares,
+                None => {
+                    self.known
+                        .validator_shares(s.node_id, s.start_ts, &self.store)
+                        .await?
+                }
+            };
+        } else {
+            self.known.validator_added(s.node_id, s.delegation_fee);
         }
         Ok(())
     }

@@ -205,6 +205,28 @@ pub async fn staking(devnet: &Devnet, store: &Store, script: &Script) {
             .map(|s| s.tx_hash.to_string())
             .collect();
         assert_eq!(got, want, "delegators of {node}");
+        // Each current staker's potential reward, and each delegator's fee rate (its
+        // validator's), as the node gives them.
+        let validator = &one["validators"][0];
+        let shares = (validator["delegationFee"]
+            .as_str()
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+            * 10_000.0)
+            .round() as u32;
+        let stakers = std::iter::once(validator)
+            .chain(validator["delegators"].as_array().into_iter().flatten());
+        for n in stakers {
+            let tx: Id = n["txID"].as_str().unwrap().parse().unwrap();
+            let rec = store.find_staker(tx).await.unwrap().unwrap();
+            assert_eq!(
+                rec.staker.estimated_reward,
+                Some(dec(&n["potentialReward"])),
+                "potential reward of {tx}"
+            );
+            assert_eq!(rec.staker.delegation_fee, shares, "fee rate of {tx}");
+        }
     }
 
     // Ended stakers: their rewards are exactly the node's reward UTXOs.

@@ -1,8 +1,6 @@
 //! Row → record decoding for the P-Chain reads.
 
-use sqlx::any::AnyRow;
-
-use crate::db::RowExt;
+use crate::db::{Row, RowExt};
 use crate::error::{Result, StoreError};
 use crate::rows::pchain::{
     BlockchainRecord, L1Validator, L1ValidatorRecord, NewBlockchain, NewReward, NewStaker, Owner,
@@ -10,7 +8,7 @@ use crate::rows::pchain::{
     StakerRecord, SubnetConversion, SubnetRecord, UtxoConsumption, UtxoType,
 };
 
-pub(super) fn decode_block(r: &AnyRow) -> Result<PBlockRecord> {
+pub(super) fn decode_block(r: &dyn Row) -> Result<PBlockRecord> {
     let proposer = match r.opt_node_id("proposer_node_id")? {
         Some(node_id) => Some(ProposerDetails {
             id: r.id("proposer_id")?,
@@ -38,7 +36,7 @@ pub(super) fn decode_block(r: &AnyRow) -> Result<PBlockRecord> {
     })
 }
 
-pub(super) fn decode_core(r: &AnyRow) -> Result<PTxCore> {
+pub(super) fn decode_core(r: &dyn Row) -> Result<PTxCore> {
     let details = serde_json::from_str(&r.text("details")?).map_err(|e| StoreError::Corrupt {
         column: "details",
         reason: e.to_string(),
@@ -62,7 +60,7 @@ pub(super) fn decode_core(r: &AnyRow) -> Result<PTxCore> {
     })
 }
 
-pub(super) fn decode_utxo(r: &AnyRow) -> Result<PUtxoRecord> {
+pub(super) fn decode_utxo(r: &dyn Row) -> Result<PUtxoRecord> {
     let consumed = match r.opt_id("consuming_tx_hash")? {
         Some(tx_hash) => Some(UtxoConsumption {
             tx_hash,
@@ -100,7 +98,7 @@ pub(super) fn decode_utxo(r: &AnyRow) -> Result<PUtxoRecord> {
     })
 }
 
-pub(super) fn decode_staker(r: &AnyRow) -> Result<StakerRecord> {
+pub(super) fn decode_staker(r: &dyn Row) -> Result<StakerRecord> {
     let ended_by = match r.opt_id("end_tx_hash")? {
         Some(tx_hash) => Some(UtxoConsumption {
             tx_hash,
@@ -131,7 +129,7 @@ pub(super) fn decode_staker(r: &AnyRow) -> Result<StakerRecord> {
     })
 }
 
-pub(super) fn decode_reward(r: &AnyRow) -> Result<RewardRecord> {
+pub(super) fn decode_reward(r: &dyn Row) -> Result<RewardRecord> {
     Ok(RewardRecord {
         reward: NewReward {
             utxo_id: r.id("utxo_id")?,
@@ -153,7 +151,7 @@ pub(super) fn decode_reward(r: &AnyRow) -> Result<RewardRecord> {
     })
 }
 
-pub(super) fn decode_subnet(r: &AnyRow) -> Result<SubnetRecord> {
+pub(super) fn decode_subnet(r: &dyn Row) -> Result<SubnetRecord> {
     let conversion = match r.opt_id("l1_conversion_id")? {
         Some(conversion_id) => Some(SubnetConversion {
             conversion_id,
@@ -177,7 +175,7 @@ pub(super) fn decode_subnet(r: &AnyRow) -> Result<SubnetRecord> {
     })
 }
 
-pub(super) fn decode_blockchain(r: &AnyRow) -> Result<BlockchainRecord> {
+pub(super) fn decode_blockchain(r: &dyn Row) -> Result<BlockchainRecord> {
     Ok(BlockchainRecord {
         chain: NewBlockchain {
             blockchain_id: r.id("blockchain_id")?,
@@ -193,7 +191,7 @@ pub(super) fn decode_blockchain(r: &AnyRow) -> Result<BlockchainRecord> {
     })
 }
 
-pub(super) fn decode_l1(r: &AnyRow) -> Result<L1ValidatorRecord> {
+pub(super) fn decode_l1(r: &dyn Row) -> Result<L1ValidatorRecord> {
     Ok(L1ValidatorRecord {
         validator: L1Validator {
             validation_id: r.id("validation_id")?,

@@ -3,13 +3,12 @@
 use std::collections::HashMap;
 
 use firn_core::ids::{Id, ShortId};
-use sqlx::any::AnyRow;
 
 use super::decode::{
     decode_block, decode_blockchain, decode_core, decode_l1, decode_reward, decode_staker,
     decode_subnet, decode_utxo,
 };
-use crate::db::{RowExt, Sql, Store, int};
+use crate::db::{Row, RowExt, Sql, Store, int};
 use crate::error::{Result, StoreError};
 use crate::page::{
     CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor,
@@ -138,61 +137,89 @@ impl TxScan<'_> {
                 .push(" ORDER BY b.timestamp DESC, b.height DESC LIMIT 1), -1)");
         }
         push_tx_keyset(q, "x", self.order, self.page.after)?;
-        q.push(&format!(
-            " ORDER BY x.height {ord}, x.tx_index {ord} LIMIT "
-        ))
-        .bind(self.limit + 1);
+        q.push(&format!(" ORDER BY x.height {ord}, x.tx_index {ord}"))
+            .limit(self.limit + 1);
         Ok(())
     }
 }
 
-impl Store {
-    /// Attaches consumed and emitted UTXOs to transaction rows.
-    async fn with_utxos(&self, rows: Vec<AnyRow>) -> Result<Vec<PTxRecord>> {
-        let mut txs = Vec::with_capacity(rows.len());
-        for r in &rows {
-            txs.push(PTxRecord {
-                height: r.u64("height")?,
-                tx_index: r.u32("tx_index")?,
-                block_hash: r.id("block_hash")?,
-                timestamp: r.u64("timestamp")?,
-                core: decode_core(r)?,
-                consumed: Vec::new(),
-                emitted: Vec::new(),
-            });
-        }
-        if txs.is_empty() {
-            return Ok(txs);
-        }
-        // One round trip for the page: what its txs emitted and what they consumed, each
-        // row tagged with its side (a UTXO can be both, emitted and spent on the same page).
-        let ids: Vec<Vec<u8>> = txs.iter().map(|t| t.core.tx_hash.0.to_vec()).collect();
-        let mut q = Sql::new(
-            "SELECT p.*, 'e' AS side, p.emit_index AS pos FROM p_utxos p WHERE p.emitted_by IN (",
-        );
-        q.bind_list(ids.clone()).push(
-            ") UNION ALL SELECT p.*, 'c' AS side, p.consume_index AS pos FROM p_utxos p \
-             WHERE p.consuming_tx_hash IN (",
-        );
-        q.bind_list(ids).push(") ORDER BY pos");
-        let mut emitted: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
-        let mut consumed: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
-        for r in q.fetch_all(self.reader()).await? {
-            if r.text("side")? == "e" {
-                let by = r.id("emitted_by")?;
-                emitted.entry(by).or_default().push(decode_utxo(&r)?);
-            } else {
-                let u = decode_utxo(&r)?;
-                if let Some(c) = &u.consumed {
-                    consumed.entry(c.tx_hash).or_default().push(u);
-                }
+/// A transaction row without its UTXOs.
+fn decode_tx(r: &dyn Row) -> Result<PTxRecord> {
+    Ok(PTxRecord {
+        height: r.u64("height")?,
+        tx_index: r.u32("tx_index")?,
+        block_hash: r.id("block_hash")?,
+        timestamp: r.u64("timestamp")?,
+        core: decode_core(r)?,
+        consumed: Vec::new(),
+        emitted: Vec::new(),
+    })
+}
+
+/// A row of [`utxos_query`]: whether it is the emitted side, the tx it belongs to, the UTXO.
+fn decode_side_utxo(r: &dyn Row) -> Result<(bool, Id, PUtxoRecord)> {
+    let emitted = r.get_str("side")? == Some("e");
+    let utxo = decode_utxo(r)?;
+    let tx = if emitted {
+        r.id("emitted_by")?
+    } else {
+        match &utxo.consumed {
+            Some(c) => c.tx_hash,
+            None => {
+                return Err(StoreError::Corrupt {
+                    column: "consuming_tx_hash",
+                    reason: "null on the consumed side".to_owned(),
+                });
             }
         }
-        for t in &mut txs {
-            t.emitted = emitted.remove(&t.core.tx_hash).unwrap_or_default();
-            t.consumed = consumed.remove(&t.core.tx_hash).unwrap_or_default();
-        }
-        Ok(txs)
+    };
+    Ok((emitted, tx, utxo))
+}
+
+/// What the transactions of a page emitted and what they consumed, in one query, each row
+/// tagged with its side (a UTXO can be both, emitted and spent on the same page).
+fn utxos_query(txs: &[PTxRecord]) -> Option<Sql> {
+    if txs.is_empty() {
+        return None;
+    }
+    let ids = || txs.iter().map(|t| t.core.tx_hash.0.to_vec());
+    let mut q = Sql::new(
+        "SELECT p.*, 'e' AS side, p.emit_index AS pos FROM p_utxos p WHERE p.emitted_by IN (",
+    );
+    q.bind_list(ids()).push(
+        ") UNION ALL SELECT p.*, 'c' AS side, p.consume_index AS pos FROM p_utxos p \
+         WHERE p.consuming_tx_hash IN (",
+    );
+    q.bind_list(ids()).push(") ORDER BY pos");
+    Some(q)
+}
+
+/// Attaches [`utxos_query`]'s rows to their transactions.
+fn attach_utxos(mut txs: Vec<PTxRecord>, utxos: Vec<(bool, Id, PUtxoRecord)>) -> Vec<PTxRecord> {
+    let mut emitted: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
+    let mut consumed: HashMap<Id, Vec<PUtxoRecord>> = HashMap::new();
+    for (is_emitted, tx, u) in utxos {
+        let side = if is_emitted {
+            &mut emitted
+        } else {
+            &mut consumed
+        };
+        side.entry(tx).or_default().push(u);
+    }
+    for t in &mut txs {
+        t.emitted = emitted.remove(&t.core.tx_hash).unwrap_or_default();
+        t.consumed = consumed.remove(&t.core.tx_hash).unwrap_or_default();
+    }
+    txs
+}
+
+impl Store {
+    /// Transactions `q` selects, with their consumed and emitted UTXOs.
+    async fn txs_with_utxos(&self, q: Sql) -> Result<Vec<PTxRecord>> {
+        let (txs, utxos) = self
+            .fetch_then((q, decode_tx), (utxos_query, decode_side_utxo))
+            .await?;
+        Ok(attach_utxos(txs, utxos))
     }
 
     /// The one transaction list query: filter, optional "active stake at `now`", keyset page.
@@ -237,18 +264,15 @@ impl Store {
                     q.push(&format!(") a{}", seen.len()));
                     seen.push(a);
                 }
-                q.push(&format!(
-                    ") m ORDER BY m.height {ord}, m.tx_index {ord} LIMIT "
-                ))
-                .bind(limit + 1);
+                q.push(&format!(") m ORDER BY m.height {ord}, m.tx_index {ord}"))
+                    .limit(limit + 1);
             }
         }
         q.push(&format!(
             ") k ON t.height = k.height AND t.tx_index = k.tx_index \
                  ORDER BY k.height {ord}, k.tx_index {ord}"
         ));
-        let rows = q.fetch_all(self.reader()).await?;
-        let txs = self.with_utxos(rows).await?;
+        let txs = self.txs_with_utxos(q).await?;
         Ok(Page::from_rows(txs, limit, |t| TxCursor {
             height: t.height,
             index: t.tx_index,
@@ -258,8 +282,7 @@ impl Store {
     async fn find_tx_where(&self, column: &str, key: Vec<u8>) -> Result<Option<PTxRecord>> {
         let mut q = Sql::new(&format!("SELECT * FROM p_txs WHERE {column} = "));
         q.bind(key);
-        let rows = q.fetch_all(self.reader()).await?;
-        Ok(self.with_utxos(rows).await?.into_iter().next())
+        Ok(self.txs_with_utxos(q).await?.into_iter().next())
     }
 
     async fn find_block_where(
@@ -269,30 +292,22 @@ impl Store {
     ) -> Result<Option<PBlockRecord>> {
         let mut q = Sql::new(&format!("SELECT * FROM p_blocks WHERE {column} = "));
         q.bind(key);
-        q.fetch_all(self.reader())
-            .await?
-            .first()
-            .map(decode_block)
-            .transpose()
+        self.fetch_optional(q, decode_block).await
     }
 
-    async fn find_one<T>(
+    async fn find_one<T: Send + 'static>(
         &self,
         sql: &str,
         key: Vec<u8>,
-        decode: fn(&AnyRow) -> Result<T>,
+        decode: fn(&dyn Row) -> Result<T>,
     ) -> Result<Option<T>> {
         let mut q = Sql::new(sql);
         q.bind(key);
-        q.fetch_all(self.reader())
-            .await?
-            .first()
-            .map(decode)
-            .transpose()
+        self.fetch_optional(q, decode).await
     }
 
     /// Lists rows keyed by (creation height, id) with an optional equality filter.
-    async fn list_created<T>(
+    async fn list_created<T: Send + 'static>(
         &self,
         CreatedTable {
             table,
@@ -302,7 +317,7 @@ impl Store {
         filter: Option<(&str, Vec<u8>)>,
         order: SortOrder,
         page: &PageRequest<CreatedCursor>,
-        decode: fn(&AnyRow) -> Result<T>,
+        decode: fn(&dyn Row) -> Result<T>,
         key: fn(&T) -> CreatedCursor,
     ) -> Result<Page<T, CreatedCursor>> {
         let limit = page.checked_limit()?;
@@ -321,12 +336,9 @@ impl Store {
             .bind(c.id.0.to_vec())
             .push(")");
         }
-        q.push(&format!(
-            " ORDER BY {height_col} {ord}, {id_col} {ord} LIMIT "
-        ))
-        .bind(limit + 1);
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(decode).collect::<Result<Vec<_>>>()?;
+        q.push(&format!(" ORDER BY {height_col} {ord}, {id_col} {ord}"))
+            .limit(limit + 1);
+        let items = self.fetch(q, decode).await?;
         Ok(Page::from_rows(items, limit, key))
     }
 }
@@ -362,10 +374,9 @@ impl PChainReader for Store {
             q.push(&format!(" AND height {} ", order.after_op()))
                 .bind(int("cursor height", c.height)?);
         }
-        q.push(&format!(" ORDER BY height {} LIMIT ", order.sql()))
-            .bind(limit + 1);
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(decode_block).collect::<Result<Vec<_>>>()?;
+        q.push(&format!(" ORDER BY height {}", order.sql()))
+            .limit(limit + 1);
+        let items = self.fetch(q, decode_block).await?;
         Ok(Page::from_rows(items, limit, |b| HeightCursor {
             height: b.block.height,
         }))
@@ -418,10 +429,14 @@ impl PChainReader for Store {
             Sql::new("SELECT address, blockchain_id FROM address_chains WHERE address IN (");
         q.bind_list(out.iter().map(|(a, _)| a.0.to_vec()))
             .push(") ORDER BY address, blockchain_id");
-        for r in q.fetch_all(self.reader()).await? {
-            let a = ShortId(r.fixed("address")?);
+        let pairs = self
+            .fetch(q, |r| {
+                Ok((ShortId(r.fixed("address")?), r.id("blockchain_id")?))
+            })
+            .await?;
+        for (a, chain) in pairs {
             if let Some((_, chains)) = out.iter_mut().find(|(x, _)| *x == a) {
-                chains.push(r.id("blockchain_id")?);
+                chains.push(chain);
             }
         }
         Ok(out)
@@ -475,9 +490,9 @@ impl PChainReader for Store {
                 .push("))");
             }
             q.push(&format!(
-                " ORDER BY a.height {ord}, a.tx_index {ord}, a.seq {ord} LIMIT "
+                " ORDER BY a.height {ord}, a.tx_index {ord}, a.seq {ord}"
             ))
-            .bind(limit + 1)
+            .limit(limit + 1)
             .push(") k ON r.height = k.height AND r.tx_index = k.tx_index AND r.seq = k.seq");
         } else if !filter.node_ids.is_empty() {
             q.push(" AND r.node_id IN (")
@@ -491,11 +506,10 @@ impl PChainReader for Store {
             "k"
         };
         q.push(&format!(
-            " ORDER BY {key}.height {ord}, {key}.tx_index {ord}, {key}.seq {ord} LIMIT "
+            " ORDER BY {key}.height {ord}, {key}.tx_index {ord}, {key}.seq {ord}"
         ))
-        .bind(limit + 1);
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(decode_reward).collect::<Result<Vec<_>>>()?;
+        .limit(limit + 1);
+        let items = self.fetch(q, decode_reward).await?;
         Ok(Page::from_rows(items, limit, |r| EventCursor {
             height: r.height,
             index: r.tx_index,
@@ -560,12 +574,9 @@ impl PChainReader for Store {
             }
         }
         push_tx_keyset(&mut q, "s", order, page.after)?;
-        q.push(&format!(
-            " ORDER BY s.height {ord}, s.tx_index {ord} LIMIT "
-        ))
-        .bind(limit + 1);
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(decode_staker).collect::<Result<Vec<_>>>()?;
+        q.push(&format!(" ORDER BY s.height {ord}, s.tx_index {ord}"))
+            .limit(limit + 1);
+        let items = self.fetch(q, decode_staker).await?;
         Ok(Page::from_rows(items, limit, |s| TxCursor {
             height: s.height,
             index: s.tx_index,

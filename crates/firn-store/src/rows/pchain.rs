@@ -341,7 +341,8 @@ pub struct NewStaker {
     pub weight: u64,
     /// True for delegators.
     pub is_delegator: bool,
-    /// Delegation fee in millionths (validators).
+    /// Delegation fee in millionths: what a validator charges, or what a delegator's
+    /// validator charges it (the rate its reward is split at).
     pub delegation_fee: u32,
     /// Reward owners.
     pub reward_addresses: Vec<ShortId>,

@@ -405,6 +405,11 @@ impl EvmHistory {
         }
     }
 
+    /// Moves the next block's time `seconds` further on.
+    pub fn skip(&mut self, seconds: u64) {
+        self.ts += seconds;
+    }
+
     /// The next block: 0–5 transactions mixing native transfers, token transfers, and the
     /// occasional contract deployment (direct or through a factory).
     pub fn next_block(&mut self) -> EvmBlockRows {

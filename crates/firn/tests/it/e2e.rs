@@ -5,9 +5,10 @@
 //!    chainkit's signature aggregator (`tests/js/aggregator`) and the node-RPC client checks
 //!    with avalanchejs (`tests/js/pchain`);
 //! 2. the scale-out deployment: `firn devnet` over a data dir with generated history,
-//!    `firn index --database postgres://…` and two `firn serve --database postgres://…`
-//!    sharing one fresh PostgreSQL database, each `serve` running the Data API suite and the
-//!    Metrics API checks, then the node-RPC checks against the devnet.
+//!    `firn index --database postgres://…` and two `firn serve --database postgres://…
+//!    --rpc <devnet>` sharing one fresh PostgreSQL database, each `serve` running the Data
+//!    API suite, the Metrics API checks and the chainkit aggregation (its validators asked
+//!    through the devnet's RPC), then the node-RPC checks against the devnet.
 //!
 //! Each test skips, saying why, when node is missing (or, for the second, PostgreSQL).
 //! The values the suites compare come from the node's RPC (heights, chains, keys).
@@ -274,11 +275,14 @@ fn live_context(rpc: &str, api: &str, seed: &str) -> Value {
         .expect("blocks")
         .iter()
         .any(|b| b.get("proposerDetails").is_some());
+    // The height the newest block must reach, indexed before the suite runs.
+    let height = p_height(rpc);
+    wait_indexed(api, height);
     let mut ctx = json!({
         "pAddress": bare(&keys[3]),
         "stakingAddress": bare(&keys[1]),
         "rewardAddress": bare(&keys[2]),
-        "pHeight": p_height(rpc),
+        "pHeight": height,
         "nodeId": node_id,
         "proposers": proposers,
         "blockchainId": l1["id"],
@@ -317,6 +321,21 @@ fn data_api_suite(api: &str, ctx: &Value) {
         !out.contains("skipped (evm: false)"),
         "every EVM step runs: {out}"
     );
+}
+
+/// The SDK suite that checks every Data API answer against the node's own RPC.
+fn node_suite(api: &str, rpc: &str) {
+    let out = node(
+        "data-api",
+        "@avalanche-sdk/chainkit",
+        "node.mjs",
+        &[
+            ("FIRN_API_URL", api.to_owned()),
+            ("FIRN_NODE_URL", rpc.to_owned()),
+        ],
+    );
+    eprintln!("{out}");
+    assert!(out.contains(", 0 failures"), "{out}");
 }
 
 fn metrics_suite(metrics: &str) {
@@ -530,8 +549,9 @@ impl Drop for Process {
     }
 }
 
-/// `firn serve` on free ports; its Data API and Metrics API URLs.
-fn serve(database: &str) -> (Running, String) {
+/// `firn serve` on free ports, aggregating signatures through the node at `rpc`; its Data
+/// API and Metrics API URLs.
+fn serve(database: &str, rpc: &str) -> (Running, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
         .args([
             "serve",
@@ -541,6 +561,8 @@ fn serve(database: &str) -> (Running, String) {
             "127.0.0.1:0",
             "--database",
             database,
+            "--rpc",
+            rpc,
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -593,8 +615,8 @@ fn devnet_index_and_two_serves_on_postgres_serve_the_official_clients() {
             .spawn()
             .expect("running firn index"),
     );
-    let (first, first_metrics) = serve(&db.url());
-    let (second, second_metrics) = serve(&db.url());
+    let (first, first_metrics) = serve(&db.url(), &devnet.url);
+    let (second, second_metrics) = serve(&db.url(), &devnet.url);
     let height = p_height(&devnet.url);
     wait_indexed(&first.url, height);
 
@@ -602,7 +624,11 @@ fn devnet_index_and_two_serves_on_postgres_serve_the_official_clients() {
     for (api, metrics) in [(&first.url, &first_metrics), (&second.url, &second_metrics)] {
         data_api_suite(api, &ctx);
         metrics_suite(metrics);
+        // Each API process aggregates through the devnet's RPC (`--rpc`).
+        aggregation(&devnet.url, api);
     }
+    // What PostgreSQL holds, against the node.
+    node_suite(&first.url, &devnet.url);
     pchain_client(&devnet.url, "firn-e2e");
     // The indexer follows the transfer, and both API processes see it in the shared store.
     wait_indexed(&first.url, height + 1);
