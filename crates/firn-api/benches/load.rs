@@ -3,16 +3,24 @@
 //! keep-alive HTTP/1.1 load generator (`load/client.rs`). Prints requests/s, p50 and p99 per
 //! endpoint at moderate load, then for a mixed run over every endpoint.
 //!
-//! `cargo bench -p firn-api --bench load [-- <endpoint filter>]`. Environment:
+//! `cargo bench --workspace --bench load [-- <endpoint filter>]`. Environment:
 //! - `FIRN_LOAD_BACKENDS`: `sqlite`, `postgres` or `sqlite,postgres` (default `sqlite`);
 //!   `FIRN_LOAD_POSTGRES_URL`: the server and an existing database to administer from
-//!   (default `postgres://postgres@127.0.0.1:5432/test`; the store goes in `firn_load`).
+//!   (default `postgres://postgres@127.0.0.1:5432/test`; the store goes in `firn_load_p…_t…`).
 //! - `FIRN_LOAD_P_TXS` (1,000,000), `FIRN_LOAD_TRANSFERS` (5,000,000): fixture sizes.
 //! - `FIRN_LOAD_CONNS` (4) connections per endpoint, `FIRN_LOAD_MIXED_CONNS` (16) in the mixed
 //!   run, `FIRN_LOAD_SECONDS` (5) per run; `FIRN_LOAD_BUILD_ONLY=1` builds fixtures and stops.
+//! - `FIRN_LOAD_READERS`: the store's reader connections (default: `StoreOptions`' default).
+//!
+//! The load generator runs in the same process and tokio runtime as the server: on a 2-core
+//! machine the figures are for server and client sharing both cores.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use firn_api::{ApiConfig, AppState};
+
+// The allocator `firn` itself runs with, so the figures are a deployment's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[path = "../tests/it/fixtures.rs"]
 mod fixtures;

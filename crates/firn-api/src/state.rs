@@ -25,6 +25,8 @@ pub struct AppState {
     pub signatures: Option<SignatureService>,
     pub(crate) limiter: Arc<RateLimiter>,
     pub(crate) started: Instant,
+    /// cb58 of the network's AVAX asset ID, printed with every UTXO and amount.
+    pub(crate) avax_asset_cb58: Arc<str>,
 }
 
 impl AppState {
@@ -32,6 +34,7 @@ impl AppState {
     pub fn new(store: Store, config: ApiConfig) -> Self {
         Self {
             store,
+            avax_asset_cb58: config.network.avax_asset_id.to_string().into(),
             limiter: Arc::new(RateLimiter::new(
                 config.key_rate_limit,
                 config.ip_rate_limit,

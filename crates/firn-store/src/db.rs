@@ -10,10 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::any::{AnyArguments, AnyPoolOptions, AnyRow};
-use sqlx::{Any, AnyConnection, AnyPool, Arguments, Encode, Executor, Row, Type};
+use sqlx::{Any, AnyConnection, AnyPool, Arguments, Encode, Executor, Row as _, Type};
 use tracing::info;
 
 use crate::error::{Result, StoreError};
+use crate::sqlite_read::{self, SqliteReaders};
 use crate::types::{Address, B256, U256};
 use firn_core::ids::{Id, NodeId, ShortId};
 
@@ -57,9 +58,21 @@ pub struct Store {
 struct Inner {
     backend: Backend,
     writer: AnyPool,
-    reader: AnyPool,
+    reader: Reader,
     /// Serialises this process's write transactions (derived state is read-modify-write).
     write_lock: tokio::sync::Mutex<()>,
+}
+
+/// Decodes one result row.
+pub(crate) type Decode<T> = fn(&dyn Row) -> Result<T>;
+/// Builds a second read from the first read's rows (`None`: nothing to read).
+pub(crate) type FollowUp<T> = fn(&[T]) -> Option<Sql>;
+
+/// Where reads go: SQLite's read-only rusqlite connections, or PostgreSQL's one pool.
+#[derive(Debug)]
+enum Reader {
+    Sqlite(Arc<SqliteReaders>),
+    Postgres(AnyPool),
 }
 
 /// Opens the store at `location` with default options; see [`Store::open_with`].
@@ -98,6 +111,7 @@ impl Store {
             }
             Self::open_sqlite(Path::new(path), options).await?
         };
+        crate::upgrade::run_pending(&store).await?;
         Ok(store)
     }
 
@@ -105,6 +119,15 @@ impl Store {
         let pool = AnyPoolOptions::new()
             .max_connections(options.max_connections.max(1))
             .acquire_timeout(Duration::from_secs(10))
+            // Every query here is a short indexed read or write. JIT compilation pays off only
+            // for long scans, and a misestimate (stale statistics while a table grows) made a
+            // 20-row UTXO lookup compile for 16 ms and run in parallel workers.
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute("SET jit = off").await?;
+                    Ok(())
+                })
+            })
             .connect(url)
             .await?;
         POSTGRES_MIGRATIONS.run(&pool).await?;
@@ -113,7 +136,7 @@ impl Store {
             inner: Arc::new(Inner {
                 backend: Backend::Postgres,
                 writer: pool.clone(),
-                reader: pool,
+                reader: Reader::Postgres(pool),
                 write_lock: tokio::sync::Mutex::new(()),
             }),
         })
@@ -148,26 +171,13 @@ impl Store {
             .connect(&sqlite_url(text, "rwc"))
             .await?;
         SQLITE_MIGRATIONS.run(&writer).await?;
-        let reader_pragmas = format!(
-            "PRAGMA busy_timeout = {busy_ms}; PRAGMA query_only = ON; PRAGMA temp_store = MEMORY;"
-        );
-        let reader = AnyPoolOptions::new()
-            .max_connections(options.max_connections.max(1))
-            .after_connect(move |conn, _| {
-                let pragmas = reader_pragmas.clone();
-                Box::pin(async move {
-                    conn.execute(pragmas.as_str()).await?;
-                    Ok(())
-                })
-            })
-            .connect(&sqlite_url(text, "ro"))
-            .await?;
+        let reader = SqliteReaders::new(path, options.max_connections, options.busy_timeout);
         info!(backend = "sqlite", path = %path.display(), "opened store");
         Ok(Store {
             inner: Arc::new(Inner {
                 backend: Backend::Sqlite,
                 writer,
-                reader,
+                reader: Reader::Sqlite(reader),
                 write_lock: tokio::sync::Mutex::new(()),
             }),
         })
@@ -180,12 +190,78 @@ impl Store {
 
     /// Closes every connection; later calls fail.
     pub async fn close(&self) {
-        self.inner.reader.close().await;
+        match &self.inner.reader {
+            Reader::Sqlite(r) => r.close(),
+            Reader::Postgres(pool) => pool.close().await,
+        }
         self.inner.writer.close().await;
     }
 
-    pub(crate) fn reader(&self) -> &AnyPool {
-        &self.inner.reader
+    /// Runs the read `q` and decodes each row with `decode`.
+    pub(crate) async fn fetch<T: Send + 'static>(
+        &self,
+        q: Sql,
+        decode: fn(&dyn Row) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let (text, args) = q.into_parts()?;
+        match &self.inner.reader {
+            Reader::Sqlite(readers) => {
+                readers
+                    .run(move |conn| sqlite_read::query(conn, &text, &args, decode))
+                    .await
+            }
+            Reader::Postgres(pool) => sqlx::query_with(&text, args)
+                .fetch_all(pool)
+                .await?
+                .iter()
+                .map(|r| decode(r))
+                .collect(),
+        }
+    }
+
+    /// Two dependent reads: `first`, then the query `then` builds from its rows (`None`: no
+    /// second read). SQLite runs both in one blocking task on one connection (one hand-off,
+    /// not two); PostgreSQL makes two round trips.
+    pub(crate) async fn fetch_then<A: Send + 'static, B: Send + 'static>(
+        &self,
+        (first, decode_first): (Sql, Decode<A>),
+        (then, decode_then): (FollowUp<A>, Decode<B>),
+    ) -> Result<(Vec<A>, Vec<B>)> {
+        match &self.inner.reader {
+            Reader::Sqlite(readers) => {
+                let (text, args) = first.into_parts()?;
+                readers
+                    .run(move |conn| {
+                        let a = sqlite_read::query(conn, &text, &args, decode_first)?;
+                        let b = match then(&a) {
+                            Some(q) => {
+                                let (text, args) = q.into_parts()?;
+                                sqlite_read::query(conn, &text, &args, decode_then)?
+                            }
+                            None => Vec::new(),
+                        };
+                        Ok((a, b))
+                    })
+                    .await
+            }
+            Reader::Postgres(_) => {
+                let a = self.fetch(first, decode_first).await?;
+                let b = match then(&a) {
+                    Some(q) => self.fetch(q, decode_then).await?,
+                    None => Vec::new(),
+                };
+                Ok((a, b))
+            }
+        }
+    }
+
+    /// [`Store::fetch`] for at most one row.
+    pub(crate) async fn fetch_optional<T: Send + 'static>(
+        &self,
+        q: Sql,
+        decode: fn(&dyn Row) -> Result<T>,
+    ) -> Result<Option<T>> {
+        Ok(self.fetch(q, decode).await?.into_iter().next())
     }
 
     /// Starts a write transaction, holding this process's write lock until it ends.
@@ -266,6 +342,17 @@ impl Sql {
         self
     }
 
+    /// Appends ` LIMIT n` with `n` written into the text, not bound: PostgreSQL plans a
+    /// prepared statement generically only when the generic plan costs about what custom plans
+    /// did, and a bound LIMIT (estimated at a tenth of the table) never does, so every
+    /// execution was planned anew (~1 ms of a 0.2 ms page). Page sizes are few, so the
+    /// statement caches stay small.
+    pub(crate) fn limit(&mut self, n: i64) -> &mut Self {
+        self.text.push_str(" LIMIT ");
+        self.text.push_str(&n.to_string());
+        self
+    }
+
     /// Appends a bound value inside a `( … )` row, after a comma unless it is the first.
     pub(crate) fn arg<T>(&mut self, value: T) -> &mut Self
     where
@@ -282,6 +369,12 @@ impl Sql {
             Some(e) => Err(StoreError::Database(sqlx::Error::Encode(e.into()))),
             None => Ok(()),
         }
+    }
+
+    /// The SQL text and its bound values, failing on a value that could not be encoded.
+    fn into_parts(mut self) -> Result<(String, AnyArguments<'static>)> {
+        self.check()?;
+        Ok((self.text, self.args))
     }
 
     /// Runs the statement; returns the number of rows it changed.
@@ -427,12 +520,28 @@ fn corrupt(column: &'static str, reason: impl Into<String>) -> StoreError {
     }
 }
 
+/// A result row of either backend, read by column name; values borrow the row.
+pub(crate) trait Row {
+    fn get_i64(&self, col: &'static str) -> Result<Option<i64>>;
+    fn get_f64(&self, col: &'static str) -> Result<Option<f64>>;
+    fn get_blob(&self, col: &'static str) -> Result<Option<&[u8]>>;
+    fn get_str(&self, col: &'static str) -> Result<Option<&str>>;
+}
+
 /// Typed access to the columns of a result row.
-pub(crate) trait RowExt {
-    fn opt_i64(&self, col: &'static str) -> Result<Option<i64>>;
-    fn opt_bytes(&self, col: &'static str) -> Result<Option<Vec<u8>>>;
-    fn opt_text(&self, col: &'static str) -> Result<Option<String>>;
-    fn f64(&self, col: &'static str) -> Result<f64>;
+pub(crate) trait RowExt: Row {
+    fn opt_i64(&self, col: &'static str) -> Result<Option<i64>> {
+        self.get_i64(col)
+    }
+    fn opt_bytes(&self, col: &'static str) -> Result<Option<Vec<u8>>> {
+        Ok(self.get_blob(col)?.map(<[u8]>::to_vec))
+    }
+    fn opt_text(&self, col: &'static str) -> Result<Option<String>> {
+        Ok(self.get_str(col)?.map(str::to_owned))
+    }
+    fn f64(&self, col: &'static str) -> Result<f64> {
+        self.get_f64(col)?.ok_or_else(|| corrupt(col, "null"))
+    }
 
     fn i64(&self, col: &'static str) -> Result<i64> {
         self.opt_i64(col)?.ok_or_else(|| corrupt(col, "null"))
@@ -468,20 +577,20 @@ pub(crate) trait RowExt {
         Ok(self.i64(col)? != 0)
     }
     fn fixed<const N: usize>(&self, col: &'static str) -> Result<[u8; N]> {
-        let b = self.bytes(col)?;
-        b.as_slice()
-            .try_into()
-            .map_err(|_| corrupt(col, format!("{} bytes, expected {N}", b.len())))
+        self.opt_fixed(col)?.ok_or_else(|| corrupt(col, "null"))
     }
     fn opt_fixed<const N: usize>(&self, col: &'static str) -> Result<Option<[u8; N]>> {
-        match self.opt_bytes(col)? {
+        match self.get_blob(col)? {
             None => Ok(None),
             Some(b) => b
-                .as_slice()
                 .try_into()
                 .map(Some)
                 .map_err(|_| corrupt(col, format!("{} bytes, expected {N}", b.len()))),
         }
+    }
+    /// A non-null blob, borrowed.
+    fn blob(&self, col: &'static str) -> Result<&[u8]> {
+        self.get_blob(col)?.ok_or_else(|| corrupt(col, "null"))
     }
     fn id(&self, col: &'static str) -> Result<Id> {
         Ok(Id(self.fixed(col)?))
@@ -514,7 +623,7 @@ pub(crate) trait RowExt {
         Ok(u128::from_be_bytes(self.fixed(col)?))
     }
     fn short_ids(&self, col: &'static str) -> Result<Vec<ShortId>> {
-        let b = self.bytes(col)?;
+        let b = self.blob(col)?;
         if b.len() % 20 != 0 {
             return Err(corrupt(col, "address list length not a multiple of 20"));
         }
@@ -523,7 +632,7 @@ pub(crate) trait RowExt {
             .collect())
     }
     fn hashes(&self, col: &'static str) -> Result<Vec<Id>> {
-        let b = self.bytes(col)?;
+        let b = self.blob(col)?;
         if b.len() % 32 != 0 {
             return Err(corrupt(col, "hash list length not a multiple of 32"));
         }
@@ -532,14 +641,14 @@ pub(crate) trait RowExt {
             .collect())
     }
     fn b256s(&self, col: &'static str) -> Result<Vec<B256>> {
-        let b = self.bytes(col)?;
+        let b = self.blob(col)?;
         if b.len() % 32 != 0 {
             return Err(corrupt(col, "hash list length not a multiple of 32"));
         }
         Ok(b.chunks_exact(32).filter_map(B256::from_slice).collect())
     }
     fn amounts(&self, col: &'static str) -> Result<Vec<crate::rows::pchain::AssetAmount>> {
-        let b = self.bytes(col)?;
+        let b = self.blob(col)?;
         if b.len() % 40 != 0 {
             return Err(corrupt(col, "amount list length not a multiple of 40"));
         }
@@ -558,32 +667,32 @@ pub(crate) trait RowExt {
     }
 }
 
-impl RowExt for AnyRow {
-    fn opt_i64(&self, col: &'static str) -> Result<Option<i64>> {
+impl<R: Row + ?Sized> RowExt for R {}
+
+impl Row for AnyRow {
+    fn get_i64(&self, col: &'static str) -> Result<Option<i64>> {
         self.try_get::<Option<i64>, _>(col)
             .map_err(|e| corrupt(col, e.to_string()))
     }
-    fn opt_bytes(&self, col: &'static str) -> Result<Option<Vec<u8>>> {
-        self.try_get::<Option<Vec<u8>>, _>(col)
+    fn get_f64(&self, col: &'static str) -> Result<Option<f64>> {
+        self.try_get::<Option<f64>, _>(col)
             .map_err(|e| corrupt(col, e.to_string()))
     }
-    fn opt_text(&self, col: &'static str) -> Result<Option<String>> {
-        self.try_get::<Option<String>, _>(col)
+    fn get_blob(&self, col: &'static str) -> Result<Option<&[u8]>> {
+        self.try_get::<Option<&[u8]>, _>(col)
             .map_err(|e| corrupt(col, e.to_string()))
     }
-    fn f64(&self, col: &'static str) -> Result<f64> {
-        self.try_get::<f64, _>(col)
+    fn get_str(&self, col: &'static str) -> Result<Option<&str>> {
+        self.try_get::<Option<&str>, _>(col)
             .map_err(|e| corrupt(col, e.to_string()))
     }
 }
 
 impl crate::traits::CursorStore for Store {
     async fn find_cursor(&self, chain: crate::rows::ChainKey) -> Result<Option<u64>> {
-        let row = sqlx::query("SELECT height FROM cursors WHERE chain = $1")
-            .bind(chain.as_text())
-            .fetch_optional(self.reader())
-            .await?;
-        row.map(|r| r.u64("height")).transpose()
+        let mut q = Sql::new("SELECT height FROM cursors WHERE chain = ");
+        q.bind(chain.as_text());
+        self.fetch_optional(q, |r| r.u64("height")).await
     }
 }
 

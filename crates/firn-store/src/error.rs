@@ -6,6 +6,15 @@ pub enum StoreError {
     /// The database driver failed (connection, SQL, constraint).
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// A SQLite read failed (the API's reads bypass sqlx on SQLite).
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A read could not run: its task failed or the statement does not fit the reader.
+    #[error("store read failed: {0}")]
+    ReaderFailed(String),
+    /// The store was closed; open it again.
+    #[error("the store is closed")]
+    Closed,
     /// Applying the embedded migrations failed.
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),

@@ -13,7 +13,7 @@
 //!
 //! Data flows indexer → `commit_*_blocks` (one database transaction: the blocks' rows, their
 //! derived state — UTXO consumption, stakers and rewards, collectible balances, contract
-//! deployments, hourly and daily metrics — and the chain's cursor) → tables → `list_*` /
+//! deployments, hourly, daily, weekly and monthly metrics — and the chain's cursor) → tables → `list_*` /
 //! `find_*` → API.
 //!
 //! # Design notes
@@ -23,7 +23,9 @@
 //!   sqlx's `Any` driver; each has its own embedded migrations (`migrations/sqlite`,
 //!   `migrations/postgres`), applied at open. SQLite runs in WAL mode with
 //!   `synchronous=NORMAL` and a busy timeout, one writer connection and a pool of read-only
-//!   readers; PostgreSQL uses one pool.
+//!   readers; PostgreSQL uses one pool. SQLite's reads skip sqlx: they run on plain rusqlite
+//!   connections on tokio's blocking pool and decode rows in place (`sqlite_read`), with the
+//!   same SQL text and arguments.
 //! - **Encodings.** Heights, timestamps and counts are signed 64-bit columns (values above
 //!   `i64::MAX` are refused with [`StoreError::OutOfRange`]). u64 amounts and weights are stored
 //!   as their bit pattern in a 64-bit column: exact, never summed or compared in SQL (sums are
@@ -66,8 +68,10 @@ mod metrics;
 pub mod page;
 mod pchain;
 pub mod rows;
+mod sqlite_read;
 pub mod traits;
 pub mod types;
+mod upgrade;
 
 pub use db::{Backend, Store, StoreOptions, open};
 pub use error::{Result, StoreError};

@@ -1,14 +1,17 @@
-//! The load store, built once per backend and reused: P-Chain transfer history and ERC-20
-//! traffic written through the store's public commit APIs in large batches.
+//! The load store, built once per backend and size and reused: P-Chain transfer history and
+//! ERC-20 traffic written through the store's public commit APIs in large batches.
 //!
-//! A store is keyed by the fixture format and a hash of the backend's migrations, so a schema
-//! change rebuilds it and nothing else does. SQLite lives under the target dir
-//! (`firn-load/sqlite-<key>/`, its `complete` file names the sizes of the last finished fill);
-//! PostgreSQL in its own database (`firn_load`), whose `firn_load_fixture` row holds the key
-//! and sizes. The history is deterministic and commits skip blocks at or below the stored
-//! cursors, so an interrupted build resumes and a larger size extends the store.
+//! A store is keyed by the fixture format and its sizes. Opening it runs the store's migrations
+//! like any deployment upgrading in place, so a new migration (an index, say) is applied to the
+//! built store instead of forcing a rebuild; only a store the migrations refuse (an applied
+//! migration was edited) or a new [`FORMAT`] is rebuilt. SQLite lives under the target dir
+//! (`firn-load/sqlite-f<format>-p<txs>-t<transfers>/`, its `complete` file marks a finished
+//! fill); PostgreSQL in its own database (`firn_load_p<txs>_t<transfers>`), whose
+//! `firn_load_fixture` row holds the format and whether the fill finished. The history is
+//! deterministic and commits skip blocks at or below the stored cursors, so an interrupted
+//! build resumes where it stopped.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use firn_store::rows::ChainKey;
@@ -24,7 +27,7 @@ pub const P_ADDRESSES: u64 = 1_000;
 /// ERC-20 transfers per EVM block (one tx each).
 pub const TRANSFERS_PER_BLOCK: u32 = 50;
 const P_BATCH_BLOCKS: usize = 2_000;
-const EVM_BATCH_BLOCKS: u64 = 40;
+const EVM_BATCH_BLOCKS: u64 = 200;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Sizes {
@@ -39,34 +42,24 @@ pub struct Built {
     pub evm_blocks: u64,
 }
 
-fn migrations_hash(backend: &str) -> u64 {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../firn-store/migrations")
-        .join(backend);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("reading the store's migrations")
-        .map(|e| e.expect("migration entry").path())
-        .collect();
-    files.sort();
-    // FNV-1a over names and contents.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for f in files {
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read(&f).expect("reading a migration");
-        for b in name.bytes().chain(text) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
+/// Opens a store with `FIRN_LOAD_READERS` reader connections (default: the store's default).
+async fn open(location: &str) -> firn_store::Result<Store> {
+    let mut options = firn_store::StoreOptions::default();
+    if let Some(n) = std::env::var("FIRN_LOAD_READERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        options.max_connections = n;
     }
-    h
+    Store::open_with(location, &options).await
 }
 
-fn key(backend: &str) -> String {
-    format!("f{FORMAT}-{:016x}", migrations_hash(backend))
+fn format_tag() -> String {
+    format!("f{FORMAT}")
 }
 
-fn size_text(sizes: Sizes) -> String {
-    format!("p{} t{}", sizes.p_txs, sizes.transfers)
+fn size_tag(sizes: Sizes) -> String {
+    format!("p{}_t{}", sizes.p_txs, sizes.transfers)
 }
 
 /// The target dir: `CARGO_TARGET_DIR`, else three levels above this bench binary
@@ -79,117 +72,121 @@ fn target_dir() -> PathBuf {
     exe.ancestors().nth(3).expect("target dir").to_path_buf()
 }
 
-/// Opens the SQLite load store, building it first when no finished build has this key.
+/// Opens the SQLite load store, building it first unless a finished build of this format and
+/// size exists.
 pub async fn sqlite(sizes: Sizes) -> (Store, Built) {
-    let key = key("sqlite");
     let root = target_dir().join("firn-load");
-    let dir = root.join(format!("sqlite-{key}"));
-    // Older builds are dead weight: remove them.
+    let prefix = format!("sqlite-{}-", format_tag());
+    let dir = root.join(format!("{prefix}{}", size_tag(sizes)));
+    // Builds of an older format are dead weight: remove them.
     if let Ok(entries) = std::fs::read_dir(&root) {
         for e in entries.flatten() {
-            if e.path() != dir && e.file_name().to_string_lossy().starts_with("sqlite-") {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with("sqlite-") && !name.starts_with(&prefix) {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }
     }
     let db = dir.join("firn.db");
-    let store = firn_store::open(db.to_str().expect("utf-8 path"))
-        .await
-        .expect("opening the SQLite load store");
+    let db = db.to_str().expect("utf-8 path");
+    let store = match open(db).await {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("fixture: rebuilding {} ({e})", dir.display());
+            std::fs::remove_dir_all(&dir).expect("removing the old SQLite load store");
+            open(db).await.expect("opening the SQLite load store")
+        }
+    };
     let marker = dir.join("complete");
-    let done = std::fs::read_to_string(&marker).unwrap_or_default();
-    let built = if done == size_text(sizes) {
-        eprintln!("fixture: reusing {} ({done})", dir.display());
+    let built = if marker.exists() {
+        eprintln!("fixture: reusing {}", dir.display());
         extent(&store).await
     } else {
-        eprintln!("fixture: filling {} to {}", dir.display(), size_text(sizes));
+        eprintln!("fixture: filling {}", dir.display());
         let built = fill(&store, sizes).await;
-        std::fs::write(&marker, size_text(sizes)).expect("writing the fixture marker");
+        std::fs::write(&marker, "").expect("writing the fixture marker");
         built
     };
     (store, built)
 }
 
-/// Opens the PostgreSQL load store (database `firn_load` on the server of `admin_url`),
-/// building it first unless its `firn_load_fixture` row holds this key, marked complete.
+/// Opens the PostgreSQL load store (database `firn_load_p…_t…` on the server of `admin_url`),
+/// building it first unless its `firn_load_fixture` row says a fill of this format finished.
 pub async fn postgres(admin_url: &str, sizes: Sizes) -> (Store, Built) {
-    let key = key("postgres");
     let base = admin_url
         .rsplit_once('/')
         .map(|(b, _)| b)
         .expect("a postgres URL with a database");
-    let url = format!("{base}/firn_load");
+    let name = format!("firn_load_{}", size_tag(sizes));
+    let url = format!("{base}/{name}");
     let mut admin = sqlx::PgConnection::connect(admin_url)
         .await
         .expect("connecting to PostgreSQL");
-    let exists = admin
-        .fetch_optional("SELECT 1 FROM pg_database WHERE datname = 'firn_load'")
+    let exists = sqlx::query("SELECT 1 FROM pg_database WHERE datname = $1")
+        .bind(&name)
+        .fetch_optional(&mut admin)
         .await
         .expect("listing databases")
         .is_some();
-    let stored: Option<(String, String)> = if exists {
-        let mut c = sqlx::PgConnection::connect(&url).await.expect("firn_load");
-        let row = c
-            .fetch_optional("SELECT key, sizes FROM firn_load_fixture")
+    let stored: Option<(String, bool)> = if exists {
+        let mut c = sqlx::PgConnection::connect(&url).await.expect(&name);
+        c.fetch_optional("SELECT key, complete FROM firn_load_fixture")
             .await
             .ok()
-            .flatten();
-        row.map(|r| (r.get::<String, _>(0), r.get::<String, _>(1)))
+            .flatten()
+            .map(|r| (r.get::<String, _>(0), r.get::<bool, _>(1)))
     } else {
         None
     };
-    let same = stored.as_ref().is_some_and(|(k, _)| *k == key);
-    if exists && !same {
-        eprintln!("fixture: dropping firn_load (key {stored:?}, want {key})");
-        admin
-            .execute("DROP DATABASE firn_load WITH (FORCE)")
+    let same_format = stored.as_ref().is_some_and(|(k, _)| *k == format_tag());
+    let opened = if same_format {
+        open(&url).await.map_err(|e| e.to_string())
+    } else {
+        Err(format!("format {stored:?}, want {}", format_tag()))
+    };
+    let complete = stored.is_some_and(|(_, complete)| complete);
+    let (store, complete) = match opened {
+        Ok(store) => (store, complete),
+        Err(why) => {
+            if exists {
+                eprintln!("fixture: dropping {name} ({why})");
+                admin
+                    .execute(format!("DROP DATABASE {name} WITH (FORCE)").as_str())
+                    .await
+                    .expect("dropping the old load database");
+            }
+            admin
+                .execute(format!("CREATE DATABASE {name}").as_str())
+                .await
+                .expect("creating the load database");
+            let store = open(&url).await.expect("opening the PostgreSQL load store");
+            let mut c = sqlx::PgConnection::connect(&url).await.expect(&name);
+            c.execute(
+                "CREATE TABLE firn_load_fixture (key TEXT NOT NULL, complete BOOLEAN NOT NULL)",
+            )
             .await
-            .expect("dropping firn_load");
-    }
-    if !exists || !same {
-        admin
-            .execute("CREATE DATABASE firn_load")
-            .await
-            .expect("creating firn_load");
-    }
-    let store = firn_store::open(&url)
-        .await
-        .expect("opening the PostgreSQL load store");
-    let mut c = sqlx::PgConnection::connect(&url).await.expect("firn_load");
-    let built = if stored
-        .as_ref()
-        .is_some_and(|(k, done)| *k == key && *done == size_text(sizes))
-    {
-        eprintln!(
-            "fixture: reusing PostgreSQL firn_load ({})",
-            size_text(sizes)
-        );
+            .expect("fixture table");
+            sqlx::query("INSERT INTO firn_load_fixture VALUES ($1, FALSE)")
+                .bind(format_tag())
+                .execute(&mut c)
+                .await
+                .expect("fixture key");
+            (store, false)
+        }
+    };
+    let built = if complete {
+        eprintln!("fixture: reusing PostgreSQL {name}");
         extent(&store).await
     } else {
-        eprintln!(
-            "fixture: filling PostgreSQL firn_load to {}",
-            size_text(sizes)
-        );
-        c.execute(
-            "CREATE TABLE IF NOT EXISTS firn_load_fixture (key TEXT NOT NULL, sizes TEXT NOT NULL)",
-        )
-        .await
-        .expect("fixture table");
-        c.execute("DELETE FROM firn_load_fixture")
-            .await
-            .expect("reset");
-        sqlx::query("INSERT INTO firn_load_fixture VALUES ($1, '')")
-            .bind(key.clone())
-            .execute(&mut c)
-            .await
-            .expect("fixture key");
+        eprintln!("fixture: filling PostgreSQL {name}");
         let built = fill(&store, sizes).await;
-        c.execute("ANALYZE").await.expect("analyze");
-        sqlx::query("UPDATE firn_load_fixture SET sizes = $1")
-            .bind(size_text(sizes))
-            .execute(&mut c)
+        let mut c = sqlx::PgConnection::connect(&url).await.expect(&name);
+        // What autovacuum would reach on its own after a bulk load: planner statistics, and
+        // the visibility map that lets index-only scans skip the heap.
+        c.execute("VACUUM ANALYZE").await.expect("vacuum analyze");
+        c.execute("UPDATE firn_load_fixture SET complete = TRUE")
             .await
-            .expect("fixture sizes");
+            .expect("fixture done");
         built
     };
     (store, built)
@@ -264,7 +261,7 @@ async fn fill(store: &Store, sizes: Sizes) -> Built {
             .await
             .expect("committing EVM blocks");
         number += n;
-        if number % (EVM_BATCH_BLOCKS * 250) == 0 || number == evm_blocks {
+        if number.is_multiple_of(10_000) || number == evm_blocks {
             eprintln!(
                 "fixture: {} ERC-20 transfers, {number} EVM blocks, {:.0} s",
                 number * u64::from(TRANSFERS_PER_BLOCK),

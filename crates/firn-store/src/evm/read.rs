@@ -1,8 +1,6 @@
 //! EVM reads.
 
-use sqlx::any::AnyRow;
-
-use crate::db::{RowExt, Sql, Store, int, u256};
+use crate::db::{Row, RowExt, Sql, Store, int, u256};
 use crate::error::Result;
 use crate::page::{CollectibleCursor, EventCursor, HeightCursor, Page, PageRequest, TxCursor};
 use crate::rows::evm::{
@@ -13,7 +11,7 @@ use crate::rows::evm::{
 use crate::traits::{EvmReader, EvmTxFilter, TransferFilter};
 use crate::types::{Address, B256, U256};
 
-fn decode_chain(r: &AnyRow) -> Result<EvmChain> {
+fn decode_chain(r: &dyn Row) -> Result<EvmChain> {
     Ok(EvmChain {
         chain_id: r.u64("chain_id")?,
         blockchain_id: r.id("blockchain_id")?,
@@ -28,7 +26,7 @@ fn decode_chain(r: &AnyRow) -> Result<EvmChain> {
     })
 }
 
-fn decode_block(r: &AnyRow) -> Result<EvmBlockRecord> {
+fn decode_block(r: &dyn Row) -> Result<EvmBlockRecord> {
     Ok(EvmBlockRecord {
         chain_id: r.u64("chain_id")?,
         block: EvmBlock {
@@ -49,7 +47,7 @@ fn decode_block(r: &AnyRow) -> Result<EvmBlockRecord> {
 }
 
 /// Decodes `evm_txs.*` plus `block_hash`.
-fn decode_tx(r: &AnyRow) -> Result<EvmTxRecord> {
+fn decode_tx(r: &dyn Row) -> Result<EvmTxRecord> {
     Ok(EvmTxRecord {
         chain_id: r.u64("chain_id")?,
         block_number: r.u64("number")?,
@@ -76,7 +74,7 @@ fn decode_tx(r: &AnyRow) -> Result<EvmTxRecord> {
 }
 
 /// Decodes the `tk_*` columns of a `LEFT JOIN evm_tokens tk`.
-fn decode_token_join(r: &AnyRow) -> Result<Option<Token>> {
+fn decode_token_join(r: &dyn Row) -> Result<Option<Token>> {
     let Some(address) = r.opt_address("tk_address")? else {
         return Ok(None);
     };
@@ -94,7 +92,7 @@ fn decode_token_join(r: &AnyRow) -> Result<Option<Token>> {
 const TOKEN_COLUMNS: &str = "tk.address AS tk_address, tk.standard AS tk_standard, \
     tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals";
 
-fn decode_transfer(r: &AnyRow) -> Result<TransferRecord> {
+fn decode_transfer(r: &dyn Row) -> Result<TransferRecord> {
     Ok(TransferRecord {
         chain_id: r.u64("chain_id")?,
         block_number: r.u64("number")?,
@@ -124,7 +122,7 @@ const TRANSFER_JOINS: &str = " JOIN evm_blocks b ON b.chain_id = tr.chain_id AND
     JOIN evm_txs tx ON tx.chain_id = tr.chain_id AND tx.number = tr.number AND tx.tx_index = tr.tx_index \
     LEFT JOIN evm_tokens tk ON tk.chain_id = tr.chain_id AND tk.address = tr.token";
 
-fn decode_metadata(r: &AnyRow) -> Result<Option<NftMetadata>> {
+fn decode_metadata(r: &dyn Row) -> Result<Option<NftMetadata>> {
     let Some(index_status) = r.opt_text("index_status")? else {
         return Ok(None);
     };
@@ -154,7 +152,7 @@ const METADATA_COLUMNS: &str = "m.token AS m_token, m.token_id AS m_token_id, m.
     m.description, m.animation_uri, m.external_url, m.background, m.attributes, m.properties, \
     m.decimals AS m_decimals";
 
-fn decode_collectible(r: &AnyRow) -> Result<CollectibleRecord> {
+fn decode_collectible(r: &dyn Row) -> Result<CollectibleRecord> {
     Ok(CollectibleRecord {
         chain_id: r.u64("chain_id")?,
         owner: r.address("owner")?,
@@ -167,7 +165,7 @@ fn decode_collectible(r: &AnyRow) -> Result<CollectibleRecord> {
     })
 }
 
-fn decode_deployment(r: &AnyRow) -> Result<ContractDeployment> {
+fn decode_deployment(r: &dyn Row) -> Result<ContractDeployment> {
     Ok(ContractDeployment {
         chain_id: r.u64("chain_id")?,
         address: r.address("address")?,
@@ -187,39 +185,40 @@ const TX_SELECT: &str = "SELECT t.*, b.hash AS block_hash FROM evm_txs t \
     JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.number";
 
 impl Store {
-    async fn evm_tx_position(&self, chain: i64, hash: &B256) -> Result<Option<(i64, i64)>> {
-        let row =
-            sqlx::query("SELECT number, tx_index FROM evm_txs WHERE chain_id = $1 AND hash = $2")
-                .bind(chain)
-                .bind(hash.0.to_vec())
-                .fetch_optional(self.reader())
-                .await?;
-        row.map(|r| Ok((r.i64("number")?, r.i64("tx_index")?)))
-            .transpose()
-    }
-
-    /// The rows `sql` selects for one tx, its parameters being the chain, the tx's block number
-    /// and its index in the block; none when the tx is not stored.
-    async fn rows_of_tx(&self, chain_id: u64, hash: &B256, sql: &str) -> Result<Vec<AnyRow>> {
+    /// The rows `select` (ending in `WHERE`) finds for one tx, decoded: `select` continues
+    /// with `{alias}chain_id = … AND {alias}number = … AND {alias}tx_index = …` and `tail`.
+    async fn rows_of_tx<T: Send + 'static>(
+        &self,
+        chain_id: u64,
+        hash: &B256,
+        (select, alias, tail): (&str, &str, &str),
+        decode: fn(&dyn Row) -> Result<T>,
+    ) -> Result<Vec<T>> {
         let chain = int("chain id", chain_id)?;
-        let Some((number, index)) = self.evm_tx_position(chain, hash).await? else {
+        let mut q = Sql::new("SELECT number, tx_index FROM evm_txs WHERE chain_id = ");
+        q.bind(chain).push(" AND hash = ").bind(hash.0.to_vec());
+        let position = self
+            .fetch_optional(q, |r| Ok((r.i64("number")?, r.i64("tx_index")?)))
+            .await?;
+        let Some((number, index)) = position else {
             return Ok(Vec::new());
         };
-        Ok(sqlx::query(sql)
+        let mut q = Sql::new(select);
+        q.push(&format!(" {alias}chain_id = "))
             .bind(chain)
+            .push(&format!(" AND {alias}number = "))
             .bind(number)
+            .push(&format!(" AND {alias}tx_index = "))
             .bind(index)
-            .fetch_all(self.reader())
-            .await?)
+            .push(tail);
+        self.fetch(q, decode).await
     }
 }
 
 impl EvmReader for Store {
     async fn list_evm_chains(&self) -> Result<Vec<EvmChain>> {
-        let rows = sqlx::query("SELECT * FROM evm_chains ORDER BY chain_id")
-            .fetch_all(self.reader())
-            .await?;
-        rows.iter().map(decode_chain).collect()
+        let q = Sql::new("SELECT * FROM evm_chains ORDER BY chain_id");
+        self.fetch(q, decode_chain).await
     }
 
     async fn find_evm_chain(&self, chain: ChainRef) -> Result<Option<EvmChain>> {
@@ -228,20 +227,15 @@ impl EvmReader for Store {
             ChainRef::Evm(id) => q.push("chain_id = ").bind(int("chain id", id)?),
             ChainRef::Blockchain(id) => q.push("blockchain_id = ").bind(id.0.to_vec()),
         };
-        q.fetch_all(self.reader())
-            .await?
-            .first()
-            .map(decode_chain)
-            .transpose()
+        self.fetch_optional(q, decode_chain).await
     }
 
     async fn find_evm_block(&self, chain_id: u64, number: u64) -> Result<Option<EvmBlockRecord>> {
-        let row = sqlx::query("SELECT * FROM evm_blocks WHERE chain_id = $1 AND number = $2")
-            .bind(int("chain id", chain_id)?)
-            .bind(int("block number", number)?)
-            .fetch_optional(self.reader())
-            .await?;
-        row.as_ref().map(decode_block).transpose()
+        let mut q = Sql::new("SELECT * FROM evm_blocks WHERE chain_id = ");
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND number = ")
+            .bind(int("block number", number)?);
+        self.fetch_optional(q, decode_block).await
     }
 
     async fn find_evm_block_by_hash(
@@ -249,12 +243,11 @@ impl EvmReader for Store {
         chain_id: u64,
         hash: B256,
     ) -> Result<Option<EvmBlockRecord>> {
-        let row = sqlx::query("SELECT * FROM evm_blocks WHERE chain_id = $1 AND hash = $2")
-            .bind(int("chain id", chain_id)?)
-            .bind(hash.0.to_vec())
-            .fetch_optional(self.reader())
-            .await?;
-        row.as_ref().map(decode_block).transpose()
+        let mut q = Sql::new("SELECT * FROM evm_blocks WHERE chain_id = ");
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND hash = ")
+            .bind(hash.0.to_vec());
+        self.fetch_optional(q, decode_block).await
     }
 
     async fn list_evm_blocks(
@@ -268,34 +261,28 @@ impl EvmReader for Store {
         if let Some(c) = page.after {
             q.push(" AND number < ").bind(int("cursor", c.height)?);
         }
-        q.push(" ORDER BY number DESC LIMIT ").bind(limit + 1);
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(decode_block).collect::<Result<Vec<_>>>()?;
+        q.push(" ORDER BY number DESC").limit(limit + 1);
+        let items = self.fetch(q, decode_block).await?;
         Ok(Page::from_rows(items, limit, |b| HeightCursor {
             height: b.block.number,
         }))
     }
 
     async fn find_evm_tx(&self, chain_id: u64, hash: B256) -> Result<Option<EvmTxRecord>> {
-        let row = sqlx::query(&format!(
-            "{TX_SELECT} WHERE t.chain_id = $1 AND t.hash = $2"
-        ))
-        .bind(int("chain id", chain_id)?)
-        .bind(hash.0.to_vec())
-        .fetch_optional(self.reader())
-        .await?;
-        row.as_ref().map(decode_tx).transpose()
+        let mut q = Sql::new(&format!("{TX_SELECT} WHERE t.chain_id = "));
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND t.hash = ")
+            .bind(hash.0.to_vec());
+        self.fetch_optional(q, decode_tx).await
     }
 
     async fn list_evm_block_txs(&self, chain_id: u64, number: u64) -> Result<Vec<EvmTxRecord>> {
-        let rows = sqlx::query(&format!(
-            "{TX_SELECT} WHERE t.chain_id = $1 AND t.number = $2 ORDER BY t.tx_index"
-        ))
-        .bind(int("chain id", chain_id)?)
-        .bind(int("block number", number)?)
-        .fetch_all(self.reader())
-        .await?;
-        rows.iter().map(decode_tx).collect()
+        let mut q = Sql::new(&format!("{TX_SELECT} WHERE t.chain_id = "));
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND t.number = ")
+            .bind(int("block number", number)?)
+            .push(" ORDER BY t.tx_index");
+        self.fetch(q, decode_tx).await
     }
 
     async fn list_evm_txs(
@@ -332,8 +319,8 @@ impl EvmReader for Store {
                     .push(" AND x.address = ")
                     .bind(address.0.to_vec());
                 conditions(&mut q)?;
-                q.push(" ORDER BY x.number DESC, x.tx_index DESC LIMIT ")
-                    .bind(limit + 1)
+                q.push(" ORDER BY x.number DESC, x.tx_index DESC")
+                    .limit(limit + 1)
                     .push(") k JOIN evm_txs t ON t.chain_id = ")
                     .bind(chain)
                     .push(
@@ -351,13 +338,12 @@ impl EvmReader for Store {
                 );
                 q.bind(chain);
                 conditions(&mut q)?;
-                q.push(" ORDER BY x.number DESC, x.tx_index DESC LIMIT ")
-                    .bind(limit + 1);
+                q.push(" ORDER BY x.number DESC, x.tx_index DESC")
+                    .limit(limit + 1);
                 q
             }
         };
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows.iter().map(decode_tx).collect::<Result<Vec<_>>>()?;
+        let items = self.fetch(q, decode_tx).await?;
         Ok(Page::from_rows(items, limit, |t| TxCursor {
             height: t.block_number,
             index: t.tx.index,
@@ -365,16 +351,11 @@ impl EvmReader for Store {
     }
 
     async fn list_evm_tx_logs(&self, chain_id: u64, tx_hash: B256) -> Result<Vec<EvmLog>> {
-        let rows = self
-            .rows_of_tx(
-                chain_id,
-                &tx_hash,
-                "SELECT * FROM evm_logs WHERE chain_id = $1 AND number = $2 AND tx_index = $3 \
-                 ORDER BY log_index",
-            )
-            .await?;
-        rows.iter()
-            .map(|r| {
+        self.rows_of_tx(
+            chain_id,
+            &tx_hash,
+            ("SELECT * FROM evm_logs WHERE", "", " ORDER BY log_index"),
+            |r| {
                 Ok(EvmLog {
                     tx_index: r.u32("tx_index")?,
                     log_index: r.u32("log_index")?,
@@ -382,8 +363,9 @@ impl EvmReader for Store {
                     topics: r.b256s("topics")?,
                     data: r.bytes("data")?,
                 })
-            })
-            .collect()
+            },
+        )
+        .await
     }
 
     async fn list_evm_internal_txs(
@@ -391,16 +373,15 @@ impl EvmReader for Store {
         chain_id: u64,
         tx_hash: B256,
     ) -> Result<Vec<EvmInternalTx>> {
-        let rows = self
-            .rows_of_tx(
-                chain_id,
-                &tx_hash,
-                "SELECT * FROM evm_internal_txs WHERE chain_id = $1 AND number = $2 AND tx_index = $3 \
-                 ORDER BY trace_index",
-            )
-            .await?;
-        rows.iter()
-            .map(|r| {
+        self.rows_of_tx(
+            chain_id,
+            &tx_hash,
+            (
+                "SELECT * FROM evm_internal_txs WHERE",
+                "",
+                " ORDER BY trace_index",
+            ),
+            |r| {
                 Ok(EvmInternalTx {
                     tx_index: r.u32("tx_index")?,
                     trace_index: r.u32("trace_index")?,
@@ -412,8 +393,9 @@ impl EvmReader for Store {
                     gas_limit: r.u64("gas_limit")?,
                     reverted: r.bool("reverted")?,
                 })
-            })
-            .collect()
+            },
+        )
+        .await
     }
 
     async fn list_evm_tx_transfers(
@@ -421,13 +403,14 @@ impl EvmReader for Store {
         chain_id: u64,
         tx_hash: B256,
     ) -> Result<Vec<TransferRecord>> {
-        let sql = format!(
-            "{TRANSFER_SELECT} FROM evm_transfers tr {TRANSFER_JOINS} \
-             WHERE tr.chain_id = $1 AND tr.number = $2 AND tr.tx_index = $3 \
-             ORDER BY tr.log_index, tr.batch_index"
-        );
-        let rows = self.rows_of_tx(chain_id, &tx_hash, &sql).await?;
-        rows.iter().map(decode_transfer).collect()
+        let select = format!("{TRANSFER_SELECT} FROM evm_transfers tr {TRANSFER_JOINS} WHERE");
+        self.rows_of_tx(
+            chain_id,
+            &tx_hash,
+            (&select, "tr.", " ORDER BY tr.log_index, tr.batch_index"),
+            decode_transfer,
+        )
+        .await
     }
 
     async fn list_transfers(
@@ -461,8 +444,8 @@ impl EvmReader for Store {
                 .bind(i64::from(c.sub))
                 .push(")");
         }
-        q.push(" ORDER BY number DESC, log_index DESC, batch_index DESC LIMIT ")
-            .bind(limit + 1)
+        q.push(" ORDER BY number DESC, log_index DESC, batch_index DESC")
+            .limit(limit + 1)
             .push(") k JOIN evm_transfers tr ON tr.chain_id = ")
             .bind(chain)
             .push(
@@ -473,11 +456,7 @@ impl EvmReader for Store {
             // Sort by the page keys, not by `tr`'s primary key: ordering by `tr` tempts SQLite
             // into scanning every transfer of the chain in key order to skip the sort.
             .push(" ORDER BY k.number DESC, k.log_index DESC, k.batch_index DESC");
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows
-            .iter()
-            .map(decode_transfer)
-            .collect::<Result<Vec<_>>>()?;
+        let items = self.fetch(q, decode_transfer).await?;
         Ok(Page::from_rows(items, limit, |t| EventCursor {
             height: t.block_number,
             index: t.transfer.log_index,
@@ -486,17 +465,13 @@ impl EvmReader for Store {
     }
 
     async fn find_token(&self, chain_id: u64, address: Address) -> Result<Option<Token>> {
-        let row = sqlx::query(&format!(
-            "SELECT {TOKEN_COLUMNS} FROM evm_tokens tk WHERE tk.chain_id = $1 AND tk.address = $2"
-        ))
-        .bind(int("chain id", chain_id)?)
-        .bind(address.0.to_vec())
-        .fetch_optional(self.reader())
-        .await?;
-        match row {
-            Some(r) => decode_token_join(&r),
-            None => Ok(None),
-        }
+        let mut q = Sql::new(&format!(
+            "SELECT {TOKEN_COLUMNS} FROM evm_tokens tk WHERE tk.chain_id = "
+        ));
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND tk.address = ")
+            .bind(address.0.to_vec());
+        Ok(self.fetch_optional(q, decode_token_join).await?.flatten())
     }
 
     async fn find_nft_metadata(
@@ -505,19 +480,15 @@ impl EvmReader for Store {
         token: Address,
         token_id: U256,
     ) -> Result<Option<NftMetadata>> {
-        let row = sqlx::query(&format!(
-            "SELECT {METADATA_COLUMNS} FROM evm_nft_metadata m \
-             WHERE m.chain_id = $1 AND m.token = $2 AND m.token_id = $3"
-        ))
-        .bind(int("chain id", chain_id)?)
-        .bind(token.0.to_vec())
-        .bind(u256(&token_id))
-        .fetch_optional(self.reader())
-        .await?;
-        match row {
-            Some(r) => decode_metadata(&r),
-            None => Ok(None),
-        }
+        let mut q = Sql::new(&format!(
+            "SELECT {METADATA_COLUMNS} FROM evm_nft_metadata m WHERE m.chain_id = "
+        ));
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND m.token = ")
+            .bind(token.0.to_vec())
+            .push(" AND m.token_id = ")
+            .bind(u256(&token_id));
+        Ok(self.fetch_optional(q, decode_metadata).await?.flatten())
     }
 
     async fn list_collectibles(
@@ -547,13 +518,8 @@ impl EvmReader for Store {
                 .bind(u256(&c.token_id))
                 .push(")");
         }
-        q.push(" ORDER BY c.token, c.token_id LIMIT ")
-            .bind(limit + 1);
-        let rows = q.fetch_all(self.reader()).await?;
-        let items = rows
-            .iter()
-            .map(decode_collectible)
-            .collect::<Result<Vec<_>>>()?;
+        q.push(" ORDER BY c.token, c.token_id").limit(limit + 1);
+        let items = self.fetch(q, decode_collectible).await?;
         Ok(Page::from_rows(items, limit, |c| CollectibleCursor {
             contract: c.token,
             token_id: c.token_id,
@@ -565,11 +531,10 @@ impl EvmReader for Store {
         chain_id: u64,
         address: Address,
     ) -> Result<Option<ContractDeployment>> {
-        let row = sqlx::query("SELECT * FROM evm_contracts WHERE chain_id = $1 AND address = $2")
-            .bind(int("chain id", chain_id)?)
-            .bind(address.0.to_vec())
-            .fetch_optional(self.reader())
-            .await?;
-        row.as_ref().map(decode_deployment).transpose()
+        let mut q = Sql::new("SELECT * FROM evm_contracts WHERE chain_id = ");
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND address = ")
+            .bind(address.0.to_vec());
+        self.fetch_optional(q, decode_deployment).await
     }
 }

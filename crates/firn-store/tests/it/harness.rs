@@ -58,6 +58,55 @@ pub async fn postgres_admin() -> Option<sqlx::AnyConnection> {
     }
 }
 
+/// A PostgreSQL schema of its own for a test that opens stores itself, dropped with it.
+pub struct PostgresSchema {
+    /// The store URL, its `search_path` set to the schema.
+    pub url: String,
+    name: String,
+}
+
+impl Drop for PostgresSchema {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // Dropped on a fresh thread: the test's runtime may be shutting down.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async {
+                if let Some(mut admin) = postgres_admin().await {
+                    let _ = admin
+                        .execute(format!("DROP SCHEMA {name} CASCADE").as_str())
+                        .await;
+                }
+            });
+        })
+        .join();
+    }
+}
+
+/// A fresh schema on the test server, or `None` when it is unreachable.
+pub async fn postgres_schema() -> Option<PostgresSchema> {
+    let mut admin = postgres_admin().await?;
+    let name = unique("firn_test_");
+    admin
+        .execute(format!("CREATE SCHEMA {name}").as_str())
+        .await
+        .expect("create test schema");
+    let _ = admin.close().await;
+    Some(PostgresSchema {
+        url: schema_url(&name),
+        name,
+    })
+}
+
+fn schema_url(schema: &str) -> String {
+    let base = postgres_url();
+    let sep = if base.contains('?') { '&' } else { '?' };
+    format!("{base}{sep}options=-c%20search_path%3D{schema}")
+}
+
 /// Runs `body` on a fresh PostgreSQL store in its own schema, or prints why it was skipped.
 pub async fn postgres<F, Fut>(name: &str, body: F)
 where
@@ -76,9 +125,7 @@ where
         .execute(format!("CREATE SCHEMA {schema}").as_str())
         .await
         .expect("create test schema");
-    let base = postgres_url();
-    let sep = if base.contains('?') { '&' } else { '?' };
-    let url = format!("{base}{sep}options=-c%20search_path%3D{schema}");
+    let url = schema_url(&schema);
     let result = match open(&url).await {
         Ok(store) => run_body(store, body).await,
         Err(e) => {
