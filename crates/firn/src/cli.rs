@@ -194,6 +194,13 @@ pub struct ServeArgs {
     /// Longest a request may run, in seconds.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout: u64,
+
+    /// Node RPC base URL whose validators sign for the signature aggregator
+    /// (`/v1/signatureAggregator/…`): a `firn devnet` (AvalancheGo answers signature requests
+    /// only over p2p, so against it aggregation fails saying so). Without it, those routes
+    /// answer 503.
+    #[arg(long, env = "FIRN_RPC")]
+    pub rpc: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

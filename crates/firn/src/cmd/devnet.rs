@@ -1,5 +1,6 @@
 //! `firn devnet`: the devnet P-Chain, its block producer, the EVM chains (C-Chain and
-//! subnet-EVM L1s, [`super::evm`]) and the node RPC, until Ctrl-C.
+//! subnet-EVM L1s, [`super::evm`]) and the node RPC, with the validators answering signature
+//! requests (`firn.requestWarpSignature`, [`super::signers`]), until Ctrl-C.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -145,15 +146,19 @@ async fn serve(args: &DevnetArgs, config: DevnetConfig) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     let producer = Producer::spawn(chain.clone());
     let evm = super::evm::start(&chain, &args.data_dir)?;
-    let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())));
+    // The validators answer signature requests over HTTP (`firn.requestWarpSignature`), so
+    // that `firn serve --rpc` can aggregate.
+    let signers =
+        super::signers::devnet_signers(&chain, &super::signers::plan_covering(&chain), &evm)?;
+    let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())).with_signers(signers));
     let router = evm.chains.mount(node_router(node)).build()?;
 
     let url = format!("http://{addr}");
-    let banner = banner(&chain, &url, &args.data_dir);
+    let banner = banner(&chain, &url, &args.data_dir, &evm);
     if args.json {
         println!("{}", serde_json::to_string(&banner)?);
     } else if !args.silent {
-        print_banner(&banner);
+        print_banner(&banner, "firn devnet", &[]);
     }
     info!(%addr, height = chain.height(), "devnet started");
 
@@ -190,7 +195,12 @@ pub(crate) async fn shutdown_signal() {
 }
 
 /// Everything the banner shows, as JSON (what `--json` prints).
-pub(crate) fn banner(chain: &PChain, url: &str, data_dir: &Path) -> Value {
+pub(crate) fn banner(
+    chain: &PChain,
+    url: &str,
+    data_dir: &Path,
+    evm: &super::evm::EvmChainsHandle,
+) -> Value {
     let n = chain.network();
     let keys: Vec<Value> = chain
         .funded_keys()
@@ -227,18 +237,40 @@ pub(crate) fn banner(chain: &PChain, url: &str, data_dir: &Path) -> Value {
             "firn": format!("{url}/ext/firn"),
             "C": format!("{url}/ext/bc/C/rpc"),
         },
+        "evmChains": subnet_evm_chains(chain, url, evm),
         "fundedKeys": keys,
         "listening": url,
     })
 }
 
-pub(crate) fn print_banner(b: &Value) {
+/// The subnet-EVM chains the devnet serves (the C-Chain is listed apart).
+fn subnet_evm_chains(chain: &PChain, url: &str, evm: &super::evm::EvmChainsHandle) -> Vec<Value> {
+    let created = chain.blockchains();
+    evm.served()
+        .iter()
+        .filter_map(|c| {
+            let id = firn_core::ids::Id(c.blockchain_id().0);
+            let info = created.iter().find(|b| b.id == id)?;
+            Some(json!({
+                "name": info.name,
+                "blockchainID": id,
+                "subnetID": info.subnet_id,
+                "evmChainID": c.chain_id(),
+                "rpc": format!("{url}/ext/bc/{id}/rpc"),
+            }))
+        })
+        .collect()
+}
+
+/// Prints the banner under `title`, with `services` (already formatted lines) after the node's
+/// endpoints and keys, and `Listening on …` last.
+pub(crate) fn print_banner(b: &Value, title: &str, services: &[String]) {
     let s = |v: &Value| {
         v.as_str()
             .map(str::to_owned)
             .unwrap_or_else(|| v.to_string())
     };
-    println!("firn devnet {}", env!("CARGO_PKG_VERSION"));
+    println!("{title} {}", env!("CARGO_PKG_VERSION"));
     println!();
     println!(
         "Network      {} (ID {}), a local devnet: the {} profile's IDs, not the public network",
@@ -261,10 +293,23 @@ pub(crate) fn print_banner(b: &Value) {
         s(&b["chains"]["C"]),
         s(&b["chains"]["evmChainID"])
     );
+    let evm_chains = b["evmChains"].as_array().cloned().unwrap_or_default();
+    for c in &evm_chains {
+        println!(
+            "  {}  {}  (EVM chain ID {}, subnet {})",
+            s(&c["name"]),
+            s(&c["blockchainID"]),
+            s(&c["evmChainID"]),
+            s(&c["subnetID"])
+        );
+    }
     println!();
     println!("Node RPC");
     for k in ["platform", "info", "health", "firn", "C"] {
         println!("  {:<9}{}", k, s(&b["rpc"][k]));
+    }
+    for c in &evm_chains {
+        println!("  {:<9}{}", s(&c["name"]), s(&c["rpc"]));
     }
     println!();
     println!("Funded keys");
@@ -277,6 +322,12 @@ pub(crate) fn print_banner(b: &Value) {
                 s(&k["evmAddress"]),
                 s(&k["privateKey"]),
             );
+        }
+    }
+    if !services.is_empty() {
+        println!();
+        for line in services {
+            println!("{line}");
         }
     }
     println!();

@@ -6,6 +6,7 @@ mod evm;
 mod index;
 mod keys;
 mod serve;
+mod signers;
 mod up;
 
 use crate::cli::Command;

@@ -64,7 +64,7 @@ fn serve(database: &Path, extra: &[&str]) -> Served {
 }
 
 /// One GET over a plain HTTP/1.1 connection: status line and JSON body.
-fn get(url: &str, path: &str) -> (String, Value) {
+pub fn get(url: &str, path: &str) -> (String, Value) {
     let host = url.strip_prefix("http://").unwrap();
     let mut s = TcpStream::connect(host).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod aggregator_evm;
+mod aggregator_rpc;
 mod aggregator_sdk;
 mod cli;
 mod data_api;
@@ -11,4 +12,5 @@ mod evm_viem;
 mod index;
 mod js;
 mod js_pchain;
+mod metrics;
 mod up;

@@ -43,6 +43,20 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
         "{:?}",
         up.banner
     );
+    // The L1's chain, EVM chain ID and RPC URL are on the banner.
+    assert!(
+        up.banner
+            .iter()
+            .any(|l| l.trim_start().starts_with("FirnL1")
+                && l.contains("(EVM chain ID 99999, subnet ")),
+        "{:?}",
+        up.banner
+    );
+    let l1_rpc = banner_value(&up.banner, "  FirnL1   ");
+    let l1_path = l1_rpc
+        .strip_prefix(&up.url)
+        .expect("the L1's RPC is on the node");
+    assert_eq!(call(&up.url, l1_path, "eth_chainId", json!([])), "0x1869f");
     let p = |method: &str| call(&up.url, "/ext/bc/P", method, json!({}));
     let height: u64 = p("platform.getHeight")["height"]
         .as_str()

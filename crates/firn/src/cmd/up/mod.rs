@@ -17,7 +17,6 @@ mod evm_history;
 mod evm_tx;
 mod indexers;
 mod settings;
-mod signers;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -176,7 +175,11 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         &settings.data_dir,
         evm_chains,
     ));
-    let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())));
+    // The devnet's validators, each signing with its own key: for the aggregator in this
+    // process, and over the node RPC (`firn.requestWarpSignature`) for a `firn serve --rpc`.
+    let signers = super::signers::devnet_signers(&chain, &plan, &evm)?;
+    let node =
+        Arc::new(Node::new(chain.clone(), Some(producer.waker())).with_signers(signers.clone()));
     let router = evm.chains.mount(node_router(node)).build()?;
     let rpc_task = tokio::spawn(firn_rpc::serve(rpc_listener, router, shutdown.wait()));
 
@@ -187,15 +190,15 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         network: network_profile(&chain),
         ..firn_api::ApiConfig::default()
     };
-    // The signature aggregator asks the devnet's validators, each signing with its own key.
-    let signers = signers::devnet_signers(&chain, &plan, &evm)?;
     let aggregator = Arc::new(Aggregator::new(
         signers.clone(),
         AggregatorConfig::default(),
     ));
     let api_state = firn_api::AppState::new(store.clone(), api_config)
         .with_signature_aggregator(aggregator, signers);
-    let metrics_state = firn_api::MetricsState::new(api_state.clone());
+    // Page tokens expire on the devnet's clock: `firn.advanceTime` moves them on too.
+    let metrics_state =
+        firn_api::MetricsState::with_clock(api_state.clone(), Arc::new(DevnetClock(clock.clone())));
     let api_task = tokio::spawn(firn_api::serve(api_listener, api_state, shutdown.wait()));
     let metrics_task = tokio::spawn(firn_api::serve_metrics(
         metrics_listener,
@@ -218,7 +221,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         api: format!("http://{api_addr}"),
         metrics: format!("http://{metrics_addr}"),
     };
-    let banner = banner(&chain, &settings, &urls, &database);
+    let banner = banner(&chain, &settings, &urls, &database, &evm);
     if args.json {
         println!("{}", serde_json::to_string(&banner)?);
     } else if !args.silent {
@@ -277,8 +280,14 @@ struct Urls {
 }
 
 /// Everything the banner shows, as JSON (what `--json` prints).
-fn banner(chain: &PChain, settings: &UpSettings, urls: &Urls, database: &str) -> Value {
-    let mut b = devnet::banner(chain, &urls.rpc, &settings.data_dir);
+fn banner(
+    chain: &PChain,
+    settings: &UpSettings,
+    urls: &Urls,
+    database: &str,
+    evm: &super::evm::EvmChainsHandle,
+) -> Value {
+    let mut b = devnet::banner(chain, &urls.rpc, &settings.data_dir, evm);
     b["history"] = json!({
         "days": settings.plan.days,
         "transfersPerDay": settings.plan.transfers_per_day,
@@ -318,20 +327,32 @@ fn print_banner(b: &Value) {
         Some(secs) => format!("every {secs}s"),
         None => "off (--quiet-chain)".to_owned(),
     };
-    println!(
-        "History      {} days generated ({} P-Chain transfers and {} EVM txs a day); live activity {live}",
-        s(&b["history"]["days"]),
-        s(&b["history"]["transfersPerDay"]),
-        s(&b["history"]["evmTxsPerDay"]),
-    );
-    println!("Store        {}", s(&b["store"]));
-    println!(
-        "Data API     {}  (reference {}, OpenAPI {})",
-        s(&b["dataApi"]["url"]),
-        s(&b["dataApi"]["reference"]),
-        s(&b["dataApi"]["openapi"])
-    );
-    println!("Metrics API  {}", s(&b["metricsApi"]));
-    println!("Try          {}", s(&b["tryFirst"]));
-    devnet::print_banner(b);
+    let services = [
+        format!(
+            "History      {} days generated ({} P-Chain transfers and {} EVM txs a day); live activity {live}",
+            s(&b["history"]["days"]),
+            s(&b["history"]["transfersPerDay"]),
+            s(&b["history"]["evmTxsPerDay"]),
+        ),
+        format!("Store        {}", s(&b["store"])),
+        format!(
+            "Data API     {}  (reference {}, OpenAPI {})",
+            s(&b["dataApi"]["url"]),
+            s(&b["dataApi"]["reference"]),
+            s(&b["dataApi"]["openapi"])
+        ),
+        format!("Metrics API  {}", s(&b["metricsApi"])),
+        format!("Try          {}", s(&b["tryFirst"])),
+    ];
+    devnet::print_banner(b, "firn up", &services);
+}
+
+/// The devnet's virtual clock as the Metrics API's token clock.
+#[derive(Debug)]
+struct DevnetClock(Clock);
+
+impl firn_api::metrics_api::Clock for DevnetClock {
+    fn now(&self) -> u64 {
+        self.0.now()
+    }
 }
