@@ -211,8 +211,40 @@ impl Serialize for U256 {
 
 impl<'de> Deserialize<'de> for U256 {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        d.deserialize_str(FromText::<Self>::new("a decimal or 0x-hex uint256 string"))
+    }
+}
+
+/// A serde visitor that parses a string with `FromStr` where it lies in the input: the
+/// indexer decodes millions of hashes, addresses and amounts, and a `String` each was a
+/// measurable share of its time.
+pub struct FromText<T> {
+    expecting: &'static str,
+    parsed: std::marker::PhantomData<T>,
+}
+
+impl<T> FromText<T> {
+    /// A visitor whose error for a non-string says it expected `expecting`.
+    pub const fn new(expecting: &'static str) -> Self {
+        Self {
+            expecting,
+            parsed: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: FromStr> serde::de::Visitor<'_> for FromText<T>
+where
+    T::Err: fmt::Display,
+{
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<T, E> {
+        s.parse().map_err(E::custom)
     }
 }
 
@@ -267,8 +299,11 @@ macro_rules! hex_bytes {
 
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let s = String::deserialize(d)?;
-                s.parse().map_err(serde::de::Error::custom)
+                d.deserialize_str(FromText::<Self>::new(concat!(
+                    "a 0x-hex string of ",
+                    stringify!($len),
+                    " bytes"
+                )))
             }
         }
     };
@@ -318,6 +353,33 @@ mod tests {
         assert_eq!(U256::MAX.checked_add(U256::ONE), None);
         assert_eq!(U256::MAX.checked_mul_u64(2), None);
         assert_eq!(U256::from(7u64).checked_mul_u64(6), Some(U256::from(42u64)));
+    }
+
+    #[test]
+    fn json_strings_decode_in_place_and_other_json_is_refused_by_name() {
+        let hash = format!("\"0x{}\"", "ab".repeat(32));
+        let from_text: B256 = serde_json::from_str(&hash).unwrap();
+        let from_value: B256 =
+            serde_json::from_value(serde_json::from_str(&hash).unwrap()).unwrap();
+        assert_eq!(
+            (from_text, from_value),
+            (B256([0xab; 32]), B256([0xab; 32]))
+        );
+        // An escaped string is handed over unescaped, not refused.
+        let escaped: Address =
+            serde_json::from_str(&format!("\"\\u0030x{}\"", "01".repeat(20))).unwrap();
+        assert_eq!(escaped, Address([1; 20]));
+        let amounts: Vec<U256> = serde_json::from_str(r#"["0x10", "16"]"#).unwrap();
+        assert_eq!(amounts, vec![U256::from(16u64); 2]);
+        let not_a_string = serde_json::from_str::<B256>("42").unwrap_err().to_string();
+        assert!(
+            not_a_string.contains("expected a 0x-hex string of 32 bytes"),
+            "{not_a_string}"
+        );
+        let short = serde_json::from_str::<Address>(r#""0x12""#)
+            .unwrap_err()
+            .to_string();
+        assert!(short.contains("expected 0x and 40 hex digits"), "{short}");
     }
 
     #[test]

@@ -1,21 +1,33 @@
 //! The node's geth-style JSON as the EVM follower reads it: blocks with full transactions,
 //! receipts with logs, and `callTracer` frames. Only the fields the indexer stores are read.
 
-use firn_store::types::{Address, B256, U256};
+use firn_store::types::{Address, B256, FromText, U256};
 use serde::{Deserialize, Deserializer};
 
 /// A `0x`-hex quantity that fits in a `u64`.
 pub(crate) fn quantity<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    let s = String::deserialize(d)?;
-    parse_quantity(&s).map_err(serde::de::Error::custom)
+    d.deserialize_str(FromText::<Quantity>::new("a 0x-hex quantity"))
+        .map(|q| q.0)
 }
 
 fn opt_quantity<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    match Option::<String>::deserialize(d)? {
-        None => Ok(None),
-        Some(s) => parse_quantity(&s)
-            .map(Some)
-            .map_err(serde::de::Error::custom),
+    Ok(Option::<Quantity>::deserialize(d)?.map(|q| q.0))
+}
+
+/// A `u64` read from its `0x`-hex text in place.
+struct Quantity(u64);
+
+impl std::str::FromStr for Quantity {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        parse_quantity(s).map(Quantity)
+    }
+}
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(FromText::new("a 0x-hex quantity"))
     }
 }
 
@@ -29,9 +41,19 @@ pub(crate) fn parse_quantity(s: &str) -> Result<u64, String> {
 
 /// `0x`-hex bytes.
 pub(crate) fn bytes<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-    let s = String::deserialize(d)?;
-    let digits = s.strip_prefix("0x").unwrap_or(&s);
-    hex::decode(digits).map_err(serde::de::Error::custom)
+    d.deserialize_str(FromText::<HexBytes>::new("0x-hex bytes"))
+        .map(|b| b.0)
+}
+
+/// Bytes read from their `0x`-hex text in place.
+struct HexBytes(Vec<u8>);
+
+impl std::str::FromStr for HexBytes {
+    type Err = hex::FromHexError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        hex::decode(s.strip_prefix("0x").unwrap_or(s)).map(HexBytes)
+    }
 }
 
 /// A block from `eth_getBlockByNumber(n, true)`.
@@ -188,6 +210,30 @@ mod tests {
         assert_eq!(parse_quantity("0x1f"), Ok(31));
         assert!(parse_quantity("31").is_err());
         assert!(parse_quantity("0x1ffffffffffffffff").is_err());
+    }
+
+    #[test]
+    fn quantities_and_bytes_decode_from_json_text() {
+        let tx: RpcTx = serde_json::from_str(&format!(
+            r#"{{"hash": "0x{}", "from": "0x{}", "value": "0x0", "nonce": "0x2a",
+                "gas": "0x5208", "input": "0xdeadbeef", "type": "0x2"}}"#,
+            "11".repeat(32),
+            "22".repeat(20)
+        ))
+        .expect("decodes");
+        assert_eq!(
+            (tx.tx_type, tx.nonce, tx.gas, tx.input),
+            (Some(2), 42, 21_000, vec![0xde, 0xad, 0xbe, 0xef])
+        );
+        let bad = serde_json::from_str::<RpcTx>(&format!(
+            r#"{{"hash": "0x{}", "from": "0x{}", "value": "0x0", "nonce": 42,
+                "gas": "0x5208", "input": "0x"}}"#,
+            "11".repeat(32),
+            "22".repeat(20)
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(bad.contains("expected a 0x-hex quantity"), "{bad}");
     }
 
     #[test]

@@ -150,20 +150,19 @@ impl BatchRequest<'_> {
         })?;
         let transport = &self.client.inner.transport;
         let bytes = transport.post(body).await?;
-        let value: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|e| transport.invalid(format!("not JSON: {e}")))?;
-        let responses: Vec<ResponseObject> = match value {
-            serde_json::Value::Array(_) => serde_json::from_value(value)
-                .map_err(|e| transport.invalid(format!("not a batch response: {e}")))?,
-            other => {
-                let single: ResponseObject = serde_json::from_value(other)
-                    .map_err(|e| transport.invalid(format!("not a JSON-RPC response: {e}")))?;
-                return Err(match single.error {
-                    Some(e) => ClientError::Rpc(e),
-                    None => transport.invalid("a single response to a batch"),
-                });
-            }
-        };
+        // Parsed straight into responses whose results stay raw text: each is decoded once,
+        // into its own type, by `BatchResponse::get` (no intermediate `Value` tree).
+        let is_array = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+        if !is_array {
+            let single: ResponseObject = serde_json::from_slice(&bytes)
+                .map_err(|e| transport.invalid(format!("not a JSON-RPC response: {e}")))?;
+            return Err(match single.error {
+                Some(e) => ClientError::Rpc(e),
+                None => transport.invalid("a single response to a batch"),
+            });
+        }
+        let responses: Vec<ResponseObject> = serde_json::from_slice(&bytes)
+            .map_err(|e| transport.invalid(format!("not a batch response: {e}")))?;
         // geth answers an oversized batch with one error for the whole batch.
         if responses.len() == 1
             && self.calls.len() > 1
