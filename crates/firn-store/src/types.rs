@@ -218,6 +218,7 @@ impl<'de> Deserialize<'de> for U256 {
 /// A serde visitor that parses a string with `FromStr` where it lies in the input: the
 /// indexer decodes millions of hashes, addresses and amounts, and a `String` each was a
 /// measurable share of its time.
+#[derive(Debug)]
 pub struct FromText<T> {
     expecting: &'static str,
     parsed: std::marker::PhantomData<T>,
