@@ -69,6 +69,8 @@ pub mod page;
 mod pchain;
 pub mod rows;
 mod sqlite_read;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod traits;
 pub mod types;
 mod upgrade;

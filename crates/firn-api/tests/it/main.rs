@@ -15,7 +15,7 @@ mod shapes;
 mod signature_aggregator;
 mod validation;
 
-backend_tests! {
+firn_store::backend_tests! {
     validation::bad_parameters_are_400_naming_the_parameter,
     validation::unknown_things_are_404,
     validation::page_tokens_are_bound_to_their_query,

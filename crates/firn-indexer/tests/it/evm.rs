@@ -13,7 +13,7 @@ use firn_store::{CursorStore, EvmReader, PageRequest, Store};
 use serde_json::{Value, json};
 
 use crate::evm_devnet::{EvmDevnet, EvmScript, Tok, call};
-use crate::harness::StoreUrl;
+use firn_store::testing::StoreUrl;
 
 fn config() -> IndexerConfig {
     IndexerConfig {

@@ -6,10 +6,9 @@ mod check;
 mod devnet;
 mod evm;
 mod evm_devnet;
-mod harness;
 mod pchain;
 
-backend_tests! {
+firn_store::backend_tests! {
     pchain::scripted_activity_matches_the_node,
     pchain::restart_continues_without_gaps_or_duplicates,
     pchain::follow_picks_up_new_blocks,

@@ -9,7 +9,7 @@ use firn_store::{CursorStore, PChainReader};
 
 use crate::check;
 use crate::devnet::Devnet;
-use crate::harness::StoreUrl;
+use firn_store::testing::StoreUrl;
 
 fn config() -> IndexerConfig {
     IndexerConfig {

@@ -4,12 +4,11 @@
 mod basics;
 mod evm;
 mod fixtures;
-mod harness;
 mod metrics;
 mod pchain;
 mod staking;
 
-backend_tests! {
+firn_store::backend_tests! {
     basics::migrations_from_empty,
     basics::bad_input_is_an_error,
     basics::evm_chain_registry,
@@ -27,4 +26,11 @@ backend_tests! {
     evm::evm_tx_lists,
     metrics::chain_metrics_match_direct_computation,
     metrics::staking_metrics_match_direct_computation,
+}
+
+/// The harness must not swallow a failing body, and still cleans up after it.
+#[tokio::test]
+#[should_panic(expected = "the body failed")]
+async fn a_failing_test_body_fails_its_test() {
+    firn_store::testing::sqlite(|_: firn_store::Store| async { panic!("the body failed") }).await;
 }

@@ -217,13 +217,13 @@ async fn sqlite_older_store_gets_week_and_month_rows() {
 
 #[tokio::test]
 async fn postgres_older_store_gets_week_and_month_rows() {
-    let Some(schema) = crate::harness::postgres_schema().await else {
+    let Some(db) = firn_store::testing::TestDb::postgres().await else {
         eprintln!(
             "SKIPPED metrics::postgres_older_store_gets_week_and_month_rows: PostgreSQL not reachable"
         );
         return;
     };
-    older_store_gets_week_and_month_rows(&schema.url, &schema.url).await;
+    older_store_gets_week_and_month_rows(db.url(), db.url()).await;
 }
 
 pub async fn staking_metrics_match_direct_computation(store: Store) {

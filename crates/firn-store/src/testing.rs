@@ -1,0 +1,230 @@
+//! Test support for the crates that test against a real store (feature `testing`): a fresh
+//! database on each backend, cleaned up afterwards, and [`backend_tests!`](crate::backend_tests)
+//! to run one test body on both.
+//!
+//! SQLite: a new file in a new temporary directory, removed afterwards. PostgreSQL: a new
+//! schema in the `test` database (`FIRN_TEST_POSTGRES_URL` overrides the URL), dropped
+//! afterwards; a test on it is skipped, saying so, when the server is unreachable.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use sqlx::{Connection, Executor};
+
+use crate::{Store, open};
+
+/// The test server `.ci/run` makes sure of.
+pub const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
+
+/// The test PostgreSQL server's URL: `FIRN_TEST_POSTGRES_URL`, or [`DEFAULT_POSTGRES_URL`].
+pub fn postgres_url() -> String {
+    std::env::var("FIRN_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_owned())
+}
+
+fn unique(prefix: &str) -> String {
+    format!("{prefix}{}", uuid::Uuid::new_v4().simple())
+}
+
+/// A connection to the test PostgreSQL server, or `None` when it is unreachable (3 s).
+pub async fn postgres_admin() -> Option<sqlx::AnyConnection> {
+    sqlx::any::install_default_drivers();
+    let connect = sqlx::AnyConnection::connect(&postgres_url());
+    match tokio::time::timeout(Duration::from_secs(3), connect).await {
+        Ok(Ok(conn)) => Some(conn),
+        _ => None,
+    }
+}
+
+/// A database a test owns: its SQLite directory is removed, or its PostgreSQL schema dropped,
+/// when this is dropped.
+#[derive(Debug)]
+pub struct TestDb {
+    url: String,
+    owned: Owned,
+}
+
+#[derive(Debug)]
+enum Owned {
+    Dir(PathBuf),
+    Schema(String),
+}
+
+impl TestDb {
+    /// A new SQLite file in a new temporary directory.
+    pub fn sqlite() -> Self {
+        let dir = std::env::temp_dir().join(unique("firn-test-"));
+        let url = dir
+            .join("firn.db")
+            .to_str()
+            .expect("utf-8 temp path")
+            .to_owned();
+        Self {
+            url,
+            owned: Owned::Dir(dir),
+        }
+    }
+
+    /// A new schema on the test PostgreSQL server, or `None` when it is unreachable.
+    pub async fn postgres() -> Option<Self> {
+        let mut admin = postgres_admin().await?;
+        let schema = unique("firn_test_");
+        admin
+            .execute(format!("CREATE SCHEMA {schema}").as_str())
+            .await
+            .expect("create test schema");
+        let _ = admin.close().await;
+        let base = postgres_url();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        Some(Self {
+            url: format!("{base}{sep}options=-c%20search_path%3D{schema}"),
+            owned: Owned::Schema(schema),
+        })
+    }
+
+    /// The store URL (`firn_store::open` takes it).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Opens a store on it.
+    pub async fn open(&self) -> Store {
+        open(&self.url).await.expect("open test store")
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        match &self.owned {
+            Owned::Dir(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Owned::Schema(name) => {
+                let name = name.clone();
+                // On a thread of its own: the test's runtime may be busy or shutting down.
+                let _ = std::thread::spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .expect("runtime");
+                    rt.block_on(async {
+                        if let Some(mut admin) = postgres_admin().await {
+                            let _ = admin
+                                .execute(format!("DROP SCHEMA {name} CASCADE").as_str())
+                                .await;
+                            let _ = admin.close().await;
+                        }
+                    });
+                })
+                .join();
+            }
+        }
+    }
+}
+
+/// The URL of a test's database, for test bodies that open (and reopen) stores themselves.
+#[derive(Clone, Debug)]
+pub struct StoreUrl(pub String);
+
+impl StoreUrl {
+    /// Opens a store on it.
+    pub async fn open(&self) -> Store {
+        open(&self.0).await.expect("open test store")
+    }
+}
+
+/// What a test body is given: made from the test's database, finished after the body.
+pub trait TestArg: Clone + Send + 'static {
+    /// Makes the argument.
+    fn make(db: &TestDb) -> impl Future<Output = Self> + Send;
+    /// Releases what the argument holds once the body is done.
+    fn finish(self) -> impl Future<Output = ()> + Send;
+}
+
+impl TestArg for Store {
+    async fn make(db: &TestDb) -> Self {
+        db.open().await
+    }
+
+    async fn finish(self) {
+        self.close().await;
+    }
+}
+
+impl TestArg for StoreUrl {
+    async fn make(db: &TestDb) -> Self {
+        StoreUrl(db.url().to_owned())
+    }
+
+    async fn finish(self) {}
+}
+
+/// Runs `body` on `db` in a task of its own, cleans up, then re-raises the body's panic.
+pub async fn run<A, F, Fut>(db: TestDb, body: F)
+where
+    A: TestArg,
+    F: FnOnce(A) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let arg = A::make(&db).await;
+    let result = tokio::spawn(body(arg.clone())).await;
+    arg.finish().await;
+    drop(db);
+    if let Err(e) = result {
+        match e.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(e) => panic!("test body did not finish: {e}"),
+        }
+    }
+}
+
+/// Runs `body` on a fresh SQLite database.
+pub async fn sqlite<A, F, Fut>(body: F)
+where
+    A: TestArg,
+    F: FnOnce(A) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    run(TestDb::sqlite(), body).await;
+}
+
+/// Runs `body` on a fresh PostgreSQL schema, or prints why test `name` was skipped.
+pub async fn postgres<A, F, Fut>(name: &str, body: F)
+where
+    A: TestArg,
+    F: FnOnce(A) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    match TestDb::postgres().await {
+        Some(db) => run(db, body).await,
+        None => eprintln!(
+            "SKIPPED postgres::{name}: PostgreSQL not reachable at {}",
+            postgres_url()
+        ),
+    }
+}
+
+/// Generates one `#[tokio::test]` per backend, in modules `sqlite` and `postgres`, for each
+/// listed `module::test` function (`async fn(Store)` or `async fn(StoreUrl)`). Invoke it at
+/// the test crate's root.
+#[macro_export]
+macro_rules! backend_tests {
+    ($($module:ident :: $name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::testing::sqlite(super::$module::$name).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::testing::postgres(stringify!($name), super::$module::$name).await;
+                }
+            )*
+        }
+    };
+}
