@@ -1,36 +1,20 @@
+use std::path::Path;
+
 use firn_devnet::clock::Clock;
 use firn_devnet::genesis::DevnetConfig;
 use firn_devnet::vm::PChain;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 pub const AVAX: u64 = 1_000_000_000;
 pub const DAY: u64 = 24 * 3600;
 
-/// A directory removed on drop.
-pub struct TempDir(PathBuf);
+pub use tempfile::TempDir;
 
-impl TempDir {
-    pub fn new(name: &str) -> Self {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "firn-devnet-{name}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        Self(p)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory for test `name`, removed on drop.
+pub fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("firn-{name}-"))
+        .tempdir()
+        .expect("create a temporary directory")
 }
 
 pub fn config() -> DevnetConfig {

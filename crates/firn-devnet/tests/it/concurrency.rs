@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 #[test]
 fn readers_see_consistent_state_while_blocks_are_built() {
-    let dir = TempDir::new("concurrency");
+    let dir = temp_dir("concurrency");
     let cfg = config().starting_now();
     let chain =
         Arc::new(PChain::open(cfg.clone(), dir.path(), Clock::live(cfg.genesis_time)).unwrap());

@@ -8,7 +8,7 @@ use firn_devnet::wallet::Wallet;
 
 #[test]
 fn blocks_hold_at_most_the_gas_capacity_and_the_rest_waits() {
-    let dir = TempDir::new("fees-capacity");
+    let dir = temp_dir("fees-capacity");
     let mut cfg = config();
     // Room for about three transfers per block.
     cfg.dynamic_fees.max_capacity = 20_000;
@@ -55,7 +55,7 @@ fn blocks_hold_at_most_the_gas_capacity_and_the_rest_waits() {
 
 #[test]
 fn the_price_rises_with_the_excess_and_wallets_pay_it() {
-    let dir = TempDir::new("fees-price");
+    let dir = temp_dir("fees-price");
     let mut cfg = config();
     // The price grows e-fold every 50 000 gas of excess.
     cfg.dynamic_fees.excess_conversion_constant = 50_000;
@@ -96,7 +96,7 @@ fn a_stored_block_over_the_gas_capacity_is_rejected_on_replay() {
     use firn_devnet::error::DevnetError;
     use firn_devnet::store::{AcceptedBlock, BlockStore};
 
-    let dir = TempDir::new("fees-replay");
+    let dir = temp_dir("fees-replay");
     let mut cfg = config();
     cfg.dynamic_fees.max_capacity = 8_000;
     let (txs, gas, genesis_id, time) = {

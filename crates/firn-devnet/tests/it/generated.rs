@@ -42,7 +42,7 @@ fn subnet_evm_vm_id_is_avalanchegos() {
 
 #[test]
 fn a_month_of_history_covers_every_activity_without_a_refused_tx() {
-    let dir = TempDir::new("generated");
+    let dir = temp_dir("generated");
     let plan = HistoryPlan {
         transfers_per_day: 10,
         blocks_per_day: 2,
@@ -107,14 +107,14 @@ fn a_month_of_history_covers_every_activity_without_a_refused_tx() {
 #[test]
 fn history_is_deterministic_and_resumes_where_it_stopped() {
     let plan = plan(7);
-    let whole = TempDir::new("generated-whole");
+    let whole = temp_dir("generated-whole");
     let (whole_tip, whole_txs, _) = generate(whole.path(), &plan, None);
 
-    let again = TempDir::new("generated-again");
+    let again = temp_dir("generated-again");
     assert_eq!(generate(again.path(), &plan, None).0, whole_tip);
 
     // Cut off after day 3, reopened: the generator picks up at day 4 and ends on the same tip.
-    let cut = TempDir::new("generated-cut");
+    let cut = temp_dir("generated-cut");
     let (_, first_txs, _) = generate(cut.path(), &plan, Some(4));
     let (resumed_tip, rest_txs, _) = generate(cut.path(), &plan, None);
     assert_eq!(resumed_tip, whole_tip);

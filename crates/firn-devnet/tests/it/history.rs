@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 #[test]
 fn validators_at_every_past_height_match_what_was_current_then() {
-    let dir = TempDir::new("history");
+    let dir = temp_dir("history");
     let chain = open_in(dir.path(), config());
     let wallet = Wallet::new(&chain);
     let owner = chain.funded_addresses()[0];

@@ -12,7 +12,7 @@ const MANAGER: &[u8] = &[0xAB; 20];
 
 #[test]
 fn subnet_converts_to_an_l1_whose_validators_change_weight_pay_fees_and_leave() {
-    let dir = TempDir::new("l1");
+    let dir = temp_dir("l1");
     let chain = open_in(dir.path(), config());
     let network_id = chain.network().network_id;
     let wallet = Wallet::new(&chain);

@@ -27,7 +27,7 @@ fn base_of(tx: &Tx) -> firn_core::pchain::tx::BaseTx {
 }
 
 fn setup(name: &str) -> (TempDir, PChain) {
-    let dir = TempDir::new(name);
+    let dir = temp_dir(name);
     let chain = open_in(dir.path(), config());
     (dir, chain)
 }
@@ -173,7 +173,7 @@ fn double_spends_are_refused_in_the_mempool_and_against_spent_utxos() {
 
 #[test]
 fn a_stored_block_with_a_double_spend_is_rejected_on_replay() {
-    let dir = TempDir::new("reject-block");
+    let dir = temp_dir("reject-block");
     let (first, second, genesis_id, time) = {
         let chain = open_in(dir.path(), config());
         let key = chain.config().funded_key(0);

@@ -87,7 +87,7 @@ fn activity(chain: &PChain) -> (u64, NodeId) {
 
 #[test]
 fn reopening_the_same_directory_continues_the_same_chain() {
-    let dir = TempDir::new("restart");
+    let dir = temp_dir("restart");
     let (before, added_at, node) = {
         let chain = open_in(dir.path(), config());
         let (added_at, node) = activity(&chain);
@@ -141,7 +141,7 @@ fn reopening_the_same_directory_continues_the_same_chain() {
 
 #[test]
 fn a_torn_final_record_is_dropped_and_earlier_blocks_survive() {
-    let dir = TempDir::new("torn");
+    let dir = temp_dir("torn");
     let before = {
         let chain = open_in(dir.path(), config());
         activity(&chain);
@@ -190,7 +190,7 @@ fn a_torn_final_record_is_dropped_and_earlier_blocks_survive() {
 
 #[test]
 fn a_different_config_is_refused_for_an_existing_directory() {
-    let dir = TempDir::new("mismatch");
+    let dir = temp_dir("mismatch");
     drop(open_in(dir.path(), config()));
     let mut other = config();
     other.seed = "something else".into();
@@ -203,7 +203,7 @@ fn a_different_config_is_refused_for_an_existing_directory() {
 
 #[test]
 fn a_restart_between_a_reward_proposal_and_its_commit_resumes_with_the_commit() {
-    let dir = TempDir::new("restart-proposal");
+    let dir = temp_dir("restart-proposal");
     let (before, node) = {
         let chain = open_in(dir.path(), config());
         let wallet = Wallet::new(&chain);

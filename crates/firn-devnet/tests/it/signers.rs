@@ -85,7 +85,7 @@ fn setup(
     name: &str,
     config: DevnetConfig,
 ) -> (TempDir, Arc<PChain>, Arc<DevnetSigners>, Aggregator) {
-    let dir = TempDir::new(name);
+    let dir = temp_dir(name);
     let chain = Arc::new(open_in(dir.path(), config));
     let signers = Arc::new(DevnetSigners::new(chain.clone()).unwrap());
     let agg = Aggregator::new(

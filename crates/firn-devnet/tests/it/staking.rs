@@ -9,7 +9,7 @@ use firn_devnet::wallet::Wallet;
 
 #[test]
 fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
-    let dir = TempDir::new("staking");
+    let dir = temp_dir("staking");
     let chain = open_in(dir.path(), config());
     let wallet = Wallet::new(&chain);
     let keys = chain.funded_addresses().to_vec();
@@ -161,7 +161,7 @@ fn validator_and_delegator_are_rewarded_and_get_their_stake_back() {
 
 #[test]
 fn offline_validator_is_aborted_and_gets_only_its_stake() {
-    let dir = TempDir::new("offline");
+    let dir = temp_dir("offline");
     let node = NodeId([8; 20]);
     let mut cfg = config();
     cfg.offline_validators = vec![node];
@@ -205,7 +205,7 @@ fn offline_validator_is_aborted_and_gets_only_its_stake() {
 
 #[test]
 fn staking_rules_are_enforced_with_avalanchego_texts() {
-    let dir = TempDir::new("staking-rules");
+    let dir = temp_dir("staking-rules");
     let chain = open_in(dir.path(), config());
     let cfg = chain.config();
     let wallet = Wallet::with_keys(&chain, vec![cfg.funded_key(0)]);
@@ -329,7 +329,7 @@ fn staking_rules_are_enforced_with_avalanchego_texts() {
 fn a_reward_proposal_moves_time_and_carries_the_mempool_txs() {
     // AvalancheGo's builder packs the mempool before deciding the block kind: when a staker
     // ends at the new block time, its BanffProposalBlock holds the decision txs too.
-    let dir = TempDir::new("proposal-txs");
+    let dir = temp_dir("proposal-txs");
     let chain = open_in(dir.path(), config());
     let wallet = Wallet::new(&chain);
     let keys = chain.funded_addresses().to_vec();

@@ -8,7 +8,7 @@ use firn_devnet::wallet::{L1ValidatorSpec, Wallet, WalletError, manager_message,
 
 #[test]
 fn permissioned_subnet_validators_follow_the_owner_and_expire() {
-    let dir = TempDir::new("subnets");
+    let dir = temp_dir("subnets");
     let chain = open_in(dir.path(), config());
     let cfg = chain.config();
     let owner0 = Wallet::with_keys(&chain, vec![cfg.funded_key(0)]);
@@ -131,7 +131,7 @@ fn permissioned_subnet_validators_follow_the_owner_and_expire() {
 
 #[test]
 fn converted_subnets_are_immutable_and_keep_their_last_validator() {
-    let dir = TempDir::new("immutable");
+    let dir = temp_dir("immutable");
     let chain = open_in(dir.path(), config());
     let network_id = chain.network().network_id;
     let wallet = Wallet::with_keys(&chain, vec![chain.config().funded_key(0)]);

@@ -1,9 +1,7 @@
 //! An in-process devnet served over real HTTP on 127.0.0.1:0, and the scripted activity the
 //! tests index: transfers, stakers rewarded and not, subnets, chains, an L1 and its validators.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::pchain::Tx;
@@ -18,30 +16,14 @@ pub const AVAX: u64 = 1_000_000_000;
 pub const DAY: u64 = 24 * 3600;
 const MANAGER: &[u8] = &[0xAB; 20];
 
-/// A directory removed on drop.
-pub struct TempDir(PathBuf);
+pub use tempfile::TempDir;
 
-impl TempDir {
-    pub fn new(name: &str) -> Self {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "firn-indexer-{name}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        Self(p)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory for test `name`, removed on drop.
+pub fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("firn-{name}-"))
+        .tempdir()
+        .expect("create a temporary directory")
 }
 
 /// A devnet on a frozen clock, served with every node endpoint.
@@ -54,7 +36,7 @@ pub struct Devnet {
 
 impl Devnet {
     pub async fn start() -> Self {
-        let dir = TempDir::new("node");
+        let dir = temp_dir("node");
         let config = DevnetConfig::default();
         let clock = Clock::frozen(config.genesis_time);
         let chain = Arc::new(PChain::open(config, dir.path(), clock).unwrap());

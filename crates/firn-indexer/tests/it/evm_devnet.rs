@@ -17,30 +17,14 @@ use firn_indexer::EvmEndpoint;
 use firn_rpc::node::eth::{EvmChains, EvmNode};
 use firn_rpc::{ClientConfig, EthClient, Node, ServerHandle, loopback, node_router, spawn};
 
-/// A directory removed on drop.
-pub struct TempDir(std::path::PathBuf);
+pub use tempfile::TempDir;
 
-impl TempDir {
-    pub fn new(name: &str) -> Self {
-        static N: AtomicU64 = AtomicU64::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "firn-indexer-{name}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        Self(p)
-    }
-
-    pub fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory for test `name`, removed on drop.
+pub fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("firn-{name}-"))
+        .tempdir()
+        .expect("create a temporary directory")
 }
 
 pub const GWEI: u128 = 1_000_000_000;
@@ -68,7 +52,7 @@ pub struct EvmDevnet {
 
 impl EvmDevnet {
     pub async fn start() -> Self {
-        let dir = TempDir::new("evm-node");
+        let dir = temp_dir("evm-node");
         let config = DevnetConfig::default();
         let genesis_time = config.genesis_time;
         let pchain =

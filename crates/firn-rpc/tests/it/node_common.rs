@@ -1,38 +1,20 @@
 //! A devnet served over real HTTP on 127.0.0.1:0, and raw JSON-RPC calls against it.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use firn_core::pchain::tx::Tx;
 use firn_devnet::{Clock, DevnetConfig, PChain};
 use firn_rpc::{Node, ServerHandle, loopback, node_router, spawn};
 use serde_json::{Value, json};
 
-/// A directory removed on drop.
-pub struct TempDir(PathBuf);
+pub use tempfile::TempDir;
 
-impl TempDir {
-    pub fn new(name: &str) -> Self {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "firn-rpc-{name}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        Self(p)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory for test `name`, removed on drop.
+pub fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("firn-{name}-"))
+        .tempdir()
+        .expect("create a temporary directory")
 }
 
 /// A devnet on a frozen clock at genesis, served with every node endpoint.
@@ -50,7 +32,7 @@ impl Devnet {
     }
 
     pub async fn start_with(config: DevnetConfig, waker: Option<Arc<tokio::sync::Notify>>) -> Self {
-        let dir = TempDir::new("node");
+        let dir = temp_dir("node");
         let clock = Clock::frozen(config.genesis_time);
         let chain = Arc::new(PChain::open(config, dir.path(), clock).unwrap());
         Self::serve(chain, waker, dir).await

@@ -140,7 +140,7 @@ async fn firn_clock_methods() {
 
 #[tokio::test]
 async fn producer_builds_soon_after_issue() {
-    let dir = TempDir::new("producer");
+    let dir = temp_dir("producer");
     let config = DevnetConfig::default();
     let clock = firn_devnet::Clock::frozen(config.genesis_time + 1);
     let chain = Arc::new(firn_devnet::PChain::open(config, dir.path(), clock).unwrap());
@@ -168,7 +168,7 @@ async fn producer_builds_soon_after_issue() {
 
 #[tokio::test]
 async fn producer_pays_rewards_when_the_clock_passes_end_times() {
-    let dir = TempDir::new("producer-end");
+    let dir = temp_dir("producer-end");
     let config = DevnetConfig::default();
     let end = config.genesis_time + config.validator_duration_secs;
     let validators = config.initial_validators as usize;
@@ -199,7 +199,7 @@ async fn node_router_answers_without_a_socket() {
     use axum::http::Request;
     use tower::ServiceExt;
 
-    let dir = TempDir::new("oneshot");
+    let dir = temp_dir("oneshot");
     let config = DevnetConfig::default();
     let clock = firn_devnet::Clock::frozen(config.genesis_time);
     let chain = Arc::new(firn_devnet::PChain::open(config, dir.path(), clock).unwrap());
