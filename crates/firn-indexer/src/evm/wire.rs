@@ -6,8 +6,7 @@ use serde::{Deserialize, Deserializer};
 
 /// A `0x`-hex quantity that fits in a `u64`.
 pub(crate) fn quantity<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    d.deserialize_str(FromText::<Quantity>::new("a 0x-hex quantity"))
-        .map(|q| q.0)
+    Quantity::deserialize(d).map(|q| q.0)
 }
 
 fn opt_quantity<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {

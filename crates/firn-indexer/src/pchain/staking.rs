@@ -36,7 +36,7 @@ impl Deriver {
                 reward_addresses: owner.addresses.clone(),
                 estimated_reward: None,
             };
-        let new = match unsigned {
+        let mut new = match unsigned {
             UnsignedTx::AddValidator(t) => Some(staker(
                 t.validator.node_id,
                 P_CHAIN_ID,
@@ -93,7 +93,6 @@ impl Deriver {
             }
             _ => None,
         };
-        let mut new = new;
         if let Some(s) = new.as_mut().filter(|s| s.subnet_id == P_CHAIN_ID)
             && !matches!(unsigned, UnsignedTx::AddSubnetValidator(_))
         {
@@ -159,9 +158,7 @@ impl Deriver {
         }
         Ok(())
     }
-}
 
-impl Deriver {
     /// A new primary-network staker's potential reward (from the node, while it lists the
     /// staker as current) and, for a delegator, its validator's fee: the rate its reward will
     /// be split at (`NewStaker::delegation_fee`).
