@@ -1,7 +1,7 @@
 //! Parses arbitrary text as IDs, node IDs, addresses and checksummed hex.
 #![no_main]
 
-use firn_core::address::Address;
+use firn_core::address::ChainAddress;
 use firn_core::encoding::{Encoding, cb58_decode};
 use firn_core::ids::{Id, NodeId, ShortId};
 use libfuzzer_sys::fuzz_target;
@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(id) = s.parse::<NodeId>() {
         assert_eq!(id.to_string(), s);
     }
-    if let Ok(addr) = s.parse::<Address>() {
+    if let Ok(addr) = s.parse::<ChainAddress>() {
         assert_eq!(addr.to_string().to_lowercase(), s.to_lowercase());
     }
     let _ = cb58_decode(s);

@@ -31,10 +31,9 @@ use firn_core::warp::UnsignedMessage;
 use firn_core::warp::acp118::SignatureRequest;
 use firn_core::warp::payload::Payload;
 use firn_core::warp::validators::CanonicalValidatorSet;
-use firn_devnet::clock::Clock;
 use firn_devnet::genesis::DevnetConfig;
-use firn_devnet::signers::{DevnetSigners, WarpVerifier};
-use firn_devnet::vm::PChain;
+use firn_devnet::signers::WarpVerifier;
+use firn_node::{NodeConfig, SignerKeys};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -57,16 +56,25 @@ impl WarpVerifier for BlockHashes {
 }
 
 fn aggregation(c: &mut Criterion) {
-    let dir = std::env::temp_dir().join(format!("firn-aggregator-bench-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
     let config = DevnetConfig {
         initial_validators: VALIDATORS,
         ..DevnetConfig::default()
     };
-    let clock = Clock::frozen(config.genesis_time);
-    let chain = Arc::new(PChain::open(config, &dir, clock).unwrap_or_else(|e| panic!("{e}")));
+    let node = rt
+        .block_on(firn_node::spawn(
+            NodeConfig::test()
+                .with_devnet(config)
+                .with_signers(SignerKeys::Genesis),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let chain = node.pchain().clone();
     let identity = chain.network();
-    let signers = Arc::new(DevnetSigners::new(chain.clone()).unwrap_or_else(|e| panic!("{e}")));
+    let signers = node.signers().cloned().unwrap_or_else(|| panic!("signers"));
     signers.register_chain(identity.c_chain_id, Arc::new(BlockHashes));
     let aggregator = Aggregator::new(
         signers.clone(),
@@ -81,11 +89,6 @@ fn aggregation(c: &mut Criterion) {
         Payload::Hash(Id([0x42; 32])).bytes(),
     );
     let request = AggregationRequest::new(message.clone());
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_time()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
 
     // Warm the nodes' signature memory on this thread (so that the runtime's threads only
     // ever do what is measured: instruction counts per thread stay readable under
@@ -222,7 +225,7 @@ fn aggregation(c: &mut Criterion) {
         })
     });
     parts.finish();
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(node);
 }
 
 fn decompress(wire: &[u8; 96]) -> bls::UncheckedSignature {

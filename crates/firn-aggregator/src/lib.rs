@@ -13,7 +13,7 @@
 //!   message ID.
 //! - [`pchain::message_for_tx`]: the P-Chain message a ConvertSubnetToL1Tx,
 //!   RegisterL1ValidatorTx or SetL1ValidatorWeightTx justifies, read through
-//!   [`PChainReader`].
+//!   [`JustificationSource`].
 //!
 //! Data flows: [`AggregationRequest`] → [`Aggregator::aggregate`] → (network: subnet, set,
 //! signature requests) → [`Aggregated`] holding the signed [`firn_core::warp::Message`];
@@ -39,5 +39,7 @@ pub mod verify;
 
 pub use aggregator::{Aggregated, AggregationRequest, Aggregator, AggregatorConfig};
 pub use error::{AggregateError, ErrorKind};
-pub use network::{AppError, BoxFuture, NetworkError, PChainReader, Validator, ValidatorNetwork};
+pub use network::{
+    AppError, BoxFuture, JustificationSource, NetworkError, Validator, ValidatorNetwork,
+};
 pub use quorum::{DEFAULT_QUORUM_PERCENTAGE, Quorum};

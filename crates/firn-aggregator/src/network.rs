@@ -1,6 +1,7 @@
 //! The one narrow interface through which the aggregator reaches validators
 //! ([`ValidatorNetwork`]), and the P-Chain reads the `aggregateSignatures/{txHash}` route
-//! needs ([`PChainReader`]).
+//! needs ([`JustificationSource`]; the store's own `firn_store::PChainReader` reads indexed
+//! history, not a node).
 //!
 //! Both are object-safe (`Arc<dyn …>`) and return boxed futures, so an implementation can
 //! answer in process (the devnet), over node RPC, or over the Avalanche p2p network.
@@ -107,8 +108,9 @@ pub trait ValidatorNetwork: Send + Sync + std::fmt::Debug {
     ) -> BoxFuture<'a, Result<SignatureResponse, NetworkError>>;
 }
 
-/// The P-Chain reads that turn an L1 tx into the Warp message it justifies.
-pub trait PChainReader: Send + Sync + std::fmt::Debug {
+/// Where the P-Chain facts come from that turn an L1 tx into the Warp message it justifies
+/// (see [`crate::pchain::message_for_tx`]): accepted txs and L1 validations, read from a node.
+pub trait JustificationSource: Send + Sync + std::fmt::Debug {
     /// An accepted P-Chain tx, `None` if unknown.
     fn tx(&self, tx_id: Id) -> BoxFuture<'_, Result<Option<UnsignedTx>, NetworkError>>;
 

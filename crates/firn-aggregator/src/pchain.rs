@@ -9,7 +9,7 @@
 //! | SetL1ValidatorWeightTx, weight > 0 | `L1ValidatorWeight{id, nonce, weight}` | none |
 //! | SetL1ValidatorWeightTx, weight 0 | `L1ValidatorRegistration{id, false}` | how the validation was created |
 
-use crate::network::{NetworkError, PChainReader};
+use crate::network::{JustificationSource, NetworkError};
 use firn_core::ids::{Id, NodeId};
 use firn_core::pchain::tx::{ConvertSubnetToL1Tx, UnsignedTx};
 use firn_core::warp::acp118::{L1ValidatorRegistrationJustification, Preimage, SubnetIdIndex};
@@ -67,7 +67,7 @@ pub struct Justified {
 
 /// The P-Chain message that accepted tx `tx_id` justifies, on network `network_id`.
 pub async fn message_for_tx(
-    reader: &dyn PChainReader,
+    reader: &dyn JustificationSource,
     network_id: u32,
     tx_id: Id,
 ) -> Result<Justified, TxMessageError> {
@@ -176,7 +176,7 @@ pub fn message_for_justification(
 
 /// How `tx` created `validation_id`, if it did: as one of a ConvertSubnetToL1Tx's initial
 /// validators (subnet and index) or through the `RegisterL1Validator` message of a
-/// RegisterL1ValidatorTx. What a [`PChainReader::registration_preimage`] looks for in the
+/// RegisterL1ValidatorTx. What a [`JustificationSource::registration_preimage`] looks for in the
 /// accepted blocks.
 pub fn preimage_in_tx(tx: &UnsignedTx, validation_id: &Id) -> Option<Preimage> {
     match tx {

@@ -142,7 +142,7 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
             name: "erc20_by_address",
             paths: vary(&|n| {
                 format!(
-                    "/v1/chains/{c}/addresses/{}/transactions:listErc20?pageSize=10",
+                    "/v1/chains/{c}/addresses/{:#x}/transactions:listErc20?pageSize=10",
                     e_addr(n)
                 )
             }),
@@ -152,7 +152,7 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
             paths: vary(&|n| {
                 let start = 1 + built.evm_blocks * (n % 8) / 8;
                 format!(
-                    "/v1/chains/{c}/addresses/{}/transactions:listErc20?startBlock={start}&endBlock={}&pageSize=10",
+                    "/v1/chains/{c}/addresses/{:#x}/transactions:listErc20?startBlock={start}&endBlock={}&pageSize=10",
                     e_addr(n),
                     start + 5_000
                 )
@@ -162,7 +162,7 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
             name: "collectibles",
             paths: vary(&|n| {
                 format!(
-                    "/v1/chains/{c}/addresses/{}/balances:listCollectibles?pageSize=10",
+                    "/v1/chains/{c}/addresses/{:#x}/balances:listCollectibles?pageSize=10",
                     e_addr(n)
                 )
             }),

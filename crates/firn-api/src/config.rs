@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use firn_core::ids::Id;
+use firn_core::network::{self, PrimaryNetwork};
 use serde::Deserialize;
 
 /// The network the indexed chains belong to, as the Data API names it.
@@ -34,31 +35,24 @@ pub struct NetworkProfile {
     pub avax_asset_id: Id,
 }
 
-fn id(s: &str) -> Id {
-    // Only called on the literal IDs below, which are valid cb58.
-    s.parse().unwrap_or(Id([0; 32]))
-}
-
 impl NetworkProfile {
     /// Fuji's identity (the devnet's default profile).
     pub fn fuji() -> Self {
-        Self {
-            kind: NetworkKind::Fuji,
-            hrp: "fuji".to_owned(),
-            x_chain_id: id("2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"),
-            c_chain_id: id("yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"),
-            avax_asset_id: id("U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK"),
-        }
+        Self::of(NetworkKind::Fuji, &network::FUJI)
     }
 
     /// Mainnet's identity.
     pub fn mainnet() -> Self {
+        Self::of(NetworkKind::Mainnet, &network::MAINNET)
+    }
+
+    fn of(kind: NetworkKind, n: &PrimaryNetwork) -> Self {
         Self {
-            kind: NetworkKind::Mainnet,
-            hrp: "avax".to_owned(),
-            x_chain_id: id("2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM"),
-            c_chain_id: id("2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5"),
-            avax_asset_id: id("FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z"),
+            kind,
+            hrp: n.hrp.to_owned(),
+            x_chain_id: n.x_chain_id,
+            c_chain_id: n.c_chain_id,
+            avax_asset_id: n.avax_asset_id,
         }
     }
 
@@ -116,14 +110,23 @@ pub struct ApiConfig {
     /// Longest a request may run.
     pub request_timeout: Duration,
     /// Accepted API keys. Empty: keys are not checked (any or none is fine); non-empty: a sent
-    /// key must be one of these (401 otherwise), and no key is still allowed.
+    /// key must be one of these (401 otherwise), and no key is allowed unless
+    /// `require_api_key`.
     pub api_keys: Vec<String>,
+    /// Refuse requests without a configured key (401): API keys as access control. Needs
+    /// `api_keys`.
+    pub require_api_key: bool,
     /// Limit per API key; `None` = unlimited.
     pub key_rate_limit: Option<RateLimit>,
     /// Limit per client IP for requests without a key; `None` = unlimited.
     pub ip_rate_limit: Option<RateLimit>,
     /// Prices; empty = price fields are left out.
     pub prices: PriceTable,
+    /// Connection limits and timeouts of the listeners.
+    pub http: firn_http::ServeLimits,
+    /// The key page tokens are signed with: the same secret on every process behind one load
+    /// balancer, so each accepts the others' tokens (default: a random key of this process).
+    pub page_token_key: crate::signing::TokenKey,
 }
 
 impl Default for ApiConfig {
@@ -133,9 +136,12 @@ impl Default for ApiConfig {
             body_limit: 1024 * 1024,
             request_timeout: Duration::from_secs(30),
             api_keys: Vec::new(),
+            require_api_key: false,
             key_rate_limit: None,
             ip_rate_limit: None,
             prices: PriceTable::default(),
+            http: firn_http::ServeLimits::default(),
+            page_token_key: crate::signing::TokenKey::random(),
         }
     }
 }

@@ -25,6 +25,9 @@ pub enum ApiError {
     /// A request body over the size limit.
     #[error("payload too large: {0}")]
     PayloadTooLarge(String),
+    /// A request body that is not of the media type the route takes.
+    #[error("unsupported media type: {0}")]
+    UnsupportedMediaType(String),
     /// Over the rate limit; retry after this many seconds.
     #[error("too many requests, retry after {retry_after}s")]
     TooManyRequests {
@@ -57,12 +60,15 @@ impl ApiError {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::Store(StoreError::BadCursor(_) | StoreError::BadLimit(_)) => {
-                StatusCode::BAD_REQUEST
-            }
+            // The API only reads, so a value that does not fit a column came from the request.
+            ApiError::Store(
+                StoreError::BadCursor(_) | StoreError::BadLimit(_) | StoreError::OutOfRange { .. },
+            ) => StatusCode::BAD_REQUEST,
             ApiError::Store(StoreError::NotFound { .. }) => StatusCode::NOT_FOUND,
+            ApiError::Store(StoreError::ReadTimeout(_)) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -73,6 +79,7 @@ impl ApiError {
             ApiError::Unauthorized(m)
             | ApiError::NotFound(m)
             | ApiError::PayloadTooLarge(m)
+            | ApiError::UnsupportedMediaType(m)
             | ApiError::Unavailable(m) => Message::One(m.clone()),
             ApiError::TooManyRequests { .. } => {
                 Message::One("ThrottlerException: Too Many Requests".to_owned())
@@ -84,6 +91,17 @@ impl ApiError {
                 Message::Many(vec!["pageSize is out of range".to_owned()])
             }
             ApiError::Store(e @ StoreError::NotFound { .. }) => Message::One(e.to_string()),
+            ApiError::Store(StoreError::ReadTimeout(_)) => Message::One(
+                "the query took too long and was stopped; narrow it (fewer addresses, a block \
+                 range) or try again"
+                    .to_owned(),
+            ),
+            ApiError::Store(StoreError::OutOfRange { field, value }) => {
+                Message::Many(vec![format!(
+                    "{field} {value} is out of range (at most {})",
+                    i64::MAX
+                )])
+            }
             ApiError::Store(_) => Message::One("Internal server error".to_owned()),
         }
     }

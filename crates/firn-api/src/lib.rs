@@ -36,6 +36,7 @@ pub mod paging;
 pub mod params;
 pub mod routes;
 mod server;
+pub mod signing;
 mod state;
 pub mod wire;
 

@@ -11,7 +11,7 @@ use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_store::SortOrder;
-use firn_store::types::Address;
+use firn_store::types::{Address, ParseText};
 
 use crate::error::ApiError;
 
@@ -227,7 +227,7 @@ pub fn parse_pchain_address(s: &str, hrp: &str) -> Option<ShortId> {
 /// Parses an EVM address in any case.
 pub fn parse_evm_address(s: &str) -> Option<Address> {
     let lower = s.to_ascii_lowercase();
-    lower.parse().ok()
+    Address::parse_text(&lower).ok()
 }
 
 /// The path parameters of the matched route, by name. Bad percent-encoding is a 400.

@@ -6,7 +6,6 @@
 //! Unknown paths and wrong methods answer 404 in the official error format.
 
 use std::future::Future;
-use std::net::SocketAddr;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
@@ -82,14 +81,10 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let limits = state.config.http;
     let app = app(state);
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(target: "api", %addr, "serving the Data API");
     }
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+    firn_http::serve(listener, app, limits, shutdown).await
 }

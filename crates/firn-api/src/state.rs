@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use firn_aggregator::{Aggregator, PChainReader};
+use firn_aggregator::{Aggregator, JustificationSource};
 use firn_store::Store;
 
 use crate::config::ApiConfig;
@@ -36,6 +36,7 @@ impl AppState {
             store,
             avax_asset_cb58: config.network.avax_asset_id.to_string().into(),
             limiter: Arc::new(RateLimiter::new(
+                &config.api_keys,
                 config.key_rate_limit,
                 config.ip_rate_limit,
             )),
@@ -51,7 +52,7 @@ impl AppState {
     pub fn with_signature_aggregator(
         mut self,
         aggregator: Arc<Aggregator>,
-        pchain: Arc<dyn PChainReader>,
+        pchain: Arc<dyn JustificationSource>,
     ) -> Self {
         self.signatures = Some(SignatureService { aggregator, pchain });
         self

@@ -5,47 +5,11 @@
 
 use crate::encoding::EncodingError;
 use crate::ids::ShortId;
+use crate::network::hrp_for_network;
 use bech32::primitives::decode::CheckedHrpstring;
 use bech32::{Bech32, Hrp};
 use std::fmt;
 use std::str::FromStr;
-
-/// Mainnet's network ID.
-pub const MAINNET_ID: u32 = 1;
-/// Fuji's network ID.
-pub const FUJI_ID: u32 = 5;
-/// The unit-test network ID AvalancheGo's own tests use.
-pub const UNIT_TEST_ID: u32 = 10;
-/// AvalancheGo's local network ID.
-pub const LOCAL_ID: u32 = 12345;
-
-/// The bech32 HRP AvalancheGo gives a network ID (`custom` for any it does not know).
-pub fn hrp_for_network(network_id: u32) -> &'static str {
-    match network_id {
-        1 => "avax",
-        2 => "cascade",
-        3 => "denali",
-        4 => "everest",
-        5 => "fuji",
-        10 => "testing",
-        12345 => "local",
-        _ => "custom",
-    }
-}
-
-/// The network name `info.getNetworkName` gives a network ID.
-pub fn network_name(network_id: u32) -> String {
-    match network_id {
-        1 => "mainnet".into(),
-        2 => "cascade".into(),
-        3 => "denali".into(),
-        4 => "everest".into(),
-        5 => "fuji".into(),
-        10 => "testing".into(),
-        12345 => "local".into(),
-        other => format!("network-{other}"),
-    }
-}
 
 /// bech32 of a short ID with the given HRP, no chain prefix.
 pub fn bech32_encode(hrp: &str, id: &ShortId) -> Result<String, EncodingError> {
@@ -65,7 +29,7 @@ pub fn bech32_decode(s: &str) -> Result<(String, ShortId), EncodingError> {
 
 /// An address with its chain alias and HRP, e.g. `P-fuji18jma8ppw3nhx5r4ap8clazz0dps7rv5u6wmu4t`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Address {
+pub struct ChainAddress {
     /// `P`, `X` or `C`, or a chain ID string.
     pub chain: String,
     /// The bech32 human-readable part.
@@ -74,7 +38,7 @@ pub struct Address {
     pub id: ShortId,
 }
 
-impl Address {
+impl ChainAddress {
     /// An address on `chain` of the network `network_id`.
     pub fn new(chain: &str, network_id: u32, id: ShortId) -> Self {
         Self {
@@ -91,13 +55,13 @@ impl Address {
     }
 }
 
-impl fmt::Display for Address {
+impl fmt::Display for ChainAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}-{}", self.chain, self.bech32())
     }
 }
 
-impl FromStr for Address {
+impl FromStr for ChainAddress {
     type Err = EncodingError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -119,12 +83,13 @@ impl FromStr for Address {
 
 /// Formats a short ID as `<chain>-<bech32>` for a network.
 pub fn format_address(chain: &str, network_id: u32, id: &ShortId) -> String {
-    Address::new(chain, network_id, *id).to_string()
+    ChainAddress::new(chain, network_id, *id).to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::{FUJI_ID, UNIT_TEST_ID, network_name};
 
     #[test]
     fn formats_and_parses_the_unit_test_vector() {
@@ -133,8 +98,8 @@ mod tests {
                 .unwrap();
         let s = format_address("P", UNIT_TEST_ID, &id);
         assert_eq!(s, "P-testing1g32kvaugnx4tk3z4vemc3xd2hdz92enhgrdu9n");
-        let parsed: Address = s.parse().unwrap();
-        assert_eq!(parsed, Address::new("P", 10, id));
+        let parsed: ChainAddress = s.parse().unwrap();
+        assert_eq!(parsed, ChainAddress::new("P", 10, id));
     }
 
     #[test]
@@ -142,12 +107,12 @@ mod tests {
         let id = ShortId([0x11; 20]);
         let hrp = Hrp::parse("fuji").unwrap();
         let m = bech32::encode::<bech32::Bech32m>(hrp, id.as_bytes()).unwrap();
-        assert!(format!("P-{m}").parse::<Address>().is_err());
-        assert!("fuji1qqqq".parse::<Address>().is_err());
+        assert!(format!("P-{m}").parse::<ChainAddress>().is_err());
+        assert!("fuji1qqqq".parse::<ChainAddress>().is_err());
         let mut good = format_address("X", FUJI_ID, &id);
         good.pop();
         good.push('q');
-        assert!(good.parse::<Address>().is_err());
+        assert!(good.parse::<ChainAddress>().is_err());
     }
 
     #[test]

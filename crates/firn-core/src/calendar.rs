@@ -2,6 +2,11 @@
 //! `days_from_civil`): what RFC 3339 timestamps and calendar-month buckets need, without a
 //! date library.
 
+/// Seconds in a day (Unix time has no leap seconds).
+pub const DAY: u64 = 86_400;
+/// Seconds in an hour.
+pub const HOUR: u64 = 3_600;
+
 /// (year, month 1..=12, day 1..=31) of a day count since 1970-01-01.
 pub fn civil_from_days(days: u64) -> (u64, u64, u64) {
     // Shift the epoch to 0000-03-01 so leap days fall at the end of a 400-year era.

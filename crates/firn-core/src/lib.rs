@@ -3,6 +3,10 @@
 //! The key types, from the bottom up:
 //! - [`ids::Id`], [`ids::ShortId`], [`ids::NodeId`] and the text [`encoding`]s (cb58, hex with
 //!   and without checksum) and chain-prefixed bech32 [`address`]es;
+//! - [`text`]: the strict text forms of EVM values (hashes, addresses, amounts, bytes) read
+//!   from nodes and clients, in place;
+//! - [`network`]: well-known facts (network IDs, HRPs, the primary network's chain and asset
+//!   IDs on mainnet, Fuji and local, VM IDs, AVAX's denomination), defined once;
 //! - the linear [`codec`]: a bounded [`codec::Reader`] for untrusted bytes, a [`codec::Writer`],
 //!   and the [`codec::Encode`] / [`codec::Decode`] traits every wire type implements;
 //! - [`keys`]: secp256k1 (recoverable signatures, addresses) and BLS12-381 (min_pk) keys;
@@ -39,5 +43,7 @@ pub mod encoding;
 pub mod evm;
 pub mod ids;
 pub mod keys;
+pub mod network;
 pub mod pchain;
+pub mod text;
 pub mod warp;

@@ -1,6 +1,8 @@
 //! Network identity profiles, the devnet configuration and the genesis it implies.
 //!
-//! [`DevnetConfig`] is plain serde data (TOML- and JSON-friendly). [`Genesis::build`] turns it
+//! [`DevnetConfig`] is plain serde data (TOML- and JSON-friendly); the types it holds come from
+//! the layers below it ([`crate::fee`], [`crate::math`]) or are declared here, so that every
+//! module above can read the configuration and this one depends on none of them. [`Genesis::build`] turns it
 //! into the funded keys, the initial validators (node IDs and BLS keys derived from the seed)
 //! and block 0: a BanffStandardBlock at the genesis time whose txs are a BaseTx with the
 //! genesis outputs and one AddPermissionlessValidatorTx per initial validator, none of them
@@ -9,11 +11,13 @@
 
 use crate::error::DevnetError;
 use crate::fee::DynamicFeeConfig;
-use crate::signers::SignerBehaviour;
-use firn_core::address::{FUJI_ID, LOCAL_ID, format_address, hrp_for_network};
+use crate::math::{L1FeeConfig, RewardConfig};
+use firn_core::address::format_address;
+use firn_core::calendar::DAY;
 use firn_core::codec::Bytes;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::keys::{bls, secp256k1::PrivateKey};
+use firn_core::network::{self, PrimaryNetwork};
 use firn_core::pchain::block::{Block, BlockKind};
 use firn_core::pchain::fx::{
     LockedOutput, Output, OutputOwners, Owner, ProofOfPossession, Signer, TransferOutput,
@@ -24,11 +28,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
-/// 1 AVAX in nAVAX.
-pub const AVAX: u64 = 1_000_000_000;
-/// 1 milliAVAX in nAVAX.
-pub const MILLI_AVAX: u64 = 1_000_000;
-const DAY: u64 = 24 * 3600;
+use firn_core::network::AVAX;
 const YEAR: u64 = 365 * DAY;
 
 /// Which public network's identity the devnet wears.
@@ -63,39 +63,26 @@ pub struct NetworkIdentity {
     pub avax_asset_id: Id,
 }
 
-fn id(s: &str) -> Id {
-    // The constants below are valid cb58; a typo would surface in the unit tests.
-    s.parse().unwrap_or(Id::ZERO)
-}
-
 impl NetworkIdentity {
-    /// The identity of `profile`.
-    ///
-    /// Local IDs are those of AvalancheGo's local network genesis (`genesis_local.json`) as
-    /// recorded in `reference/data-api-facts.md`; they match the AvalancheGo versions whose
-    /// local genesis produced them.
+    /// The identity of `profile`: Fuji's IDs, or those of AvalancheGo's local network.
     pub fn of(profile: Profile) -> Self {
-        match profile {
-            Profile::Fuji => Self {
-                profile,
-                network_id: FUJI_ID,
-                hrp: hrp_for_network(FUJI_ID).to_string(),
-                p_chain_id: Id::ZERO,
-                x_chain_id: id("2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"),
-                c_chain_id: id("yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"),
-                evm_chain_id: 43113,
-                avax_asset_id: id("U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK"),
-            },
-            Profile::Local => Self {
-                profile,
-                network_id: LOCAL_ID,
-                hrp: hrp_for_network(LOCAL_ID).to_string(),
-                p_chain_id: Id::ZERO,
-                x_chain_id: id("2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed"),
-                c_chain_id: id("2CA6j5zYzasynPsFeNoqWkmTCt3VScMvXUZHbfDJ8k3oGzAPtU"),
-                evm_chain_id: 43112,
-                avax_asset_id: id("2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"),
-            },
+        let known = match profile {
+            Profile::Fuji => network::FUJI,
+            Profile::Local => network::LOCAL,
+        };
+        Self::from_known(profile, &known)
+    }
+
+    fn from_known(profile: Profile, n: &PrimaryNetwork) -> Self {
+        Self {
+            profile,
+            network_id: n.network_id,
+            hrp: n.hrp.to_owned(),
+            p_chain_id: network::P_CHAIN_ID,
+            x_chain_id: n.x_chain_id,
+            c_chain_id: n.c_chain_id,
+            evm_chain_id: n.evm_chain_id,
+            avax_asset_id: n.avax_asset_id,
         }
     }
 
@@ -103,19 +90,6 @@ impl NetworkIdentity {
     pub fn p_address(&self, id: &ShortId) -> String {
         format_address("P", self.network_id, id)
     }
-}
-
-/// AvalancheGo's `reward.Config`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RewardConfig {
-    /// Maximum consumption rate, parts per million (120 000 = 12%).
-    pub max_consumption_rate: u64,
-    /// Minimum consumption rate, parts per million.
-    pub min_consumption_rate: u64,
-    /// The minting period, seconds.
-    pub minting_period_secs: u64,
-    /// The supply cap, nAVAX.
-    pub supply_cap: u64,
 }
 
 /// Primary network staking rules.
@@ -160,29 +134,23 @@ impl Default for StakingConfig {
     }
 }
 
-/// The ACP-77 continuous fee of L1 validators (AvalancheGo's `validators/fee.Config`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct L1FeeConfig {
-    /// Most active L1 validators.
-    pub capacity: u64,
-    /// Active validators at which the price holds steady.
-    pub target: u64,
-    /// The price per validator-second at zero excess, nAVAX.
-    pub min_price: u64,
-    /// How fast excess raises the price.
-    pub excess_conversion_constant: u64,
-}
-
-impl Default for L1FeeConfig {
-    fn default() -> Self {
-        // AvalancheGo's Fuji values: the price doubles every hour above the target.
-        Self {
-            capacity: 20_000,
-            target: 10_000,
-            min_price: 512,
-            excess_conversion_constant: 51_937_021,
-        }
-    }
+/// How a devnet validator answers signature requests: plain configuration, which
+/// [`DevnetSigners`](crate::signers::DevnetSigners) acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignerBehaviour {
+    /// Signs what its chain state justifies, at once.
+    #[default]
+    Honest,
+    /// Cannot be reached.
+    Offline,
+    /// Answers with a well-formed signature of something else.
+    BadSignature,
+    /// Answers honestly after a delay.
+    Slow {
+        /// The delay, milliseconds.
+        delay_ms: u64,
+    },
 }
 
 /// Everything the devnet is made from. Missing fields take the defaults of [`Default`].
@@ -434,7 +402,7 @@ impl Genesis {
                 });
             }
         }
-        crate::executor::syntax::sort_outputs(&mut outputs);
+        TransferableOutput::sort_canonical(&mut outputs);
         let mut txs = vec![Tx::new(
             UnsignedTx::Base(BaseTx {
                 network_id: identity.network_id,
@@ -572,5 +540,21 @@ mod tests {
         assert_eq!(parsed.funded_keys, 20);
         assert_eq!(parsed.staking.min_delegator_stake, 5);
         assert_eq!(parsed.staking.min_validator_stake, 2_000 * AVAX);
+    }
+
+    #[test]
+    fn signer_behaviours_read_from_the_devnet_config() {
+        let node = DevnetConfig::default().validator_node_id(1);
+        let json = format!(
+            r#"{{"warp_signers": {{"{node}": {{"slow": {{"delay_ms": 250}}}}, "NodeID-111111111111111111116DBWJs": "offline"}}}}"#
+        );
+        let config: DevnetConfig = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            config.warp_signers[&node],
+            SignerBehaviour::Slow { delay_ms: 250 }
+        );
+        let back: DevnetConfig =
+            serde_json::from_str(&serde_json::to_string(&config).unwrap()).unwrap();
+        assert_eq!(back, config);
     }
 }

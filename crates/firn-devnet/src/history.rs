@@ -14,21 +14,16 @@ use crate::error::{DevnetError, TxError};
 use crate::genesis::{DevnetConfig, derive_bls, single_owner};
 use crate::vm::PChain;
 use crate::wallet::{L1ValidatorSpec, Wallet, WalletError, manager_message, sign_warp};
+use firn_core::calendar::DAY;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::keys::bls;
 use firn_core::keys::secp256k1::PrivateKey;
+use firn_core::network::{AVAX, SUBNET_EVM_VM_ID};
 use firn_core::pchain::tx::Tx;
 use firn_core::warp::messages::{L1Message, L1ValidatorWeight, PChainOwner, RegisterL1Validator};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use tracing::{debug, warn};
-
-const AVAX: u64 = 1_000_000_000;
-const DAY: u64 = 24 * 3600;
-
-/// subnet-EVM's VM ID (`srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy`): the ID of
-/// `"subnetevm"` padded to 32 bytes, as AvalancheGo names VMs.
-pub const SUBNET_EVM_VM_ID: Id = Id(*b"subnetevm\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0");
 
 /// The address the L1's validator manager is said to live at on its chain (subnet-EVM
 /// genesis files conventionally put a `ValidatorManager` proxy there).

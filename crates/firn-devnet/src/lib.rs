@@ -46,6 +46,11 @@
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 //!
+//! Modules are layered, each using only those listed before it: [`clock`], [`math`],
+//! [`fee`], [`error`], [`genesis`] (the configuration and block 0), [`state`], [`store`],
+//! [`executor`], the block builder, [`vm`]; then [`wallet`], [`history`], [`producer`] and
+//! [`signers`] over the VM.
+//!
 //! Deliberate differences from AvalancheGo are listed on [`vm::PChain`].
 
 mod builder;

@@ -2,111 +2,15 @@
 //! the ACP-77 continuous fee of L1 validators, exactly as AvalancheGo computes them
 //! (`vms/platformvm/reward`, `vms/platformvm/validators/fee`, `vms/components/gas`).
 //!
-//! AvalancheGo computes the reward with big integers; here a small private unsigned big
-//! integer (little-endian u64 limbs) does the same exact arithmetic.
+//! The reward arithmetic is firn-core's ([`firn_core::pchain::reward`]), re-exported here;
+//! this module adds the gas price and the L1 validator fee. Where Go uses `math/big`, alloy's
+//! [`U256`] does the same exact arithmetic.
 
-use crate::genesis::{L1FeeConfig, RewardConfig};
+use alloy_primitives::U256;
+use serde::{Deserialize, Serialize};
 
-/// `PercentDenominator`: consumption rates and delegation fees are parts per million.
-pub use firn_core::pchain::reward::{PERCENT_DENOMINATOR, split};
-
-const NANOS_PER_SECOND: u64 = 1_000_000_000;
-
-/// An unsigned big integer, just wide enough for AvalancheGo's reward formula.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Wide(Vec<u64>);
-
-impl Wide {
-    fn from_u128(v: u128) -> Self {
-        Self(vec![v as u64, (v >> 64) as u64])
-    }
-
-    fn mul_u64(&mut self, m: u64) {
-        let mut carry = 0u128;
-        for limb in &mut self.0 {
-            let p = u128::from(*limb) * u128::from(m) + carry;
-            *limb = p as u64;
-            carry = p >> 64;
-        }
-        if carry > 0 {
-            self.0.push(carry as u64);
-        }
-    }
-
-    fn mul_u128(&mut self, m: u128) {
-        let lo = m as u64;
-        let hi = (m >> 64) as u64;
-        let mut high = self.clone();
-        self.mul_u64(lo);
-        if hi != 0 {
-            high.mul_u64(hi);
-            high.0.insert(0, 0);
-            self.add(&high);
-        }
-    }
-
-    fn add(&mut self, other: &Wide) {
-        let n = self.0.len().max(other.0.len());
-        self.0.resize(n, 0);
-        let mut carry = 0u128;
-        for i in 0..n {
-            let s = u128::from(self.0[i]) + u128::from(*other.0.get(i).unwrap_or(&0)) + carry;
-            self.0[i] = s as u64;
-            carry = s >> 64;
-        }
-        if carry > 0 {
-            self.0.push(carry as u64);
-        }
-    }
-
-    /// Floor division by `d` (> 0).
-    fn div_u64(&mut self, d: u64) {
-        let mut rem = 0u128;
-        for limb in self.0.iter_mut().rev() {
-            let cur = (rem << 64) | u128::from(*limb);
-            *limb = (cur / u128::from(d)) as u64;
-            rem = cur % u128::from(d);
-        }
-    }
-
-    fn to_u64(&self) -> Option<u64> {
-        if self.0.iter().skip(1).any(|&l| l != 0) {
-            return None;
-        }
-        Some(self.0.first().copied().unwrap_or(0))
-    }
-}
-
-/// The reward for staking `amount` for `duration_secs` when the supply is `supply`
-/// (AvalancheGo's `reward.calculator.Calculate`; durations in nanoseconds as Go does).
-pub fn reward(config: &RewardConfig, duration_secs: u64, amount: u64, supply: u64) -> u64 {
-    if supply == 0 || config.minting_period_secs == 0 {
-        return 0;
-    }
-    let minting_period = config.minting_period_secs.saturating_mul(NANOS_PER_SECOND);
-    let duration = duration_secs.saturating_mul(NANOS_PER_SECOND);
-    let max_sub_min = config
-        .max_consumption_rate
-        .saturating_sub(config.min_consumption_rate);
-    let numerator = u128::from(max_sub_min) * u128::from(duration)
-        + u128::from(config.min_consumption_rate) * u128::from(minting_period);
-    let remaining = config.supply_cap.saturating_sub(supply);
-
-    let mut r = Wide::from_u128(u128::from(remaining));
-    r.mul_u128(numerator);
-    r.mul_u64(amount);
-    r.mul_u64(duration);
-    // Divide by mintingPeriod · PercentDenominator, the supply, then the minting period:
-    // chained floor divisions equal one floor division by the product.
-    r.div_u64(minting_period);
-    r.div_u64(PERCENT_DENOMINATOR);
-    r.div_u64(supply);
-    r.div_u64(minting_period);
-    match r.to_u64() {
-        Some(v) => v.min(remaining),
-        None => remaining,
-    }
-}
+/// The reward calculator and the delegation-fee split, defined once in firn-core.
+pub use firn_core::pchain::reward::{PERCENT_DENOMINATOR, RewardConfig, reward, split};
 
 /// `gas.CalculatePrice`: `min_price · e^(excess / k)` by the Taylor series AvalancheGo uses.
 pub fn gas_price(min_price: u64, excess: u64, k: u64) -> u64 {
@@ -124,17 +28,39 @@ pub fn gas_price(min_price: u64, excess: u64, k: u64) -> u64 {
             _ => return u64::MAX,
         };
         // accum < 2^128 and excess < 2^64: the product needs 192 bits.
-        let mut w = Wide::from_u128(accum);
-        w.mul_u64(excess);
-        w.div_u64(k);
-        w.div_u64(i);
-        accum = match (w.0.get(2).copied().unwrap_or(0), w.0.len()) {
-            (0, _) => u128::from(w.0[0]) | (u128::from(*w.0.get(1).unwrap_or(&0)) << 64),
-            _ => return u64::MAX,
+        let next = U256::from(accum) * U256::from(excess) / U256::from(k) / U256::from(i);
+        accum = match u128::try_from(next) {
+            Ok(a) => a,
+            Err(_) => return u64::MAX,
         };
         i += 1;
     }
     (output / denominator) as u64
+}
+
+/// The ACP-77 continuous fee of L1 validators (AvalancheGo's `validators/fee.Config`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct L1FeeConfig {
+    /// Most active L1 validators.
+    pub capacity: u64,
+    /// Active validators at which the price holds steady.
+    pub target: u64,
+    /// The price per validator-second at zero excess, nAVAX.
+    pub min_price: u64,
+    /// How fast excess raises the price.
+    pub excess_conversion_constant: u64,
+}
+
+impl Default for L1FeeConfig {
+    fn default() -> Self {
+        // AvalancheGo's Fuji values: the price doubles every hour above the target.
+        Self {
+            capacity: 20_000,
+            target: 10_000,
+            min_price: 512,
+            excess_conversion_constant: 51_937_021,
+        }
+    }
 }
 
 /// The L1 validator fee state: how many active validators (`current`) and the price excess.
@@ -212,44 +138,6 @@ impl FeeState {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn avax(n: u64) -> u64 {
-        n * 1_000_000_000
-    }
-
-    fn mainnet_reward_config() -> RewardConfig {
-        RewardConfig {
-            max_consumption_rate: 120_000,
-            min_consumption_rate: 100_000,
-            minting_period_secs: 365 * 24 * 3600,
-            supply_cap: avax(720_000_000),
-        }
-    }
-
-    #[test]
-    fn reward_matches_avalanchego_calculator_vectors() {
-        // (duration, stake, supply, reward) from AvalancheGo's reward calculator tests.
-        let c = mainnet_reward_config();
-        let (year, day, mega) = (365 * 24 * 3600, 24 * 3600, avax(1_000_000));
-        let cases = [
-            (year, mega, 360 * mega, avax(120_000)),
-            (year, mega, 400 * mega, avax(96_000)),
-            (year, 2 * mega, 400 * mega, avax(192_000)),
-            (year, mega, c.supply_cap, 0),
-            (day, mega, 360 * mega, 274_122_724_713),
-            (day, 5_000_000, 360 * mega, 1_370),
-            (day, mega, 400 * mega, 219_298_179_771),
-            (day, 2 * mega, 400 * mega, 438_596_359_542),
-            (day, mega, c.supply_cap, 0),
-        ];
-        for (duration, stake, supply, expected) in cases {
-            assert_eq!(
-                reward(&c, duration, stake, supply),
-                expected,
-                "{duration} {stake} {supply}"
-            );
-        }
-    }
 
     #[test]
     fn gas_price_is_min_price_at_zero_excess_and_doubles() {

@@ -73,6 +73,26 @@ pub struct EvmChain {
     pool: Mutex<Mempool>,
     store: Mutex<Option<BlockStore>>,
     build: Mutex<()>,
+    call_limits: Mutex<CallLimits>,
+}
+
+/// What a client's `eth_call` or `eth_estimateGas` may use: geth's `RPCGasCap` and
+/// `RPCEVMTimeout` (defaults 50 M gas and 5 s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallLimits {
+    /// The most gas one run gets.
+    pub gas_cap: u64,
+    /// The longest one run takes (holding the chain's read lock).
+    pub timeout: std::time::Duration,
+}
+
+impl Default for CallLimits {
+    fn default() -> Self {
+        Self {
+            gas_cap: 50_000_000,
+            timeout: std::time::Duration::from_secs(5),
+        }
+    }
 }
 
 impl std::fmt::Debug for EvmChain {
@@ -153,6 +173,7 @@ impl EvmChain {
             pool: Mutex::new(Mempool::default()),
             store: Mutex::new(None),
             build: Mutex::new(()),
+            call_limits: Mutex::new(CallLimits::default()),
         };
         for (i, b) in stored.iter().enumerate() {
             let height = i as u64 + 1;
@@ -201,6 +222,16 @@ impl EvmChain {
     /// Avalanche network ID.
     pub fn network_id(&self) -> u32 {
         self.config.network_id
+    }
+
+    /// Sets what clients' calls may use.
+    pub fn set_call_limits(&self, limits: CallLimits) {
+        *self.call_limits.lock().unwrap_or_else(|p| p.into_inner()) = limits;
+    }
+
+    /// What clients' calls may use.
+    pub fn call_limits(&self) -> CallLimits {
+        *self.call_limits.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, Inner> {

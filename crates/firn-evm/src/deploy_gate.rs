@@ -27,11 +27,6 @@ impl DeployGate {
             refused_origin: (!may_deploy).then_some(origin),
         }
     }
-
-    /// The origin refused, if creations are refused.
-    pub fn refused_origin(&self) -> Option<Address> {
-        self.refused_origin
-    }
 }
 
 impl<CTX: ContextTr> Inspector<CTX> for DeployGate {

@@ -1,13 +1,14 @@
 //! Running revm: one transaction or call against the world state, in a block's environment,
 //! with revm's errors turned into go-ethereum's texts.
 
+use crate::deadline::Deadline;
 use crate::deploy_gate::DeployGate;
 use alloy_primitives::{Address, B256, U256};
 use revm::context::result::{EVMError, ExecutionResult, InvalidTransaction, ResultAndState};
 use revm::context::{BlockEnv, CfgEnv, TxEnv};
 use revm::context_interface::block::BlobExcessGasAndPrice;
 use revm::primitives::hardfork::SpecId;
-use revm::{Context, ExecuteEvm, InspectEvm, Inspector, MainBuilder, MainContext};
+use revm::{Context, InspectEvm, Inspector, MainBuilder, MainContext};
 
 use crate::error::TxError;
 use crate::state::{StateDb, WorldState};
@@ -71,9 +72,11 @@ fn envs(block: &BlockContext, opts: CallOptions) -> (CfgEnv, BlockEnv) {
     (cfg, env)
 }
 
-/// Executes `tx` on `state` without changing it; the caller applies the result's state.
-/// `gate` fails the creations of an origin the deployer allow list refuses.
-pub fn transact(
+/// Executes a client's call `tx` on `state` without changing it, cut short at `deadline` (see
+/// [`Deadline::expired`]); `gate` fails the creations of an origin the deployer allow list
+/// refuses.
+#[allow(clippy::too_many_arguments)]
+pub fn transact_call(
     state: &WorldState,
     hashes: &[B256],
     precompiles: &SubnetPrecompiles,
@@ -81,24 +84,17 @@ pub fn transact(
     tx: TxEnv,
     opts: CallOptions,
     gate: DeployGate,
-) -> Result<ResultAndState, TxError> {
+    deadline: Deadline,
+) -> Result<(ResultAndState, Deadline), TxError> {
     let (cfg, env) = envs(block, opts);
-    if gate.refused_origin().is_some() {
-        let mut evm = Context::mainnet()
-            .with_cfg(cfg)
-            .with_block(env)
-            .with_ref_db(StateDb { state, hashes })
-            .build_mainnet_with_inspector(gate)
-            .with_precompiles(precompiles.clone());
-        return evm.inspect_tx(tx).map_err(map_error);
-    }
     let mut evm = Context::mainnet()
         .with_cfg(cfg)
         .with_block(env)
         .with_ref_db(StateDb { state, hashes })
-        .build_mainnet()
+        .build_mainnet_with_inspector((gate, deadline))
         .with_precompiles(precompiles.clone());
-    evm.transact(tx).map_err(map_error)
+    let out = evm.inspect_tx(tx).map_err(map_error)?;
+    Ok((out, evm.inspector.1))
 }
 
 /// Like [`transact`], with an inspector watching (tracers).

@@ -37,6 +37,7 @@
 
 mod block;
 mod chain;
+mod deadline;
 mod deploy_gate;
 mod error;
 mod execute;
@@ -58,7 +59,7 @@ mod tx;
 mod warp;
 
 pub use block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
-pub use chain::{EvmChain, EvmChainConfig, MAX_BLOCK_TXS, TimeSource};
+pub use chain::{CallLimits, EvmChain, EvmChainConfig, MAX_BLOCK_TXS, TimeSource};
 pub use error::{EvmError, TxError};
 pub use execute::{BLACKHOLE, revert_reason};
 pub use fee::FeeConfig;
@@ -73,6 +74,3 @@ pub use stateful::{Kind as PrecompileKind, warp_message};
 pub use trace::{CallFrame, CallTracer};
 pub use tx::{CallRequest, decode_raw, intrinsic_gas};
 pub use warp::{WARP_ADDRESS, sent_messages};
-
-/// subnet-EVM's VM ID (`srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy`), raw bytes.
-pub const SUBNET_EVM_VM_ID: &str = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy";

@@ -9,9 +9,10 @@ use revm::context::result::ExecutionResult;
 
 use crate::block::{Block, SignedTx};
 use crate::chain::EvmChain;
+use crate::deadline::Deadline;
 use crate::deploy_gate::DeployGate;
 use crate::error::TxError;
-use crate::execute::{BlockContext, CallOptions, failure, transact};
+use crate::execute::{BlockContext, CallOptions, failure, transact_call};
 use crate::tx::{CallRequest, intrinsic_gas};
 
 /// The tip `eth_maxPriorityFeePerGas` suggests (1 gwei).
@@ -205,7 +206,11 @@ impl EvmChain {
         }
     }
 
+    /// Runs `req` on the head with at most `gas`, within the chain's [`CallLimits`](crate::CallLimits): cut
+    /// short at their timeout, so that no client holds the chain's read lock longer.
     fn run_call(&self, req: &CallRequest, gas: u64) -> Result<ExecutionResult, TxError> {
+        let limits = self.call_limits();
+        let gas = gas.min(limits.gas_cap);
         let inner = self.read();
         let head = inner.blocks[inner.blocks.len() - 1].clone();
         let from = req.from.unwrap_or_default();
@@ -216,10 +221,12 @@ impl EvmChain {
             no_balance_check: false,
             no_nonce_check: true,
         };
-        let ctx = self.call_context(&head);
+        let mut ctx = self.call_context(&head);
+        // geth runs calls with an unlimited gas pool: a call may ask for more than a block holds.
+        ctx.gas_limit = ctx.gas_limit.max(gas);
         let precompiles = &inner.precompiles.provider;
         let gate = DeployGate::new(from, inner.precompiles.may_deploy(&inner.state, &from));
-        transact(
+        let (out, deadline) = transact_call(
             &inner.state,
             &inner.hashes,
             precompiles,
@@ -227,11 +234,19 @@ impl EvmChain {
             env,
             opts,
             gate,
-        )
-        .map(|r| r.result)
+            Deadline::after(limits.timeout),
+        )?;
+        if deadline.expired() {
+            return Err(TxError::Other(format!(
+                "execution aborted (timeout = {})",
+                go_duration(limits.timeout)
+            )));
+        }
+        Ok(out.result)
     }
 
-    /// `eth_call` on the head: the return data, or why it failed.
+    /// `eth_call` on the head: the return data, or why it failed, within the chain's
+    /// [`CallLimits`](crate::CallLimits).
     pub fn call(&self, req: &CallRequest) -> Result<Bytes, TxError> {
         let gas = req.gas.unwrap_or_else(|| self.head().header.gas_limit);
         let result = self.run_call(req, gas)?;
@@ -244,7 +259,10 @@ impl EvmChain {
     /// `eth_estimateGas`: the least gas limit with which the call succeeds (binary search).
     pub fn estimate_gas(&self, req: &CallRequest) -> Result<u64, TxError> {
         let head = self.head();
-        let mut hi = req.gas.unwrap_or(head.header.gas_limit);
+        let mut hi = req
+            .gas
+            .unwrap_or(head.header.gas_limit)
+            .min(self.call_limits().gas_cap);
         if req.has_fees() {
             let price = req.max_fee_per_gas.or(req.gas_price).unwrap_or(1).max(1);
             let balance = self.balance(&req.from.unwrap_or_default());
@@ -358,4 +376,15 @@ fn rewards(block: &Block, base_fee: u64, percentiles: &[f64]) -> Vec<u128> {
             tips.last().map_or(0, |t| t.0)
         })
         .collect()
+}
+
+/// A duration as Go prints one (`5s`, `250ms`), for geth's error texts.
+fn go_duration(d: std::time::Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{}s", d.as_secs())
+    } else if d.as_nanos().is_multiple_of(1_000_000) && d.as_secs() == 0 {
+        format!("{}ms", d.as_millis())
+    } else {
+        format!("{}s", d.as_secs_f64())
+    }
 }

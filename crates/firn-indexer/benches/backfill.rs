@@ -12,9 +12,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use firn_devnet::{Clock, DevnetConfig, PChain, Wallet};
+use firn_devnet::{PChain, Wallet};
 use firn_indexer::{EvmIndexer, IndexerConfig, PChainIndexer};
-use firn_rpc::{AvalancheClient, ClientConfig, Node, loopback, node_router, spawn};
+use firn_node::NodeConfig;
+use firn_rpc::{AvalancheClient, ClientConfig};
 use sqlx::{Connection, Executor};
 
 const BLOCKS: usize = 1_000;
@@ -22,20 +23,17 @@ const BLOCKS: usize = 1_000;
 const EVM_BLOCKS: usize = 1_000;
 const TRANSFERS_PER_BLOCK: usize = 10;
 
-fn chain(dir: &std::path::Path) -> Arc<PChain> {
-    let config = DevnetConfig::default();
-    let clock = Clock::frozen(config.genesis_time);
-    let chain = Arc::new(PChain::open(config, dir, clock).unwrap());
+/// `BLOCKS` blocks of one transfer each.
+fn fill(chain: &Arc<PChain>) {
     let addrs = chain.funded_addresses().to_vec();
     for i in 0..BLOCKS {
-        let w = Wallet::with_keys(&chain, vec![chain.funded_keys().swap_remove(i % 3)]);
+        let w = Wallet::with_keys(chain, vec![chain.funded_keys().swap_remove(i % 3)]);
         chain
             .issue_tx(w.send(addrs[(i + 1) % addrs.len()], 1_000_000).unwrap())
             .unwrap();
         chain.clock().advance(1);
         chain.build_until_idle().unwrap();
     }
-    chain
 }
 
 async fn postgres_url() -> Option<(sqlx::AnyConnection, String)> {
@@ -63,15 +61,10 @@ fn backfill(c: &mut Criterion) {
         .build()
         .unwrap();
     let dir = std::env::temp_dir().join(format!("firn-indexer-bench-{}", std::process::id()));
-    let chain = chain(&dir.join("chain"));
-    let blocks = chain.height() + 1;
-    let server = rt.block_on(async {
-        let node = Arc::new(Node::new(chain.clone(), None));
-        spawn(loopback(0), node_router(node).build().unwrap())
-            .await
-            .unwrap()
-    });
-    let url = format!("{}/ext/bc/P", server.url());
+    let node = rt.block_on(firn_node::spawn(NodeConfig::test())).unwrap();
+    fill(node.pchain());
+    let blocks = node.pchain().height() + 1;
+    let url = node.url_of("/ext/bc/P");
     let client = AvalancheClient::new(&url, ClientConfig::default()).unwrap();
     let mut pg = rt.block_on(postgres_url());
 
@@ -143,7 +136,7 @@ fn backfill(c: &mut Criterion) {
             kib / 1024
         );
     }
-    drop(server);
+    drop(node);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

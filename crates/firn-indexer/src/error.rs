@@ -33,6 +33,13 @@ pub enum IndexerError {
         /// The stored ID at that height.
         stored: Id,
     },
+    /// The node's EVM block does not follow the stored block below it: the node shows another
+    /// history above some block (the follower steps back to where they agree).
+    #[error("evm block {height} from the node does not follow the stored block below it")]
+    EvmDiverged {
+        /// Height of the block that does not fit.
+        height: u64,
+    },
     /// Something the indexer needs is missing from the node and the store.
     #[error("missing {what}: {key}")]
     Missing {

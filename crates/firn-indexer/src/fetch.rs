@@ -28,9 +28,13 @@ where
     let (tx, rx) = mpsc::channel(window.max(1));
     let batch = batch.max(1);
     let task = tokio::spawn(async move {
+        // Heights come from the node: `tip` may be u64::MAX, so no `tip + 1`.
         let mut start = from;
         while start <= tip {
-            let end = (start + batch).min(tip + 1);
+            let end = start.saturating_add(batch).min(tip.saturating_add(1));
+            if end <= start {
+                return;
+            }
             let got = fetch(start..end).await;
             let failed = got.is_err();
             if tx.send(got).await.is_err() || failed {

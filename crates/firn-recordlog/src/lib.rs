@@ -2,10 +2,12 @@
 //!
 //! A record is `len: u32 BE ‖ checksum: first 8 bytes of sha256(payload) ‖ payload`. Each
 //! [`RecordLog::append`] is fsynced before it returns, so a record that was appended survives a
-//! crash. [`RecordLog::open`] reads every record back in order. A crash mid-append can leave a
-//! last record cut short or failing its checksum: that torn tail is dropped and the file
-//! truncated to the records before it. A bad record followed by more data is not a torn write
-//! but corruption, and opening fails with the record's index.
+//! crash, and a new file's directory entry is fsynced too. [`RecordLog::open`] reads every record
+//! back in order. A crash mid-append can leave a last record cut short, failing its checksum,
+//! with a garbage length that runs past the end of the file, or as zeros where the file system
+//! extended it before the data landed: that torn tail is dropped and the file truncated to the
+//! records before it. A bad record followed by more data is not a torn write but corruption,
+//! and opening fails with the record's index.
 //!
 //! What a payload means (a P-Chain block and its proposer, an EVM block's txs) is the caller's.
 //!
@@ -68,6 +70,25 @@ pub enum RecordLogError {
     },
 }
 
+/// The offset within `rest` (after its first byte) of a record whose length fits and whose
+/// checksum holds, if any: a tail that still holds one was not torn by the last append.
+fn intact_record_after(rest: &[u8], max_record: usize) -> Option<usize> {
+    (1..rest.len().saturating_sub(HEADER - 1)).find(|&at| {
+        let r = &rest[at..];
+        let len = u32::from_be_bytes([r[0], r[1], r[2], r[3]]) as usize;
+        len <= max_record
+            && r.len() - HEADER >= len
+            && checksum(&r[HEADER..HEADER + len]) == r[4..HEADER]
+    })
+}
+
+/// Fsyncs a directory, so that the names created in it survive a crash.
+fn sync_dir(dir: &Path) -> Result<(), RecordLogError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_err(dir))
+}
+
 /// An open record file, positioned to append.
 #[derive(Debug)]
 pub struct RecordLog {
@@ -96,15 +117,22 @@ impl RecordLog {
     /// Opens (creating it and its directory if needed) the record file at `path`, and reads
     /// every intact record, in order. Records longer than `max_record` are refused.
     pub fn open(path: &Path, max_record: usize) -> Result<(Self, Vec<Vec<u8>>), RecordLogError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(dir) = dir {
             std::fs::create_dir_all(dir).map_err(io_err(dir))?;
         }
+        let existed = path.exists();
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(path)
             .map_err(io_err(path))?;
+        if !existed && let Some(dir) = dir {
+            // A new file's name lives in its directory: without this a crash can lose the
+            // file even though its records were fsynced.
+            sync_dir(dir)?;
+        }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io_err(path))?;
 
@@ -120,16 +148,31 @@ impl RecordLog {
                 torn("short header");
                 break;
             }
+            if rest.iter().all(|b| *b == 0) {
+                torn("zero-filled tail");
+                break;
+            }
             let len = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+            // A length running past the end is the last append torn (its length may be
+            // garbage), unless an intact record follows: then an earlier one is damaged.
+            if rest.len() - HEADER < len {
+                if let Some(offset) = intact_record_after(rest, max_record) {
+                    return Err(RecordLogError::Corrupt {
+                        index,
+                        reason: format!(
+                            "record length {len} runs past the end, but an intact record \
+                             follows {offset} bytes later"
+                        ),
+                    });
+                }
+                torn("length past the end");
+                break;
+            }
             if len > max_record {
                 return Err(RecordLogError::Corrupt {
                     index,
                     reason: format!("record length {len} exceeds the maximum of {max_record}"),
                 });
-            }
-            if rest.len() < HEADER + len {
-                torn("short payload");
-                break;
             }
             let payload = &rest[HEADER..HEADER + len];
             if checksum(payload) != rest[4..HEADER] {
@@ -268,14 +311,43 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
-        // A length beyond the maximum is corruption too, not a torn write.
+        // A garbage length before an intact record is corruption too, not a torn write.
         let mut bytes = std::fs::read(&path).unwrap();
+        bytes[HEADER + 1] ^= 0xff;
         bytes[..4].copy_from_slice(&u32::MAX.to_be_bytes());
         std::fs::write(&path, &bytes).unwrap();
         assert!(matches!(
             RecordLog::open(&path, 1024),
             Err(RecordLogError::Corrupt { index: 0, .. })
         ));
+        // So is a length that fits in the file but exceeds the maximum.
+        std::fs::remove_file(&path).unwrap();
+        let path = written(&dir, &[&[7u8; 40], b"x"]);
+        assert!(matches!(
+            RecordLog::open(&path, 16),
+            Err(RecordLogError::Corrupt { index: 0, .. })
+        ));
+    }
+
+    #[test]
+    fn a_last_record_with_a_garbage_length_or_zeros_is_a_torn_tail() {
+        let dir = TempDir::new("garbage-tail");
+        let path = written(&dir, &[b"first", b"second"]);
+        let whole = std::fs::read(&path).unwrap();
+        let first_len = HEADER + 5;
+        let tails: [Vec<u8>; 3] = [
+            // The last header's length is garbage, far past the end.
+            [&u32::MAX.to_be_bytes()[..], &whole[first_len + 4..]].concat(),
+            // The file system extended the file but the data never landed.
+            vec![0; whole.len() - first_len],
+            vec![0; 4096],
+        ];
+        for tail in tails {
+            std::fs::write(&path, [&whole[..first_len], &tail[..]].concat()).unwrap();
+            let (_, records) = RecordLog::open(&path, 1024).unwrap();
+            assert_eq!(records, [b"first".to_vec()]);
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), first_len as u64);
+        }
     }
 
     #[test]

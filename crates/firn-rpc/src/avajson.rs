@@ -3,7 +3,7 @@
 //!
 //! | helper | serializes | deserializes |
 //! |---|---|---|
-//! | [`u64_string`] | `"12345"` | `12345` or `"12345"` |
+//! | [`u64_string`], [`Uint64`] | `"12345"` | `12345` or `"12345"` |
 //! | [`u32_string`] | `"7"` | `7` or `"7"` |
 //! | [`float32_4dp`] | `"10.0000"` | `10`, `10.5` or `"10.5"` |
 //! | [`hex_bytes`] | `"0x0102"` | `"0x0102"` (or `""`) |
@@ -88,6 +88,29 @@ pub mod u64_string {
             max: u64::MAX,
             what: "uint64",
         })
+    }
+}
+
+/// A `u64` that is AvalancheGo's `json.Uint64` wherever it stands (in a list, as a map value):
+/// written as a decimal string, read as [`u64_string`] reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Uint64(pub u64);
+
+impl serde::Serialize for Uint64 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        u64_string::serialize(&self.0, s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Uint64 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        u64_string::deserialize(d).map(Uint64)
+    }
+}
+
+impl From<u64> for Uint64 {
+    fn from(v: u64) -> Self {
+        Self(v)
     }
 }
 

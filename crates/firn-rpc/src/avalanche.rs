@@ -185,6 +185,26 @@ impl<S: Clone + Send + Sync + 'static> AvaService<S> {
         self
     }
 
+    /// Registers `handler` for the declared method `M` ([`crate::methods`]): its params and
+    /// reply are `M`'s, so the server and the clients agree on them by construction. `M` must
+    /// be a method of this service (checked in debug builds, so by the tests).
+    pub fn handle<M, E, F, Fut>(self, handler: F) -> Self
+    where
+        M: crate::methods::Method,
+        F: Fn(S, M::Params) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<M::Reply, E>> + Send + 'static,
+        E: Display + 'static,
+    {
+        let (service, method) = M::NAME.split_once('.').unwrap_or(("", M::NAME));
+        debug_assert_eq!(
+            service,
+            self.name,
+            "{} is not a method of this service",
+            M::NAME
+        );
+        self.method(method, handler)
+    }
+
     /// Whether `method` (as clients write it) is registered.
     pub fn has_method(&self, method: &str) -> bool {
         self.methods.contains_key(&go_method_name(method))

@@ -1,5 +1,6 @@
 //! JSON-RPC for firn: the two envelopes an AvalancheGo node speaks, served on axum, and the
-//! client the indexer uses to follow any node.
+//! clients the indexer and the aggregator use to follow any node. It knows no chain: the
+//! node's methods over the devnet live in `firn-node`, which mounts them here.
 //!
 //! The key types:
 //! - [`AvaService`] / [`AvaServer`]: AvalancheGo's gorilla `json2` envelope (`/ext/bc/P`,
@@ -9,8 +10,8 @@
 //!   geth's error codes and texts;
 //! - [`RpcRouter`]: mounts endpoints on paths with body and time [`Limits`] and builds an
 //!   `axum::Router`; [`spawn`] serves it on 127.0.0.1 with graceful shutdown;
-//! - [`Node`] / [`node_router`]: AvalancheGo's node RPC (`platform`, `info`, `health`,
-//!   `validators`, firn's `firn.*` clock methods) over the devnet's P-Chain;
+//! - [`methods`]: every AvalancheGo-style method's name, params and reply, declared once for
+//!   the server ([`AvaService::handle`]) and the clients ([`AvalancheClient::request`]);
 //! - [`AvalancheClient`] / [`EthClient`]: the clients, with timeouts, retries with backoff,
 //!   batches and typed [`ClientError`]s that keep the server's [`ErrorObject`];
 //! - [`RpcValidatorNetwork`]: the signature aggregator's validators and P-Chain reads over a
@@ -57,7 +58,7 @@ pub mod client;
 pub mod error;
 pub mod eth;
 mod gojson;
-pub mod node;
+pub mod methods;
 pub mod params;
 pub mod server;
 
@@ -68,5 +69,6 @@ pub use client::{
 };
 pub use error::ErrorObject;
 pub use eth::{EthServer, PositionalParams};
-pub use node::{Node, NodeError, node_router};
-pub use server::{Endpoint, Limits, RouteError, RpcRouter, ServerHandle, loopback, serve, spawn};
+pub use server::{
+    Endpoint, Limits, RouteError, RpcRouter, ServerHandle, loopback, serve, spawn, spawn_on,
+};

@@ -300,14 +300,20 @@ pub fn loopback(port: u16) -> SocketAddr {
     SocketAddr::from((Ipv4Addr::LOCALHOST, port))
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then lets in-flight requests finish.
+/// Serves `router` on `listener` (within [`firn_http::ServeLimits`]' defaults: bounded
+/// connections, header, idle and write timeouts) until `shutdown` completes, then lets
+/// in-flight requests finish.
 pub async fn serve<F>(listener: TcpListener, router: Router, shutdown: F) -> std::io::Result<()>
 where
     F: Future<Output = ()> + Send + 'static,
 {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+    firn_http::serve(
+        listener,
+        router,
+        firn_http::ServeLimits::default(),
+        shutdown,
+    )
+    .await
 }
 
 /// A server started by [`spawn`].
@@ -344,7 +350,11 @@ impl ServerHandle {
 
 /// Binds `addr` (use [`loopback`]) and serves `router` on a background task.
 pub async fn spawn(addr: SocketAddr, router: Router) -> std::io::Result<ServerHandle> {
-    let listener = TcpListener::bind(addr).await?;
+    spawn_on(TcpListener::bind(addr).await?, router)
+}
+
+/// Serves `router` on `listener`, bound already, on a background task.
+pub fn spawn_on(listener: TcpListener, router: Router) -> std::io::Result<ServerHandle> {
     let addr = listener.local_addr()?;
     let (stop, stopped) = oneshot::channel::<()>();
     info!(%addr, "rpc server listening");

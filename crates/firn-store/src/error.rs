@@ -12,6 +12,9 @@ pub enum StoreError {
     /// A read could not run: its task failed or the statement does not fit the reader.
     #[error("store read failed: {0}")]
     ReaderFailed(String),
+    /// A read ran past the store's read timeout and was stopped in the database.
+    #[error("the query ran longer than {0:?} and was stopped")]
+    ReadTimeout(std::time::Duration),
     /// The store was closed; open it again.
     #[error("the store is closed")]
     Closed,
@@ -49,6 +52,19 @@ pub enum StoreError {
         /// The height.
         height: u64,
     },
+    /// A rollback would reach below what the store can take back.
+    #[error(
+        "cannot roll evm chain {chain_id} back to block {to}: the store can undo only its last \
+         {window} blocks; if the node serves another chain, index it into a new store"
+    )]
+    RollbackTooDeep {
+        /// The EVM chain ID.
+        chain_id: u64,
+        /// The block asked for.
+        to: u64,
+        /// Blocks that can be rolled back.
+        window: u64,
+    },
     /// A block names a chain that was never registered with `upsert_evm_chain`.
     #[error("evm chain {0} is not registered")]
     UnknownChain(u64),
@@ -58,16 +74,6 @@ pub enum StoreError {
     /// A staking transaction referenced by a reward or removal is unknown or already ended.
     #[error("staker {0} is not stored or already ended")]
     StakerUnavailable(String),
-    /// A collectible transfer would take a balance below zero.
-    #[error("balance of token {token} id {token_id} held by {owner} would go below zero")]
-    BalanceUnderflow {
-        /// The token contract.
-        token: String,
-        /// The token ID.
-        token_id: String,
-        /// The holder.
-        owner: String,
-    },
     /// A value does not fit the column that stores it (heights and timestamps are signed 64-bit).
     #[error("{field} {value} is out of range")]
     OutOfRange {

@@ -25,7 +25,13 @@
 //!   `synchronous=NORMAL` and a busy timeout, one writer connection and a pool of read-only
 //!   readers; PostgreSQL uses one pool. SQLite's reads skip sqlx: they run on plain rusqlite
 //!   connections on tokio's blocking pool and decode rows in place (`sqlite_read`), with the
-//!   same SQL text and arguments.
+//!   same SQL text and bound values (`sql::Value`, firn's own, so neither reader depends on
+//!   the other's argument types).
+//! - **Modules, one way.** `sql` (statements and their values) and `row` (a result row of either
+//!   backend) at the bottom; `codec` (column encodings) and `sqlite_read` over them; `store`
+//!   (the handle, its reads and write transactions) over those; the queries (`pchain`, `evm`,
+//!   `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
+//!   and runs the upgrades). No module uses one above it.
 //! - **Encodings.** Heights, timestamps and counts are signed 64-bit columns (values above
 //!   `i64::MAX` are refused with [`StoreError::OutOfRange`]). u64 amounts and weights are stored
 //!   as their bit pattern in a 64-bit column: exact, never summed or compared in SQL (sums are
@@ -61,23 +67,30 @@
 //! # Ok(()) }
 //! ```
 
-mod db;
+mod codec;
+mod cursor;
 mod error;
 mod evm;
 mod metrics;
+mod open;
 pub mod page;
 mod pchain;
+mod row;
 pub mod rows;
+mod sql;
 mod sqlite_read;
+mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod traits;
 pub mod types;
 mod upgrade;
 
-pub use db::{Backend, Store, StoreOptions, open};
 pub use error::{Result, StoreError};
+pub use evm::{MAX_ROWS_PER_TX, UNDO_BLOCKS};
+pub use open::{StoreOptions, open};
 pub use page::{Page, PageCursor, PageRequest, SortOrder};
+pub use store::{Backend, Store};
 pub use traits::{
     CursorStore, EvmReader, EvmTxFilter, EvmWriter, MetricsReader, PBlockFilter, PChainReader,
     PChainWriter, PTxFilter, RewardFilter, StakerFilter, TransferFilter,

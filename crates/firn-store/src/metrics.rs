@@ -1,13 +1,17 @@
 //! Metrics rows: storing the per-period counters (written by the EVM commit) and
 //! [`crate::MetricsReader`].
 
+use firn_core::calendar::DAY;
 use firn_core::ids::Id;
 use sqlx::AnyConnection;
 
-use crate::db::{Row, RowExt, Sql, Store, int, u256};
+use crate::codec::{RowExt, int, u256};
 use crate::error::{Result, StoreError};
 use crate::page::{HeightCursor, Page, PageRequest, SortOrder};
+use crate::row::Row;
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
+use crate::sql::Sql;
+use crate::store::Store;
 use crate::traits::MetricsReader;
 
 pub(crate) fn decode_metrics(r: &dyn Row) -> Result<ChainMetrics> {
@@ -96,8 +100,6 @@ fn decode_staking(r: &dyn Row) -> Result<StakingMetrics> {
         delegator_weight: r.u128("delegator_weight")?,
     })
 }
-
-const DAY: u64 = 86_400;
 
 impl MetricsReader for Store {
     async fn list_chain_metrics(

@@ -6,7 +6,7 @@
 //! as short dotted text ([`PageCursor::to_token`]); the API layer wraps them into opaque tokens.
 
 use crate::error::{Result, StoreError};
-use crate::types::{Address, U256};
+use crate::types::{Address, ParseText, U256};
 use firn_core::ids::Id;
 
 /// The largest page the store serves.
@@ -214,13 +214,13 @@ pub struct CollectibleCursor {
 
 impl PageCursor for CollectibleCursor {
     fn to_token(&self) -> String {
-        format!("{}.{}", self.contract, self.token_id)
+        format!("{:#x}.{}", self.contract, self.token_id)
     }
     fn from_token(token: &str) -> Result<Self> {
         let [c, t] = fields(token)?;
         Ok(Self {
-            contract: c.parse().map_err(|_| StoreError::BadCursor(token.into()))?,
-            token_id: t.parse().map_err(|_| StoreError::BadCursor(token.into()))?,
+            contract: Address::parse_text(c).map_err(|_| StoreError::BadCursor(token.into()))?,
+            token_id: U256::parse_text(t).map_err(|_| StoreError::BadCursor(token.into()))?,
         })
     }
 }
@@ -243,7 +243,7 @@ mod tests {
         };
         assert_eq!(EventCursor::from_token(&e.to_token()).unwrap(), e);
         let c = CollectibleCursor {
-            contract: Address([9; 20]),
+            contract: Address::new([9; 20]),
             token_id: U256::MAX,
         };
         assert_eq!(CollectibleCursor::from_token(&c.to_token()).unwrap(), c);

@@ -9,18 +9,17 @@
 //! straight from SQLite's memory into records.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags};
-use sqlx::any::AnyArguments;
-// Not re-exported by sqlx: the values inside `AnyArguments`, as sqlx's own drivers read them.
-use sqlx_core::any::AnyValueKind;
 use tokio::sync::Semaphore;
 
-use crate::db::Row;
 use crate::error::{Result, StoreError};
+use crate::row::{Row, corrupt};
+use crate::sql::Value;
 
 /// Prepared statements kept per connection (list queries vary with their filters).
 const STATEMENT_CACHE: usize = 256;
@@ -43,17 +42,34 @@ fn interrupted(e: &StoreError) -> bool {
 pub(crate) struct SqliteReaders {
     path: PathBuf,
     busy_timeout: Duration,
+    read_timeout: Duration,
     idle: Mutex<Vec<Connection>>,
-    permits: Semaphore,
+    permits: Arc<Semaphore>,
+}
+
+/// Set when the caller of a read goes away; the read's progress handler then stops it.
+#[derive(Debug, Default)]
+struct Abandoned(Arc<AtomicBool>);
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 impl SqliteReaders {
-    pub(crate) fn new(path: &Path, max: u32, busy_timeout: Duration) -> Arc<Self> {
+    pub(crate) fn new(
+        path: &Path,
+        max: u32,
+        busy_timeout: Duration,
+        read_timeout: Duration,
+    ) -> Arc<Self> {
         Arc::new(Self {
             path: path.to_path_buf(),
             busy_timeout,
+            read_timeout,
             idle: Mutex::new(Vec::new()),
-            permits: Semaphore::new(usize::try_from(max.max(1)).unwrap_or(1)),
+            permits: Arc::new(Semaphore::new(usize::try_from(max.max(1)).unwrap_or(1))),
         })
     }
 
@@ -82,6 +98,7 @@ impl SqliteReaders {
     }
 
     fn give_back(&self, conn: Connection) {
+        conn.progress_handler(0, None::<fn() -> bool>);
         self.idle
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -93,33 +110,51 @@ impl SqliteReaders {
     /// finishes well inside it, and the two thread hand-offs of a blocking task were a quarter
     /// of the CPU of a mixed load. A read that runs past the budget is interrupted and run
     /// again on tokio's blocking pool, so a long scan cannot stall the async workers.
+    ///
+    /// There it holds its permit until it ends, and it ends at the read timeout
+    /// ([`StoreError::ReadTimeout`]) or as soon as this future is dropped, whichever is first:
+    /// SQLite's progress handler interrupts the statement. An abandoned scan neither runs on
+    /// nor lets more scans start than the limit.
     pub(crate) async fn run<T, F>(self: &Arc<Self>, work: F) -> Result<T>
     where
         T: Send + 'static,
         F: Fn(&Connection) -> Result<T> + Send + 'static,
     {
-        let _permit = self
-            .permits
-            .acquire()
+        let permit = Arc::clone(&self.permits)
+            .acquire_owned()
             .await
             .map_err(|_| StoreError::Closed)?;
         let conn = self.take()?;
-        let deadline = Instant::now() + INLINE_BUDGET;
-        conn.progress_handler(PROGRESS_STEPS, Some(move || Instant::now() > deadline));
+        let started = Instant::now();
+        let budget = started + INLINE_BUDGET;
+        conn.progress_handler(PROGRESS_STEPS, Some(move || Instant::now() > budget));
         let inline = work(&conn);
-        conn.progress_handler(0, None::<fn() -> bool>);
         if !inline.as_ref().is_err_and(interrupted) {
             self.give_back(conn);
             return inline;
         }
+        let abandoned = Abandoned::default();
+        let stop = Arc::clone(&abandoned.0);
+        let deadline = started + self.read_timeout;
+        conn.progress_handler(
+            PROGRESS_STEPS,
+            Some(move || stop.load(Ordering::Relaxed) || Instant::now() > deadline),
+        );
         let this = Arc::clone(self);
-        tokio::task::spawn_blocking(move || {
+        let timeout = self.read_timeout;
+        let out = tokio::task::spawn_blocking(move || {
             let out = work(&conn);
             this.give_back(conn);
-            out
+            drop(permit);
+            match out {
+                Err(e) if interrupted(&e) => Err(StoreError::ReadTimeout(timeout)),
+                out => out,
+            }
         })
         .await
-        .map_err(|e| StoreError::ReaderFailed(e.to_string()))?
+        .map_err(|e| StoreError::ReaderFailed(e.to_string()))?;
+        drop(abandoned);
+        out
     }
 
     /// Drops the idle connections and refuses new reads.
@@ -129,35 +164,27 @@ impl SqliteReaders {
     }
 }
 
-/// One bound value as SQLite takes it (booleans and small integers widen to 64 bits).
-fn value_ref<'a>(v: &'a AnyValueKind<'_>) -> Result<ValueRef<'a>> {
-    Ok(match v {
-        AnyValueKind::Null(_) => ValueRef::Null,
-        AnyValueKind::Bool(b) => ValueRef::Integer(i64::from(*b)),
-        AnyValueKind::SmallInt(n) => ValueRef::Integer(i64::from(*n)),
-        AnyValueKind::Integer(n) => ValueRef::Integer(i64::from(*n)),
-        AnyValueKind::BigInt(n) => ValueRef::Integer(*n),
-        AnyValueKind::Real(x) => ValueRef::Real(f64::from(*x)),
-        AnyValueKind::Double(x) => ValueRef::Real(*x),
-        AnyValueKind::Text(t) => ValueRef::Text(t.as_bytes()),
-        AnyValueKind::Blob(b) => ValueRef::Blob(b),
-        other => {
-            return Err(StoreError::ReaderFailed(format!(
-                "cannot bind {other:?} to SQLite"
-            )));
+/// One bound value as SQLite takes it.
+fn value_ref(v: &Value) -> ValueRef<'_> {
+    match v {
+        Value::Int(Some(n)) => ValueRef::Integer(*n),
+        Value::Real(Some(x)) => ValueRef::Real(*x),
+        Value::Text(Some(t)) => ValueRef::Text(t.as_bytes()),
+        Value::Blob(Some(b)) => ValueRef::Blob(b),
+        Value::Int(None) | Value::Real(None) | Value::Text(None) | Value::Blob(None) => {
+            ValueRef::Null
         }
-    })
+    }
 }
 
-/// Runs `sql` with `args` (bound to `$n` by number, `?` in order) and decodes every row.
+/// Runs `sql` with `values` (bound to `$n` by number, `?` in order) and decodes every row.
 pub(crate) fn query<T>(
     conn: &Connection,
     sql: &str,
-    args: &AnyArguments<'_>,
+    values: &[Value],
     decode: fn(&dyn Row) -> Result<T>,
 ) -> Result<Vec<T>> {
     let mut stmt = conn.prepare_cached(sql)?;
-    let values = &args.values.0;
     for index in 1..=stmt.parameter_count() {
         let position = match stmt.parameter_name(index) {
             Some(name) => name
@@ -168,8 +195,10 @@ pub(crate) fn query<T>(
         };
         let value = values
             .get(position.wrapping_sub(1))
-            .ok_or_else(|| StoreError::ReaderFailed(format!("no value for parameter {position}")))
-            .and_then(value_ref)?;
+            .map(value_ref)
+            .ok_or_else(|| {
+                StoreError::ReaderFailed(format!("no value for parameter {position}"))
+            })?;
         stmt.raw_bind_parameter(index, ToSqlOutput::Borrowed(value))?;
     }
     let names: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
@@ -195,13 +224,6 @@ impl SqliteRow<'_, '_> {
             .position(|n| n == col)
             .ok_or_else(|| corrupt(col, "no such column in the result"))?;
         Ok(self.row.get_ref(index)?)
-    }
-}
-
-fn corrupt(column: &'static str, reason: &str) -> StoreError {
-    StoreError::Corrupt {
-        column,
-        reason: reason.to_owned(),
     }
 }
 
@@ -245,14 +267,7 @@ impl Row for SqliteRow<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::RowExt;
-    use sqlx::Arguments;
-
-    fn args(values: Vec<AnyValueKind<'static>>) -> AnyArguments<'static> {
-        let mut a = AnyArguments::default();
-        a.values.0 = values;
-        a
-    }
+    use crate::codec::RowExt;
 
     #[test]
     fn numbered_parameters_bind_by_number_and_columns_by_name() {
@@ -260,11 +275,7 @@ mod tests {
         conn.execute_batch("CREATE TABLE t (a INTEGER, b BLOB, c TEXT); INSERT INTO t VALUES (1, x'0102', 'x'), (2, NULL, 'y');")
             .unwrap();
         // $2 appears before $1: values still go by number.
-        let a = args(vec![
-            AnyValueKind::BigInt(2),
-            AnyValueKind::Text("y".into()),
-        ]);
-        assert_eq!(a.len(), 2);
+        let a = [Value::from(2i64), Value::from("y")];
         let rows = query(
             &conn,
             "SELECT c, b, a FROM t WHERE c = $2 AND a = $1",
@@ -276,33 +287,30 @@ mod tests {
         let rows = query(
             &conn,
             "SELECT b FROM t WHERE a = ?",
-            &args(vec![AnyValueKind::Integer(1)]),
+            &[Value::from(1i64)],
             |r| r.bytes("b"),
         )
         .unwrap();
         assert_eq!(rows, vec![vec![1, 2]]);
         let rows = query(
             &conn,
-            "SELECT a FROM t WHERE a = $1",
-            &args(vec![AnyValueKind::Bool(true)]),
+            "SELECT a FROM t WHERE b IS $1",
+            &[Value::Blob(None)],
             |r| r.i64("a"),
         )
         .unwrap();
-        assert_eq!(rows, vec![1]);
+        assert_eq!(rows, vec![2]);
     }
 
     #[test]
     fn wrong_types_and_missing_columns_are_corrupt_not_panics() {
         let conn = Connection::open_in_memory().unwrap();
-        let err = query(&conn, "SELECT 'text' AS a", &args(Vec::new()), |r| {
-            r.i64("a")
-        })
-        .unwrap_err();
+        let err = query(&conn, "SELECT 'text' AS a", &[], |r| r.i64("a")).unwrap_err();
         assert!(
             matches!(err, StoreError::Corrupt { column: "a", .. }),
             "{err}"
         );
-        let err = query(&conn, "SELECT 1 AS a", &args(Vec::new()), |r| r.i64("b")).unwrap_err();
+        let err = query(&conn, "SELECT 1 AS a", &[], |r| r.i64("b")).unwrap_err();
         assert!(
             matches!(err, StoreError::Corrupt { column: "b", .. }),
             "{err}"
@@ -318,20 +326,86 @@ mod tests {
             .unwrap()
             .execute_batch("CREATE TABLE IF NOT EXISTS t (a INTEGER)")
             .unwrap();
-        let readers = SqliteReaders::new(&path, 2, Duration::from_secs(1));
+        let readers = SqliteReaders::new(&path, 2, Duration::from_secs(1), Duration::from_secs(60));
         // A recursive count far past the budget: interrupted inline, then run to the end.
         let slow = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
                     WHERE i < 3000000) SELECT count(*) AS c FROM n";
         let count = readers
-            .run(move |conn| query(conn, slow, &args(Vec::new()), |r| r.i64("c")))
+            .run(move |conn| query(conn, slow, &[], |r| r.i64("c")))
             .await
             .unwrap();
         assert_eq!(count, vec![3_000_000]);
         let quick = readers
-            .run(|conn| query(conn, "SELECT 7 AS c", &args(Vec::new()), |r| r.i64("c")))
+            .run(|conn| query(conn, "SELECT 7 AS c", &[], |r| r.i64("c")))
             .await
             .unwrap();
         assert_eq!(quick, vec![7]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A database file with one table, in a directory removed on drop.
+    fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new().prefix(name).tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (a INTEGER)")
+            .unwrap();
+        (dir, path)
+    }
+
+    /// Counts to ten billion: minutes of work unless something stops it.
+    const ENDLESS: &str = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+                           WHERE i < 10000000000) SELECT count(*) AS c FROM n";
+
+    #[tokio::test]
+    async fn a_read_past_the_read_timeout_is_stopped() {
+        let (_dir, path) = scratch("firn-read-timeout");
+        let timeout = Duration::from_millis(200);
+        let readers = SqliteReaders::new(&path, 1, Duration::from_secs(1), timeout);
+        let err = readers
+            .run(|conn| query(conn, ENDLESS, &[], |r| r.i64("c")))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::ReadTimeout(t) if t == timeout),
+            "{err}"
+        );
+        // Its one connection is free again and works.
+        let quick = readers
+            .run(|conn| query(conn, "SELECT 7 AS c", &[], |r| r.i64("c")))
+            .await
+            .unwrap();
+        assert_eq!(quick, vec![7]);
+    }
+
+    #[tokio::test]
+    async fn an_abandoned_read_stops_and_frees_its_permit() {
+        let (_dir, path) = scratch("firn-read-abandoned");
+        // One reader, and a read timeout far beyond the test: only abandonment can stop it.
+        let readers =
+            SqliteReaders::new(&path, 1, Duration::from_secs(1), Duration::from_secs(3600));
+        let scan = {
+            let readers = Arc::clone(&readers);
+            tokio::spawn(async move {
+                readers
+                    .run(|conn| query(conn, ENDLESS, &[], |r| r.i64("c")))
+                    .await
+            })
+        };
+        // Wait until the scan holds the only permit (it has left the inline budget).
+        while readers.permits.available_permits() == 1 {
+            tokio::task::yield_now().await;
+        }
+        scan.abort();
+        // The next read needs that permit: it gets it only if the scan stopped.
+        let quick = tokio::time::timeout(
+            Duration::from_secs(10),
+            readers.run(|conn| query(conn, "SELECT 7 AS c", &[], |r| r.i64("c"))),
+        )
+        .await
+        .expect("the abandoned scan stopped and gave its permit back")
+        .unwrap();
+        assert_eq!(quick, vec![7]);
     }
 }

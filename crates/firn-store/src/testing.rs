@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use sqlx::{Connection, Executor};
 
+use crate::codec::RowExt;
 use crate::{Store, open};
 
 /// The test server `.ci/run` makes sure of.
@@ -120,6 +121,142 @@ impl Drop for TestDb {
             }
         }
     }
+}
+
+/// Runs `sql`, a query of one integer column `n`, the way the API's reads run (the same
+/// readers or read pool, under the same limits): to stage a read that takes too long.
+pub async fn read_integers(store: &Store, sql: &str) -> crate::Result<Vec<i64>> {
+    store.fetch(crate::sql::Sql::new(sql), |r| r.i64("n")).await
+}
+
+/// Starts recording every read `store` runs (for [`assert_reads_use_indexes`]).
+pub fn record_reads(store: &Store) {
+    store.start_recording();
+}
+
+/// Tables small enough by nature that reading all of them is fine: one row per chain or
+/// indexer.
+const SMALL_TABLES: [&str; 3] = ["cursors", "evm_chains", "evm_chain_totals"];
+
+/// Asks the database how it runs every read recorded since [`record_reads`] and panics,
+/// naming the query and its plan, if one reads a whole table: on SQLite a plan step
+/// `SCAN <table>` that uses no index; on PostgreSQL a `Seq Scan` with sequential scans
+/// priced out (`enable_seqscan = off`), which it still picks only when no index can serve.
+pub async fn assert_reads_use_indexes(store: &Store) {
+    let recorded = store.take_recorded().expect("record_reads was called");
+    let mut distinct: Vec<(String, Vec<crate::sql::Value>)> = Vec::new();
+    for (text, values) in recorded {
+        if !distinct.iter().any(|(t, _)| *t == text) {
+            distinct.push((text, values));
+        }
+    }
+    assert!(!distinct.is_empty(), "no reads were recorded");
+    let mut full_scans = Vec::new();
+    for (text, values) in distinct {
+        let plan = explain(store, &text, values).await;
+        if let Some(step) = whole_table_step(store, &text, &plan) {
+            full_scans.push(format!(
+                "{text}\n  reads a whole table: {step}\n  plan: {plan:#?}"
+            ));
+        }
+    }
+    assert!(
+        full_scans.is_empty(),
+        "{} queries read whole tables:\n{}",
+        full_scans.len(),
+        full_scans.join("\n\n")
+    );
+}
+
+/// The first step of `plan` that reads a whole table that can grow without bound. SQLite
+/// names tables by their alias in a query and lists a subquery it runs as a co-routine or
+/// materializes as a step of its own (`CO-ROUTINE k`, then `SCAN k`): those are not tables.
+///
+/// A SQLite `SCAN t` that the query orders by (`ORDER BY t.…`, with no sort step) walks the
+/// table in key order and stops at the page's `LIMIT`: that is a keyset page, not a scan.
+fn whole_table_step<'p>(store: &Store, text: &str, plan: &'p [String]) -> Option<&'p String> {
+    let subqueries: Vec<&str> = plan
+        .iter()
+        .filter_map(|step| {
+            step.strip_prefix("CO-ROUTINE ")
+                .or_else(|| step.strip_prefix("MATERIALIZE "))
+        })
+        .collect();
+    plan.iter().find(|step| {
+        let table = match store.backend() {
+            crate::Backend::Sqlite => step
+                .strip_prefix("SCAN ")
+                .filter(|rest| !rest.contains("USING"))
+                .map(|rest| rest.split_whitespace().next().unwrap_or_default()),
+            crate::Backend::Postgres => step
+                .split("Seq Scan on ")
+                .nth(1)
+                .map(|rest| rest.split_whitespace().next().unwrap_or_default()),
+        };
+        table.is_some_and(|t| {
+            let ordered_walk = store.backend() == crate::Backend::Sqlite
+                && text.contains(&format!("ORDER BY {t}."))
+                && text.contains(" LIMIT ");
+            !SMALL_TABLES.contains(&t) && !subqueries.contains(&t) && !ordered_walk
+        })
+    })
+}
+
+/// The database's plan for one read, one step per line.
+async fn explain(store: &Store, text: &str, values: Vec<crate::sql::Value>) -> Vec<String> {
+    let sql = format!("EXPLAIN QUERY PLAN {text}");
+    if let Some(readers) = store.sqlite_readers() {
+        return readers
+            .run(move |conn| crate::sqlite_read::query(conn, &sql, &values, |r| r.text("detail")))
+            .await
+            .unwrap_or_else(|e| panic!("EXPLAIN failed: {e}"));
+    }
+    let mut w = store.begin_write().await.expect("a transaction");
+    sqlx::query("SET LOCAL enable_seqscan = off")
+        .execute(&mut *w.tx)
+        .await
+        .expect("SET enable_seqscan");
+    let rows = crate::sql::Sql::from_parts(format!("EXPLAIN {text}"), values)
+        .fetch_all(&mut *w.tx)
+        .await
+        .unwrap_or_else(|e| panic!("EXPLAIN failed: {e}"));
+    rows.iter()
+        .map(|r| r.text("QUERY PLAN").expect("a plan line"))
+        .collect()
+}
+
+/// Every row of `table` as text (`column=value …`), sorted: to compare what two stores hold.
+/// A NULL reads `None` whatever the column's type.
+pub async fn table_rows(store: &Store, table: &str) -> Vec<String> {
+    use sqlx::{Column, Row};
+    let mut w = store.begin_write().await.expect("a write transaction");
+    let rows = sqlx::query(&format!("SELECT * FROM {table}"))
+        .fetch_all(&mut *w.tx)
+        .await
+        .expect("the table reads");
+    let mut out: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let columns = r.columns();
+            let values = (0..columns.len()).map(|i| {
+                let value = if let Ok(v) = r.try_get::<Option<i64>, _>(i) {
+                    format!("{v:?}")
+                } else if let Ok(v) = r.try_get::<Option<f64>, _>(i) {
+                    format!("{v:?}")
+                } else if let Ok(v) = r.try_get::<Option<String>, _>(i) {
+                    format!("{v:?}")
+                } else if let Ok(v) = r.try_get::<Option<Vec<u8>>, _>(i) {
+                    format!("{:?}", v.map(hex::encode))
+                } else {
+                    "?".to_owned()
+                };
+                format!("{}={value}", columns[i].name())
+            });
+            values.collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// The URL of a test's database, for test bodies that open (and reopen) stores themselves.

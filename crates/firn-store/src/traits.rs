@@ -14,8 +14,9 @@ use crate::page::{
     TxCursor,
 };
 use crate::rows::evm::{
-    ChainRef, CollectibleRecord, ContractDeployment, EvmBlockRecord, EvmBlockRows, EvmChain,
-    EvmInternalTx, EvmLog, EvmTxRecord, NftMetadata, Token, TokenStandard, TransferRecord,
+    ChainRef, CollectibleRecord, ContractDeployment, EvmBlockRecord, EvmBlockRows, EvmChainRecord,
+    EvmInternalTx, EvmLog, EvmTxRecord, MetadataQueue, NftMetadata, Token, TokenStandard,
+    TransferRecord,
 };
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
@@ -193,7 +194,7 @@ pub trait PChainReader {
 /// Writes EVM chains and their accepted blocks.
 pub trait EvmWriter {
     /// Registers (or updates) an EVM chain; blocks can only be committed for registered chains.
-    fn upsert_evm_chain(&self, chain: &EvmChain) -> impl Future<Output = Result<()>> + Send;
+    fn upsert_evm_chain(&self, chain: &EvmChainRecord) -> impl Future<Output = Result<()>> + Send;
     /// Commits blocks of one or more chains in one database transaction, each block with its
     /// derived state (balances, deployments, metrics) and its chain's cursor. Blocks at or below
     /// their chain's cursor are skipped; the first new block must follow the cursor. On error
@@ -202,6 +203,18 @@ pub trait EvmWriter {
         &self,
         blocks: &[EvmBlockRows],
     ) -> impl Future<Output = Result<CommitOutcome>> + Send;
+    /// Rolls chain `chain_id` back so that its last stored block is at most `to`, as if the
+    /// blocks above had never been committed: their rows go, derived state (metrics, totals,
+    /// collectible balances, distinct addresses, deployments) is as it was. Whole commits are
+    /// undone, so the new cursor (returned) may be below `to`. Only the last
+    /// [`UNDO_BLOCKS`](crate::UNDO_BLOCKS) blocks can be rolled back
+    /// ([`StoreError::RollbackTooDeep`](crate::StoreError::RollbackTooDeep) otherwise, and
+    /// nothing changes).
+    fn rollback_evm_chain(
+        &self,
+        chain_id: u64,
+        to: u64,
+    ) -> impl Future<Output = Result<Option<u64>>> + Send;
     /// Stores the fetched metadata of one NFT (replacing what was there).
     fn upsert_nft_metadata(
         &self,
@@ -241,12 +254,12 @@ pub struct EvmTxFilter {
 /// Reads EVM data.
 pub trait EvmReader {
     /// Every registered chain, by EVM chain ID.
-    fn list_evm_chains(&self) -> impl Future<Output = Result<Vec<EvmChain>>> + Send;
+    fn list_evm_chains(&self) -> impl Future<Output = Result<Vec<EvmChainRecord>>> + Send;
     /// The chain named by `chain`.
     fn find_evm_chain(
         &self,
         chain: ChainRef,
-    ) -> impl Future<Output = Result<Option<EvmChain>>> + Send;
+    ) -> impl Future<Output = Result<Option<EvmChainRecord>>> + Send;
     /// Block `number`.
     fn find_evm_block(
         &self,
@@ -271,7 +284,7 @@ pub trait EvmReader {
         chain_id: u64,
         hash: B256,
     ) -> impl Future<Output = Result<Option<EvmTxRecord>>> + Send;
-    /// Transactions of block `number`, in block order.
+    /// Transactions of block `number`, in block order (the first [`crate::MAX_ROWS_PER_TX`]).
     fn list_evm_block_txs(
         &self,
         chain_id: u64,
@@ -283,19 +296,19 @@ pub trait EvmReader {
         filter: &EvmTxFilter,
         page: &PageRequest<TxCursor>,
     ) -> impl Future<Output = Result<Page<EvmTxRecord, TxCursor>>> + Send;
-    /// Logs of transaction `tx_hash`.
+    /// Logs of transaction `tx_hash` (the first [`crate::MAX_ROWS_PER_TX`]).
     fn list_evm_tx_logs(
         &self,
         chain_id: u64,
         tx_hash: B256,
     ) -> impl Future<Output = Result<Vec<EvmLog>>> + Send;
-    /// Internal transactions of `tx_hash`, in trace order.
+    /// Internal transactions of `tx_hash`, in trace order (the first [`crate::MAX_ROWS_PER_TX`]).
     fn list_evm_internal_txs(
         &self,
         chain_id: u64,
         tx_hash: B256,
     ) -> impl Future<Output = Result<Vec<EvmInternalTx>>> + Send;
-    /// Token transfers of `tx_hash`, in log order.
+    /// Token transfers of `tx_hash`, in log order (the first [`crate::MAX_ROWS_PER_TX`]).
     fn list_evm_tx_transfers(
         &self,
         chain_id: u64,
@@ -320,6 +333,14 @@ pub trait EvmReader {
         token: Address,
         token_id: U256,
     ) -> impl Future<Output = Result<Option<NftMetadata>>> + Send;
+    /// NFT metadata rows in `queue` (still to index), by token then ID, after `after`.
+    fn list_pending_nft_metadata(
+        &self,
+        chain_id: u64,
+        queue: MetadataQueue,
+        after: Option<(Address, U256)>,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<NftMetadata>>> + Send;
     /// Current ERC-721 and ERC-1155 holdings of `owner`, by contract then token ID.
     fn list_collectibles(
         &self,

@@ -6,10 +6,11 @@
 
 use tracing::info;
 
-use crate::db::{Backend, RowExt, Store, int};
+use crate::codec::{RowExt, int};
 use crate::error::Result;
 use crate::metrics::{decode_metrics, upsert_metrics};
 use crate::rows::metrics::{ChainMetrics, Granularity};
+use crate::store::{Backend, Store};
 use crate::types::U256;
 
 const WEEK_MONTH_METRICS: &str = "evm_week_month_metrics";

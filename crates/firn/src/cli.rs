@@ -128,6 +128,12 @@ pub struct UpArgs {
     /// Print the start-up banner as one JSON object.
     #[arg(long, conflicts_with = "silent")]
     pub json: bool,
+
+    /// Fetch NFT metadata from loopback and private-network URLs too (a dev server on this
+    /// machine or LAN). Off by default: token URIs come from chain data, and anyone who can
+    /// deploy a contract could otherwise make firn request them.
+    #[arg(long, env = "FIRN_METADATA_PRIVATE_URLS")]
+    pub metadata_private_urls: bool,
 }
 
 #[derive(Debug, Args)]
@@ -155,6 +161,17 @@ pub struct IndexArgs {
     /// Stop once caught up with the node's height at start, instead of following the tip.
     #[arg(long)]
     pub once: bool,
+
+    /// EVM chains to index, by blockchain ID, name or `C` (comma-separated). Default: every
+    /// chain the node serves; chains it lists but does not serve are skipped and probed later.
+    #[arg(long, value_delimiter = ',')]
+    pub evm_chains: Vec<String>,
+
+    /// Fetch NFT metadata from loopback and private-network URLs too (a dev server on this
+    /// machine or LAN). Off by default: token URIs come from chain data, and anyone who can
+    /// deploy a contract could otherwise make firn request them.
+    #[arg(long, env = "FIRN_METADATA_PRIVATE_URLS")]
+    pub metadata_private_urls: bool,
 }
 
 #[derive(Debug, Args)]
@@ -176,8 +193,23 @@ pub struct ServeArgs {
     pub network: NetworkArg,
 
     /// Accepted API key (repeat for more). Without any, keys are not checked.
-    #[arg(long = "api-key", env = "FIRN_API_KEYS", value_delimiter = ',')]
+    #[arg(
+        long = "api-key",
+        env = "FIRN_API_KEYS",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
     pub api_keys: Vec<String>,
+
+    /// Refuse requests without an accepted key (401): the keys become access control.
+    #[arg(long, env = "FIRN_REQUIRE_API_KEY")]
+    pub require_api_key: bool,
+
+    /// The secret page tokens are signed with. Give every `firn serve` behind one load balancer
+    /// the same one, so that each accepts the tokens the others issued (default: a random key
+    /// of this process).
+    #[arg(long, env = "FIRN_PAGE_TOKEN_SECRET", hide_env_values = true)]
+    pub page_token_secret: Option<String>,
 
     /// Requests per minute allowed per API key (default: unlimited).
     #[arg(long)]

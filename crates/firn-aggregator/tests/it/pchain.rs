@@ -2,8 +2,9 @@
 
 use firn_aggregator::pchain::{TxMessageError, message_for_justification};
 use firn_core::ids::Id;
+use firn_core::network::P_CHAIN_ID;
 use firn_core::warp::acp118::{L1ValidatorRegistrationJustification, Preimage, SubnetIdIndex};
-use firn_core::warp::messages::{L1Message, L1ValidatorRegistration, P_CHAIN_ID};
+use firn_core::warp::messages::{L1Message, L1ValidatorRegistration};
 
 #[test]
 fn a_conversion_index_justifies_an_unregistered_validation() {

@@ -129,10 +129,10 @@ impl Metric {
             Metric::Contracts => r.contracts as f64,
             Metric::GasUsed => r.gas_used as f64,
             Metric::TxCount => r.tx_count as f64,
-            Metric::FeesPaid => r.fees_paid.to_f64(),
+            Metric::FeesPaid => f64::from(r.fees_paid),
             Metric::MaxGps => r.max_gps,
             Metric::MaxTps => r.max_tps,
-            Metric::MaxGasPrice => r.max_gas_price.to_f64(),
+            Metric::MaxGasPrice => f64::from(r.max_gas_price),
             Metric::AvgGps => r.avg_gps(),
             Metric::AvgTps => r.avg_tps(),
             Metric::AvgGasPrice => r.avg_gas_price(),
@@ -161,7 +161,7 @@ impl Metric {
                     if txs == 0 {
                         return 0.0;
                     }
-                    let sum: f64 = rows.iter().map(|r| r.sum_gas_price.to_f64()).sum();
+                    let sum: f64 = rows.iter().map(|r| f64::from(r.sum_gas_price)).sum();
                     return sum / txs as f64;
                 }
                 // From the last block before the bucket to the bucket's last block.

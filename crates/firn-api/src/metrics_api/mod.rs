@@ -22,7 +22,6 @@ mod windows;
 mod wire;
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
@@ -56,7 +55,7 @@ pub const DEFAULT_PAGE_SIZE: u64 = 100;
 pub struct MetricsState {
     /// Store, configuration and limits shared with the Data API.
     pub app: AppState,
-    /// Live page tokens.
+    /// Issues and redeems page tokens.
     pub tokens: Arc<TokenTable>,
     /// The clock tokens expire on.
     pub clock: Arc<dyn Clock>,
@@ -70,9 +69,10 @@ impl MetricsState {
 
     /// State on `clock` (tests pass a [`VirtualClock`]).
     pub fn with_clock(app: AppState, clock: Arc<dyn Clock>) -> Self {
+        let key = app.config.page_token_key.clone();
         Self {
             app,
-            tokens: Arc::new(TokenTable::new(clock.clone())),
+            tokens: Arc::new(TokenTable::new(clock.clone(), key)),
             clock,
         }
     }
@@ -119,12 +119,8 @@ pub async fn serve_metrics(
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(target: "api", %addr, "serving the Metrics API");
     }
-    axum::serve(
-        listener,
-        metrics_router(state).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+    let limits = state.app.config.http;
+    firn_http::serve(listener, metrics_router(state), limits, shutdown).await
 }
 
 /// The identity of a query for binding page tokens: the path and every parameter but the
@@ -164,7 +160,7 @@ fn evm_chain_id(raw: &str) -> ApiResult<u64> {
 async fn known_chain(
     state: &MetricsState,
     raw: &str,
-) -> ApiResult<firn_store::rows::evm::EvmChain> {
+) -> ApiResult<firn_store::rows::evm::EvmChainRecord> {
     use firn_store::EvmReader;
     let id = evm_chain_id(raw)?;
     state

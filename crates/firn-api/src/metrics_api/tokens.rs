@@ -1,103 +1,93 @@
-//! UUID page tokens, as the Metrics API hands them out: opaque, valid 24 hours from issue,
-//! and bound to the query that made them (a token of one series cannot page another).
+//! The Metrics API's page tokens: opaque, valid 24 hours from issue, bound to the query that
+//! made them (a token of one series cannot page another), and stateless, so that any of several
+//! `firn serve` processes sharing a [`TokenKey`] accepts a token another one issued, and no
+//! memory grows however many tokens clients collect.
 //!
-//! The token maps, in memory, to the period start of the last point of the previous page.
-//! Expiry is measured on the injected [`Clock`]. The table is bounded: expired tokens are
-//! dropped as new ones are issued, and past [`MAX_TOKENS`] the oldest go first.
+//! A token is base64url (no padding) of 8 bytes of query fingerprint, the issue time and the
+//! cursor (the period start of the last point of the previous page; 8 bytes each, big-endian)
+//! and a 16-byte tag signing them all. Expiry is measured on the injected [`Clock`].
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use uuid::Uuid;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest, Sha256};
 
 use super::clock::Clock;
 use crate::error::ApiError;
+use crate::signing::{TAG_LEN, TokenKey};
 
 /// How long a token stays valid, seconds.
 pub const TOKEN_TTL: u64 = 24 * 60 * 60;
 
-/// At most this many live tokens are kept.
-pub const MAX_TOKENS: usize = 100_000;
+const FINGERPRINT_LEN: usize = 8;
+const TOKEN_LEN: usize = FINGERPRINT_LEN + 8 + 8 + TAG_LEN;
 
-#[derive(Debug, Clone)]
-struct Entry {
-    query: String,
-    cursor: u64,
-    issued: u64,
-}
-
-/// The live page tokens of one server.
+/// Issues and redeems the page tokens of one service.
 #[derive(Debug)]
 pub struct TokenTable {
     clock: Arc<dyn Clock>,
-    entries: Mutex<HashMap<Uuid, Entry>>,
+    key: TokenKey,
+}
+
+fn fingerprint(query: &str) -> [u8; FINGERPRINT_LEN] {
+    let digest = Sha256::digest(query.as_bytes());
+    let mut out = [0u8; FINGERPRINT_LEN];
+    out.copy_from_slice(&digest[..FINGERPRINT_LEN]);
+    out
 }
 
 impl TokenTable {
-    /// An empty table on `clock`.
-    pub fn new(clock: Arc<dyn Clock>) -> Self {
-        Self {
-            clock,
-            entries: Mutex::new(HashMap::new()),
-        }
+    /// Tokens on `clock`, signed with `key`.
+    pub fn new(clock: Arc<dyn Clock>, key: TokenKey) -> Self {
+        Self { clock, key }
     }
 
-    /// Issues a token for the page after `cursor` of the series `query` names.
+    /// A token for the page after `cursor` of the series `query` names.
     pub fn issue(&self, query: &str, cursor: u64) -> String {
-        let now = self.clock.now();
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if entries.len() >= MAX_TOKENS {
-            entries.retain(|_, e| now.saturating_sub(e.issued) < TOKEN_TTL);
-        }
-        while entries.len() >= MAX_TOKENS {
-            let Some(oldest) = entries
-                .iter()
-                .min_by_key(|(_, e)| e.issued)
-                .map(|(k, _)| *k)
-            else {
-                break;
-            };
-            entries.remove(&oldest);
-        }
-        let token = Uuid::new_v4();
-        entries.insert(
-            token,
-            Entry {
-                query: query.to_owned(),
-                cursor,
-                issued: now,
-            },
-        );
-        token.to_string()
+        let fp = fingerprint(query);
+        let issued = self.clock.now().to_be_bytes();
+        let cursor = cursor.to_be_bytes();
+        let mut bytes = Vec::with_capacity(TOKEN_LEN);
+        bytes.extend_from_slice(&fp);
+        bytes.extend_from_slice(&issued);
+        bytes.extend_from_slice(&cursor);
+        bytes.extend_from_slice(&self.key.tag(&[query.as_bytes(), &issued, &cursor]));
+        URL_SAFE_NO_PAD.encode(bytes)
     }
 
     /// The cursor behind `token` for the series `query` names; a 400 naming the problem when
-    /// the token is malformed, unknown, expired or from another query.
+    /// the token is malformed, forged, expired or from another query.
     pub fn redeem(&self, query: &str, token: &str) -> Result<u64, ApiError> {
-        let Ok(id) = Uuid::parse_str(token) else {
-            return Err(ApiError::bad(
-                "pageToken must be a UUID issued by this server",
-            ));
-        };
-        let now = self.clock.now();
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(entry) = entries.get(&id).cloned() else {
-            return Err(ApiError::bad(
-                "pageToken is unknown: it was not issued by this server (or the server restarted); request the first page again",
-            ));
-        };
-        if now.saturating_sub(entry.issued) >= TOKEN_TTL {
-            entries.remove(&id);
-            return Err(ApiError::bad(
-                "pageToken has expired: page tokens are valid for 24 hours; request the first page again",
-            ));
-        }
-        if entry.query != query {
+        let bytes = URL_SAFE_NO_PAD
+            .decode(token)
+            .ok()
+            .filter(|b| b.len() == TOKEN_LEN)
+            .ok_or_else(|| ApiError::bad("pageToken is not a page token issued by this service"))?;
+        let (fp, rest) = bytes.split_at(FINGERPRINT_LEN);
+        let (issued, rest) = rest.split_at(8);
+        let (cursor, tag) = rest.split_at(8);
+        if fp != fingerprint(query) {
             return Err(ApiError::bad(
                 "pageToken belongs to a different query: keep the other parameters of the request that returned it",
             ));
         }
-        Ok(entry.cursor)
+        if !self.key.verify(&[query.as_bytes(), issued, cursor], tag) {
+            return Err(ApiError::bad(
+                "pageToken is unknown: it was not issued by this service (or was changed); request the first page again",
+            ));
+        }
+        let word = |b: &[u8]| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(b);
+            u64::from_be_bytes(w)
+        };
+        if self.clock.now().saturating_sub(word(issued)) >= TOKEN_TTL {
+            return Err(ApiError::bad(
+                "pageToken has expired: page tokens are valid for 24 hours; request the first page again",
+            ));
+        }
+        Ok(word(cursor))
     }
 }
 
@@ -109,11 +99,18 @@ mod tests {
     #[test]
     fn tokens_expire_after_a_day_and_stay_bound() {
         let clock = VirtualClock::at(1_000);
-        let table = TokenTable::new(Arc::new(clock.clone()));
+        let key = TokenKey::from_secret("shared");
+        let table = TokenTable::new(Arc::new(clock.clone()), key.clone());
         let t = table.issue("a", 42);
         assert_eq!(table.redeem("a", &t).unwrap(), 42);
         assert!(table.redeem("b", &t).is_err());
         assert!(table.redeem("a", "nope").is_err());
+        // Another process with the same secret accepts it; one with another key does not.
+        let peer = TokenTable::new(Arc::new(clock.clone()), key);
+        assert_eq!(peer.redeem("a", &t).unwrap(), 42);
+        let stranger = TokenTable::new(Arc::new(clock.clone()), TokenKey::random());
+        let err = stranger.redeem("a", &t).unwrap_err().to_string();
+        assert!(err.contains("not issued by this service"), "{err}");
         clock.advance(TOKEN_TTL - 1);
         assert_eq!(table.redeem("a", &t).unwrap(), 42);
         clock.advance(1);

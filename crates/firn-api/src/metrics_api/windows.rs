@@ -4,10 +4,11 @@
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
+use firn_core::calendar::{DAY, HOUR};
 use firn_core::ids::Id;
+use firn_core::network::P_CHAIN_ID;
 use firn_store::page::{HeightCursor, PageRequest};
 use firn_store::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
-use firn_store::rows::pchain::P_CHAIN_ID;
 use firn_store::{MetricsReader, SortOrder};
 
 use super::chains::{NETWORKS, metric_param};
@@ -17,9 +18,6 @@ use super::wire::{MetricsApiResponse, MetricsValue, RollingWindowResponse, Rolli
 use super::{MetricsState, known_chain, page_size, query_key};
 use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
-
-const HOUR: u64 = 3_600;
-const DAY: u64 = 86_400;
 
 /// The `ChainRollingWindowMetric` names.
 const ROLLING: [&str; 13] = [

@@ -66,8 +66,8 @@ pub struct Chain {
     pub network: &'static str,
 }
 
-impl From<&firn_store::rows::evm::EvmChain> for Chain {
-    fn from(c: &firn_store::rows::evm::EvmChain) -> Self {
+impl From<&firn_store::rows::evm::EvmChainRecord> for Chain {
+    fn from(c: &firn_store::rows::evm::EvmChainRecord) -> Self {
         Self {
             evm_chain_id: c.chain_id,
             chain_name: c.name.clone(),

@@ -7,8 +7,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use firn_core::ids::Id;
 use firn_store::page::{CollectibleCursor, EventCursor, HeightCursor};
-use firn_store::rows::evm::{ChainRef, EvmChain, TokenStandard};
-use firn_store::types::{Address, B256};
+use firn_store::rows::evm::{ChainRef, EvmChainRecord, TokenStandard};
+use firn_store::types::{Address, B256, ParseText};
 use firn_store::{EvmReader, TransferFilter};
 
 use super::network::NETWORKS;
@@ -49,7 +49,7 @@ pub(crate) fn router() -> Router<AppState> {
 
 /// Resolves `{chainId}` (EVM chain ID or blockchain ID): 400 when it is neither, 404 when no
 /// such chain is indexed.
-async fn chain(state: &AppState, raw: &str) -> ApiResult<EvmChain> {
+async fn chain(state: &AppState, raw: &str) -> ApiResult<EvmChainRecord> {
     let reference = if let Ok(n) = raw.parse::<u64>() {
         ChainRef::Evm(n)
     } else if let Ok(id) = raw.parse::<Id>() {
@@ -131,7 +131,7 @@ pub async fn list_blocks(
     path: PathParams,
     mut q: Query,
 ) -> ApiResult<Json<ListEvmBlocksResponse>> {
-    let paging = q.paging::<HeightCursor>(uri.path(), 10, 100);
+    let paging = q.paging::<HeightCursor>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
     let c = chain(&state, path.get("chainId")).await?;
     let page = state
@@ -162,7 +162,7 @@ pub async fn get_block(
     }
     let id = if let Ok(n) = raw.parse::<u64>() {
         BlockId::Number(n)
-    } else if let Ok(h) = raw.to_ascii_lowercase().parse::<B256>() {
+    } else if let Ok(h) = B256::parse_text(&raw.to_ascii_lowercase()) {
         BlockId::Hash(h)
     } else {
         return Err(ApiError::bad(
@@ -200,7 +200,7 @@ pub async fn get_deployment(
     q.finish()?;
     let c = chain(&state, path.get("chainId")).await?;
     let address = address.ok_or_else(|| ApiError::bad("address is invalid"))?;
-    let not_found = || ApiError::not_found(format!("no deployment of contract {address} found"));
+    let not_found = || ApiError::not_found(format!("no deployment of contract {address:#x} found"));
     let deployment = state
         .store
         .find_contract_deployment(c.chain_id, address)
@@ -236,7 +236,7 @@ pub async fn get_deployment(
         token,
         &transfers,
         &internal,
-        |a| money(prices, currency, &a.to_string()),
+        |a| money(prices, currency, &format!("{a:#x}")),
     )))
 }
 
@@ -256,7 +256,7 @@ async fn transfers(
     {
         q.error("startBlock must be less than or equal to endBlock");
     }
-    let paging = q.paging::<EventCursor>(uri.path(), 10, 100);
+    let paging = q.paging::<EventCursor>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
     let c = chain(state, path.get("chainId")).await?;
     let filter = TransferFilter {
@@ -293,7 +293,10 @@ pub async fn list_erc20(
         transactions: items
             .iter()
             .map(|t| {
-                Erc20Transfer::from_record(t, money(prices, "usd", &t.transfer.token.to_string()))
+                Erc20Transfer::from_record(
+                    t,
+                    money(prices, "usd", &format!("{:#x}", t.transfer.token)),
+                )
             })
             .collect(),
     }))
@@ -339,7 +342,7 @@ pub async fn list_collectibles(
 ) -> ApiResult<Json<ListCollectibleBalancesResponse>> {
     let owner = address_param(&path, &mut q, "address");
     let contract = q.evm_address("contractAddress");
-    let paging = q.paging::<CollectibleCursor>(uri.path(), 10, 500);
+    let paging = q.paging::<CollectibleCursor>(uri.path(), &state.config.page_token_key, 10, 500);
     q.finish()?;
     let c = chain(&state, path.get("chainId")).await?;
     let owner = owner.ok_or_else(|| ApiError::bad("address is invalid"))?;

@@ -1,7 +1,7 @@
 //! Resolving `{network}` and `{blockchainId}` of primary-network paths.
 
 use firn_core::ids::Id;
-use firn_store::rows::pchain::P_CHAIN_ID;
+use firn_core::network::P_CHAIN_ID;
 
 use crate::config::NetworkProfile;
 use crate::error::ApiError;

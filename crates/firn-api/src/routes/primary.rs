@@ -135,7 +135,12 @@ pub async fn list_latest_transactions(
         q.error("txTypes, startTimestamp and endTimestamp need addresses (or, on the P-Chain, l1ValidationId)");
     }
     let order = q.sort_order();
-    let paging = q.paging::<TxCursor>(uri.path(), PAGE_DEFAULT, PAGE_MAX);
+    let paging = q.paging::<TxCursor>(
+        uri.path(),
+        &state.config.page_token_key,
+        PAGE_DEFAULT,
+        PAGE_MAX,
+    );
     q.finish()?;
     match chain {
         Some(PrimaryChain::P) => {}
@@ -202,7 +207,12 @@ pub async fn list_staking_transactions(
     }
     let filter = tx_filter(&state, &mut q, false);
     let order = q.sort_order();
-    let paging = q.paging::<TxCursor>(uri.path(), PAGE_DEFAULT, PAGE_MAX);
+    let paging = q.paging::<TxCursor>(
+        uri.path(),
+        &state.config.page_token_key,
+        PAGE_DEFAULT,
+        PAGE_MAX,
+    );
     q.finish()?;
     let now = chain_time(&state).await?;
     let page = state
@@ -243,7 +253,12 @@ async fn blocks(
     };
     let start_ts = q.timestamp("startTimestamp");
     let end_ts = q.timestamp("endTimestamp");
-    let paging = q.paging::<HeightCursor>(uri.path(), PAGE_DEFAULT, PAGE_MAX);
+    let paging = q.paging::<HeightCursor>(
+        uri.path(),
+        &state.config.page_token_key,
+        PAGE_DEFAULT,
+        PAGE_MAX,
+    );
     q.finish()?;
     if chain != Some(PrimaryChain::P) {
         return Err(ApiError::not_found(

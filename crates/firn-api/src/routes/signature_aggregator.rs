@@ -5,7 +5,8 @@
 //! Both answer **201** `{"signedMessage": "<hex, no 0x>"}`, as the official OpenAPI file and
 //! the SDKs require. Bad input is a 400 naming the field; an unknown tx a 404; too little
 //! weight a 503 whose message starts `signature weight is insufficient` (the text clients
-//! retry on). A server started without validators to ask answers 503.
+//! retry on). The POST takes only `Content-Type: application/json` (415 otherwise), so no web
+//! page can make a visitor's browser post to it. A server started without validators to ask answers 503.
 
 use std::sync::Arc;
 
@@ -13,13 +14,13 @@ use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use firn_aggregator::pchain::{TxMessageError, message_for_justification, message_for_tx};
 use firn_aggregator::{
     AggregateError, AggregationRequest, Aggregator, DEFAULT_QUORUM_PERCENTAGE, ErrorKind,
-    PChainReader, Quorum,
+    JustificationSource, Quorum,
 };
 use firn_core::encoding::hex_decode_lenient;
 use firn_core::ids::Id;
@@ -38,7 +39,7 @@ pub struct SignatureService {
     /// Collects and aggregates signatures.
     pub aggregator: Arc<Aggregator>,
     /// Reads P-Chain txs and L1 validations.
-    pub pchain: Arc<dyn PChainReader>,
+    pub pchain: Arc<dyn JustificationSource>,
 }
 
 /// The POST body (the official `SignatureAggregatorRequest`; every field optional).
@@ -99,13 +100,16 @@ fn service(state: &AppState) -> Result<&SignatureService, ApiError> {
     request_body = SignatureAggregatorRequest,
     responses((status = 201, description = "The signed message", body = SignatureAggregationResponse),
               (status = 400, description = "Bad request", body = crate::error::ErrorBody),
+              (status = 415, description = "The body is not declared application/json", body = crate::error::ErrorBody),
               (status = 503, description = "Not enough signature weight", body = crate::error::ErrorBody)))]
 pub async fn aggregate_signatures(
     State(state): State<AppState>,
     Path(network): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_network(&state.config.network, &network)?;
+    require_json(&headers)?;
     let service = service(&state)?;
     let network_id = service.aggregator.network().network_id();
     let body: SignatureAggregatorRequest = if body.iter().all(u8::is_ascii_whitespace) {
@@ -154,6 +158,22 @@ pub async fn get_aggregated_signatures(
         .await
         .map_err(aggregate_error)?;
     Ok(created(&out.message.bytes()))
+}
+
+/// Refuses a body that is not declared JSON: a browser sends a cross-site form post without
+/// asking first, but never one of type `application/json`.
+fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    let declared = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(str::trim);
+    match declared {
+        Some(t) if t.eq_ignore_ascii_case("application/json") => Ok(()),
+        _ => Err(ApiError::UnsupportedMediaType(
+            "the request body must be JSON, sent with Content-Type: application/json".to_owned(),
+        )),
+    }
 }
 
 fn created(signed: &[u8]) -> Response {

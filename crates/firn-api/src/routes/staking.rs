@@ -49,12 +49,14 @@ pub async fn list_rewards(
     check_network(&state.config.network, path.get("network"))?;
     let addresses = q.pchain_addresses("addresses", &state.config.network.hrp);
     let node_ids = q.node_ids("nodeIds");
-    if q.str("addresses").is_none() && q.str("nodeIds").is_none() {
-        q.error("addresses or nodeIds is required");
+    // Judged on what parsed, not on the raw text: `addresses=,` names no address and must not
+    // list every reward.
+    if addresses.is_empty() && node_ids.is_empty() {
+        q.error("addresses or nodeIds is required (at least one address or node ID)");
     }
     let order = q.sort_order();
     let currency = q.one_of("currency", &CURRENCIES).unwrap_or("usd");
-    let paging = q.paging::<EventCursor>(uri.path(), 10, 100);
+    let paging = q.paging::<EventCursor>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
     let filter = RewardFilter {
         addresses,
@@ -103,7 +105,7 @@ pub async fn list_delegators(
         .one_of("delegationStatus", &["completed", "active", "pending"])
         .and_then(StakerStatus::parse);
     let order = q.sort_order();
-    let paging = q.paging::<TxCursor>(uri.path(), 10, 100);
+    let paging = q.paging::<TxCursor>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
     let now = chain_time(&state).await?;
     let filter = StakerFilter {

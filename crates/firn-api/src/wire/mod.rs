@@ -1,5 +1,7 @@
 //! The JSON shapes of the official Data API (as its OpenAPI file names them) and the mapping
-//! from store rows to them. Optional fields are left out when unknown (never `null`), as the
+//! from store rows to them, one module per resource under [`pchain`] (primary network) and
+//! [`evm`]; rules about the values themselves (such as a delegator's reward) live in
+//! `firn-core`, not here. Optional fields are left out when unknown (never `null`), as the
 //! official clients' validators require.
 
 pub mod evm;

@@ -3,9 +3,8 @@
 #![allow(dead_code)]
 
 use firn_core::ids::Id;
-use firn_store::rows::pchain::{
-    NewBlockchain, NewReward, NewStaker, P_CHAIN_ID, PChainBlockRows, RewardType,
-};
+use firn_core::network::P_CHAIN_ID;
+use firn_store::rows::pchain::{NewBlockchain, NewReward, NewStaker, PChainBlockRows, RewardType};
 use firn_store::{EvmWriter, PChainWriter, Store};
 
 #[path = "../../../firn-store/tests/it/fixtures.rs"]

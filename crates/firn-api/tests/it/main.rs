@@ -20,6 +20,7 @@ firn_store::backend_tests! {
     validation::unknown_things_are_404,
     validation::page_tokens_are_bound_to_their_query,
     validation::api_keys_and_rate_limits,
+    validation::required_keys_refuse_and_slow_down_guessing,
     validation::no_limits_by_default_and_body_limit,
     paging::pages_are_stable_under_inserts,
     paging::last_page_has_no_token,

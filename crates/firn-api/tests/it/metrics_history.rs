@@ -8,6 +8,7 @@ use std::sync::Arc;
 use firn_api::metrics_api::{MetricsState, VirtualClock};
 use firn_api::{ApiConfig, AppState, metrics_router};
 use firn_store::rows::evm::EvmBlockRows;
+use firn_store::types::U256;
 use firn_store::{EvmWriter, Store};
 
 use crate::fixtures::{CHAIN, Rng, evm_address, evm_block, evm_chain, evm_tx};
@@ -78,7 +79,7 @@ impl History {
                         Some(evm_address(to)),
                     );
                     tx.gas_used = gas;
-                    tx.gas_price = price.into();
+                    tx.gas_price = U256::from(price);
                     rows.block.gas_used += gas;
                     rows.txs.push(tx);
                 }

@@ -2,9 +2,9 @@
 //! written, rolling windows, the chain list, staking metrics, and error statuses.
 
 use firn_core::ids::Id;
+use firn_core::network::P_CHAIN_ID;
 use firn_store::page::PageRequest;
 use firn_store::rows::metrics::StakingMetrics;
-use firn_store::rows::pchain::P_CHAIN_ID;
 use firn_store::{MetricsReader, SortOrder, Store};
 
 use crate::fixtures::{CHAIN, evm_chain, seed};

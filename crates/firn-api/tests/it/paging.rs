@@ -106,7 +106,7 @@ pub async fn pages_are_stable_under_inserts(store: Store) {
     assert_eq!(keys(&paged, "blockHash"), keys(&snapshot, "blockHash"));
 
     let uri = format!(
-        "/v1/chains/{CHAIN}/addresses/{}/transactions:listErc20?x=1",
+        "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listErc20?x=1",
         evm_address(3)
     );
     let snapshot = api.all_pages(&uri, "transactions", 100).await;

@@ -105,25 +105,27 @@ pub async fn every_endpoint_matches_the_official_schema(store: Store) {
         ),
         (
             "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment",
-            format!("/v1/chains/{CHAIN}/contracts/{deployed}/transactions:getDeployment"),
+            format!("/v1/chains/{CHAIN}/contracts/{deployed:#x}/transactions:getDeployment"),
         ),
         (
             "/v1/chains/{chainId}/addresses/{address}/transactions:listErc20",
             format!(
-                "/v1/chains/{CHAIN}/addresses/{}/transactions:listErc20",
+                "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listErc20",
                 evm_address(1)
             ),
         ),
         (
             "/v1/chains/{chainId}/addresses/{address}/transactions:listErc721",
             format!(
-                "/v1/chains/{CHAIN}/addresses/{}/transactions:listErc721",
+                "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listErc721",
                 evm_address(2)
             ),
         ),
         (
             "/v1/chains/{chainId}/addresses/{address}/balances:listCollectibles",
-            format!("/v1/chains/{CHAIN}/addresses/{holder}/balances:listCollectibles?pageSize=500"),
+            format!(
+                "/v1/chains/{CHAIN}/addresses/{holder:#x}/balances:listCollectibles?pageSize=500"
+            ),
         ),
     ];
     for (path, uri) in calls {
@@ -265,7 +267,7 @@ pub async fn values_match_the_store(store: Store) {
     let a = evm_address(1);
     let all = api
         .ok(&format!(
-            "/v1/chains/{CHAIN}/addresses/{a}/transactions:listErc20?pageSize=100"
+            "/v1/chains/{CHAIN}/addresses/{a:#x}/transactions:listErc20?pageSize=100"
         ))
         .await;
     let all = all["transactions"].as_array().unwrap().clone();
@@ -276,7 +278,7 @@ pub async fn values_match_the_store(store: Store) {
         .parse()
         .unwrap();
     let mid_text = mid.to_string();
-    let ranged = api.ok(&format!("/v1/chains/{CHAIN}/addresses/{a}/transactions:listErc20?pageSize=100&startBlock={mid}&endBlock={}", mid + 1)).await;
+    let ranged = api.ok(&format!("/v1/chains/{CHAIN}/addresses/{a:#x}/transactions:listErc20?pageSize=100&startBlock={mid}&endBlock={}", mid + 1)).await;
     let ranged = ranged["transactions"].as_array().unwrap();
     assert!(!ranged.is_empty());
     assert!(
@@ -293,7 +295,7 @@ pub async fn values_match_the_store(store: Store) {
         assert_eq!(t["erc20Token"]["symbol"], "TWE");
         let touches = [&t["from"]["address"], &t["to"]["address"]]
             .iter()
-            .any(|x| **x == a.to_string());
+            .any(|x| **x == format!("{a:#x}"));
         assert!(touches);
     }
 
@@ -301,7 +303,7 @@ pub async fn values_match_the_store(store: Store) {
     let (owner, _, _) = *world.evm.holdings.keys().next().unwrap();
     let got = api
         .ok(&format!(
-            "/v1/chains/{CHAIN}/addresses/{owner}/balances:listCollectibles?pageSize=500"
+            "/v1/chains/{CHAIN}/addresses/{owner:#x}/balances:listCollectibles?pageSize=500"
         ))
         .await;
     let want: Vec<_> = world

@@ -7,19 +7,16 @@ use axum::body::Body;
 use axum::http::Request;
 use firn_aggregator::{Aggregator, AggregatorConfig};
 use firn_api::{ApiConfig, AppState};
-use firn_core::ids::{Id, NodeId};
+use firn_core::ids::Id;
 use firn_core::warp::Message;
-use firn_core::warp::messages::{L1Message, L1ValidatorRegistration, PChainOwner};
-use firn_devnet::clock::Clock;
-use firn_devnet::genesis::{DevnetConfig, derive_bls, single_owner};
+use firn_core::warp::messages::{L1Message, L1ValidatorRegistration};
 use firn_devnet::signers::{DevnetSigners, SignerBehaviour};
 use firn_devnet::state::validators::canonical;
 use firn_devnet::vm::PChain;
-use firn_devnet::wallet::{L1ValidatorSpec, Wallet};
+use firn_node::testing::convert_an_l1;
+use firn_node::{NodeConfig, NodeHandle, SignerKeys};
 use firn_store::Store;
 use std::sync::Arc;
-
-const AVAX: u64 = 1_000_000_000;
 
 struct Devnet {
     chain: Arc<PChain>,
@@ -27,63 +24,23 @@ struct Devnet {
     subnet: Id,
     create_subnet_tx: Id,
     convert_tx: Id,
-    dir: std::path::PathBuf,
+    _node: NodeHandle,
 }
 
-impl Drop for Devnet {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
-    let id = chain.issue_tx(tx).unwrap();
-    chain.clock().advance(1);
-    chain.build_until_idle().unwrap();
-    id
-}
-
-/// A devnet with a subnet converted to an L1.
-fn devnet() -> Devnet {
-    let dir = std::env::temp_dir().join(format!("firn-api-agg-{}", uuid::Uuid::new_v4().simple()));
-    let config = DevnetConfig::default();
-    let chain =
-        Arc::new(PChain::open(config.clone(), &dir, Clock::frozen(config.genesis_time)).unwrap());
-    let wallet = Wallet::new(&chain);
-    let me = wallet.change_address();
-    let create_subnet_tx = build(&chain, wallet.create_subnet(single_owner(me)).unwrap());
-    let subnet = create_subnet_tx;
-    let manager = build(
-        &chain,
-        wallet
-            .create_chain(subnet, "manager", Id([9; 32]), b"{}".to_vec())
-            .unwrap(),
-    );
-    let key = derive_bls("api", "l1", 0).unwrap();
-    let spec = L1ValidatorSpec {
-        node_id: NodeId([0x31; 20]),
-        weight: 100,
-        balance: 10 * AVAX,
-        bls: &key,
-        owner: PChainOwner {
-            threshold: 1,
-            addresses: vec![me],
-        },
-    };
-    let convert_tx = build(
-        &chain,
-        wallet
-            .convert_subnet_to_l1(subnet, manager, vec![0xAB; 20], &[spec])
-            .unwrap(),
-    );
-    let signers = Arc::new(DevnetSigners::new(chain.clone()).unwrap());
+/// A devnet with a subnet converted to an L1, its genesis validators signing.
+async fn devnet() -> Devnet {
+    let node = firn_node::spawn(NodeConfig::test().with_signers(SignerKeys::Genesis))
+        .await
+        .unwrap();
+    let chain = node.pchain().clone();
+    let l1 = convert_an_l1(&chain);
     Devnet {
+        signers: node.signers().unwrap().clone(),
         chain,
-        signers,
-        subnet,
-        create_subnet_tx,
-        convert_tx,
-        dir,
+        subnet: l1.subnet,
+        create_subnet_tx: l1.subnet,
+        convert_tx: l1.convert_tx,
+        _node: node,
     }
 }
 
@@ -100,15 +57,18 @@ fn api(store: Store, d: &Devnet) -> Api {
 }
 
 async fn post(api: &Api, network: &str, body: &str) -> Reply {
-    api.request(
-        Request::post(format!(
-            "/v1/signatureAggregator/{network}/aggregateSignatures"
-        ))
-        .header("content-type", "application/json")
-        .body(Body::from(body.to_owned()))
-        .unwrap(),
-    )
-    .await
+    post_as(api, network, Some("application/json"), body).await
+}
+
+async fn post_as(api: &Api, network: &str, content_type: Option<&str>, body: &str) -> Reply {
+    let mut request = Request::post(format!(
+        "/v1/signatureAggregator/{network}/aggregateSignatures"
+    ));
+    if let Some(t) = content_type {
+        request = request.header("content-type", t);
+    }
+    api.request(request.body(Body::from(body.to_owned())).unwrap())
+        .await
 }
 
 /// The signed message of a 201, verified against the primary network's current set.
@@ -126,7 +86,7 @@ fn signed(d: &Devnet, r: &Reply) -> Message {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn signatures_aggregate_by_message_and_by_tx() {
     crate::harness::sqlite(|store| async move {
-        let d = devnet();
+        let d = devnet().await;
         let api = api(store, &d);
 
         // GET by tx: the conversion's SubnetToL1Conversion.
@@ -166,7 +126,7 @@ async fn signatures_aggregate_by_message_and_by_tx() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_unknown_txs_and_too_little_weight() {
     crate::harness::sqlite(|store| async move {
-        let d = devnet();
+        let d = devnet().await;
         let api = api(store, &d);
         post(&api, "fuji", r#"{"message": "0xzz"}"#)
             .await
@@ -183,6 +143,25 @@ async fn bad_requests_unknown_txs_and_too_little_weight() {
         post(&api, "fuji", "not json")
             .await
             .assert_error(400, "request body is not a valid JSON object");
+        // What a cross-site form can send is refused before anything is parsed or asked.
+        for content_type in [
+            None,
+            Some("application/x-www-form-urlencoded"),
+            Some("text/plain"),
+            Some("multipart/form-data; boundary=x"),
+        ] {
+            post_as(&api, "fuji", content_type, r#"{"message": "00"}"#)
+                .await
+                .assert_error(415, "Content-Type: application/json");
+        }
+        post_as(
+            &api,
+            "fuji",
+            Some("Application/JSON; charset=utf-8"),
+            "not json",
+        )
+        .await
+        .assert_error(400, "request body is not a valid JSON object");
         post(
             &api,
             "fuji",

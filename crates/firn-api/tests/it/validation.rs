@@ -115,6 +115,18 @@ pub async fn bad_parameters_are_400_naming_the_parameter(store: Store) {
             "addresses or nodeIds is required",
         ),
         (
+            "/v1/chains/18446744073709551615".to_owned(),
+            "chain id 18446744073709551615 is out of range",
+        ),
+        (
+            "/v1/networks/fuji/rewards?addresses=,".to_owned(),
+            "addresses or nodeIds is required",
+        ),
+        (
+            "/v1/networks/fuji/rewards?addresses=,&nodeIds=,,".to_owned(),
+            "addresses or nodeIds is required",
+        ),
+        (
             format!("/v1/networks/fuji/rewards?addresses={a}&currency=btc"),
             "currency must be one of",
         ),
@@ -153,35 +165,35 @@ pub async fn bad_parameters_are_400_naming_the_parameter(store: Store) {
         ),
         (
             format!(
-                "/v1/chains/{CHAIN}/addresses/{}/transactions:listErc20?startBlock=-1",
+                "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listErc20?startBlock=-1",
                 evm_address(1)
             ),
             "startBlock must not be less than 0",
         ),
         (
             format!(
-                "/v1/chains/{CHAIN}/addresses/{}/transactions:listErc721?startBlock=5&endBlock=2",
+                "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listErc721?startBlock=5&endBlock=2",
                 evm_address(1)
             ),
             "startBlock must be less than or equal to endBlock",
         ),
         (
             format!(
-                "/v1/chains/{CHAIN}/addresses/{}/balances:listCollectibles?pageSize=501",
+                "/v1/chains/{CHAIN}/addresses/{:#x}/balances:listCollectibles?pageSize=501",
                 evm_address(1)
             ),
             "pageSize must not be greater than 500",
         ),
         (
             format!(
-                "/v1/chains/{CHAIN}/addresses/{}/balances:listCollectibles?contractAddress=0x1",
+                "/v1/chains/{CHAIN}/addresses/{:#x}/balances:listCollectibles?contractAddress=0x1",
                 evm_address(1)
             ),
             "contractAddress must be an EVM address",
         ),
         (
             format!(
-                "/v1/chains/{CHAIN}/contracts/{}/transactions:getDeployment?currency=xyz",
+                "/v1/chains/{CHAIN}/contracts/{:#x}/transactions:getDeployment?currency=xyz",
                 evm_address(1)
             ),
             "currency must be one of",
@@ -200,7 +212,7 @@ pub async fn bad_parameters_are_400_naming_the_parameter(store: Store) {
     assert_eq!(r.json["message"].as_array().unwrap().len(), 2, "{}", r.json);
     // A collectibles page of 500 is fine.
     api.ok(&format!(
-        "/v1/chains/{CHAIN}/addresses/{}/balances:listCollectibles?pageSize=500",
+        "/v1/chains/{CHAIN}/addresses/{:#x}/balances:listCollectibles?pageSize=500",
         evm_address(1)
     ))
     .await;
@@ -254,7 +266,7 @@ pub async fn unknown_things_are_404(store: Store) {
         ),
         (
             format!(
-                "/v1/chains/{CHAIN}/contracts/{}/transactions:getDeployment",
+                "/v1/chains/{CHAIN}/contracts/{:#x}/transactions:getDeployment",
                 evm_address(424242)
             ),
             "no deployment",
@@ -363,6 +375,42 @@ pub async fn api_keys_and_rate_limits(store: Store) {
     api.request(get(Some(("x-glacier-api-key", "good-key"))))
         .await
         .assert_error(429, "Too Many Requests");
+}
+
+/// With `require_api_key` the keys are access control: no key or a wrong one is 401, and a
+/// client guessing keys is slowed to 429 before it gets far.
+pub async fn required_keys_refuse_and_slow_down_guessing(store: Store) {
+    let config = ApiConfig {
+        api_keys: vec!["good-key".to_owned()],
+        require_api_key: true,
+        ..ApiConfig::default()
+    };
+    let api = Api::with_config(store, config);
+    let get = |key: Option<String>| {
+        let mut b = Request::get("/v1/live-check");
+        if let Some(k) = key {
+            b = b.header("x-glacier-api-key", k);
+        }
+        b.body(Body::empty()).unwrap()
+    };
+    api.request(get(None))
+        .await
+        .assert_error(401, "An API key is required");
+    assert_eq!(api.request(get(Some("good-key".into()))).await.status, 200);
+    let mut statuses = Vec::new();
+    for i in 0..40 {
+        statuses.push(
+            api.request(get(Some(format!("guess-{i}"))))
+                .await
+                .status
+                .as_u16(),
+        );
+    }
+    // 30 wrong tries a minute (the missing key above counted as one), then 429s.
+    assert_eq!(statuses.iter().filter(|s| **s == 401).count(), 29);
+    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 11);
+    // The good key still works: guessing did not lock its owner out.
+    assert_eq!(api.request(get(Some("good-key".into()))).await.status, 200);
 }
 
 pub async fn no_limits_by_default_and_body_limit(store: Store) {

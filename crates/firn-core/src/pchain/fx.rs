@@ -5,9 +5,10 @@
 //! ID (see [`super::type_id`]) followed by the value.
 
 use super::type_id;
-use crate::codec::{CodecError, Decode, Encode, Reader, Writer};
+use crate::codec::{self, CodecError, Decode, Encode, Reader, Writer};
 use crate::codec_struct;
 use crate::ids::{Id, ShortId};
+use std::cmp::Ordering;
 
 /// The secp256k1fx ID (`spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ`), which
 /// AvalancheGo shows as `fxID` on every output and input.
@@ -245,6 +246,21 @@ codec_struct!(TransferableOutput {
     output: Output
 });
 
+impl TransferableOutput {
+    /// AvalancheGo's canonical order of outputs (`avax.SortTransferableOutputs`): by asset,
+    /// then by the output's codec bytes. A tx's outputs must be in this order.
+    pub fn canonical_cmp(&self, other: &Self) -> Ordering {
+        self.asset_id
+            .cmp(&other.asset_id)
+            .then_with(|| codec::to_bytes(&self.output).cmp(&codec::to_bytes(&other.output)))
+    }
+
+    /// Sorts `outputs` into the canonical order ([`Self::canonical_cmp`]).
+    pub fn sort_canonical(outputs: &mut [Self]) {
+        outputs.sort_by(Self::canonical_cmp);
+    }
+}
+
 /// A UTXO being spent (avax.TransferableInput): which output of which tx, and how.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -388,6 +404,20 @@ mod tests {
             SECP256K1FX_ID.to_string(),
             "spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ"
         );
+    }
+
+    #[test]
+    fn outputs_sort_by_asset_then_output_bytes() {
+        let out = |asset: u8, amount: u64| TransferableOutput {
+            asset_id: Id([asset; 32]),
+            output: Output::Transfer(TransferOutput {
+                amount,
+                owners: OutputOwners::default(),
+            }),
+        };
+        let mut outs = vec![out(2, 1), out(1, 9), out(1, 3)];
+        TransferableOutput::sort_canonical(&mut outs);
+        assert_eq!(outs, vec![out(1, 3), out(1, 9), out(2, 1)]);
     }
 
     #[test]

@@ -13,8 +13,9 @@ use super::fx::{
     TransferInput, TransferOutput, TransferableInput, TransferableOutput,
 };
 use super::tx::{BaseTx, SubnetValidator, Tx, UnsignedTx, Validator};
-use crate::address::{Address, hrp_for_network};
+use crate::address::ChainAddress;
 use crate::encoding::hex_encode_nc;
+use crate::network::hrp_for_network;
 use crate::warp::messages::PChainOwner;
 use serde_json::{Map, Value, json};
 
@@ -37,7 +38,7 @@ impl JsonContext {
     }
 
     fn address(&self, id: &crate::ids::ShortId) -> Value {
-        let addr = Address {
+        let addr = ChainAddress {
             chain: self.chain_alias.clone(),
             hrp: self.hrp.clone(),
             id: *id,

@@ -4,7 +4,8 @@
 //! - [`tx`]: [`UnsignedTx`] (every type through Etna) and the signed [`Tx`];
 //! - [`block`]: [`Block`] (Apricot 0–4 and Banff 29–32);
 //! - [`json`]: the JSON form `platform.getBlock` and `platform.getTx` give with `encoding: json`;
-//! - [`reward`]: how a delegator's reward is split with its validator.
+//! - [`reward`]: the staking reward calculator, how a delegator's reward is split with its
+//!   validator, and what a delegator earned.
 //!
 //! Decoding goes through [`crate::codec::from_bytes`]; IDs are computed while decoding, from the
 //! exact input bytes, so a decoded tx or block knows its ID without re-encoding.

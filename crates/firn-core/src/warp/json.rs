@@ -1,10 +1,11 @@
 //! A readable JSON form of Warp messages, with the payload and any P-Chain L1 message decoded.
 //! AvalancheGo has no JSON for these; the shape is firn's, used by `firn decode` and the APIs.
 
-use super::messages::{L1Message, P_CHAIN_ID, PChainOwner};
+use super::messages::{L1Message, PChainOwner};
 use super::payload::Payload;
 use super::{BitSetSignature, UnsignedMessage};
 use crate::encoding::hex_encode_nc;
+use crate::network::P_CHAIN_ID;
 use serde_json::{Value, json};
 
 fn owner(o: &PChainOwner) -> Value {

@@ -27,10 +27,8 @@ use super::payload::{AddressedCall, Payload};
 use super::{PUBLIC_KEY_LEN, UnsignedMessage, WarpError};
 use crate::codec::{self, CodecError, Decode, Encode, Reader, Writer};
 use crate::ids::{Id, NodeId, ShortId};
+use crate::network::P_CHAIN_ID;
 use serde::{Deserialize, Deserializer, Serialize};
-
-/// The P-Chain's chain ID (and the primary network's subnet ID): the zero ID.
-pub const P_CHAIN_ID: Id = Id::ZERO;
 
 /// Type ID of [`SubnetToL1Conversion`].
 pub const SUBNET_TO_L1_CONVERSION_TYPE_ID: u32 = 0;

@@ -110,7 +110,7 @@ pub enum WarpError {
 pub struct UnsignedMessage {
     /// The network the message belongs to (1 mainnet, 5 Fuji, ...).
     pub network_id: u32,
-    /// The chain that sent the message; [`messages::P_CHAIN_ID`] for P-Chain messages.
+    /// The chain that sent the message; [`crate::network::P_CHAIN_ID`] for P-Chain messages.
     pub source_chain_id: Id,
     /// Opaque payload, usually the bytes of a [`payload::Payload`].
     pub payload: Vec<u8>,

@@ -1,7 +1,7 @@
 //! `encoding/ids-addresses.json` and `teleporter/event-topics.json`.
 
 use crate::vectors;
-use firn_core::address::{Address, format_address};
+use firn_core::address::{ChainAddress, format_address};
 use firn_core::encoding::{cb58_decode, cb58_encode};
 use firn_core::evm::{create_address, event_topic};
 use firn_core::ids::{Id, NodeId, ShortId};
@@ -32,7 +32,7 @@ fn ids_and_addresses_vector() {
     let id = ShortId::from_slice(&vectors::unhex(unit["short_id_hex"].as_str().unwrap())).unwrap();
     let text = unit["bech32_unittest"].as_str().unwrap();
     assert_eq!(format_address("P", 10, &id), text);
-    assert_eq!(text.parse::<Address>().unwrap().id, id);
+    assert_eq!(text.parse::<ChainAddress>().unwrap().id, id);
     let node = &v["node_id"][0];
     let id = NodeId::from_slice(&vectors::unhex(node["bytes_hex"].as_str().unwrap())).unwrap();
     assert_eq!(id.to_string(), node["node_id"].as_str().unwrap());

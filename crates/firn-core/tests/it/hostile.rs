@@ -173,7 +173,7 @@ fn block_decoder_survives_mutated_vectors() {
 
 #[test]
 fn text_decoders_survive_mutated_strings() {
-    use firn_core::address::Address;
+    use firn_core::address::ChainAddress;
     use firn_core::encoding::{Encoding, cb58_decode};
     use firn_core::ids::{Id, NodeId};
     let ids: Vec<Vec<u8>> = [
@@ -217,7 +217,7 @@ fn text_decoders_survive_mutated_strings() {
         5_000,
         |b| {
             let s = text(b)?;
-            let addr = s.parse::<Address>().ok()?;
+            let addr = s.parse::<ChainAddress>().ok()?;
             let (_, bech) = s.split_once('-')?;
             (bech == bech.to_lowercase()).then_some(addr)
         },

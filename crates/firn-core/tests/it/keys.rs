@@ -1,10 +1,11 @@
 //! Vectors and properties of `firn_core::keys`.
 
 use crate::vectors;
-use firn_core::address::{FUJI_ID, LOCAL_ID, MAINNET_ID, format_address};
+use firn_core::address::format_address;
 use firn_core::encoding::cb58_encode;
 use firn_core::keys::bls::{self, BlsError};
 use firn_core::keys::secp256k1::{self, KeyError, PrivateKey, RecoverableSignature};
+use firn_core::network::{FUJI_ID, LOCAL_ID, MAINNET_ID};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------

@@ -307,7 +307,7 @@ proptest! {
 proptest! {
     #[test]
     fn text_forms_of_ids_and_addresses_round_trip(bytes in proptest::array::uniform32(any::<u8>()), network in any::<u32>()) {
-        use firn_core::address::{Address, format_address};
+        use firn_core::address::{ChainAddress, format_address};
         use firn_core::ids::{NodeId, ShortId};
         let id = Id(bytes);
         prop_assert_eq!(id.to_string().parse::<Id>().unwrap(), id);
@@ -316,7 +316,7 @@ proptest! {
         prop_assert_eq!(ShortId(short).to_string().parse::<ShortId>().unwrap(), ShortId(short));
         prop_assert_eq!(NodeId(short).to_string().parse::<NodeId>().unwrap(), NodeId(short));
         let addr = format_address("P", network, &ShortId(short));
-        prop_assert_eq!(addr.parse::<Address>().unwrap(), Address::new("P", network, ShortId(short)));
+        prop_assert_eq!(addr.parse::<ChainAddress>().unwrap(), ChainAddress::new("P", network, ShortId(short)));
     }
 }
 

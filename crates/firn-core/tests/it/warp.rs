@@ -4,13 +4,14 @@ use crate::vectors::{json, unhex};
 use firn_core::codec::CodecError;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::keys::bls;
+use firn_core::network::P_CHAIN_ID;
 use firn_core::warp::acp118::{
     L1ValidatorRegistrationJustification, Preimage, SignatureRequest, SignatureResponse,
     SubnetIdIndex,
 };
 use firn_core::warp::messages::{
-    ConversionValidatorData, L1Message, L1ValidatorRegistration, L1ValidatorWeight, P_CHAIN_ID,
-    PChainOwner, RegisterL1Validator, SubnetToL1Conversion, SubnetToL1ConversionData,
+    ConversionValidatorData, L1Message, L1ValidatorRegistration, L1ValidatorWeight, PChainOwner,
+    RegisterL1Validator, SubnetToL1Conversion, SubnetToL1ConversionData,
 };
 use firn_core::warp::payload::{AddressedCall, Payload};
 use firn_core::warp::validators::CanonicalValidatorSet;

@@ -2,28 +2,11 @@
 //! well-formedness and canonical order (AvalancheGo's `SyntacticVerify`).
 
 use crate::error::{FxError, TxError};
-use firn_core::codec::{self, Encode, Writer};
+use firn_core::codec;
 use firn_core::pchain::fx::{Input, Output, OutputOwners, TransferableInput, TransferableOutput};
 use firn_core::pchain::tx::BaseTx;
 use firn_core::warp::messages::PChainOwner;
 use std::cmp::Ordering;
-
-fn output_bytes(o: &Output) -> Vec<u8> {
-    let mut w = Writer::new();
-    o.encode(&mut w);
-    w.into_bytes()
-}
-
-fn cmp_outputs(a: &TransferableOutput, b: &TransferableOutput) -> Ordering {
-    a.asset_id
-        .cmp(&b.asset_id)
-        .then_with(|| output_bytes(&a.output).cmp(&output_bytes(&b.output)))
-}
-
-/// Sorts outputs canonically: by asset, then by the output's bytes.
-pub fn sort_outputs(outs: &mut [TransferableOutput]) {
-    outs.sort_by(cmp_outputs);
-}
 
 /// Sorts inputs canonically: by tx ID, then output index.
 pub fn sort_inputs(ins: &mut [TransferableInput]) {
@@ -95,7 +78,7 @@ pub fn verify_outputs(outs: &[TransferableOutput]) -> Result<(), TxError> {
     }
     if outs
         .windows(2)
-        .any(|w| cmp_outputs(&w[0], &w[1]) == Ordering::Greater)
+        .any(|w| w[0].canonical_cmp(&w[1]) == Ordering::Greater)
     {
         return Err(TxError::OutputsNotSorted);
     }
@@ -160,7 +143,7 @@ mod tests {
     fn sorted_outputs_verify_and_unsorted_do_not() {
         let mut outs = vec![out(9, 1), out(3, 2), out(5, 1)];
         assert_eq!(verify_outputs(&outs), Err(TxError::OutputsNotSorted));
-        sort_outputs(&mut outs);
+        TransferableOutput::sort_canonical(&mut outs);
         assert_eq!(verify_outputs(&outs), Ok(()));
         assert_eq!(
             verify_outputs(&[out(0, 1)]),

@@ -1,25 +1,23 @@
 //! The devnet's validators as Warp signers: [`DevnetSigners`] answers ACP-118 signature
 //! requests the way AvalancheGo nodes do, and is the devnet side of
-//! [`firn_aggregator::ValidatorNetwork`] (and of [`firn_aggregator::PChainReader`]).
+//! [`firn_aggregator::ValidatorNetwork`] (and of [`firn_aggregator::JustificationSource`]).
 //!
 //! - Every node with a known BLS key (the genesis validators' keys derive from the seed;
 //!   others are added with [`DevnetSigners::add_key`]) signs with its own key.
 //! - What a node agrees to sign depends on the message's source chain: the P-Chain's rules
 //!   are [`PChainRules`]; any other chain signs only through a [`WarpVerifier`] registered
-//!   for it with [`DevnetSigners::register_chain`]. An EVM chain's rules are [`EvmRules`]
-//!   (messages sent through the Warp precompile, hashes of accepted blocks, uptimes), set up
-//!   by [`DevnetSigners::register_evm_chain`].
+//!   for it with [`DevnetSigners::register_chain`] (an EVM chain's rules live with the EVM
+//!   chains, in `firn-node`).
 //! - Each node can be made [`SignerBehaviour::Slow`], [`SignerBehaviour::Offline`] or
 //!   [`SignerBehaviour::BadSignature`], from the devnet config (`warp_signers`) or at run
 //!   time ([`DevnetSigners::set_behaviour`]).
 //! - As AvalancheGo's handler does, a node remembers what it signed by message ID and
 //!   answers again from that memory without re-checking.
 
-mod evm_rules;
 mod pchain_rules;
 mod reader;
 
-pub use evm_rules::{EvmRules, PARSE_ERR_CODE, VERIFY_ERR_CODE};
+pub use crate::genesis::SignerBehaviour;
 pub use pchain_rules::PChainRules;
 
 use crate::error::DevnetError;
@@ -27,10 +25,9 @@ use crate::vm::PChain;
 use firn_aggregator::{AppError, BoxFuture, NetworkError, Validator, ValidatorNetwork};
 use firn_core::ids::{Id, NodeId};
 use firn_core::keys::bls;
+use firn_core::network::P_CHAIN_ID;
 use firn_core::warp::UnsignedMessage;
 use firn_core::warp::acp118::{SignatureRequest, SignatureResponse};
-use firn_core::warp::messages::P_CHAIN_ID;
-use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -39,24 +36,6 @@ use std::time::Duration;
 const ERR_UNEXPECTED: i32 = -1;
 /// How many (node, message) signatures nodes remember.
 const SIGNED_MEMORY: usize = 1 << 16;
-
-/// How a devnet validator answers signature requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SignerBehaviour {
-    /// Signs what its chain state justifies, at once.
-    #[default]
-    Honest,
-    /// Cannot be reached.
-    Offline,
-    /// Answers with a well-formed signature of something else.
-    BadSignature,
-    /// Answers honestly after a delay.
-    Slow {
-        /// The delay, milliseconds.
-        delay_ms: u64,
-    },
-}
 
 /// Decides whether a chain's validators sign a message: AvalancheGo's `acp118.Verifier`.
 /// The network ID and source chain are checked before it is called.
@@ -160,13 +139,6 @@ impl DevnetSigners {
     /// Lets nodes sign messages from `chain_id` when `verifier` agrees (EVM chains).
     pub fn register_chain(&self, chain_id: Id, verifier: Arc<dyn WarpVerifier>) {
         lock_write(&self.chains).insert(chain_id, verifier);
-    }
-
-    /// Lets nodes sign what the EVM chain `chain` vouches for ([`EvmRules`]), under its
-    /// blockchain ID. Its signing subnet is the subnet validating it on the P-Chain.
-    pub fn register_evm_chain(&self, chain: Arc<firn_evm::EvmChain>) {
-        let rules = EvmRules::new(chain, self.chain.clone());
-        self.register_chain(rules.chain_id(), Arc::new(rules));
     }
 
     /// `bytes` as a validated key, parsed once.
@@ -316,26 +288,5 @@ impl ValidatorNetwork for DevnetSigners {
                 }
             }
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::genesis::DevnetConfig;
-
-    #[test]
-    fn signer_behaviours_read_from_the_devnet_config() {
-        let node = DevnetConfig::default().validator_node_id(1);
-        let json = format!(
-            r#"{{"warp_signers": {{"{node}": {{"slow": {{"delay_ms": 250}}}}, "NodeID-111111111111111111116DBWJs": "offline"}}}}"#
-        );
-        let config: DevnetConfig = serde_json::from_str(&json).unwrap();
-        assert_eq!(
-            config.warp_signers[&node],
-            super::SignerBehaviour::Slow { delay_ms: 250 }
-        );
-        let back: DevnetConfig =
-            serde_json::from_str(&serde_json::to_string(&config).unwrap()).unwrap();
-        assert_eq!(back, config);
     }
 }

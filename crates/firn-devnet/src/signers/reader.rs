@@ -1,15 +1,15 @@
-//! The devnet side of [`PChainReader`]: accepted txs and L1 validations, for building the
+//! The devnet side of [`JustificationSource`]: accepted txs and L1 validations, for building the
 //! P-Chain message an L1 tx justifies.
 
 use super::DevnetSigners;
 use crate::vm::TxStatus;
 use firn_aggregator::pchain::preimage_in_tx;
-use firn_aggregator::{BoxFuture, NetworkError, PChainReader};
+use firn_aggregator::{BoxFuture, JustificationSource, NetworkError};
 use firn_core::ids::Id;
 use firn_core::pchain::tx::UnsignedTx;
 use firn_core::warp::acp118::Preimage;
 
-impl PChainReader for DevnetSigners {
+impl JustificationSource for DevnetSigners {
     fn tx(&self, tx_id: Id) -> BoxFuture<'_, Result<Option<UnsignedTx>, NetworkError>> {
         Box::pin(async move {
             Ok(self

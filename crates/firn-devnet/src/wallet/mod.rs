@@ -11,7 +11,6 @@ mod l1;
 pub use l1::{L1ValidatorSpec, manager_message, sign_warp};
 
 use crate::error::TxError;
-use crate::executor::syntax::sort_outputs;
 use crate::genesis::{NetworkIdentity, single_owner};
 use crate::vm::PChain;
 use firn_core::codec::Bytes;
@@ -316,7 +315,7 @@ impl<'a> Wallet<'a> {
     ) -> Vec<Vec<usize>> {
         let mut outputs = std::mem::take(&mut spent.change);
         outputs.extend(extra_outputs);
-        sort_outputs(&mut outputs);
+        TransferableOutput::sort_canonical(&mut outputs);
         base.outputs = outputs;
         base.inputs = spent.inputs.iter().map(|(i, _)| i.clone()).collect();
         spent.inputs.iter().map(|(_, keys)| keys.clone()).collect()
@@ -437,7 +436,7 @@ impl<'a> Wallet<'a> {
         let mut base = self.base();
         let keys = self.fill(&mut base, &mut spent, Vec::new());
         let mut stake = std::mem::take(&mut spent.stake);
-        sort_outputs(&mut stake);
+        TransferableOutput::sort_canonical(&mut stake);
         FundedStake { base, keys, stake }
     }
 

@@ -1,8 +1,9 @@
 //! The history generator: valid, deterministic, resumable weeks of activity.
 use crate::common::*;
 use firn_core::ids::Id;
+use firn_core::network::SUBNET_EVM_VM_ID;
 use firn_devnet::genesis::DevnetConfig;
-use firn_devnet::history::{HistoryGenerator, HistoryPlan, SUBNET_EVM_VM_ID};
+use firn_devnet::history::{HistoryGenerator, HistoryPlan};
 
 fn plan(days: u32) -> HistoryPlan {
     HistoryPlan {

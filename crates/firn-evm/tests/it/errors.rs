@@ -125,3 +125,51 @@ fn a_reverting_call_reports_its_reason() {
         Err(TxError::Reverted { .. })
     ));
 }
+
+/// Init code that loops forever: `JUMPDEST PUSH1 0 JUMP`.
+const LOOP_FOREVER: [u8; 4] = [0x5b, 0x60, 0x00, 0x56];
+
+#[test]
+fn a_call_that_runs_past_its_timeout_is_aborted_and_frees_the_chain() {
+    let (chain, _clock) = chain();
+    chain.set_call_limits(firn_evm::CallLimits {
+        gas_cap: u64::MAX,
+        timeout: std::time::Duration::from_millis(100),
+    });
+    let req = firn_evm::CallRequest {
+        from: Some(key(0).address()),
+        input: Some(Bytes::from(LOOP_FOREVER.to_vec())),
+        gas: Some(u64::MAX / 2),
+        ..Default::default()
+    };
+    let started = std::time::Instant::now();
+    let err = chain.call(&req).unwrap_err();
+    assert_eq!(err.to_string(), "execution aborted (timeout = 100ms)");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // The chain still builds once the call gave up its lock.
+    chain
+        .submit_raw_tx(&transfer(&key(1), 0, key(2).address(), ether(1)))
+        .unwrap();
+    assert!(chain.build_block().unwrap().is_some());
+}
+
+#[test]
+fn a_call_gets_no_more_gas_than_the_cap() {
+    let (chain, _clock) = chain();
+    chain.set_call_limits(firn_evm::CallLimits {
+        gas_cap: 100_000,
+        timeout: std::time::Duration::from_secs(5),
+    });
+    let req = firn_evm::CallRequest {
+        from: Some(key(0).address()),
+        input: Some(Bytes::from(LOOP_FOREVER.to_vec())),
+        gas: Some(u64::MAX),
+        ..Default::default()
+    };
+    // The loop runs out of the capped gas rather than running for ever.
+    assert!(matches!(chain.call(&req), Err(TxError::Halted(m)) if m == "out of gas"));
+    assert!(matches!(
+        chain.estimate_gas(&req),
+        Err(TxError::GasExceedsAllowance(100_000))
+    ));
+}

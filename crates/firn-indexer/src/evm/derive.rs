@@ -6,8 +6,8 @@ use firn_store::types::{Address, U256};
 
 use super::source::FetchedEvmBlock;
 use super::transfers;
-use super::wire::CallFrame;
 use crate::error::{IndexerError, Result};
+use firn_rpc::methods::eth::CallFrame;
 
 /// The rows of `f` on chain `chain_id` (token metadata is added by the caller).
 pub fn block_rows(chain_id: u64, f: &FetchedEvmBlock) -> Result<EvmBlockRows> {
@@ -33,7 +33,7 @@ pub fn block_rows(chain_id: u64, f: &FetchedEvmBlock) -> Result<EvmBlockRows> {
             max_priority_fee: tx.max_priority_fee_per_gas,
             tx_type,
             success: r.status.is_none_or(|s| s == 1),
-            input: tx.input.clone(),
+            input: tx.input.to_vec(),
             contract_address: r.contract_address,
         });
         for l in &r.logs {
@@ -43,7 +43,7 @@ pub fn block_rows(chain_id: u64, f: &FetchedEvmBlock) -> Result<EvmBlockRows> {
                     .map_err(|e| IndexerError::decode(what(), e))?,
                 address: l.address,
                 topics: l.topics.clone(),
-                data: l.data.clone(),
+                data: l.data.to_vec(),
             });
         }
     }
@@ -96,8 +96,8 @@ fn flatten(
         to: frame.to.unwrap_or(Address::ZERO),
         call_type: frame.kind.clone(),
         value: frame.value.unwrap_or(U256::ZERO),
-        gas_used: frame.gas_used.unwrap_or(0),
-        gas_limit: frame.gas.unwrap_or(0),
+        gas_used: frame.gas_used,
+        gas_limit: frame.gas,
         reverted,
     });
     *next += 1;
@@ -113,12 +113,15 @@ mod tests {
     fn frame(kind: &str, to: u8, error: bool, calls: Vec<CallFrame>) -> CallFrame {
         CallFrame {
             kind: kind.to_owned(),
-            from: Address([0xaa; 20]),
-            to: Some(Address([to; 20])),
+            from: Address::new([0xaa; 20]),
+            to: Some(Address::new([to; 20])),
             value: Some(U256::from(u64::from(to))),
-            gas: Some(100),
-            gas_used: Some(50),
+            gas: 100,
+            gas_used: 50,
+            input: Default::default(),
+            output: Default::default(),
             error: error.then(|| "execution reverted".to_owned()),
+            revert_reason: None,
             calls,
         }
     }

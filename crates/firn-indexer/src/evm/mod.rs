@@ -5,32 +5,51 @@
 
 mod derive;
 mod discover;
+mod metadata;
 mod nft;
 mod source;
 mod tokens;
 mod transfers;
-mod wire;
+mod web;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use firn_rpc::client::redact_url;
 use firn_store::rows::ChainKey;
-use firn_store::rows::evm::{EvmBlockRows, EvmChain, TokenTransfer};
-use firn_store::types::B256;
+use firn_store::rows::evm::{EvmBlockRows, EvmChainRecord, TokenTransfer};
+use firn_store::types::{Address, B256};
 use firn_store::{CursorStore, EvmReader, EvmWriter, Store};
 use tracing::{debug, info, warn};
 
 pub use derive::block_rows;
-pub use discover::{EvmEndpoint, discover, follow_all};
-pub use nft::{MetadataFetcher, decode_data_uri};
+pub use discover::{
+    ChainProgress, ChainSelection, DiscoveryStatus, EvmEndpoint, discover, follow_all, probe,
+};
+pub use metadata::{MetadataWorker, WorkerConfig};
+pub use nft::{MetadataFetcher, MetadataLimits, decode_data_uri};
 pub use source::{EvmSource, FetchedEvmBlock};
 pub use transfers::decode as decode_transfers;
+pub use web::{FetchError, WebClient, is_public};
 
 use crate::error::{IndexerError, Result};
 use crate::pchain::{IndexerConfig, Progress};
 use tokens::KnownTokens;
 
 type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// Rollbacks one sync may make before it gives up (and is retried with backoff): a node that
+/// keeps changing its history is not followed back and forth for ever.
+const MAX_REWINDS: u32 = 3;
+
+/// Stops a background task when the follower stops.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
 
 /// Follows one EVM chain of one node into one store.
 pub struct EvmIndexer {
@@ -39,6 +58,8 @@ pub struct EvmIndexer {
     store: Store,
     config: IndexerConfig,
     metadata: MetadataFetcher,
+    /// Woken after a commit that minted NFTs.
+    minted: Arc<tokio::sync::Notify>,
     on_progress: Option<ProgressFn>,
     chain_id: Option<u64>,
     tokens: KnownTokens,
@@ -59,16 +80,19 @@ impl std::fmt::Debug for EvmIndexer {
 }
 
 impl EvmIndexer {
-    /// A follower of `endpoint` into `store`. Metadata documents at http(s) URIs are fetched
-    /// with a 10 s timeout and a 1 MiB cap unless [`EvmIndexer::metadata`] says otherwise.
+    /// A follower of `endpoint` into `store`. While it follows, metadata documents at http(s)
+    /// URIs are fetched in the background as [`IndexerConfig::metadata`] and
+    /// [`IndexerConfig::metadata_worker`] say.
     pub fn new(endpoint: EvmEndpoint, store: Store, config: IndexerConfig) -> Result<Self> {
         let client = firn_rpc::EthClient::new(&endpoint.url, firn_rpc::ClientConfig::default())?;
+        let metadata = MetadataFetcher::new(config.metadata);
         Ok(Self {
             source: EvmSource::new(client, config.request_blocks, config.concurrency),
             endpoint,
             store,
             config,
-            metadata: MetadataFetcher::new(true, Duration::from_secs(10), 1 << 20),
+            metadata,
+            minted: Arc::default(),
             on_progress: None,
             chain_id: None,
             tokens: KnownTokens::default(),
@@ -84,31 +108,49 @@ impl EvmIndexer {
         self
     }
 
-    /// How NFT metadata documents are fetched.
-    pub fn metadata(mut self, fetcher: MetadataFetcher) -> Self {
-        self.metadata = fetcher;
-        self
-    }
-
     /// The EVM chain ID, once the node has told it.
     pub fn chain_id(&self) -> Option<u64> {
         self.chain_id
     }
 
     /// Registers the chain and indexes up to the node's tip at the time of the call, retrying
-    /// failures with backoff. Returns the committed height.
+    /// failures with backoff; then reads the metadata of the NFTs minted, fetching documents
+    /// once each (as [`IndexerConfig::metadata`] allows). Returns the committed height.
     pub async fn backfill(&mut self) -> Result<Option<u64>> {
         let chain_id = self.retrying(|me| Box::pin(me.register())).await?;
         let tip = self.retrying(|me| Box::pin(me.source.tip())).await?;
         self.retrying(move |me| Box::pin(me.sync_to(chain_id, tip)))
             .await?;
+        if let Some(config) = self.config.metadata_worker {
+            let mut worker = MetadataWorker::new(
+                self.store.clone(),
+                chain_id,
+                self.source.clone(),
+                self.metadata.clone(),
+                WorkerConfig {
+                    max_attempts: 1,
+                    ..config
+                },
+            );
+            worker.pass().await?;
+        }
         Ok(self.store.find_cursor(ChainKey::Evm(chain_id)).await?)
     }
 
     /// Backfills, then follows the tip until the future is dropped (or failures exceed
-    /// [`IndexerConfig::max_attempts`]).
+    /// [`IndexerConfig::max_attempts`]), with the metadata worker running beside it.
     pub async fn follow(&mut self) -> Result<()> {
         let chain_id = self.retrying(|me| Box::pin(me.register())).await?;
+        let _worker = self.config.metadata_worker.map(|config| {
+            let worker = MetadataWorker::new(
+                self.store.clone(),
+                chain_id,
+                self.source.clone(),
+                self.metadata.clone(),
+                config,
+            );
+            AbortOnDrop(tokio::spawn(worker.run(self.minted.clone())))
+        });
         loop {
             let tip = self.retrying(|me| Box::pin(me.source.tip())).await?;
             self.retrying(move |me| Box::pin(me.sync_to(chain_id, tip)))
@@ -137,7 +179,7 @@ impl EvmIndexer {
                     if self.config.max_attempts.is_some_and(|m| attempt >= m) {
                         return Err(error);
                     }
-                    warn!(target: "indexer::evm", url = %self.endpoint.url, %error, attempt, backoff_ms = backoff.as_millis() as u64, "evm indexing failed, retrying");
+                    warn!(target: "indexer::evm", url = %redact_url(&self.endpoint.url), %error, attempt, backoff_ms = backoff.as_millis() as u64, "evm indexing failed, retrying");
                     tokio::time::sleep(backoff).await;
                     backoff = backoff.saturating_mul(2).min(self.config.max_backoff);
                 }
@@ -153,7 +195,7 @@ impl EvmIndexer {
         let chain_id = self.source.chain_id().await?;
         let e = &self.endpoint;
         self.store
-            .upsert_evm_chain(&EvmChain {
+            .upsert_evm_chain(&EvmChainRecord {
                 chain_id,
                 blockchain_id: e.blockchain_id,
                 subnet_id: e.subnet_id,
@@ -166,18 +208,69 @@ impl EvmIndexer {
                 rpc_url: e.url.clone(),
             })
             .await?;
-        info!(target: "indexer::evm", chain_id, name = %e.name, url = %e.url, "registered evm chain");
+        info!(target: "indexer::evm", chain_id, name = %e.name, url = %redact_url(&e.url), "registered evm chain");
         self.chain_id = Some(chain_id);
         Ok(chain_id)
     }
 
-    /// Fetches, derives and commits every block after the cursor up to `tip`.
+    /// Fetches, derives and commits every block after the cursor up to `tip`; where the node's
+    /// history departs from the stored one, steps back to where they agree first.
     async fn sync_to(&mut self, chain_id: u64, tip: u64) -> Result<()> {
+        let mut rewinds = 0;
+        loop {
+            match self.sync_once(chain_id, tip).await {
+                Err(IndexerError::EvmDiverged { height }) if rewinds < MAX_REWINDS => {
+                    rewinds += 1;
+                    self.rewind(chain_id, height).await?;
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// Finds the last block below `diverged` on which the node and the store agree, and rolls
+    /// the store back to it. A node whose block `diverged` does not follow its own block below
+    /// (replicas behind a load balancer answering in turn) is not followed back: that is an
+    /// error, retried later.
+    async fn rewind(&mut self, chain_id: u64, diverged: u64) -> Result<()> {
+        self.last_hash = None;
+        self.tokens.clear();
+        let mut height = diverged.saturating_sub(1);
+        loop {
+            let stored = self.store.find_evm_block(chain_id, height).await?;
+            let node = self.source.block_hash(height).await?;
+            if stored.is_some_and(|b| Some(b.block.hash) == node) {
+                break;
+            }
+            let depth = diverged - height;
+            if height == 0 || depth > firn_store::UNDO_BLOCKS {
+                return Err(firn_store::StoreError::RollbackTooDeep {
+                    chain_id,
+                    to: height,
+                    window: firn_store::UNDO_BLOCKS,
+                }
+                .into());
+            }
+            height -= 1;
+        }
+        if height + 1 == diverged {
+            return Err(IndexerError::decode(
+                format!("evm block {diverged}"),
+                "the node's block does not follow its own parent (inconsistent replicas?)",
+            ));
+        }
+        let cursor = self.store.rollback_evm_chain(chain_id, height).await?;
+        warn!(target: "indexer::evm", chain_id, from = diverged - 1, to = ?cursor, url = %redact_url(&self.endpoint.url), "the node shows another history above this block: rolled the store back");
+        Ok(())
+    }
+
+    /// [`EvmIndexer::sync_to`] without stepping back.
+    async fn sync_once(&mut self, chain_id: u64, tip: u64) -> Result<()> {
         let cursor = self.store.find_cursor(ChainKey::Evm(chain_id)).await?;
         if self.started_at.is_none() {
             self.started_at = Some(cursor);
         }
-        let from = cursor.map_or(0, |c| c + 1);
+        let from = cursor.map_or(0, |c| c.saturating_add(1));
         if from > tip {
             self.report(cursor.unwrap_or(0), tip);
             return Ok(());
@@ -219,16 +312,10 @@ impl EvmIndexer {
         for f in blocks {
             let b = &f.block;
             if let Some((h, hash)) = self.last_hash
-                && h + 1 == b.number
+                && h.checked_add(1) == Some(b.number)
                 && b.parent_hash != hash
             {
-                return Err(IndexerError::Decode {
-                    what: format!("evm block {}", b.number),
-                    reason: format!(
-                        "parent {} is not the stored block {h} ({hash})",
-                        b.parent_hash
-                    ),
-                });
+                return Err(IndexerError::EvmDiverged { height: b.number });
             }
             rows.push(block_rows(chain_id, f)?);
             self.last_hash = Some((b.number, b.hash));
@@ -239,14 +326,18 @@ impl EvmIndexer {
         self.add_metadata(chain_id, &mut rows).await?;
         let started = Instant::now();
         let outcome = self.store.commit_evm_blocks(&rows).await?;
+        let mut transfers = rows.iter().flat_map(|r| &r.transfers);
+        if transfers.any(|t| t.from == Address::ZERO && t.token_id.is_some()) {
+            self.minted.notify_one();
+        }
         self.committed += outcome.committed as u64;
         debug!(target: "indexer::evm", chain_id, height = last, committed = outcome.committed, skipped = outcome.skipped, commit_ms = started.elapsed().as_millis() as u64, "committed evm blocks");
         self.report(last, tip);
         Ok(())
     }
 
-    /// Token metadata rides with the block that first shows the token; NFT metadata is stored
-    /// first (an idempotent upsert), so a crash before the commit loses nothing.
+    /// Token metadata rides with the block that first shows the token. (The store queues
+    /// the metadata of minted NFTs itself; the worker reads it.)
     async fn add_metadata(&mut self, chain_id: u64, rows: &mut [EvmBlockRows]) -> Result<()> {
         let transfers: Vec<&TokenTransfer> = rows.iter().flat_map(|r| &r.transfers).collect();
         if transfers.is_empty() {
@@ -256,14 +347,6 @@ impl EvmIndexer {
             .tokens
             .new_tokens(&self.source, &self.store, chain_id, &transfers)
             .await?;
-        let stamped: Vec<(&TokenTransfer, u64)> = rows
-            .iter()
-            .flat_map(|r| r.transfers.iter().map(|t| (t, r.block.timestamp)))
-            .collect();
-        let nfts = self.metadata.minted(&self.source, &stamped).await?;
-        for m in &nfts {
-            self.store.upsert_nft_metadata(chain_id, m).await?;
-        }
         for token in tokens {
             if let Some(r) = rows
                 .iter_mut()

@@ -1,115 +1,165 @@
 //! NFT metadata: the ERC-721 `tokenURI(id)` or ERC-1155 `uri(id)` of each newly minted token,
-//! and the JSON document it points at. `data:` URIs (base64 or plain, percent-encoded) are
-//! decoded offline; `http(s)` ones are fetched with a timeout and a size cap. The outcome is
-//! one of the Data API's `NftTokenMetadataStatus` values.
+//! and the JSON document it points at. A commit only records the mint (the store queues a
+//! row with status [`NftMetadata::URI_UNREAD`]); the [`MetadataWorker`](super::metadata::MetadataWorker) reads
+//! the URI and fetches the document in the background, so that no contract or server can slow
+//! indexing down. `data:` URIs (base64 or plain, percent-encoded) are decoded offline. The
+//! outcome is one of the Data API's `NftTokenMetadataStatus` values.
+//!
+//! What is stored is bounded, whatever a contract or its server returns: a document of at
+//! most [`MetadataLimits::max_document`] bytes, URIs of at most [`MAX_URI_BYTES`], names of
+//! [`MAX_NAME_CHARS`], symbols of [`MAX_SYMBOL_CHARS`], descriptions of
+//! [`MAX_DESCRIPTION_CHARS`] characters, attribute and property sets of
+//! [`MAX_ATTRIBUTES_BYTES`] bytes of JSON (a longer one is left out, as a cut one would not
+//! parse).
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use base64::Engine;
-use firn_store::rows::evm::{NftMetadata, TokenStandard, TokenTransfer};
-use firn_store::types::{Address, U256};
+use firn_store::rows::evm::{NftMetadata, TokenStandard};
 use serde_json::Value;
 
 use super::source::EvmSource;
 use super::tokens::abi_string;
+use super::web::{FetchError, WebClient};
 use crate::error::Result;
 
 const TOKEN_URI: [u8; 4] = [0xc8, 0x7b, 0x56, 0xdd];
 const URI: [u8; 4] = [0x0e, 0x89, 0x34, 0x1c];
 
+/// Longest URI stored (token URI, image, animation, external URL), bytes; a longer one is left
+/// out (a `data:` token URI is still decoded).
+pub const MAX_URI_BYTES: usize = 16 * 1024;
+/// Longest name stored, characters (longer ones are cut).
+pub const MAX_NAME_CHARS: usize = 256;
+/// Longest symbol stored, characters.
+pub const MAX_SYMBOL_CHARS: usize = 64;
+/// Longest description stored, characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 4096;
+/// Largest attribute or property set stored, bytes of JSON.
+pub const MAX_ATTRIBUTES_BYTES: usize = 16 * 1024;
+
 /// How metadata documents are fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetadataLimits {
+    /// Whether http(s) documents are fetched at all (off: they stay `UNINDEXED`).
+    pub fetch: bool,
+    /// Time for one request.
+    pub timeout: Duration,
+    /// Largest document read, bytes.
+    pub max_document: usize,
+    /// Whether URIs may point at loopback and private addresses (the devnet's own servers;
+    /// never on a public chain).
+    pub allow_private: bool,
+}
+
+impl Default for MetadataLimits {
+    fn default() -> Self {
+        Self {
+            fetch: true,
+            timeout: Duration::from_secs(10),
+            max_document: 1 << 20,
+            allow_private: false,
+        }
+    }
+}
+
+/// Reads token URIs and turns documents into metadata.
 #[derive(Debug, Clone)]
 pub struct MetadataFetcher {
-    http: Option<reqwest::Client>,
-    /// Largest document accepted, in bytes.
-    pub max_bytes: usize,
+    web: Option<WebClient>,
+    limits: MetadataLimits,
 }
 
 impl MetadataFetcher {
-    /// A fetcher with a per-request `timeout` and a `max_bytes` cap; `http: false` never goes
-    /// online (http(s) URIs are left `UNINDEXED`).
-    pub fn new(http: bool, timeout: Duration, max_bytes: usize) -> Self {
-        let http = http
-            .then(|| reqwest::Client::builder().timeout(timeout).build().ok())
+    /// A fetcher within `limits`.
+    pub fn new(limits: MetadataLimits) -> Self {
+        let web = limits
+            .fetch
+            .then(|| WebClient::new(limits.timeout, limits.max_document, limits.allow_private).ok())
             .flatten();
-        Self { http, max_bytes }
+        Self { web, limits }
     }
 
-    /// The metadata of every NFT minted in `transfers` (first mint per token and ID), each
-    /// stamped with the minting block's time so a re-run writes the same row.
-    pub async fn minted(
+    /// Whether http(s) documents are fetched at all.
+    pub fn fetches(&self) -> bool {
+        self.web.is_some()
+    }
+
+    /// Reads the `tokenURI(id)` (ERC-721) or `uri(id)` (ERC-1155, `{id}` substituted) of `m`
+    /// and, for a URI that needs no network, its document. A call that fails or reverts makes
+    /// it `MISSING_TOKEN`; an http(s) URI leaves it `UNINDEXED`.
+    pub async fn read_uri(
         &self,
         source: &EvmSource,
-        transfers: &[(&TokenTransfer, u64)],
-    ) -> Result<Vec<NftMetadata>> {
-        let mut minted: BTreeMap<(Address, U256), (TokenStandard, u64)> = BTreeMap::new();
-        for (t, ts) in transfers {
-            let (Some(id), true) = (t.token_id, t.from == Address::ZERO) else {
-                continue;
-            };
-            if t.standard != TokenStandard::Erc20 {
-                minted.entry((t.token, id)).or_insert((t.standard, *ts));
-            }
-        }
-        if minted.is_empty() {
-            return Ok(Vec::new());
-        }
-        let calls: Vec<(Address, Vec<u8>)> = minted
-            .iter()
-            .map(|((token, id), (standard, _))| {
-                let mut data = match standard {
-                    TokenStandard::Erc1155 => URI.to_vec(),
-                    _ => TOKEN_URI.to_vec(),
+        standard: TokenStandard,
+        m: &mut NftMetadata,
+    ) -> Result<()> {
+        let mut data = match standard {
+            TokenStandard::Erc1155 => URI.to_vec(),
+            _ => TOKEN_URI.to_vec(),
+        };
+        data.extend(m.token_id.to_be_bytes::<32>());
+        let out = source.calls(&[(m.token, data)], None).await?;
+        match out.first().and_then(Option::as_deref).and_then(abi_string) {
+            None => m.index_status = "MISSING_TOKEN".to_owned(),
+            Some(uri) => {
+                let uri = match standard {
+                    TokenStandard::Erc1155 => {
+                        uri.replace("{id}", &hex::encode(m.token_id.to_be_bytes::<32>()))
+                    }
+                    _ => uri,
                 };
-                data.extend(id.to_be_bytes());
-                (*token, data)
-            })
-            .collect();
-        let uris = source.calls(&calls).await?;
-        let mut out = Vec::with_capacity(minted.len());
-        for (((token, id), (standard, ts)), uri) in minted.into_iter().zip(uris) {
-            let mut m = NftMetadata {
-                token,
-                token_id: id,
-                updated_at: Some(ts),
-                ..NftMetadata::default()
-            };
-            match uri.as_deref().and_then(abi_string) {
-                None => m.index_status = "MISSING_TOKEN".to_owned(),
-                Some(uri) => {
-                    let uri = match standard {
-                        TokenStandard::Erc1155 => {
-                            uri.replace("{id}", &hex::encode(id.to_be_bytes()))
-                        }
-                        _ => uri,
-                    };
-                    m.token_uri = uri;
-                    self.resolve(&mut m).await;
-                }
+                self.resolve_offline(m, &uri);
             }
-            out.push(m);
         }
-        Ok(out)
+        Ok(())
     }
 
-    /// Fills `m` from the document at `m.token_uri` and sets its status.
-    async fn resolve(&self, m: &mut NftMetadata) {
-        let uri = m.token_uri.trim().to_owned();
+    /// Sets `m`'s URI and, for a URI that needs no network, its document and status; an
+    /// http(s) one is left `UNINDEXED`.
+    fn resolve_offline(&self, m: &mut NftMetadata, uri: &str) {
+        let uri = uri.trim();
+        m.token_uri = bounded_uri(uri).unwrap_or_default();
         let doc = if uri.is_empty() {
             Err("INVALID_TOKEN_URI")
         } else if let Some(rest) = uri.strip_prefix("data:") {
             decode_data_uri(rest).ok_or("INVALID_TOKEN_URI")
         } else if uri.starts_with("http://") || uri.starts_with("https://") {
-            match &self.http {
-                Some(http) => self.fetch(http, &uri).await,
-                None => Err("UNINDEXED"),
+            // One too long to store cannot be fetched later either.
+            if m.token_uri.is_empty() {
+                Err("INVALID_TOKEN_URI")
+            } else {
+                Err(NftMetadata::UNINDEXED)
             }
         } else {
             Err("INVALID_TOKEN_URI_SCHEME")
         };
+        self.finish(m, doc);
+    }
+
+    /// Fetches the document of an `UNINDEXED` `m` and fills it; `Err` with a retryable
+    /// failure leaves it `UNINDEXED` for another try.
+    pub async fn resolve_remote(&self, m: &mut NftMetadata) -> Result<(), FetchError> {
+        let Some(web) = &self.web else {
+            return Ok(());
+        };
+        match web.get(m.token_uri.trim()).await {
+            Ok(doc) => {
+                self.finish(m, Ok(doc));
+                Ok(())
+            }
+            Err(e) if e.retryable() => Err(e),
+            Err(e) => {
+                self.finish(m, Err(e.status()));
+                Ok(())
+            }
+        }
+    }
+
+    /// The final status, and the fields of a document that parses.
+    fn finish(&self, m: &mut NftMetadata, doc: Result<Vec<u8>, &'static str>) {
         let status = doc.and_then(|bytes| {
-            if bytes.len() > self.max_bytes {
+            if bytes.len() > self.limits.max_document {
                 return Err("METADATA_CONTENT_TOO_LARGE");
             }
             let v: Value = serde_json::from_slice(&bytes).map_err(|_| "INVALID_METADATA_JSON")?;
@@ -121,32 +171,18 @@ impl MetadataFetcher {
             Ok(s) | Err(s) => s.to_owned(),
         };
     }
+}
 
-    async fn fetch(&self, http: &reqwest::Client, uri: &str) -> Result<Vec<u8>, &'static str> {
-        let mut resp = http
-            .get(uri)
-            .send()
-            .await
-            .map_err(|_| "UNREACHABLE_TOKEN_URI")?;
-        match resp.status().as_u16() {
-            429 => return Err("THROTTLED_TOKEN_URI"),
-            s if !(200..300).contains(&s) => return Err("UNREACHABLE_TOKEN_URI"),
-            _ => {}
-        }
-        if resp
-            .content_length()
-            .is_some_and(|n| n > self.max_bytes as u64)
-        {
-            return Err("METADATA_CONTENT_TOO_LARGE");
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|_| "UNREACHABLE_TOKEN_URI")? {
-            body.extend_from_slice(&chunk);
-            if body.len() > self.max_bytes {
-                return Err("METADATA_CONTENT_TOO_LARGE");
-            }
-        }
-        Ok(body)
+/// `uri` if it is short enough to store.
+fn bounded_uri(uri: &str) -> Option<String> {
+    (uri.len() <= MAX_URI_BYTES).then(|| uri.to_owned())
+}
+
+/// `s` cut to `max` characters.
+pub(crate) fn bounded_text(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((cut, _)) => s[..cut].to_owned(),
+        None => s.to_owned(),
     }
 }
 
@@ -188,16 +224,23 @@ fn percent_decode(s: &str) -> Option<Vec<u8>> {
 }
 
 fn fill(m: &mut NftMetadata, obj: &serde_json::Map<String, Value>) {
-    let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_owned);
-    m.name = text("name");
-    m.symbol = text("symbol");
-    m.image_uri = text("image").or_else(|| text("image_url"));
-    m.description = text("description");
-    m.animation_uri = text("animation_url");
-    m.external_url = text("external_url");
-    m.background = text("background_color");
-    m.attributes = obj.get("attributes").map(Value::to_string);
-    m.properties = obj.get("properties").map(Value::to_string);
+    let text = |k: &str| obj.get(k).and_then(Value::as_str);
+    let cut = |k: &str, max| text(k).map(|s| bounded_text(s, max));
+    let uri = |k: &str| text(k).and_then(bounded_uri);
+    let json = |k: &str| {
+        obj.get(k)
+            .map(Value::to_string)
+            .filter(|j| j.len() <= MAX_ATTRIBUTES_BYTES)
+    };
+    m.name = cut("name", MAX_NAME_CHARS);
+    m.symbol = cut("symbol", MAX_SYMBOL_CHARS);
+    m.image_uri = uri("image").or_else(|| uri("image_url"));
+    m.description = cut("description", MAX_DESCRIPTION_CHARS);
+    m.animation_uri = uri("animation_url");
+    m.external_url = uri("external_url");
+    m.background = cut("background_color", MAX_SYMBOL_CHARS);
+    m.attributes = json("attributes");
+    m.properties = json("properties");
     m.decimals = obj
         .get("decimals")
         .and_then(Value::as_u64)
@@ -209,12 +252,13 @@ mod tests {
     use super::*;
 
     async fn status_of(uri: &str) -> NftMetadata {
-        let f = MetadataFetcher::new(false, Duration::from_secs(1), 64);
-        let mut m = NftMetadata {
-            token_uri: uri.to_owned(),
-            ..NftMetadata::default()
-        };
-        f.resolve(&mut m).await;
+        let f = MetadataFetcher::new(MetadataLimits {
+            fetch: false,
+            max_document: 64,
+            ..MetadataLimits::default()
+        });
+        let mut m = NftMetadata::default();
+        f.resolve_offline(&mut m, uri);
         m
     }
 
@@ -250,5 +294,51 @@ mod tests {
             status_of(&big).await.index_status,
             "METADATA_CONTENT_TOO_LARGE"
         );
+        let remote = status_of("https://example.com/1.json").await;
+        assert_eq!(
+            (remote.index_status.as_str(), remote.token_uri.as_str()),
+            ("UNINDEXED", "https://example.com/1.json")
+        );
+        // Too long to store, so never fetched.
+        let long = status_of(&format!(
+            "https://example.com/{}",
+            "a".repeat(MAX_URI_BYTES)
+        ))
+        .await;
+        assert_eq!(
+            (long.index_status.as_str(), long.token_uri.as_str()),
+            ("INVALID_TOKEN_URI", "")
+        );
+    }
+
+    #[test]
+    fn what_a_document_says_is_stored_within_bounds() {
+        let mut m = NftMetadata::default();
+        let long = "n".repeat(10_000);
+        let doc = serde_json::json!({
+            "name": long,
+            "symbol": long,
+            "description": long,
+            "image": format!("data:image/svg+xml;base64,{}", "A".repeat(MAX_URI_BYTES)),
+            "attributes": (0..5_000).map(|i| serde_json::json!({"trait_type": i})).collect::<Vec<_>>(),
+            "properties": {"ok": true},
+        });
+        fill(&mut m, doc.as_object().unwrap());
+        assert_eq!(
+            m.name.as_ref().map(|s| s.chars().count()),
+            Some(MAX_NAME_CHARS)
+        );
+        assert_eq!(
+            m.symbol.as_ref().map(|s| s.chars().count()),
+            Some(MAX_SYMBOL_CHARS)
+        );
+        assert_eq!(
+            m.description.as_ref().map(|s| s.chars().count()),
+            Some(MAX_DESCRIPTION_CHARS)
+        );
+        assert_eq!(m.image_uri, None, "a URI too long is left out");
+        assert_eq!(m.attributes, None, "an attribute set too large is left out");
+        assert_eq!(m.properties.as_deref(), Some(r#"{"ok":true}"#));
+        assert_eq!(bounded_text("héllo", 2), "hé");
     }
 }

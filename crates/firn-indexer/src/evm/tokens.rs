@@ -1,6 +1,8 @@
 //! Token contract metadata for contracts first seen in a transfer: `name()`, `symbol()` and
-//! (ERC-20) `decimals()` read with `eth_call`. A call that reverts or returns garbage leaves
-//! the field empty: many tokens omit them.
+//! (ERC-20) `decimals()` read with `eth_call`. A call that reverts, returns garbage or burns
+//! more than [`TOKEN_CALL_GAS`] leaves the field empty: many tokens omit them, and a contract
+//! must not be able to slow the commit down. Names are cut to [`MAX_NAME_CHARS`], symbols to
+//! [`MAX_SYMBOL_CHARS`] characters.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -8,6 +10,7 @@ use firn_store::rows::evm::{Token, TokenStandard, TokenTransfer};
 use firn_store::types::Address;
 use firn_store::{EvmReader, Store};
 
+use super::nft::{MAX_NAME_CHARS, MAX_SYMBOL_CHARS, bounded_text};
 use super::source::EvmSource;
 use super::transfers::{small_word, word};
 use crate::error::Result;
@@ -15,6 +18,8 @@ use crate::error::Result;
 const NAME: [u8; 4] = [0x06, 0xfd, 0xde, 0x03];
 const SYMBOL: [u8; 4] = [0x95, 0xd8, 0x9b, 0x41];
 const DECIMALS: [u8; 4] = [0x31, 0x3c, 0xe5, 0x67];
+/// Gas each call may use: a hundred times what a stored string costs to return.
+pub const TOKEN_CALL_GAS: u64 = 1_000_000;
 
 /// The token contracts already known (stored, or read in this run).
 #[derive(Debug, Default)]
@@ -28,7 +33,7 @@ impl KnownTokens {
         self.seen.clear();
     }
 
-    /// Reads the metadata of every token in `transfers` not seen before, in one batch.
+    /// Reads the metadata of every token in `transfers` not seen before.
     pub async fn new_tokens(
         &mut self,
         source: &EvmSource,
@@ -56,13 +61,14 @@ impl KnownTokens {
             calls.push((*address, SYMBOL.to_vec()));
             calls.push((*address, DECIMALS.to_vec()));
         }
-        let out = source.calls(&calls).await?;
+        let out = source.calls(&calls, Some(TOKEN_CALL_GAS)).await?;
         let mut tokens = Vec::with_capacity(fresh.len());
         for (i, (address, standard)) in fresh.into_iter().enumerate() {
-            let text = |k: usize| {
+            let text = |k: usize, max: usize| {
                 out.get(i * 3 + k)
                     .and_then(|o| o.as_deref())
                     .and_then(abi_string)
+                    .map(|s| bounded_text(&s, max))
                     .unwrap_or_default()
             };
             let decimals = match standard {
@@ -70,15 +76,14 @@ impl KnownTokens {
                     .get(i * 3 + 2)
                     .and_then(|o| o.as_deref())
                     .and_then(|d| word(d, 0))
-                    .and_then(|w| w.to_u128())
-                    .and_then(|v| u8::try_from(v).ok()),
+                    .and_then(|w| u8::try_from(w).ok()),
                 _ => None,
             };
             tokens.push(Token {
                 address,
                 standard,
-                name: text(0),
-                symbol: text(1),
+                name: text(0, MAX_NAME_CHARS),
+                symbol: text(1, MAX_SYMBOL_CHARS),
                 decimals,
             });
             self.seen.insert(address);
@@ -112,8 +117,8 @@ mod tests {
     #[test]
     fn strings_decode_in_both_styles() {
         let mut enc = Vec::new();
-        enc.extend(firn_store::types::U256::from(32u64).to_be_bytes());
-        enc.extend(firn_store::types::U256::from(4u64).to_be_bytes());
+        enc.extend(firn_store::types::U256::from(32u64).to_be_bytes::<32>());
+        enc.extend(firn_store::types::U256::from(4u64).to_be_bytes::<32>());
         let mut tail = b"FIRN".to_vec();
         tail.resize(32, 0);
         enc.extend(tail);

@@ -7,10 +7,11 @@ use firn_core::evm::{event_topic, events};
 use firn_store::rows::evm::{EvmLog, TokenStandard, TokenTransfer};
 use firn_store::types::{Address, B256, U256};
 
-static TRANSFER: LazyLock<B256> = LazyLock::new(|| B256(event_topic(events::TRANSFER)));
+static TRANSFER: LazyLock<B256> = LazyLock::new(|| B256::new(event_topic(events::TRANSFER)));
 static TRANSFER_SINGLE: LazyLock<B256> =
-    LazyLock::new(|| B256(event_topic(events::TRANSFER_SINGLE)));
-static TRANSFER_BATCH: LazyLock<B256> = LazyLock::new(|| B256(event_topic(events::TRANSFER_BATCH)));
+    LazyLock::new(|| B256::new(event_topic(events::TRANSFER_SINGLE)));
+static TRANSFER_BATCH: LazyLock<B256> =
+    LazyLock::new(|| B256::new(event_topic(events::TRANSFER_BATCH)));
 
 /// The transfers `log` records; none when it is not a well-formed transfer event.
 pub fn decode(log: &EvmLog) -> Vec<TokenTransfer> {
@@ -92,21 +93,20 @@ fn topic_address(topics: &[B256], i: usize) -> Option<Address> {
     t.0[..12]
         .iter()
         .all(|b| *b == 0)
-        .then(|| Address::from_slice(&t.0[12..]))
-        .flatten()
+        .then(|| Address::from_word(*t))
 }
 
 /// ABI word `i` of `data` as a uint256.
 pub(crate) fn word(data: &[u8], i: usize) -> Option<U256> {
     let start = i.checked_mul(32)?;
     let bytes: [u8; 32] = data.get(start..start.checked_add(32)?)?.try_into().ok()?;
-    Some(U256::from_be_bytes(bytes))
+    Some(U256::from_be_bytes::<32>(bytes))
 }
 
 /// A small ABI word (an offset or a length) as a `usize`.
 pub(crate) fn small_word(data: &[u8], i: usize) -> Option<usize> {
     let w = word(data, i)?;
-    let v = usize::try_from(w.to_u128()?).ok()?;
+    let v = usize::try_from(w).ok()?;
     // Anything longer than the data is malformed.
     (v <= data.len()).then_some(v)
 }
@@ -129,18 +129,18 @@ mod tests {
     fn addr_topic(b: u8) -> B256 {
         let mut t = [0u8; 32];
         t[12..].fill(b);
-        B256(t)
+        B256::new(t)
     }
 
     fn u(v: u64) -> [u8; 32] {
-        U256::from(v).to_be_bytes()
+        U256::from(v).to_be_bytes::<32>()
     }
 
     fn log(topics: Vec<B256>, data: Vec<u8>) -> EvmLog {
         EvmLog {
             tx_index: 1,
             log_index: 7,
-            address: Address([0xee; 20]),
+            address: Address::new([0xee; 20]),
             topics,
             data,
         }
@@ -155,10 +155,10 @@ mod tests {
         assert_eq!(t20.len(), 1);
         assert_eq!(t20[0].standard, TokenStandard::Erc20);
         assert_eq!((t20[0].value, t20[0].token_id), (U256::from(500u64), None));
-        assert_eq!(t20[0].to, Address([2; 20]));
+        assert_eq!(t20[0].to, Address::new([2; 20]));
 
         let t721 = decode(&log(
-            vec![*TRANSFER, addr_topic(0), addr_topic(2), B256(u(9))],
+            vec![*TRANSFER, addr_topic(0), addr_topic(2), B256::new(u(9))],
             Vec::new(),
         ));
         assert_eq!(t721[0].standard, TokenStandard::Erc721);

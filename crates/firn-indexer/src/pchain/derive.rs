@@ -5,13 +5,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use firn_core::codec::{Encode, Writer};
 use firn_core::ids::{Id, ShortId};
+use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::block::BlockKind;
 use firn_core::pchain::fx::{Output, OutputOwners, TransferableOutput};
 use firn_core::pchain::{Block, Tx, UnsignedTx};
 use firn_store::Store;
 use firn_store::rows::pchain::{
-    AssetAmount, BlockchainInfo, NewBlockchain, Owner, P_CHAIN_ID, PBlock, PChainBlockRows, PTx,
-    PTxCore, PTxDetails, PUtxo, SubnetChange, UtxoType,
+    AssetAmount, BlockchainInfo, NewBlockchain, Owner, PBlock, PChainBlockRows, PTx, PTxCore,
+    PTxDetails, PUtxo, SubnetChange, UtxoType,
 };
 
 use super::known::Known;
@@ -349,10 +350,19 @@ pub(crate) fn hex_of(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The `config.chainId` of an EVM genesis (JSON), if the genesis is one.
+/// The `config.chainId` of an EVM genesis (JSON), if the genesis is one and its chain ID fits
+/// the store (a signed 64-bit integer). Chain data is anyone's: a genesis that is not JSON, or
+/// whose chain ID is larger, is a chain without an EVM chain ID, never a failed commit.
 fn evm_chain_id(genesis: &[u8]) -> Option<u64> {
     let v: serde_json::Value = serde_json::from_slice(genesis).ok()?;
-    v.get("config")?.get("chainId")?.as_u64()
+    let id = v.get("config")?.get("chainId")?;
+    match id.as_u64().filter(|id| i64::try_from(*id).is_ok()) {
+        Some(id) => Some(id),
+        None => {
+            tracing::warn!(chain_id = %id, "genesis chain ID does not fit a signed 64-bit integer; storing the chain without it");
+            None
+        }
+    }
 }
 
 fn empty_tx(id: Id, tx_type: &str) -> PTx {
@@ -398,5 +408,19 @@ mod tests {
             Some(99999)
         );
         assert_eq!(evm_chain_id(b"not json"), None);
+        assert_eq!(
+            evm_chain_id(br#"{"config":{"chainId":9223372036854775807}}"#),
+            Some(i64::MAX as u64)
+        );
+        for huge in [
+            "9223372036854775808",
+            "18446744073709551616",
+            "-1",
+            "1e30",
+            "\"1\"",
+        ] {
+            let genesis = format!(r#"{{"config":{{"chainId":{huge}}}}}"#);
+            assert_eq!(evm_chain_id(genesis.as_bytes()), None, "{huge}");
+        }
     }
 }

@@ -95,7 +95,7 @@ impl Known {
             return Ok(*shares);
         }
         let validator = latest_validator(store, node, |v| {
-            v.staker.subnet_id == firn_store::rows::pchain::P_CHAIN_ID && v.staker.start_ts <= start
+            v.staker.subnet_id == firn_core::network::P_CHAIN_ID && v.staker.start_ts <= start
         })
         .await?
         .ok_or_else(|| IndexerError::Missing {

@@ -5,13 +5,14 @@
 use std::collections::BTreeSet;
 
 use firn_core::ids::{Id, NodeId, ShortId};
+use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::UnsignedTx;
 use firn_core::warp::Message;
 use firn_core::warp::messages::{L1Message, L1ValidatorWeight, RegisterL1Validator};
 use firn_core::warp::payload::Payload;
 use firn_store::rows::pchain::{
-    BlsCredentials, L1Validator, L1ValidatorDetail, L1ValidatorManager, P_CHAIN_ID, PTx, PUtxo,
-    SubnetChange, UtxoType,
+    BlsCredentials, L1Validator, L1ValidatorDetail, L1ValidatorManager, PTx, PUtxo, SubnetChange,
+    UtxoType,
 };
 use tracing::warn;
 

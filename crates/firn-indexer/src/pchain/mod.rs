@@ -20,6 +20,7 @@ use tracing::{debug, info, warn};
 pub use source::{FetchedBlock, PChainSource, RawUtxo};
 
 use crate::error::{IndexerError, Result};
+use crate::evm::{MetadataLimits, WorkerConfig};
 use derive::Deriver;
 use known::Known;
 
@@ -43,6 +44,11 @@ pub struct IndexerConfig {
     pub max_backoff: Duration,
     /// Give up after this many failures in a row (`None`: never, as a service should).
     pub max_attempts: Option<u32>,
+    /// How NFT metadata documents are read.
+    pub metadata: MetadataLimits,
+    /// How the background fetcher of http(s) metadata works while following (`None`: it does
+    /// not run; those documents stay `UNINDEXED`).
+    pub metadata_worker: Option<WorkerConfig>,
 }
 
 impl Default for IndexerConfig {
@@ -56,6 +62,8 @@ impl Default for IndexerConfig {
             initial_backoff: Duration::from_millis(200),
             max_backoff: Duration::from_secs(30),
             max_attempts: None,
+            metadata: MetadataLimits::default(),
+            metadata_worker: Some(WorkerConfig::default()),
         }
     }
 }
@@ -191,8 +199,8 @@ impl PChainIndexer {
             self.started_at = Some(cursor);
         }
         let from = match (&self.held, cursor) {
-            (Some(h), _) => h.block.height() + 1,
-            (None, Some(c)) => c + 1,
+            (Some(h), _) => h.block.height().saturating_add(1),
+            (None, Some(c)) => c.saturating_add(1),
             (None, None) => 0,
         };
         if from > tip {
@@ -258,7 +266,7 @@ impl PChainIndexer {
 
     fn check_parent(&self, b: &FetchedBlock) -> Result<()> {
         if let Some((h, hash)) = self.last_hash
-            && h + 1 == b.block.height()
+            && h.checked_add(1) == Some(b.block.height())
             && b.block.parent_id() != hash
         {
             return Err(IndexerError::ParentMismatch {

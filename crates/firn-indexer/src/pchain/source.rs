@@ -1,15 +1,18 @@
 //! The P-Chain as the node's RPC shows it: heights, blocks (hex), txs, reward UTXOs and the
 //! current stakers' potential rewards.
 
-use firn_core::address::Address;
+use firn_core::address::ChainAddress;
 use firn_core::codec::{self, Decode, Reader};
 use firn_core::encoding::hex_decode_checksummed;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::pchain::fx::Output;
 use firn_core::pchain::{Block, Tx};
 use firn_rpc::AvalancheClient;
-use serde::Deserialize;
-use serde_json::json;
+use firn_rpc::methods::platform::{
+    CurrentValidator, Encoded, GetBlockByHeight, GetBlockByHeightParams, GetCurrentValidators,
+    GetHeight, GetRewardUtxos, GetTx, GetUtxos, GetUtxosParams, TxParams, ValidatorsParams,
+};
+use firn_rpc::methods::{Method, NoParams};
 
 use crate::error::{IndexerError, Result};
 
@@ -63,21 +66,6 @@ pub struct FetchedBlock {
     pub size: u64,
 }
 
-#[derive(Deserialize)]
-struct HeightReply {
-    height: String,
-}
-
-#[derive(Deserialize)]
-struct BlockReply {
-    block: String,
-}
-
-#[derive(Deserialize)]
-struct TxReply {
-    tx: String,
-}
-
 /// What the node says of a current primary-network staker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CurrentStaker {
@@ -86,36 +74,6 @@ pub struct CurrentStaker {
     pub potential_reward: u64,
     /// The delegation fee of the validator it is or delegates to, in millionths.
     pub validator_shares: u32,
-}
-
-#[derive(Deserialize)]
-struct ValidatorsReply {
-    validators: Vec<CurrentValidatorReply>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CurrentValidatorReply {
-    #[serde(rename = "txID")]
-    tx_id: String,
-    potential_reward: Option<String>,
-    delegation_fee: Option<String>,
-    #[serde(default)]
-    delegators: Vec<CurrentDelegatorReply>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CurrentDelegatorReply {
-    #[serde(rename = "txID")]
-    tx_id: String,
-    potential_reward: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct UtxosReply {
-    #[serde(default)]
-    utxos: Vec<String>,
 }
 
 /// The node's P-Chain RPC (`…/ext/bc/P`).
@@ -136,27 +94,27 @@ impl PChainSource {
 
     /// `platform.getHeight`: the last accepted height.
     pub async fn height(&self) -> Result<u64> {
-        let r: HeightReply = self.client.call("platform.getHeight", &json!({})).await?;
-        r.height
-            .parse()
-            .map_err(|e| IndexerError::decode("platform.getHeight", e))
+        Ok(self.client.request::<GetHeight>(&NoParams {}).await?.height)
     }
 
     /// `platform.getBlockByHeight` for each height in `heights` (hex), in parallel within the
     /// concurrency bound; blocks come back in the order asked.
     pub async fn blocks(&self, heights: std::ops::Range<u64>) -> Result<Vec<FetchedBlock>> {
-        let params: Vec<serde_json::Value> = heights
+        let params: Vec<GetBlockByHeightParams> = heights
             .clone()
-            .map(|h| json!({ "height": h.to_string(), "encoding": "hex" }))
+            .map(|height| GetBlockByHeightParams {
+                height,
+                encoding: Some("hex".to_owned()),
+            })
             .collect();
         let replies = self
             .client
-            .call_many::<_, BlockReply>("platform.getBlockByHeight", params, self.concurrency)
+            .request_many::<GetBlockByHeight>(params, self.concurrency)
             .await;
         let mut out = Vec::with_capacity(replies.len());
         for (height, reply) in heights.zip(replies) {
             let reply = reply?;
-            let bytes = hex_decode_checksummed(&reply.block)
+            let bytes = hex_decode_checksummed(hex_text(&reply.block)?)
                 .map_err(|e| IndexerError::decode(format!("block {height}"), e))?;
             let block: Block = codec::from_bytes(&bytes)
                 .map_err(|e| IndexerError::decode(format!("block {height}"), e))?;
@@ -176,25 +134,17 @@ impl PChainSource {
 
     /// `platform.getTx` (hex), decoded.
     pub async fn tx(&self, tx_id: Id) -> Result<Tx> {
-        let r: TxReply = self
-            .client
-            .call(
-                "platform.getTx",
-                &json!({ "txID": tx_id.to_string(), "encoding": "hex" }),
-            )
-            .await?;
-        let bytes = hex_decode_checksummed(&r.tx).map_err(|e| IndexerError::decode("tx", e))?;
+        let r = self.client.request::<GetTx>(&hex_tx(tx_id)).await?;
+        let bytes =
+            hex_decode_checksummed(hex_text(&r.tx)?).map_err(|e| IndexerError::decode("tx", e))?;
         codec::from_bytes(&bytes).map_err(|e| IndexerError::decode(format!("tx {tx_id}"), e))
     }
 
     /// `platform.getRewardUTXOs` of the staker added by `tx_id`.
     pub async fn reward_utxos(&self, tx_id: Id) -> Result<Vec<RawUtxo>> {
-        let r: UtxosReply = self
+        let r = self
             .client
-            .call(
-                "platform.getRewardUTXOs",
-                &json!({ "txID": tx_id.to_string(), "encoding": "hex" }),
-            )
+            .request::<GetRewardUtxos>(&hex_tx(tx_id))
             .await?;
         decode_utxos(&r.utxos)
     }
@@ -207,30 +157,29 @@ impl PChainSource {
         node_id: NodeId,
         tx_id: Id,
     ) -> Result<Option<CurrentStaker>> {
-        const METHOD: &str = "platform.getCurrentValidators";
-        let r: ValidatorsReply = self
-            .client
-            .call(METHOD, &json!({ "nodeIDs": [node_id.to_string()] }))
-            .await?;
-        let tx = tx_id.to_string();
-        let number = |what: &str, v: Option<&String>| -> Result<u64> {
-            v.ok_or_else(|| IndexerError::decode(METHOD, format!("{what} missing for {tx}")))?
-                .parse()
-                .map_err(|e| IndexerError::decode(METHOD, format!("{what} of {tx}: {e}")))
+        let params = ValidatorsParams {
+            node_ids: vec![node_id],
+            ..ValidatorsParams::default()
         };
+        let r = self.client.request::<GetCurrentValidators>(&params).await?;
         for v in &r.validators {
-            let shares = match &v.delegation_fee {
-                Some(fee) => percent_to_shares(fee).ok_or_else(|| {
-                    IndexerError::decode(METHOD, format!("delegationFee {fee:?}"))
-                })?,
-                None => 0,
+            let CurrentValidator::Primary(v) = v else {
+                continue;
             };
-            let potential = if v.tx_id == tx {
-                Some(number("potentialReward", v.potential_reward.as_ref())?)
-            } else if let Some(d) = v.delegators.iter().find(|d| d.tx_id == tx) {
-                Some(number("potentialReward", d.potential_reward.as_ref())?)
+            let shares = percent_to_shares(v.delegation_fee).ok_or_else(|| {
+                IndexerError::decode(
+                    GetCurrentValidators::NAME,
+                    format!("delegationFee {}", v.delegation_fee),
+                )
+            })?;
+            let delegators = v.delegators.as_deref().unwrap_or_default();
+            let potential = if v.staker.tx_id == tx_id {
+                Some(v.potential_reward)
             } else {
-                None
+                delegators
+                    .iter()
+                    .find(|d| d.staker.tx_id == tx_id)
+                    .map(|d| d.potential_reward)
             };
             if let Some(potential_reward) = potential {
                 return Ok(Some(CurrentStaker {
@@ -246,32 +195,44 @@ impl PChainSource {
     pub async fn utxos(&self, network_id: u32, addresses: &[ShortId]) -> Result<Vec<RawUtxo>> {
         let addresses: Vec<String> = addresses
             .iter()
-            .map(|a| Address::new("P", network_id, *a).to_string())
+            .map(|a| ChainAddress::new("P", network_id, *a).to_string())
             .collect();
-        let r: UtxosReply = self
-            .client
-            .call(
-                "platform.getUTXOs",
-                &json!({ "addresses": addresses, "encoding": "hex" }),
-            )
-            .await?;
+        let params = GetUtxosParams {
+            addresses,
+            encoding: Some("hex".to_owned()),
+            ..GetUtxosParams::default()
+        };
+        let r = self.client.request::<GetUtxos>(&params).await?;
         decode_utxos(&r.utxos)
     }
 }
 
-/// AvalancheGo's delegation fee percentage (`"2.0000"`) in millionths (`20000`).
-fn percent_to_shares(percent: &str) -> Option<u32> {
-    let (whole, frac) = percent.split_once('.').unwrap_or((percent, ""));
-    if frac.len() > 4 || !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+/// `{txID, encoding: hex}`.
+fn hex_tx(tx_id: Id) -> TxParams {
+    TxParams {
+        tx_id,
+        encoding: Some("hex".to_owned()),
     }
-    let whole: u32 = whole.parse().ok()?;
-    let frac: u32 = if frac.is_empty() {
-        0
-    } else {
-        format!("{frac:0<4}").parse().ok()?
-    };
-    whole.checked_mul(10_000)?.checked_add(frac)
+}
+
+/// The hex text of a block or tx asked for in hex (a node that answers JSON is wrong).
+fn hex_text(encoded: &Encoded) -> Result<&str> {
+    match encoded {
+        Encoded::Text(s) => Ok(s),
+        Encoded::Json(_) => Err(IndexerError::decode(
+            "block or tx",
+            "JSON where hex was asked for",
+        )),
+    }
+}
+
+/// AvalancheGo's delegation fee percentage (`2.0000`, four decimals of an `f32`) in millionths
+/// (`20000`); `None` when it is not a percentage.
+fn percent_to_shares(percent: f32) -> Option<u32> {
+    let shares = (f64::from(percent) * 10_000.0).round();
+    (0.0..=1_000_000.0)
+        .contains(&shares)
+        .then_some(shares as u32)
 }
 
 fn decode_utxos(hex: &[String]) -> Result<Vec<RawUtxo>> {
@@ -289,12 +250,17 @@ mod tests {
 
     #[test]
     fn delegation_fee_percentages_read_as_millionths() {
-        assert_eq!(percent_to_shares("2.0000"), Some(20_000));
-        assert_eq!(percent_to_shares("100.0000"), Some(1_000_000));
-        assert_eq!(percent_to_shares("2.5"), Some(25_000));
-        assert_eq!(percent_to_shares("0"), Some(0));
-        assert_eq!(percent_to_shares("1.23456"), None);
-        assert_eq!(percent_to_shares("x"), None);
-        assert_eq!(percent_to_shares("1.-5"), None);
+        assert_eq!(percent_to_shares(2.0), Some(20_000));
+        assert_eq!(percent_to_shares(100.0), Some(1_000_000));
+        assert_eq!(percent_to_shares(2.5), Some(25_000));
+        assert_eq!(percent_to_shares(0.0), Some(0));
+        // Every four-decimal percentage survives f32, as AvalancheGo writes them.
+        for shares in [1, 12_345, 123_457, 999_999] {
+            let percent: f32 = format!("{:.4}", shares as f64 / 10_000.0).parse().unwrap();
+            assert_eq!(percent_to_shares(percent), Some(shares));
+        }
+        assert_eq!(percent_to_shares(100.5), None);
+        assert_eq!(percent_to_shares(-1.0), None);
+        assert_eq!(percent_to_shares(f32::NAN), None);
     }
 }

@@ -4,10 +4,11 @@
 use std::collections::BTreeSet;
 
 use firn_core::ids::ShortId;
+use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::UnsignedTx;
 use firn_core::pchain::fx::{OutputOwners, Signer, TransferableOutput};
 use firn_store::rows::pchain::{
-    BlsCredentials, NewReward, NewStaker, P_CHAIN_ID, PTx, PUtxo, RewardType, UtxoType,
+    BlsCredentials, NewReward, NewStaker, PTx, PUtxo, RewardType, UtxoType,
 };
 
 use super::derive::{Deriver, TxCtx, hex_of};

@@ -3,10 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use firn_core::address::Address;
+use firn_core::address::ChainAddress;
 use firn_core::encoding::hex_decode_checksummed;
 use firn_core::ids::{Id, NodeId, ShortId};
-use firn_store::rows::pchain::{P_CHAIN_ID, PTxRecord, StakerStatus};
+use firn_core::network::P_CHAIN_ID;
+use firn_store::rows::pchain::{PTxRecord, StakerStatus};
 use firn_store::{
     PChainReader, PTxFilter, PageRequest, RewardFilter, SortOrder, StakerFilter, Store,
 };
@@ -96,7 +97,7 @@ async fn stored_utxos(store: &Store, address: ShortId) -> BTreeMap<Id, u64> {
 
 /// The node's UTXOs of `address`.
 async fn node_utxos(rpc: &NodeRpc, network_id: u32, address: ShortId) -> BTreeMap<Id, u64> {
-    let a = Address::new("P", network_id, address).to_string();
+    let a = ChainAddress::new("P", network_id, address).to_string();
     let r = rpc
         .call(
             "platform.getUTXOs",
@@ -153,7 +154,7 @@ pub async fn balances(devnet: &Devnet, store: &Store, script: &Script) {
         let want = node_utxos(&rpc, network_id, *a).await;
         let got = stored_utxos(store, *a).await;
         assert_eq!(got, want, "UTXOs of {a}");
-        let addr = Address::new("P", network_id, *a).to_string();
+        let addr = ChainAddress::new("P", network_id, *a).to_string();
         let balance = rpc
             .call("platform.getBalance", json!({ "addresses": [addr] }))
             .await;
@@ -323,7 +324,7 @@ pub async fn subnets_and_l1(devnet: &Devnet, store: &Store, script: &Script) {
             .owner
             .addresses
             .iter()
-            .map(|a| Address::new("P", network_id, *a).to_string())
+            .map(|a| ChainAddress::new("P", network_id, *a).to_string())
             .collect();
         assert_eq!(json!(keys), want["controlKeys"], "owner of {subnet}");
         assert_eq!(got.owner.threshold, dec(&want["threshold"]) as u32);

@@ -6,49 +6,31 @@ use std::sync::Arc;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::pchain::Tx;
 use firn_core::warp::messages::{L1Message, L1ValidatorWeight, PChainOwner, RegisterL1Validator};
+use firn_devnet::PChain;
 use firn_devnet::genesis::{derive_bls, single_owner};
 use firn_devnet::vm::TxStatus;
 use firn_devnet::wallet::{L1ValidatorSpec, Wallet, manager_message, sign_warp};
-use firn_devnet::{Clock, DevnetConfig, PChain};
-use firn_rpc::{AvalancheClient, ClientConfig, Node, ServerHandle, loopback, node_router, spawn};
+use firn_node::{NodeConfig, NodeHandle};
+use firn_rpc::{AvalancheClient, ClientConfig};
 
 pub const AVAX: u64 = 1_000_000_000;
 pub const DAY: u64 = 24 * 3600;
 const MANAGER: &[u8] = &[0xAB; 20];
 
-pub use tempfile::TempDir;
-
-/// A fresh directory for test `name`, removed on drop.
-pub fn temp_dir(name: &str) -> TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("firn-{name}-"))
-        .tempdir()
-        .expect("create a temporary directory")
-}
-
 /// A devnet on a frozen clock, served with every node endpoint.
 pub struct Devnet {
     pub chain: Arc<PChain>,
-    _server: ServerHandle,
     pub url: String,
-    _dir: TempDir,
+    _node: NodeHandle,
 }
 
 impl Devnet {
     pub async fn start() -> Self {
-        let dir = temp_dir("node");
-        let config = DevnetConfig::default();
-        let clock = Clock::frozen(config.genesis_time);
-        let chain = Arc::new(PChain::open(config, dir.path(), clock).unwrap());
-        let node = Arc::new(Node::new(chain.clone(), None));
-        let router = node_router(node).build().unwrap();
-        let server = spawn(loopback(0), router).await.unwrap();
-        let url = server.url();
+        let node = firn_node::spawn(NodeConfig::test()).await.unwrap();
         Self {
-            chain,
-            _server: server,
-            url,
-            _dir: dir,
+            chain: node.pchain().clone(),
+            url: node.url().to_owned(),
+            _node: node,
         }
     }
 
@@ -138,7 +120,12 @@ impl Devnet {
         let genesis = br#"{"config":{"chainId":777001},"alloc":{}}"#.to_vec();
         let evm_chain = self.issue(
             wallet
-                .create_chain(subnet, "idxevm", Id::from_padded_str("subnetevm"), genesis)
+                .create_chain(
+                    subnet,
+                    "idxevm",
+                    firn_core::network::SUBNET_EVM_VM_ID,
+                    genesis,
+                )
                 .unwrap(),
         );
         let subnet_validator = self.issue(

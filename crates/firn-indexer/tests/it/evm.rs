@@ -27,17 +27,13 @@ fn config() -> IndexerConfig {
     }
 }
 
-fn addr(a: alloy_primitives::Address) -> Address {
-    Address(a.into_array())
-}
-
 fn hex_u64(v: &Value) -> u64 {
     u64::from_str_radix(v.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
 }
 
 fn word(v: &Value) -> U256 {
     let s = v.as_str().unwrap().trim_start_matches("0x");
-    U256::from_be_bytes(hex::decode(s).unwrap()[..32].try_into().unwrap())
+    U256::from_be_bytes::<32>(hex::decode(s).unwrap()[..32].try_into().unwrap())
 }
 
 async fn eth_call(client: &EthClient, to: Address, data: Vec<u8>) -> Value {
@@ -45,16 +41,12 @@ async fn eth_call(client: &EthClient, to: Address, data: Vec<u8>) -> Value {
         .call(
             "eth_call",
             (
-                json!({"to": to.to_string(), "data": format!("0x{}", hex::encode(data))}),
+                json!({"to": format!("{to:#x}"), "data": format!("0x{}", hex::encode(data))}),
                 "latest",
             ),
         )
         .await
         .unwrap()
-}
-
-fn alloy(a: Address) -> alloy_primitives::Address {
-    alloy_primitives::Address::from(a.0)
 }
 
 pub async fn evm_activity_matches_the_node(url: StoreUrl) {
@@ -122,9 +114,12 @@ async fn check_blocks_txs_and_traces(
             assert_eq!(tx.tx.success, hex_u64(&receipt["status"]) == 1, "{hash}");
             assert_eq!(tx.tx.gas_used, hex_u64(&receipt["gasUsed"]));
             assert_eq!(tx.tx.gas_price, word_q(&receipt["effectiveGasPrice"]));
-            assert_eq!(tx.tx.from.to_string(), receipt["from"].as_str().unwrap());
             assert_eq!(
-                tx.tx.contract_address.map(|a| a.to_string()),
+                format!("{:#x}", tx.tx.from),
+                receipt["from"].as_str().unwrap()
+            );
+            assert_eq!(
+                tx.tx.contract_address.map(|a| format!("{a:#x}")),
                 receipt["contractAddress"].as_str().map(str::to_owned)
             );
             let logs = store.list_evm_tx_logs(chain_id, hash).await.unwrap();
@@ -148,7 +143,7 @@ async fn check_blocks_txs_and_traces(
                 .await
                 .unwrap()
                 .into_iter()
-                .map(|i| (i.call_type, i.to.to_string(), i.value, i.reverted))
+                .map(|i| (i.call_type, format!("{:#x}", i.to), i.value, i.reverted))
                 .collect();
             assert_eq!(got, want, "internal txs of {hash}");
             internal_seen += got.len();
@@ -194,7 +189,7 @@ async fn check_token_balances(
     let mut fungible = 0;
     for h in hashes {
         let transfers = store.list_evm_tx_transfers(chain_id, *h).await.unwrap();
-        if *h == B256(script.failed.0) {
+        if *h == script.failed {
             assert!(transfers.is_empty(), "a failed tx moves nothing");
         }
         for t in transfers
@@ -222,14 +217,14 @@ async fn check_token_balances(
             &eth_call(
                 client,
                 *token,
-                call("balanceOf(address)", &[Tok::Addr(alloy(*holder))]),
+                call("balanceOf(address)", &[Tok::Addr(*holder)]),
             )
             .await,
         );
         assert_eq!(
             inflow.checked_sub(*outflow),
             Some(on_node),
-            "{token} balance of {holder}"
+            "{token:#x} balance of {holder:#x}"
         );
         checked += 1;
     }
@@ -243,7 +238,7 @@ async fn check_collectibles(client: &EthClient, store: &Store, chain_id: u64, sc
     let mut held: HashMap<(Address, U256), Vec<(Address, U256)>> = HashMap::new();
     for owner in &script.holders {
         let page = store
-            .list_collectibles(chain_id, addr(*owner), None, &PageRequest::first(100))
+            .list_collectibles(chain_id, *owner, None, &PageRequest::first(100))
             .await
             .unwrap();
         assert!(page.next.is_none());
@@ -253,44 +248,30 @@ async fn check_collectibles(client: &EthClient, store: &Store, chain_id: u64, sc
                 .push((c.owner, c.balance));
         }
     }
-    let nft = addr(script.nft);
+    let nft = script.nft;
     for id in 1..=3u64 {
         let id = U256::from(id);
-        let owner = eth_call(
-            client,
-            nft,
-            call(
-                "ownerOf(uint256)",
-                &[Tok::Uint(alloy_primitives::U256::from_be_bytes(
-                    id.to_be_bytes(),
-                ))],
-            ),
-        )
-        .await;
+        let owner = eth_call(client, nft, call("ownerOf(uint256)", &[Tok::Uint(id)])).await;
         let owner = Address::from_slice(
             &hex::decode(owner.as_str().unwrap().trim_start_matches("0x")).unwrap()[12..32],
-        )
-        .unwrap();
+        );
         assert_eq!(
             held.get(&(nft, id)),
             Some(&vec![(owner, U256::ONE)]),
             "ERC-721 #{id}"
         );
     }
-    let multi = addr(script.multi);
+    let multi = script.multi;
     let mut multi_rows = 0;
     for ((token, id), holders) in &held {
         if *token != multi {
             continue;
         }
         for (owner, balance) in holders {
-            let args = [
-                Tok::Addr(alloy(*owner)),
-                Tok::Uint(alloy_primitives::U256::from_be_bytes(id.to_be_bytes())),
-            ];
+            let args = [Tok::Addr(*owner), Tok::Uint(*id)];
             let on_node =
                 word(&eth_call(client, multi, call("balanceOf(address,uint256)", &args)).await);
-            assert_eq!(*balance, on_node, "ERC-1155 {id} of {owner}");
+            assert_eq!(*balance, on_node, "ERC-1155 {id} of {owner:#x}");
             multi_rows += 1;
         }
     }
@@ -308,13 +289,9 @@ async fn check_metadata_and_deployments(
         (script.token, TokenStandard::Erc20, "Firn Token"),
         (script.nft, TokenStandard::Erc721, "Firn Cats"),
     ] {
-        let t = store
-            .find_token(chain_id, addr(contract))
-            .await
-            .unwrap()
-            .unwrap();
+        let t = store.find_token(chain_id, contract).await.unwrap().unwrap();
         assert_eq!((t.standard, t.name.as_str()), (standard, name));
-        let sym = eth_call(client, addr(contract), call("symbol()", &[])).await;
+        let sym = eth_call(client, contract, call("symbol()", &[])).await;
         let sym = hex::decode(sym.as_str().unwrap().trim_start_matches("0x")).unwrap();
         assert!(
             String::from_utf8_lossy(&sym).contains(&t.symbol),
@@ -323,13 +300,13 @@ async fn check_metadata_and_deployments(
         );
     }
     let t = store
-        .find_token(chain_id, addr(script.token))
+        .find_token(chain_id, script.token)
         .await
         .unwrap()
         .unwrap();
     assert_eq!(t.decimals, Some(18));
     let m = store
-        .find_nft_metadata(chain_id, addr(script.nft), U256::from(2u64))
+        .find_nft_metadata(chain_id, script.nft, U256::from(2u64))
         .await
         .unwrap()
         .unwrap();
@@ -338,7 +315,7 @@ async fn check_metadata_and_deployments(
     assert!(m.token_uri.starts_with("data:application/json"));
     assert!(m.attributes.unwrap().contains("serial"));
     let m = store
-        .find_nft_metadata(chain_id, addr(script.multi), U256::from(3u64))
+        .find_nft_metadata(chain_id, script.multi, U256::from(3u64))
         .await
         .unwrap()
         .unwrap();
@@ -349,7 +326,7 @@ async fn check_metadata_and_deployments(
 
     for c in [script.token, script.nft, script.multi, script.router] {
         let d = store
-            .find_contract_deployment(chain_id, addr(c))
+            .find_contract_deployment(chain_id, c)
             .await
             .unwrap()
             .unwrap();
@@ -373,10 +350,7 @@ async fn check_metadata_and_deployments(
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(
-        (d.kind.as_str(), d.deployer),
-        ("CREATE2", addr(script.router))
-    );
+    assert_eq!((d.kind.as_str(), d.deployer), ("CREATE2", script.router));
     let routed_token = store.find_token(chain_id, routed).await.unwrap().unwrap();
     assert_eq!(routed_token.symbol, "RTD");
 }
@@ -441,4 +415,72 @@ pub async fn evm_discovery_lists_the_c_chain_and_l1s(url: StoreUrl) {
     );
     assert_eq!(l1.subnet_id, script.subnet);
     assert_eq!(found.len(), 2);
+}
+
+/// A node lists every chain of its network but serves few: discovery follows the ones it
+/// serves and reports the rest as skipped, without a follower retrying each for ever.
+pub async fn evm_discovery_follows_only_what_the_node_serves(url: StoreUrl) {
+    use firn_indexer::evm::{ChainSelection, DiscoveryStatus, follow_all};
+    use firn_node::NodeConfig;
+    use std::sync::{Arc, Mutex};
+
+    let store = url.open().await;
+    let node = firn_node::spawn(NodeConfig::test().with_evm())
+        .await
+        .unwrap();
+    // A subnet-EVM chain whose genesis is not JSON: the P-Chain lists it, the node cannot
+    // boot it, so it serves no RPC for it.
+    let chain = node.pchain();
+    let wallet = firn_devnet::Wallet::new(chain);
+    let me = wallet.change_address();
+    let subnet = firn_node::testing::issue_and_build(
+        chain,
+        wallet
+            .create_subnet(firn_devnet::genesis::single_owner(me))
+            .unwrap(),
+    );
+    firn_node::testing::issue_and_build(
+        chain,
+        wallet
+            .create_chain(
+                subnet,
+                "unserved",
+                firn_core::network::SUBNET_EVM_VM_ID,
+                b"not a genesis".to_vec(),
+            )
+            .unwrap(),
+    );
+    let status = Arc::new(Mutex::new(DiscoveryStatus::default()));
+    let follow = follow_all(
+        node.url().to_owned(),
+        store.clone(),
+        config(),
+        Duration::from_millis(50),
+        Arc::new(|_: &str, _: &firn_indexer::Progress| {}),
+        ChainSelection::Served,
+        status.clone(),
+    );
+    let c_chain_id = node.network().evm_chain_id;
+    let watched = async {
+        loop {
+            let indexed = store
+                .find_cursor(ChainKey::Evm(c_chain_id))
+                .await
+                .unwrap()
+                .is_some();
+            let seen = status.lock().unwrap().clone();
+            if indexed && !seen.skipped.is_empty() {
+                return seen;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let seen = tokio::select! {
+        () = follow => unreachable!("follow_all runs until dropped"),
+        seen = tokio::time::timeout(Duration::from_secs(30), watched) => seen.unwrap(),
+    };
+    assert_eq!(seen.followed, ["C-Chain"]);
+    assert_eq!(seen.skipped, ["unserved"]);
+    assert_eq!(store.list_evm_chains().await.unwrap().len(), 1);
+    store.close().await;
 }

@@ -4,92 +4,51 @@
 //! that make internal transactions (value calls and a CREATE2), and a failed transaction.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope, TxLegacy};
 use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use alloy_signer::SignerSync;
 use alloy_signer_local::PrivateKeySigner;
-use firn_devnet::{Clock, DevnetConfig, PChain};
-use firn_evm::{EvmChain, EvmChainConfig, EvmGenesis};
+use firn_devnet::DevnetConfig;
+use firn_evm::EvmChain;
 use firn_indexer::EvmEndpoint;
-use firn_rpc::node::eth::{EvmChains, EvmNode};
-use firn_rpc::{ClientConfig, EthClient, Node, ServerHandle, loopback, node_router, spawn};
-
-pub use tempfile::TempDir;
-
-/// A fresh directory for test `name`, removed on drop.
-pub fn temp_dir(name: &str) -> TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("firn-{name}-"))
-        .tempdir()
-        .expect("create a temporary directory")
-}
+use firn_node::{NodeConfig, NodeHandle};
+use firn_rpc::{ClientConfig, EthClient};
 
 pub const GWEI: u128 = 1_000_000_000;
 
-/// A deterministic funded key.
+/// The devnet's funded key `i`, which holds 50 million AVAX on the C-Chain.
 pub fn key(i: u8) -> PrivateKeySigner {
-    PrivateKeySigner::from_bytes(&B256::repeat_byte(i + 1)).unwrap()
+    let secret = DevnetConfig::default().funded_key(u32::from(i)).to_bytes();
+    PrivateKeySigner::from_bytes(&B256::from(secret)).unwrap()
 }
 
 pub fn ether(n: u64) -> U256 {
     U256::from(n) * U256::from(10u64).pow(U256::from(18))
 }
 
-/// The devnet's P-Chain and C-Chain on one loopback server.
+/// The devnet's P-Chain and C-Chain on one loopback server, on a frozen clock; blocks are
+/// built by hand.
 pub struct EvmDevnet {
-    _pchain: Arc<PChain>,
     pub chain: Arc<EvmChain>,
     pub url: String,
     pub c_chain_id: firn_core::ids::Id,
-    clock: Arc<AtomicU64>,
     nonces: std::sync::Mutex<std::collections::HashMap<Address, u64>>,
-    _server: ServerHandle,
-    _dir: TempDir,
+    node: NodeHandle,
 }
 
 impl EvmDevnet {
     pub async fn start() -> Self {
-        let dir = temp_dir("evm-node");
-        let config = DevnetConfig::default();
-        let genesis_time = config.genesis_time;
-        let pchain =
-            Arc::new(PChain::open(config, dir.path(), Clock::frozen(genesis_time)).unwrap());
-        let n = pchain.network();
-        let alloc: Vec<_> = (0..4)
-            .map(|i| (key(i).address(), ether(1_000_000)))
-            .collect();
-        let clock = Arc::new(AtomicU64::new(genesis_time + 10));
-        let now = clock.clone();
-        let chain = Arc::new(
-            EvmChain::open(EvmChainConfig {
-                genesis: EvmGenesis::c_chain(n.evm_chain_id, genesis_time, &alloc),
-                blockchain_id: B256::from(*n.c_chain_id.as_bytes()),
-                network_id: n.network_id,
-                data_dir: None,
-                now: Arc::new(move || now.load(Ordering::SeqCst)),
-            })
-            .unwrap(),
-        );
-        let chains = Arc::new(EvmChains::new());
-        chains.add(
-            &["C".to_owned(), n.c_chain_id.to_string()],
-            Arc::new(EvmNode::new(chain.clone(), None)),
-        );
-        let node = Arc::new(Node::new(pchain.clone(), None));
-        let router = chains.mount(node_router(node)).build().unwrap();
-        let server = spawn(loopback(0), router).await.unwrap();
+        let node = firn_node::spawn(NodeConfig::test().with_evm())
+            .await
+            .unwrap();
         Self {
-            url: server.url(),
-            c_chain_id: n.c_chain_id,
-            _pchain: pchain,
-            chain,
-            clock,
+            url: node.url().to_owned(),
+            c_chain_id: node.network().c_chain_id,
+            chain: node.c_chain().expect("the C-Chain"),
             nonces: Default::default(),
-            _server: server,
-            _dir: dir,
+            node,
         }
     }
 
@@ -156,7 +115,7 @@ impl EvmDevnet {
 
     /// Builds one block of what is pooled, two seconds after the last.
     pub fn build(&self) {
-        self.clock.fetch_add(2, Ordering::SeqCst);
+        self.node.clock().advance(2);
         self.chain.build_block().unwrap().expect("a block");
     }
 

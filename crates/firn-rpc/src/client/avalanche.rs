@@ -47,6 +47,14 @@ impl AvalancheClient {
         self.inner.transport.url()
     }
 
+    /// Calls the declared method `M` ([`crate::methods`]) with its params; its typed reply.
+    pub async fn request<M: crate::methods::Method>(
+        &self,
+        params: &M::Params,
+    ) -> Result<M::Reply, ClientError> {
+        self.call(M::NAME, params).await
+    }
+
     /// Calls `method` (`platform.getHeight`) with `params` (an object; `()` is sent as `{}`)
     /// and decodes the result as `R`.
     pub async fn call<P, R>(&self, method: &str, params: &P) -> Result<R, ClientError>
@@ -78,6 +86,18 @@ impl AvalancheClient {
         let response: ResponseObject = serde_json::from_slice(&bytes)
             .map_err(|e| transport.invalid(format!("not a JSON-RPC response: {e}")))?;
         response.into_result(method)
+    }
+
+    /// [`AvalancheClient::call_many`] for the declared method `M`.
+    pub async fn request_many<M: crate::methods::Method>(
+        &self,
+        params: Vec<M::Params>,
+        concurrency: usize,
+    ) -> Vec<Result<M::Reply, ClientError>>
+    where
+        M::Params: Sync,
+    {
+        self.call_many(M::NAME, params, concurrency).await
     }
 
     /// Calls `method` once per element of `params`, at most `concurrency` requests in flight

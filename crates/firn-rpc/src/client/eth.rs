@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::{ClientConfig, ClientError, ResponseObject, Transport};
+use super::{ClientConfig, ClientError, ResponseObject, Transport, decode_deep};
 use crate::error::ErrorObject;
 
 /// A client for one go-ethereum-style endpoint (`http://node:9650/ext/bc/C/rpc`).
@@ -73,7 +73,29 @@ impl EthClient {
         method: &str,
         params: P,
     ) -> Result<R, ClientError> {
-        let params = encode_params(method, &params)?;
+        self.request(method, &params).await?.into_result(method)
+    }
+
+    /// As [`EthClient::call`], for a result nested deeper than serde_json's recursion limit
+    /// allows (128 levels: a `callTracer` tree only ~60 calls deep): decoded on a stack that
+    /// grows as needed. `R` itself must bound the depth it accepts (as
+    /// [`crate::methods::eth::CallFrame`] does), or a hostile node could nest without end.
+    pub async fn call_deep<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: P,
+    ) -> Result<R, ClientError> {
+        self.request(method, &params)
+            .await?
+            .into_deep_result(method)
+    }
+
+    async fn request<P: Serialize>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<ResponseObject, ClientError> {
+        let params = encode_params(method, params)?;
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let body = serde_json::to_vec(&Request {
             jsonrpc: "2.0",
@@ -87,9 +109,8 @@ impl EthClient {
         })?;
         let transport = &self.inner.transport;
         let bytes = transport.post(body).await?;
-        let response: ResponseObject = serde_json::from_slice(&bytes)
-            .map_err(|e| transport.invalid(format!("not a JSON-RPC response: {e}")))?;
-        response.into_result(method)
+        serde_json::from_slice(&bytes)
+            .map_err(|e| transport.invalid(format!("not a JSON-RPC response: {e}")))
     }
 
     /// Starts a batch; add calls, then [`BatchRequest::send`] them in one HTTP request.
@@ -238,6 +259,15 @@ impl BatchResponse {
             Some(Item::Error(e)) => Err(ClientError::Rpc(e.clone())),
             Some(Item::Missing(id)) => Err(ClientError::MissingResponse { id: *id }),
             None => Err(ClientError::MissingResponse { id: index as u64 }),
+        }
+    }
+
+    /// As [`BatchResponse::get`], for results nested deeper than serde_json's recursion limit
+    /// (see [`EthClient::call_deep`]).
+    pub fn get_deep<R: DeserializeOwned>(&self, index: usize) -> Result<R, ClientError> {
+        match self.items.get(index) {
+            Some(Item::Result { method, raw }) => decode_deep(method, raw.as_deref()),
+            _ => self.get(index),
         }
     }
 

@@ -177,6 +177,67 @@ impl ResponseObject {
             source,
         })
     }
+
+    /// As [`ResponseObject::into_result`], decoded by [`decode_deep`].
+    pub(crate) fn into_deep_result<R: serde::de::DeserializeOwned>(
+        self,
+        method: &str,
+    ) -> Result<R, ClientError> {
+        if let Some(error) = self.error {
+            return Err(ClientError::Rpc(error));
+        }
+        decode_deep(method, self.result.as_deref())
+    }
+}
+
+/// `raw` (`null` when absent) decoded as `R` without serde_json's recursion limit, on a stack
+/// that grows as needed: for results nested deeper than 128 levels (a `callTracer` tree only
+/// ~60 calls deep). `R` itself must bound the depth it accepts (as
+/// [`crate::methods::eth::CallFrame`] does), or a hostile node could nest without end.
+pub(crate) fn decode_deep<R: serde::de::DeserializeOwned>(
+    method: &str,
+    raw: Option<&RawValue>,
+) -> Result<R, ClientError> {
+    let text = raw.map_or("null", RawValue::get);
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    R::deserialize(serde_stacker::Deserializer::new(&mut de))
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|source| ClientError::Decode {
+            method: method.to_owned(),
+            source,
+        })
+}
+
+/// `url` fit for logs and error messages: a password and query values (where API keys and
+/// tokens travel) are replaced by `***`. Text that is not a URL (a file path) comes back as is.
+///
+/// ```
+/// use firn_rpc::client::redact_url;
+///
+/// assert_eq!(
+///     redact_url("https://user:secret@node.example/ext/bc/C/rpc?token=abc&x=1"),
+///     "https://user:***@node.example/ext/bc/C/rpc?token=***&x=***"
+/// );
+/// assert_eq!(redact_url("http://127.0.0.1:9650"), "http://127.0.0.1:9650/");
+/// assert_eq!(redact_url("./firn.db"), "./firn.db");
+/// ```
+pub fn redact_url(url: &str) -> String {
+    let Ok(mut parsed) = reqwest::Url::parse(url) else {
+        return url.to_owned();
+    };
+    if parsed.password().is_some() {
+        let _ = parsed.set_password(Some("***"));
+    }
+    if parsed.query().is_some() {
+        let names: Vec<String> = parsed.query_pairs().map(|(k, _)| k.into_owned()).collect();
+        parsed
+            .query_pairs_mut()
+            .clear()
+            .extend_pairs(names.iter().map(|k| (k.as_str(), "***")));
+    }
+    // `***` is written percent-encoded in a query; readers want it plain.
+    parsed.to_string().replace("%2A%2A%2A", "***")
 }
 
 /// POSTs JSON bodies to one URL with timeout, retries and a response bound.
@@ -184,18 +245,20 @@ impl ResponseObject {
 pub(crate) struct Transport {
     http: reqwest::Client,
     url: reqwest::Url,
+    /// The URL as logs and errors show it ([`redact_url`]).
+    shown: String,
     config: ClientConfig,
 }
 
 impl Transport {
     pub(crate) fn new(url: &str, config: ClientConfig) -> Result<Self, ClientError> {
         let parsed = reqwest::Url::parse(url).map_err(|e| ClientError::InvalidUrl {
-            url: url.to_owned(),
+            url: redact_url(url),
             reason: e.to_string(),
         })?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(ClientError::InvalidUrl {
-                url: url.to_owned(),
+                url: redact_url(url),
                 reason: "scheme must be http or https".to_owned(),
             });
         }
@@ -204,13 +267,15 @@ impl Transport {
             .map_err(ClientError::Build)?;
         Ok(Self {
             http,
+            shown: redact_url(parsed.as_str()),
             url: parsed,
             config,
         })
     }
 
+    /// The URL as logs and errors show it, secrets redacted.
     pub(crate) fn url(&self) -> &str {
-        self.url.as_str()
+        &self.shown
     }
 
     /// Sends `body`, retrying retryable failures with exponential backoff.
@@ -223,7 +288,7 @@ impl Transport {
                 Ok(bytes) => return Ok(bytes),
                 Err(err) if err.is_retryable() && attempt < self.config.max_retries => {
                     attempt += 1;
-                    warn!(url = %self.url, attempt, error = %err, backoff_ms = backoff.as_millis() as u64, "rpc request failed, retrying");
+                    warn!(url = %self.shown, attempt, error = %err, backoff_ms = backoff.as_millis() as u64, "rpc request failed, retrying");
                     tokio::time::sleep(backoff).await;
                     backoff = backoff.saturating_mul(2).min(self.config.max_backoff);
                 }
@@ -235,11 +300,11 @@ impl Transport {
     fn transport_error(&self, source: reqwest::Error) -> ClientError {
         if source.is_timeout() {
             ClientError::Timeout {
-                url: self.url.to_string(),
+                url: self.shown.clone(),
             }
         } else {
             ClientError::Transport {
-                url: self.url.to_string(),
+                url: self.shown.clone(),
                 source,
             }
         }
@@ -257,7 +322,7 @@ impl Transport {
             .map_err(|e| self.transport_error(e))?;
         let limit = self.config.max_response_bytes;
         let too_large = || ClientError::ResponseTooLarge {
-            url: self.url.to_string(),
+            url: self.shown.clone(),
             limit,
         };
         if response
@@ -281,7 +346,7 @@ impl Transport {
         if !status.is_success() {
             let text = String::from_utf8_lossy(&buf[..buf.len().min(512)]).into_owned();
             return Err(ClientError::Http {
-                url: self.url.to_string(),
+                url: self.shown.clone(),
                 status: status.as_u16(),
                 body: text,
             });
@@ -291,7 +356,7 @@ impl Transport {
 
     pub(crate) fn invalid(&self, reason: impl Into<String>) -> ClientError {
         ClientError::InvalidResponse {
-            url: self.url.to_string(),
+            url: self.shown.clone(),
             reason: reason.into(),
         }
     }

@@ -1,5 +1,5 @@
 //! [`RpcValidatorNetwork`]: the signature aggregator's [`ValidatorNetwork`] and
-//! [`PChainReader`] over a node's RPC, so that a process with no devnet in it (`firn serve`)
+//! [`JustificationSource`] over a node's RPC, so that a process with no devnet in it (`firn serve`)
 //! can aggregate.
 //!
 //! - The network ID comes from `info.getNetworkID`, read once by [`RpcValidatorNetwork::connect`];
@@ -15,28 +15,31 @@
 //!   at once, without asking.
 
 use std::collections::HashMap;
-use std::str::FromStr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use firn_aggregator::pchain::preimage_in_tx;
-use firn_aggregator::{BoxFuture, NetworkError, PChainReader, Validator, ValidatorNetwork};
+use firn_aggregator::{BoxFuture, JustificationSource, NetworkError, Validator, ValidatorNetwork};
 use firn_core::codec;
 use firn_core::encoding::hex_decode_checksummed;
 use firn_core::ids::{Id, NodeId};
 use firn_core::keys::bls;
+use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::tx::UnsignedTx;
 use firn_core::pchain::{Block, Tx};
 use firn_core::warp::acp118::{Preimage, SignatureRequest, SignatureResponse};
-use firn_core::warp::messages::P_CHAIN_ID;
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tracing::warn;
 
 use super::{AvalancheClient, ClientConfig, ClientError};
-use crate::avajson::{hex_bytes, u32_string, u64_string};
+use crate::methods::firn::{RequestWarpSignature, SignatureParams, SignatureReply};
+use crate::methods::info::GetNetworkId;
+use crate::methods::platform::{
+    BlockchainIdParams, Encoded, GetBlockByHeight, GetBlockByHeightParams, GetHeight,
+    GetL1Validator, GetTx, GetTxStatus, GetValidatorsAt, HeightParams, TxParams, TxStatus,
+    ValidatedBy, ValidationIdParams,
+};
+use crate::methods::{Method, NoParams};
 
 /// How an [`RpcValidatorNetwork`] talks to its node.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +68,7 @@ impl Default for RpcNetworkConfig {
 }
 
 /// The method `firn devnet` answers signature requests with.
-const SIGNING_METHOD: &str = "firn.requestWarpSignature";
+const SIGNING_METHOD: &str = RequestWarpSignature::NAME;
 /// Blocks asked for at once while searching for how a validation was created.
 const SCAN_WINDOW: u64 = 32;
 /// How many parsed validator keys are kept before the memory starts over.
@@ -105,14 +108,9 @@ impl RpcValidatorNetwork {
             ..ClientConfig::default()
         };
         let info = AvalancheClient::new(&format!("{base}/ext/info"), reads.clone())?;
-        #[derive(Deserialize)]
-        struct NetworkIdReply {
-            #[serde(rename = "networkID", with = "u32_string")]
-            network_id: u32,
-        }
-        let reply: NetworkIdReply = info.call("info.getNetworkID", &json!({})).await?;
+        let reply = info.request::<GetNetworkId>(&NoParams {}).await?;
         Ok(Self {
-            url: base.to_owned(),
+            url: super::redact_url(base),
             network_id: reply.network_id,
             platform: AvalancheClient::new(&format!("{base}/ext/bc/P"), reads)?,
             firn: AvalancheClient::new(&format!("{base}/ext/firn"), requests)?,
@@ -129,15 +127,11 @@ impl RpcValidatorNetwork {
     }
 
     /// A P-Chain read; any failure is a [`NetworkError::Other`] naming the method and node.
-    async fn read<R: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<R, NetworkError> {
+    async fn read<M: Method>(&self, params: &M::Params) -> Result<M::Reply, NetworkError> {
         self.platform
-            .call(method, &params)
+            .request::<M>(params)
             .await
-            .map_err(|e| self.read_error(method, &e))
+            .map_err(|e| self.read_error(M::NAME, &e))
     }
 
     fn read_error(&self, method: &str, e: &dyn std::fmt::Display) -> NetworkError {
@@ -204,11 +198,11 @@ impl RpcValidatorNetwork {
             .acquire()
             .await
             .map_err(|e| NetworkError::Other(e.to_string()))?;
-        let params = json!({
-            "nodeID": node_id,
-            "request": format!("0x{}", hex::encode(request.bytes())),
-        });
-        let reply: SigningReply = match self.firn.call(SIGNING_METHOD, &params).await {
+        let params = SignatureParams {
+            node_id,
+            request: request.bytes(),
+        };
+        let reply = match self.firn.request::<RequestWarpSignature>(&params).await {
             Ok(reply) => reply,
             Err(e) if Self::lacks_signing_method(&e) => {
                 *lock(&self.unsupported_since) = Some(Instant::now());
@@ -223,30 +217,17 @@ impl RpcValidatorNetwork {
         };
         *lock(&self.unsupported_since) = None;
         match reply {
-            SigningReply {
-                response: Some(bytes),
-                ..
-            } => SignatureResponse::from_bytes(&bytes).map_err(|e| {
+            SignatureReply::Response(bytes) => SignatureResponse::from_bytes(&bytes).map_err(|e| {
                 NetworkError::Other(format!("{node_id} sent an unreadable response: {e}"))
             }),
-            SigningReply {
-                app_error: Some(error),
-                ..
-            } => Err(NetworkError::Refused {
+            SignatureReply::AppError(error) => Err(NetworkError::Refused {
                 node_id,
                 error: firn_aggregator::AppError {
                     code: error.code,
                     message: error.message,
                 },
             }),
-            SigningReply {
-                unreachable: Some(_),
-                ..
-            } => Err(NetworkError::Unreachable(node_id)),
-            _ => Err(NetworkError::Other(format!(
-                "{node_id}: {SIGNING_METHOD} answered neither a response, an appError nor \
-                 unreachable"
-            ))),
+            SignatureReply::Unreachable(_) => Err(NetworkError::Unreachable(node_id)),
         }
     }
 
@@ -257,18 +238,21 @@ impl RpcValidatorNetwork {
         let mut top = tip;
         loop {
             let bottom = top.saturating_sub(SCAN_WINDOW - 1).max(lowest);
-            let params: Vec<Value> = (bottom..=top)
+            let params: Vec<GetBlockByHeightParams> = (bottom..=top)
                 .rev()
-                .map(|h| json!({ "height": h.to_string(), "encoding": "hex" }))
+                .map(|height| GetBlockByHeightParams {
+                    height,
+                    encoding: Some("hex".to_owned()),
+                })
                 .collect();
             let replies = self
                 .platform
-                .call_many::<_, EncodedBlock>("platform.getBlockByHeight", params, 8)
+                .request_many::<GetBlockByHeight>(params, 8)
                 .await;
             for reply in replies {
-                let reply = reply.map_err(|e| self.read_error("platform.getBlockByHeight", &e))?;
+                let reply = reply.map_err(|e| self.read_error(GetBlockByHeight::NAME, &e))?;
                 let block: Block = decode_hex(&reply.block, "block")
-                    .map_err(|e| self.read_error("platform.getBlockByHeight", &e))?;
+                    .map_err(|e| self.read_error(GetBlockByHeight::NAME, &e))?;
                 if let Some(found) = block
                     .txs()
                     .find_map(|tx| preimage_in_tx(tx.unsigned(), &validation_id))
@@ -288,43 +272,21 @@ impl RpcValidatorNetwork {
     }
 
     async fn height(&self) -> Result<u64, NetworkError> {
-        #[derive(Deserialize)]
-        struct HeightReply {
-            #[serde(with = "u64_string")]
-            height: u64,
-        }
-        let reply: HeightReply = self.read("platform.getHeight", json!({})).await?;
-        Ok(reply.height)
+        Ok(self.read::<GetHeight>(&NoParams {}).await?.height)
     }
 }
 
-/// `firn.requestWarpSignature`'s result: exactly one field is set.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct SigningReply {
-    #[serde(deserialize_with = "optional_hex")]
-    response: Option<Vec<u8>>,
-    app_error: Option<AppErrorReply>,
-    unreachable: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct AppErrorReply {
-    code: i32,
-    message: String,
-}
-
-fn optional_hex<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
-    hex_bytes::deserialize(d).map(Some)
-}
-
-#[derive(Debug, Deserialize)]
-struct EncodedBlock {
-    block: String,
+/// `0x`-hex bytes (`types.JSONByteSlice`).
+fn decode_hex0x(hex: &str) -> Result<Vec<u8>, String> {
+    let digits = hex.strip_prefix("0x").ok_or("missing 0x prefix")?;
+    hex::decode(digits).map_err(|e| e.to_string())
 }
 
 /// Decodes AvalancheGo's checksummed hex of a `what`.
-fn decode_hex<T: codec::Decode>(hex: &str, what: &str) -> Result<T, String> {
+fn decode_hex<T: codec::Decode>(encoded: &Encoded, what: &str) -> Result<T, String> {
+    let Encoded::Text(hex) = encoded else {
+        return Err(format!("{what} came as JSON where hex was asked for"));
+    };
     let bytes =
         hex_decode_checksummed(hex).map_err(|e| format!("{what} is not checksummed hex: {e}"))?;
     codec::from_bytes(&bytes).map_err(|e| format!("{what} does not decode: {e}"))
@@ -341,24 +303,15 @@ impl ValidatorNetwork for RpcValidatorNetwork {
             if chain_id == P_CHAIN_ID {
                 return Ok(Id::ZERO);
             }
-            #[derive(Deserialize)]
-            struct SubnetReply {
-                #[serde(rename = "subnetID")]
-                subnet_id: Id,
-            }
-            match self
-                .platform
-                .call::<_, SubnetReply>(
-                    "platform.validatedBy",
-                    &json!({ "blockchainID": chain_id.to_string() }),
-                )
-                .await
-            {
+            let params = BlockchainIdParams {
+                blockchain_id: chain_id,
+            };
+            match self.platform.request::<ValidatedBy>(&params).await {
                 Ok(reply) => Ok(reply.subnet_id),
                 Err(ClientError::Rpc(e)) if e.message.contains("not found") => {
                     Err(NetworkError::UnknownChain(chain_id))
                 }
-                Err(e) => Err(self.read_error("platform.validatedBy", &e)),
+                Err(e) => Err(self.read_error(ValidatedBy::NAME, &e)),
             }
         })
     }
@@ -373,19 +326,11 @@ impl ValidatorNetwork for RpcValidatorNetwork {
         height: u64,
     ) -> BoxFuture<'_, Result<Vec<Validator>, NetworkError>> {
         Box::pin(async move {
-            #[derive(Deserialize)]
-            struct Entry {
-                #[serde(rename = "publicKey", default, deserialize_with = "optional_hex")]
-                public_key: Option<Vec<u8>>,
-                #[serde(with = "u64_string")]
-                weight: u64,
-            }
-            let params = json!({ "subnetID": subnet_id.to_string(), "height": height.to_string() });
-            let set: HashMap<String, Entry> = match self
-                .platform
-                .call("platform.getValidatorsAt", &params)
-                .await
-            {
+            let params = HeightParams {
+                height: Some(height.to_string().into()),
+                subnet_id,
+            };
+            let set = match self.platform.request::<GetValidatorsAt>(&params).await {
                 Ok(set) => set,
                 Err(ClientError::Rpc(e)) if e.message.contains("unfinalized height") => {
                     return Err(NetworkError::HeightNotAccepted {
@@ -393,18 +338,20 @@ impl ValidatorNetwork for RpcValidatorNetwork {
                         last_accepted: self.height().await?,
                     });
                 }
-                Err(e) => return Err(self.read_error("platform.getValidatorsAt", &e)),
+                Err(e) => return Err(self.read_error(GetValidatorsAt::NAME, &e)),
             };
             set.into_iter()
                 .map(|(node_id, entry)| {
-                    let node_id = NodeId::from_str(&node_id).map_err(|e| {
-                        NetworkError::Other(format!(
-                            "the node at {} sent an invalid node ID {node_id:?}: {e}",
-                            self.url
-                        ))
-                    })?;
-                    let public_key = match entry.public_key {
-                        Some(bytes) if !bytes.is_empty() => Some(self.public_key(&bytes)?),
+                    let public_key = match entry.public_key.as_deref() {
+                        Some(hex) if !hex.is_empty() && hex != "0x" => {
+                            let bytes = decode_hex0x(hex).map_err(|e| {
+                                NetworkError::Other(format!(
+                                    "the node at {} sent an invalid BLS key {hex:?}: {e}",
+                                    self.url
+                                ))
+                            })?;
+                            Some(self.public_key(&bytes)?)
+                        }
                         _ => None,
                     };
                     Ok(Validator {
@@ -426,46 +373,37 @@ impl ValidatorNetwork for RpcValidatorNetwork {
     }
 }
 
-impl PChainReader for RpcValidatorNetwork {
+impl JustificationSource for RpcValidatorNetwork {
     fn tx(&self, tx_id: Id) -> BoxFuture<'_, Result<Option<UnsignedTx>, NetworkError>> {
         Box::pin(async move {
-            #[derive(Deserialize)]
-            struct StatusReply {
-                status: String,
-            }
-            let status: StatusReply = self
-                .read("platform.getTxStatus", json!({ "txID": tx_id.to_string() }))
+            let status = self
+                .read::<GetTxStatus>(&TxParams {
+                    tx_id,
+                    encoding: None,
+                })
                 .await?;
-            if status.status != "Committed" {
+            if status.status != TxStatus::Committed {
                 return Ok(None);
             }
-            #[derive(Deserialize)]
-            struct TxReply {
-                tx: String,
-            }
-            let reply: TxReply = self
-                .read(
-                    "platform.getTx",
-                    json!({ "txID": tx_id.to_string(), "encoding": "hex" }),
-                )
+            let reply = self
+                .read::<GetTx>(&TxParams {
+                    tx_id,
+                    encoding: Some("hex".to_owned()),
+                })
                 .await?;
             let tx: Tx =
-                decode_hex(&reply.tx, "tx").map_err(|e| self.read_error("platform.getTx", &e))?;
+                decode_hex(&reply.tx, "tx").map_err(|e| self.read_error(GetTx::NAME, &e))?;
             Ok(Some(tx.unsigned().clone()))
         })
     }
 
     fn l1_validation_exists(&self, validation_id: Id) -> BoxFuture<'_, Result<bool, NetworkError>> {
         Box::pin(async move {
-            let params = json!({ "validationID": validation_id.to_string() });
-            match self
-                .platform
-                .call::<_, Value>("platform.getL1Validator", &params)
-                .await
-            {
+            let params = ValidationIdParams { validation_id };
+            match self.platform.request::<GetL1Validator>(&params).await {
                 Ok(_) => Ok(true),
                 Err(ClientError::Rpc(e)) if e.message.ends_with("not found") => Ok(false),
-                Err(e) => Err(self.read_error("platform.getL1Validator", &e)),
+                Err(e) => Err(self.read_error(GetL1Validator::NAME, &e)),
             }
         })
     }

@@ -3,15 +3,17 @@
 //! (all-time per chain, and per period) get one multi-row insert each per batch.
 
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use sqlx::AnyConnection;
 
 use super::insert::Staged;
-use crate::db::{RowExt, insert_many_returning, int};
+use super::undo::{TotalsBefore, TotalsUndo, UndoLog};
+use crate::codec::{RowExt, int};
 use crate::error::{Result, StoreError};
 use crate::metrics::{decode_metrics, upsert_metrics};
 use crate::rows::metrics::{ChainMetrics, Granularity};
+use crate::sql::insert_many_returning;
 use crate::types::{Address, U256};
 
 const KIND_ACTIVE: i64 = 0;
@@ -47,6 +49,17 @@ impl ChainTotals {
                 last_block_ts: Some(r.u64("last_block_ts")?),
             }),
         }
+    }
+
+    /// The row as it is now, for the undo record (`None`: there is none).
+    fn before(&self) -> Option<TotalsBefore> {
+        self.last_block_ts.map(|last_block_ts| TotalsBefore {
+            cumulative_txs: self.cumulative_txs,
+            cumulative_addresses: self.cumulative_addresses,
+            cumulative_contracts: self.cumulative_contracts,
+            cumulative_deployers: self.cumulative_deployers,
+            last_block_ts,
+        })
     }
 
     async fn save(&self, conn: &mut AnyConnection, chain: i64, last_block_ts: u64) -> Result<()> {
@@ -94,19 +107,20 @@ fn parties(s: &Staged<'_>, deployers: &[Address]) -> BlockParties {
     }
 }
 
-/// Adds `items` (chain, kind, address) to the all-time sets; returns those that were new.
+/// Adds `items` (chain, kind, address, first block showing it) to the all-time sets; returns
+/// those that were new.
 async fn new_chain_addresses(
     conn: &mut AnyConnection,
-    items: &[(i64, i64, Address)],
+    items: &[(i64, i64, Address, i64)],
 ) -> Result<HashSet<(i64, i64, Address)>> {
     let rows = insert_many_returning(
         conn,
-        "INSERT INTO evm_chain_addresses (chain_id, kind, address) VALUES ",
+        "INSERT INTO evm_chain_addresses (chain_id, kind, address, number) VALUES ",
         " ON CONFLICT (chain_id, kind, address) DO NOTHING RETURNING chain_id, kind, address",
-        3,
+        4,
         items,
-        |q, (chain, kind, a)| {
-            q.arg(*chain).arg(*kind).arg(a.0.to_vec());
+        |q, (chain, kind, a, number)| {
+            q.arg(*chain).arg(*kind).arg(a.0.to_vec()).arg(*number);
             Ok(())
         },
     )
@@ -116,25 +130,27 @@ async fn new_chain_addresses(
         .collect()
 }
 
-/// Adds `items` (period, kind, address) to the per-period sets; returns how many were new per
-/// period and kind.
+/// Adds `items` (period, kind, address, first block showing it) to the per-period sets;
+/// returns how many were new per period and kind.
 async fn new_period_addresses(
     conn: &mut AnyConnection,
-    items: &[(PeriodKey, i64, Address)],
+    items: &[(PeriodKey, i64, Address, i64)],
 ) -> Result<HashMap<(PeriodKey, i64), u64>> {
     let rows = insert_many_returning(
         conn,
-        "INSERT INTO evm_period_addresses (chain_id, period, start_ts, kind, address) VALUES ",
+        "INSERT INTO evm_period_addresses (chain_id, period, start_ts, kind, address, number) \
+         VALUES ",
         " ON CONFLICT (chain_id, period, start_ts, kind, address) DO NOTHING \
          RETURNING chain_id, period, start_ts, kind",
-        5,
+        6,
         items,
-        |q, ((chain, period, start), kind, a)| {
+        |q, ((chain, period, start), kind, a, number)| {
             q.arg(*chain)
                 .arg(*period)
                 .arg(*start)
                 .arg(*kind)
-                .arg(a.0.to_vec());
+                .arg(a.0.to_vec())
+                .arg(*number);
             Ok(())
         },
     )
@@ -147,9 +163,11 @@ async fn new_period_addresses(
     Ok(out)
 }
 
+/// The metrics row of `key`, read once per batch (what it was goes to `undo`).
 async fn metrics_row<'m>(
     conn: &mut AnyConnection,
     rows: &'m mut HashMap<PeriodKey, ChainMetrics>,
+    undo: &mut UndoLog,
     key: PeriodKey,
     fresh: impl FnOnce() -> ChainMetrics,
 ) -> Result<&'m mut ChainMetrics> {
@@ -164,10 +182,12 @@ async fn metrics_row<'m>(
             .bind(key.2)
             .fetch_optional(&mut *conn)
             .await?;
-            let m = match row {
-                Some(r) => decode_metrics(&r)?,
-                None => fresh(),
-            };
+            let before = row.map(|r| decode_metrics(&r)).transpose()?;
+            let m = before.clone().unwrap_or_else(fresh);
+            undo.entry(key.0)
+                .or_default()
+                .metrics
+                .push((key.1, key.2, before));
             Ok(slot.insert(m))
         }
     }
@@ -180,6 +200,7 @@ pub(super) async fn update_counters(
     conn: &mut AnyConnection,
     staged: &mut [Staged<'_>],
     deployers: &[Vec<Address>],
+    undo: &mut UndoLog,
 ) -> Result<()> {
     let blocks: Vec<BlockParties> = staged
         .iter()
@@ -187,22 +208,35 @@ pub(super) async fn update_counters(
         .map(|(s, d)| parties(s, d))
         .collect();
     // All-time sets: an address is new at the first block of the batch that shows it.
-    let mut chain_items: BTreeSet<(i64, i64, Address)> = BTreeSet::new();
+    let mut chain_items: BTreeMap<(i64, i64, Address), i64> = BTreeMap::new();
     for (s, p) in staged.iter().zip(&blocks) {
-        chain_items.extend(p.active.iter().map(|a| (s.chain, KIND_ACTIVE, *a)));
-        chain_items.extend(p.deployers.iter().map(|a| (s.chain, KIND_DEPLOYER, *a)));
+        let active = p.active.iter().map(|a| (s.chain, KIND_ACTIVE, *a));
+        let deploying = p.deployers.iter().map(|a| (s.chain, KIND_DEPLOYER, *a));
+        for item in active.chain(deploying) {
+            chain_items.entry(item).or_insert(s.number);
+        }
     }
-    let chain_items: Vec<_> = chain_items.into_iter().collect();
+    let chain_items: Vec<_> = chain_items
+        .into_iter()
+        .map(|((chain, kind, a), number)| (chain, kind, a, number))
+        .collect();
     let mut unclaimed = new_chain_addresses(conn, &chain_items).await?;
 
     let mut totals: HashMap<i64, ChainTotals> = HashMap::new();
     let mut rows: HashMap<PeriodKey, ChainMetrics> = HashMap::new();
-    let mut period_items: BTreeSet<(PeriodKey, i64, Address)> = BTreeSet::new();
+    let mut period_items: BTreeMap<(PeriodKey, i64, Address), i64> = BTreeMap::new();
     for ((s, p), d) in staged.iter_mut().zip(&blocks).zip(deployers) {
         let chain = s.chain;
         let mut t = match totals.get(&chain) {
             Some(t) => *t,
-            None => ChainTotals::load(conn, chain).await?,
+            None => {
+                let t = ChainTotals::load(conn, chain).await?;
+                undo.entry(chain).or_default().totals = match t.before() {
+                    Some(row) => TotalsUndo::Was(row),
+                    None => TotalsUndo::Absent,
+                };
+                t
+            }
         };
         let b = &s.rows.block;
         let overflow = |field| StoreError::OutOfRange {
@@ -217,9 +251,7 @@ pub(super) async fn update_counters(
         let mut sum_gas_price = U256::ZERO;
         let mut max_gas_price = U256::ZERO;
         for tx in &s.rows.txs {
-            sum_gas_price = sum_gas_price
-                .checked_add(tx.gas_price)
-                .ok_or_else(|| overflow("gas price sum"))?;
+            sum_gas_price = sum_gas_price.saturating_add(tx.gas_price);
             max_gas_price = max_gas_price.max(tx.gas_price);
         }
         let new_active = p
@@ -250,7 +282,7 @@ pub(super) async fn update_counters(
                 int("period start", start)?,
             );
             let chain_id = s.rows.chain_id;
-            let m = metrics_row(conn, &mut rows, key, || {
+            let m = metrics_row(conn, &mut rows, undo, key, || {
                 ChainMetrics::empty(chain_id, g, start, prev_ts, ts)
             })
             .await?;
@@ -260,14 +292,8 @@ pub(super) async fn update_counters(
                 .gas_used
                 .checked_add(b.gas_used)
                 .ok_or_else(|| overflow("gas used"))?;
-            m.fees_paid = m
-                .fees_paid
-                .checked_add(s.fees)
-                .ok_or_else(|| overflow("fees"))?;
-            m.sum_gas_price = m
-                .sum_gas_price
-                .checked_add(sum_gas_price)
-                .ok_or_else(|| overflow("gas price sum"))?;
+            m.fees_paid = m.fees_paid.saturating_add(s.fees);
+            m.sum_gas_price = m.sum_gas_price.saturating_add(sum_gas_price);
             m.max_gas_price = m.max_gas_price.max(max_gas_price);
             m.max_tps = m.max_tps.max(tps);
             m.max_gps = m.max_gps.max(gps);
@@ -277,14 +303,20 @@ pub(super) async fn update_counters(
             m.cumulative_addresses = t.cumulative_addresses;
             m.cumulative_contracts = t.cumulative_contracts;
             m.cumulative_deployers = t.cumulative_deployers;
-            period_items.extend(p.active.iter().map(|a| (key, KIND_ACTIVE, *a)));
-            period_items.extend(p.senders.iter().map(|a| (key, KIND_SENDER, *a)));
-            period_items.extend(p.deployers.iter().map(|a| (key, KIND_DEPLOYER, *a)));
+            let active = p.active.iter().map(|a| (key, KIND_ACTIVE, *a));
+            let senders = p.senders.iter().map(|a| (key, KIND_SENDER, *a));
+            let deploying = p.deployers.iter().map(|a| (key, KIND_DEPLOYER, *a));
+            for item in active.chain(senders).chain(deploying) {
+                period_items.entry(item).or_insert(s.number);
+            }
         }
         t.last_block_ts = Some(ts);
         totals.insert(chain, t);
     }
-    let period_items: Vec<_> = period_items.into_iter().collect();
+    let period_items: Vec<_> = period_items
+        .into_iter()
+        .map(|((key, kind, a), number)| (key, kind, a, number))
+        .collect();
     for ((key, kind), added) in new_period_addresses(conn, &period_items).await? {
         if let Some(m) = rows.get_mut(&key) {
             match kind {

@@ -7,9 +7,11 @@ use std::collections::{HashMap, HashSet};
 use sqlx::AnyConnection;
 
 use super::insert::Staged;
-use crate::db::{RowExt, insert_many, insert_many_returning, u256};
-use crate::error::{Result, StoreError};
-use crate::rows::evm::{EvmTx, TokenStandard};
+use super::undo::UndoLog;
+use crate::codec::{RowExt, u256};
+use crate::error::Result;
+use crate::rows::evm::{EvmTx, NftMetadata, TokenStandard};
+use crate::sql::{insert_many, insert_many_returning};
 use crate::types::{Address, U256};
 
 /// (chain, owner, token, token ID)
@@ -20,9 +22,10 @@ struct Holding {
     balance: U256,
 }
 
-async fn load_balance(conn: &mut AnyConnection, key: &HoldingKey) -> Result<U256> {
+/// The stored holding of `key`: standard code and balance.
+async fn load_holding(conn: &mut AnyConnection, key: &HoldingKey) -> Result<Option<(i64, U256)>> {
     let row = sqlx::query(
-        "SELECT balance FROM evm_collectibles \
+        "SELECT standard, balance FROM evm_collectibles \
          WHERE chain_id = $1 AND owner = $2 AND token = $3 AND token_id = $4",
     )
     .bind(key.0)
@@ -31,15 +34,15 @@ async fn load_balance(conn: &mut AnyConnection, key: &HoldingKey) -> Result<U256
     .bind(u256(&key.3))
     .fetch_optional(&mut *conn)
     .await?;
-    Ok(row
-        .map(|r| r.u256("balance"))
-        .transpose()?
-        .unwrap_or(U256::ZERO))
+    row.map(|r| Ok((r.i64("standard")?, r.u256("balance")?)))
+        .transpose()
 }
 
+/// The holding of `key`, read once per batch (what it was goes to `undo`).
 async fn holding<'m>(
     conn: &mut AnyConnection,
     held: &'m mut HashMap<HoldingKey, Holding>,
+    undo: &mut UndoLog,
     key: HoldingKey,
     standard: TokenStandard,
 ) -> Result<&'m mut Holding> {
@@ -48,7 +51,13 @@ async fn holding<'m>(
         Entry::Occupied(e) => e.into_mut(),
         Entry::Vacant(e) => {
             // The balance is read before the entry is filled; the borrow of `held` is exclusive.
-            let balance = load_balance(conn, e.key()).await?;
+            let before = load_holding(conn, e.key()).await?;
+            let k = e.key();
+            undo.entry(k.0)
+                .or_default()
+                .collectibles
+                .push(((k.1, k.2, k.3), before));
+            let balance = before.map_or(U256::ZERO, |(_, b)| b);
             e.insert(Holding { standard, balance })
         }
     };
@@ -59,9 +68,14 @@ async fn holding<'m>(
 /// Moves ERC-721 tokens and ERC-1155 amounts between holders, transfer by transfer in block
 /// order, then writes each touched holding once. Mints come from and burns go to the zero
 /// address, which holds nothing.
+///
+/// The transfers are events, and any contract can emit any event: a `Transfer` from an
+/// address that holds nothing is a lie a contract may tell, never a reason to fail the commit.
+/// Balances clamp at zero and at the largest uint256.
 pub(super) async fn update_collectibles(
     conn: &mut AnyConnection,
     staged: &[Staged<'_>],
+    undo: &mut UndoLog,
 ) -> Result<()> {
     let mut held: HashMap<HoldingKey, Holding> = HashMap::new();
     for s in staged {
@@ -76,28 +90,19 @@ pub(super) async fn update_collectibles(
                 continue;
             }
             if t.from != Address::ZERO {
-                let h =
-                    holding(conn, &mut held, (s.chain, t.from, t.token, id), t.standard).await?;
-                h.balance =
-                    h.balance
-                        .checked_sub(amount)
-                        .ok_or_else(|| StoreError::BalanceUnderflow {
-                            token: t.token.to_string(),
-                            token_id: id.to_string(),
-                            owner: t.from.to_string(),
-                        })?;
+                let key = (s.chain, t.from, t.token, id);
+                let h = holding(conn, &mut held, undo, key, t.standard).await?;
+                if h.balance < amount {
+                    tracing::debug!(token = %format!("{:#x}", t.token), token_id = %id, owner = %format!("{:#x}", t.from), "a transfer moves more than its sender holds; its balance stays at zero");
+                }
+                h.balance = h.balance.saturating_sub(amount);
             }
             if t.to != Address::ZERO {
-                let h = holding(conn, &mut held, (s.chain, t.to, t.token, id), t.standard).await?;
+                let key = (s.chain, t.to, t.token, id);
+                let h = holding(conn, &mut held, undo, key, t.standard).await?;
                 h.balance = match t.standard {
                     TokenStandard::Erc721 => U256::ONE,
-                    _ => h
-                        .balance
-                        .checked_add(amount)
-                        .ok_or_else(|| StoreError::OutOfRange {
-                            field: "collectible balance",
-                            value: id.to_string(),
-                        })?,
+                    _ => h.balance.saturating_add(amount),
                 };
             }
         }
@@ -225,4 +230,44 @@ pub(super) async fn write_contracts(
         }
     }
     Ok(out)
+}
+
+/// Queues the metadata of every NFT minted in the batch (a transfer from the zero address) to
+/// be read: a row with status [`NftMetadata::URI_UNREAD`], stamped with the minting block's
+/// time. A token ID seen before keeps its row (a re-run writes nothing new).
+pub(super) async fn queue_minted_metadata(
+    conn: &mut AnyConnection,
+    staged: &[Staged<'_>],
+) -> Result<()> {
+    let mut minted: Vec<(&Staged<'_>, Address, U256)> = Vec::new();
+    let mut seen: HashSet<(i64, Address, U256)> = HashSet::new();
+    for s in staged {
+        for t in &s.rows.transfers {
+            if let (Some(id), true, false) = (
+                t.token_id,
+                t.from == Address::ZERO,
+                t.standard == TokenStandard::Erc20,
+            ) && seen.insert((s.chain, t.token, id))
+            {
+                minted.push((s, t.token, id));
+            }
+        }
+    }
+    insert_many(
+        conn,
+        "INSERT INTO evm_nft_metadata (chain_id, token, token_id, token_uri, index_status, \
+         updated_at) VALUES ",
+        " ON CONFLICT (chain_id, token, token_id) DO NOTHING",
+        6,
+        &minted,
+        |q, (s, token, id)| {
+            q.arg(s.chain).arg(token.0.to_vec()).arg(u256(id));
+            q.arg(String::new())
+                .arg(NftMetadata::URI_UNREAD.to_owned())
+                .arg(s.ts);
+            Ok(())
+        },
+    )
+    .await?;
+    Ok(())
 }

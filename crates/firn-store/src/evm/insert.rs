@@ -3,9 +3,10 @@
 
 use sqlx::AnyConnection;
 
-use crate::db::{b256s, bits, insert_many, int, u256};
-use crate::error::{Result, StoreError};
+use crate::codec::{b256s, bits, int, u256};
+use crate::error::Result;
 use crate::rows::evm::{EvmBlockRows, EvmInternalTx, EvmLog, EvmTx, Token, TokenTransfer};
+use crate::sql::insert_many;
 use crate::types::{Address, U256};
 
 /// A block accepted for this commit, with what the commit derives for its row.
@@ -23,18 +24,10 @@ pub(super) struct Staged<'a> {
 impl<'a> Staged<'a> {
     pub(super) fn new(rows: &'a EvmBlockRows) -> Result<Self> {
         let b = &rows.block;
-        let overflow = |field| StoreError::OutOfRange {
-            field,
-            value: b.number.to_string(),
-        };
-        let mut fees = U256::ZERO;
-        for tx in &rows.txs {
-            let fee = tx
-                .gas_price
-                .checked_mul_u64(tx.gas_used)
-                .ok_or_else(|| overflow("fee"))?;
-            fees = fees.checked_add(fee).ok_or_else(|| overflow("fees"))?;
-        }
+        // Fees are derived: a node's absurd gas price saturates them, never fails the commit.
+        let fees = rows.txs.iter().fold(U256::ZERO, |fees, tx| {
+            fees.saturating_add(tx.gas_price.saturating_mul(U256::from(tx.gas_used)))
+        });
         Ok(Self {
             rows,
             chain: int("chain id", rows.chain_id)?,

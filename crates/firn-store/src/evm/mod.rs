@@ -1,10 +1,19 @@
 //! EVM queries: [`crate::EvmWriter`] in `write`, which stages a batch of blocks and writes
 //! their plain rows set-wise (`insert`), folds collectible balances and deployments
-//! (`derived`) and the chain totals and metrics rows (`counters`) over the batch;
-//! [`crate::EvmReader`] in `read`.
+//! (`derived`) and the chain totals and metrics rows (`counters`) over the batch, recording
+//! what they overwrote so that a rollback can put it back (`undo`); [`crate::EvmReader`] in
+//! `read`.
 
 mod counters;
 mod derived;
 mod insert;
 mod read;
+mod undo;
 mod write;
+
+pub use undo::UNDO_BLOCKS;
+
+/// Rows one transaction's (or one block's) list returns at most: its logs, internal
+/// transactions, token transfers, or a block's transactions. Anyone can make a transaction
+/// emit a million logs; a detail view shows the first ones, in order.
+pub const MAX_ROWS_PER_TX: usize = 10_000;

@@ -1,18 +1,22 @@
 //! EVM reads.
 
-use crate::db::{Row, RowExt, Sql, Store, int, u256};
+use super::MAX_ROWS_PER_TX;
+use crate::codec::{RowExt, int, u256};
 use crate::error::Result;
 use crate::page::{CollectibleCursor, EventCursor, HeightCursor, Page, PageRequest, TxCursor};
+use crate::row::Row;
 use crate::rows::evm::{
-    ChainRef, CollectibleRecord, ContractDeployment, EvmBlock, EvmBlockRecord, EvmChain,
-    EvmInternalTx, EvmLog, EvmTx, EvmTxRecord, NftMetadata, Token, TokenStandard, TokenTransfer,
-    TransferRecord,
+    ChainRef, CollectibleRecord, ContractDeployment, EvmBlock, EvmBlockRecord, EvmChainRecord,
+    EvmInternalTx, EvmLog, EvmTx, EvmTxRecord, MetadataQueue, NftMetadata, Token, TokenStandard,
+    TokenTransfer, TransferRecord,
 };
+use crate::sql::Sql;
+use crate::store::Store;
 use crate::traits::{EvmReader, EvmTxFilter, TransferFilter};
 use crate::types::{Address, B256, U256};
 
-fn decode_chain(r: &dyn Row) -> Result<EvmChain> {
-    Ok(EvmChain {
+fn decode_chain(r: &dyn Row) -> Result<EvmChainRecord> {
+    Ok(EvmChainRecord {
         chain_id: r.u64("chain_id")?,
         blockchain_id: r.id("blockchain_id")?,
         subnet_id: r.id("subnet_id")?,
@@ -210,18 +214,19 @@ impl Store {
             .bind(number)
             .push(&format!(" AND {alias}tx_index = "))
             .bind(index)
-            .push(tail);
+            .push(tail)
+            .limit(MAX_ROWS_PER_TX as i64);
         self.fetch(q, decode).await
     }
 }
 
 impl EvmReader for Store {
-    async fn list_evm_chains(&self) -> Result<Vec<EvmChain>> {
+    async fn list_evm_chains(&self) -> Result<Vec<EvmChainRecord>> {
         let q = Sql::new("SELECT * FROM evm_chains ORDER BY chain_id");
         self.fetch(q, decode_chain).await
     }
 
-    async fn find_evm_chain(&self, chain: ChainRef) -> Result<Option<EvmChain>> {
+    async fn find_evm_chain(&self, chain: ChainRef) -> Result<Option<EvmChainRecord>> {
         let mut q = Sql::new("SELECT * FROM evm_chains WHERE ");
         match chain {
             ChainRef::Evm(id) => q.push("chain_id = ").bind(int("chain id", id)?),
@@ -281,7 +286,8 @@ impl EvmReader for Store {
         q.bind(int("chain id", chain_id)?)
             .push(" AND t.number = ")
             .bind(int("block number", number)?)
-            .push(" ORDER BY t.tx_index");
+            .push(" ORDER BY t.tx_index")
+            .limit(MAX_ROWS_PER_TX as i64);
         self.fetch(q, decode_tx).await
     }
 
@@ -489,6 +495,36 @@ impl EvmReader for Store {
             .push(" AND m.token_id = ")
             .bind(u256(&token_id));
         Ok(self.fetch_optional(q, decode_metadata).await?.flatten())
+    }
+
+    async fn list_pending_nft_metadata(
+        &self,
+        chain_id: u64,
+        queue: MetadataQueue,
+        after: Option<(Address, U256)>,
+        limit: u32,
+    ) -> Result<Vec<NftMetadata>> {
+        let mut q = Sql::new(&format!(
+            "SELECT {METADATA_COLUMNS} FROM evm_nft_metadata m WHERE m.chain_id = "
+        ));
+        // The status is a literal from a fixed set, so that SQLite matches the partial index.
+        q.bind(int("chain id", chain_id)?)
+            .push(&format!(" AND m.index_status = '{}'", queue.status()));
+        if let Some((token, id)) = after {
+            q.push(" AND (m.token, m.token_id) > (")
+                .bind(token.0.to_vec())
+                .push(", ")
+                .bind(u256(&id))
+                .push(")");
+        }
+        q.push(" ORDER BY m.token, m.token_id")
+            .limit(i64::from(limit));
+        Ok(self
+            .fetch(q, decode_metadata)
+            .await?
+            .into_iter()
+            .flatten()
+            .collect())
     }
 
     async fn list_collectibles(

@@ -10,17 +10,19 @@ use sqlx::AnyConnection;
 use tracing::debug;
 
 use super::counters::update_counters;
-use super::derived::{update_collectibles, write_contracts};
+use super::derived::{queue_minted_metadata, update_collectibles, write_contracts};
 use super::insert::{Staged, insert_rows};
-use crate::db::{RowExt, Store, int, u256};
+use super::undo::{UndoLog, rollback, save_undo};
+use crate::codec::{RowExt, int, u256};
+use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
-use crate::pchain::{load_cursor, save_cursor};
-use crate::rows::evm::{EvmBlock, EvmBlockRows, EvmChain, NftMetadata};
+use crate::rows::evm::{EvmBlock, EvmBlockRows, EvmChainRecord, NftMetadata};
 use crate::rows::{ChainKey, CommitOutcome};
+use crate::store::Store;
 use crate::traits::EvmWriter;
 
 impl EvmWriter for Store {
-    async fn upsert_evm_chain(&self, c: &EvmChain) -> Result<()> {
+    async fn upsert_evm_chain(&self, c: &EvmChainRecord) -> Result<()> {
         let mut w = self.begin_write().await?;
         sqlx::query(
             "INSERT INTO evm_chains (chain_id, blockchain_id, subnet_id, name, description, \
@@ -88,10 +90,20 @@ impl EvmWriter for Store {
             outcome.committed += 1;
         }
         if !staged.is_empty() {
+            let mut undo = UndoLog::new();
             let deployers = write_contracts(conn, &staged).await?;
-            update_collectibles(conn, &staged).await?;
-            update_counters(conn, &mut staged, &deployers).await?;
+            update_collectibles(conn, &staged, &mut undo).await?;
+            queue_minted_metadata(conn, &staged).await?;
+            update_counters(conn, &mut staged, &deployers, &mut undo).await?;
             insert_rows(conn, &staged).await?;
+            let mut ranges: HashMap<i64, (i64, i64)> = HashMap::new();
+            for s in &staged {
+                ranges
+                    .entry(s.chain)
+                    .and_modify(|r| r.1 = s.number)
+                    .or_insert((s.number, s.number));
+            }
+            save_undo(conn, &undo, &ranges).await?;
         }
         for (chain_id, (cursor, moved)) in cursors {
             if let (Some(c), true) = (cursor, moved) {
@@ -107,7 +119,18 @@ impl EvmWriter for Store {
         Ok(outcome)
     }
 
+    async fn rollback_evm_chain(&self, chain_id: u64, to: u64) -> Result<Option<u64>> {
+        let mut w = self.begin_write().await?;
+        let cursor = rollback(&mut w.tx, chain_id, to).await?;
+        w.commit().await?;
+        Ok(cursor)
+    }
+
     async fn upsert_nft_metadata(&self, chain_id: u64, m: &NftMetadata) -> Result<()> {
+        // What a metadata server sends is anyone's: PostgreSQL refuses NUL in text, so none is
+        // stored (on either backend, so both hold the same).
+        let text = |s: &str| s.replace('\0', "");
+        let opt = |s: &Option<String>| s.as_deref().map(text);
         let mut w = self.begin_write().await?;
         sqlx::query(
             "INSERT INTO evm_nft_metadata (chain_id, token, token_id, token_uri, index_status, \
@@ -125,18 +148,18 @@ impl EvmWriter for Store {
         .bind(int("chain id", chain_id)?)
         .bind(m.token.0.to_vec())
         .bind(u256(&m.token_id))
-        .bind(m.token_uri.clone())
-        .bind(m.index_status.clone())
+        .bind(text(&m.token_uri))
+        .bind(text(&m.index_status))
         .bind(m.updated_at.map(|t| int("updated at", t)).transpose()?)
-        .bind(m.name.clone())
-        .bind(m.symbol.clone())
-        .bind(m.image_uri.clone())
-        .bind(m.description.clone())
-        .bind(m.animation_uri.clone())
-        .bind(m.external_url.clone())
-        .bind(m.background.clone())
-        .bind(m.attributes.clone())
-        .bind(m.properties.clone())
+        .bind(opt(&m.name))
+        .bind(opt(&m.symbol))
+        .bind(opt(&m.image_uri))
+        .bind(opt(&m.description))
+        .bind(opt(&m.animation_uri))
+        .bind(opt(&m.external_url))
+        .bind(opt(&m.background))
+        .bind(opt(&m.attributes))
+        .bind(opt(&m.properties))
         .bind(m.decimals.map(i64::from))
         .execute(&mut *w.tx)
         .await?;

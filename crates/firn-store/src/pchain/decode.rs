@@ -1,7 +1,8 @@
 //! Row → record decoding for the P-Chain reads.
 
-use crate::db::{Row, RowExt};
+use crate::codec::RowExt;
 use crate::error::{Result, StoreError};
+use crate::row::Row;
 use crate::rows::pchain::{
     BlockchainRecord, L1Validator, L1ValidatorRecord, NewBlockchain, NewReward, NewStaker, Owner,
     PBlock, PBlockRecord, PTxCore, PUtxo, PUtxoRecord, ProposerDetails, RewardRecord, RewardType,

@@ -4,35 +4,3 @@
 mod decode;
 mod read;
 mod write;
-
-use sqlx::AnyConnection;
-
-use crate::db::{RowExt, int};
-use crate::error::Result;
-use crate::rows::ChainKey;
-
-/// The stored cursor of `chain`, read inside a write transaction.
-pub(crate) async fn load_cursor(conn: &mut AnyConnection, chain: ChainKey) -> Result<Option<u64>> {
-    let row = sqlx::query("SELECT height FROM cursors WHERE chain = $1")
-        .bind(chain.as_text())
-        .fetch_optional(&mut *conn)
-        .await?;
-    row.map(|r| r.u64("height")).transpose()
-}
-
-/// Moves the cursor of `chain` to `height`.
-pub(crate) async fn save_cursor(
-    conn: &mut AnyConnection,
-    chain: ChainKey,
-    height: u64,
-) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO cursors (chain, height) VALUES ($1, $2) \
-         ON CONFLICT (chain) DO UPDATE SET height = excluded.height",
-    )
-    .bind(chain.as_text())
-    .bind(int("height", height)?)
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}

@@ -8,15 +8,18 @@ use super::decode::{
     decode_block, decode_blockchain, decode_core, decode_l1, decode_reward, decode_staker,
     decode_subnet, decode_utxo,
 };
-use crate::db::{Row, RowExt, Sql, Store, int};
+use crate::codec::{RowExt, int};
 use crate::error::{Result, StoreError};
 use crate::page::{
     CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor,
 };
+use crate::row::Row;
 use crate::rows::pchain::{
     BlockchainRecord, L1ValidatorRecord, PBlockRecord, PTxRecord, PUtxoRecord, RewardRecord,
     StakerRecord, StakerStatus, SubnetRecord,
 };
+use crate::sql::Sql;
+use crate::store::Store;
 use crate::traits::{PBlockFilter, PChainReader, PTxFilter, RewardFilter, StakerFilter};
 
 /// Appends `AND (h, i) <op> ($a, $b)` for a transaction-position cursor.
@@ -35,6 +38,36 @@ fn push_tx_keyset(
             .push(", ")
             .bind(i64::from(c.index))
             .push(")");
+    }
+    Ok(())
+}
+
+/// Keeps `alias`'s rows (with `height` and `timestamp`) inside a block-time window. Block
+/// times never decrease with height, so the window is also a height window: bounding the
+/// height (from `p_blocks_by_timestamp`) starts a walk at the window instead of walking up
+/// to it from genesis.
+fn push_time_window(q: &mut Sql, alias: &str, start: Option<u64>, end: Option<u64>) -> Result<()> {
+    if let Some(t) = start {
+        q.push(&format!(" AND {alias}.timestamp >= "))
+            .bind(int("start time", t)?)
+            .push(&format!(
+                " AND {alias}.height >= COALESCE((SELECT b.height FROM p_blocks b \
+                 WHERE b.timestamp >= "
+            ))
+            .bind(int("start time", t)?)
+            .push(" ORDER BY b.timestamp, b.height LIMIT 1), ")
+            .bind(i64::MAX)
+            .push(")");
+    }
+    if let Some(t) = end {
+        q.push(&format!(" AND {alias}.timestamp <= "))
+            .bind(int("end time", t)?)
+            .push(&format!(
+                " AND {alias}.height <= COALESCE((SELECT b.height FROM p_blocks b \
+                 WHERE b.timestamp <= "
+            ))
+            .bind(int("end time", t)?)
+            .push(" ORDER BY b.timestamp DESC, b.height DESC LIMIT 1), -1)");
     }
     Ok(())
 }
@@ -85,9 +118,19 @@ impl TxScan<'_> {
         } else {
             "p_txs"
         };
-        q.push(&format!("SELECT x.height, x.tx_index FROM {source} x"));
-        if self.active_at.is_some() {
-            q.push(" JOIN p_stakers s ON s.height = x.height AND s.tx_index = x.tx_index");
+        // Active stake with no narrower source walks the open stakers (`p_stakers_open`),
+        // not every tx since genesis.
+        let by_staker = self.active_at.is_some() && source == "p_txs";
+        if by_staker {
+            q.push(
+                "SELECT x.height, x.tx_index FROM p_stakers s \
+                 JOIN p_txs x ON x.height = s.height AND x.tx_index = s.tx_index",
+            );
+        } else {
+            q.push(&format!("SELECT x.height, x.tx_index FROM {source} x"));
+            if self.active_at.is_some() {
+                q.push(" JOIN p_stakers s ON s.height = x.height AND s.tx_index = x.tx_index");
+            }
         }
         q.push(" WHERE 1 = 1");
         if let Some(a) = address {
@@ -112,33 +155,13 @@ impl TxScan<'_> {
                 .bind_list(filter.tx_types.iter().cloned())
                 .push(")");
         }
-        // Block times never decrease with height, so a time window is also a height window:
-        // bounding the height keeps the scan inside the window instead of walking up to it.
-        if let Some(t) = filter.start_ts {
-            q.push(" AND x.timestamp >= ")
-                .bind(int("start time", t)?)
-                .push(
-                    " AND x.height >= COALESCE((SELECT b.height FROM p_blocks b \
-                     WHERE b.timestamp >= ",
-                )
-                .bind(int("start time", t)?)
-                .push(" ORDER BY b.timestamp, b.height LIMIT 1), ")
-                .bind(i64::MAX)
-                .push(")");
-        }
-        if let Some(t) = filter.end_ts {
-            q.push(" AND x.timestamp <= ")
-                .bind(int("end time", t)?)
-                .push(
-                    " AND x.height <= COALESCE((SELECT b.height FROM p_blocks b \
-                     WHERE b.timestamp <= ",
-                )
-                .bind(int("end time", t)?)
-                .push(" ORDER BY b.timestamp DESC, b.height DESC LIMIT 1), -1)");
-        }
-        push_tx_keyset(q, "x", self.order, self.page.after)?;
-        q.push(&format!(" ORDER BY x.height {ord}, x.tx_index {ord}"))
-            .limit(self.limit + 1);
+        push_time_window(q, "x", filter.start_ts, filter.end_ts)?;
+        let walk = if by_staker { "s" } else { "x" };
+        push_tx_keyset(q, walk, self.order, self.page.after)?;
+        q.push(&format!(
+            " ORDER BY {walk}.height {ord}, {walk}.tx_index {ord}"
+        ))
+        .limit(self.limit + 1);
         Ok(())
     }
 }
@@ -288,7 +311,7 @@ impl Store {
     async fn find_block_where(
         &self,
         column: &str,
-        key: impl sqlx::Encode<'static, sqlx::Any> + sqlx::Type<sqlx::Any> + Send + 'static,
+        key: impl Into<crate::sql::Value>,
     ) -> Result<Option<PBlockRecord>> {
         let mut q = Sql::new(&format!("SELECT * FROM p_blocks WHERE {column} = "));
         q.bind(key);
@@ -360,21 +383,16 @@ impl PChainReader for Store {
         page: &PageRequest<HeightCursor>,
     ) -> Result<Page<PBlockRecord, HeightCursor>> {
         let limit = page.checked_limit()?;
-        let mut q = Sql::new("SELECT * FROM p_blocks WHERE 1 = 1");
+        let mut q = Sql::new("SELECT * FROM p_blocks k WHERE 1 = 1");
         if let Some(n) = filter.proposer {
-            q.push(" AND proposer_node_id = ").bind(n.0.to_vec());
+            q.push(" AND k.proposer_node_id = ").bind(n.0.to_vec());
         }
-        if let Some(t) = filter.start_ts {
-            q.push(" AND timestamp >= ").bind(int("start time", t)?);
-        }
-        if let Some(t) = filter.end_ts {
-            q.push(" AND timestamp <= ").bind(int("end time", t)?);
-        }
+        push_time_window(&mut q, "k", filter.start_ts, filter.end_ts)?;
         if let Some(c) = page.after {
-            q.push(&format!(" AND height {} ", order.after_op()))
+            q.push(&format!(" AND k.height {} ", order.after_op()))
                 .bind(int("cursor height", c.height)?);
         }
-        q.push(&format!(" ORDER BY height {}", order.sql()))
+        q.push(&format!(" ORDER BY k.height {}", order.sql()))
             .limit(limit + 1);
         let items = self.fetch(q, decode_block).await?;
         Ok(Page::from_rows(items, limit, |b| HeightCursor {

@@ -6,12 +6,14 @@ use firn_core::ids::{Id, ShortId};
 use sqlx::AnyConnection;
 use tracing::debug;
 
-use super::{load_cursor, save_cursor};
-use crate::db::{RowExt, Store, amounts, bits, hashes, int, short_ids, u128_bytes};
+use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids, u128_bytes};
+use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
-use crate::rows::pchain::{P_CHAIN_ID, PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange};
+use crate::rows::pchain::{PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange};
 use crate::rows::{ChainKey, CommitOutcome};
+use crate::store::Store;
 use crate::traits::PChainWriter;
+use firn_core::network::P_CHAIN_ID;
 
 impl PChainWriter for Store {
     async fn commit_pchain_blocks(&self, blocks: &[PChainBlockRows]) -> Result<CommitOutcome> {

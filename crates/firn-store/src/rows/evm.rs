@@ -8,7 +8,7 @@ use crate::types::{Address, B256, U256};
 
 /// An indexed EVM chain (the chains list).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EvmChain {
+pub struct EvmChainRecord {
     /// EVM chain ID.
     pub chain_id: u64,
     /// Avalanche blockchain ID.
@@ -276,6 +276,25 @@ pub struct Token {
     pub decimals: Option<u8>,
 }
 
+/// The NFT metadata rows still to index, one queue per step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetadataQueue {
+    /// `tokenURI`/`uri` still to read ([`NftMetadata::URI_UNREAD`]).
+    UnreadUri,
+    /// The document at the URI still to fetch ([`NftMetadata::UNINDEXED`]).
+    Unfetched,
+}
+
+impl MetadataQueue {
+    /// The `index_status` of the queue's rows.
+    pub fn status(self) -> &'static str {
+        match self {
+            Self::UnreadUri => NftMetadata::URI_UNREAD,
+            Self::Unfetched => NftMetadata::UNINDEXED,
+        }
+    }
+}
+
 /// Metadata of one NFT (ERC-721 `tokenURI` or ERC-1155 `uri`) and its fetch status.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NftMetadata {
@@ -285,7 +304,8 @@ pub struct NftMetadata {
     pub token_id: U256,
     /// `tokenURI` / `uri`.
     pub token_uri: String,
-    /// `INDEXED`, `UNINDEXED`, `INVALID_TOKEN_URI`, … as the Data API spells it.
+    /// `INDEXED`, `UNINDEXED`, `INVALID_TOKEN_URI`, … as the Data API spells it, or
+    /// [`NftMetadata::URI_UNREAD`].
     pub index_status: String,
     /// When the metadata was last fetched.
     pub updated_at: Option<u64>,
@@ -309,6 +329,14 @@ pub struct NftMetadata {
     pub properties: Option<String>,
     /// ERC-1155 decimals.
     pub decimals: Option<u8>,
+}
+
+impl NftMetadata {
+    /// The status of a minted NFT whose `tokenURI` is still to read (the Data API shows it as
+    /// `UNINDEXED`).
+    pub const URI_UNREAD: &'static str = "URI_UNREAD";
+    /// The status of an NFT whose metadata document is still to fetch.
+    pub const UNINDEXED: &'static str = "UNINDEXED";
 }
 
 /// A current collectible holding: ERC-721 ownership or a non-zero ERC-1155 balance.

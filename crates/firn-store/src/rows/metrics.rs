@@ -2,18 +2,15 @@
 //! subnet per day.
 //! The store keeps them exact and up to date in the same transaction as the blocks.
 
-use firn_core::calendar::{civil_from_days, days_from_civil};
+use firn_core::calendar::{DAY, HOUR, civil_from_days, days_from_civil};
 use firn_core::ids::Id;
 
 use crate::types::U256;
 
-const HOUR: u64 = 3_600;
-const DAY: u64 = 86_400;
-
 /// A metrics period: hours, UTC days, weeks starting Monday and calendar months. The store
 /// keeps one counters row per chain and period of each granularity, so every metric (distinct
 /// counts included) is exact at each of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Granularity {
     /// One hour, starting on the hour (UTC).
     Hour,
@@ -104,7 +101,7 @@ impl Granularity {
 /// distinct senders; contracts count deployments (creation transactions and internal
 /// `CREATE`/`CREATE2` that did not revert); deployers are the distinct transaction senders
 /// that caused them.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ChainMetrics {
     /// EVM chain ID.
     pub chain_id: u64,
@@ -126,8 +123,10 @@ pub struct ChainMetrics {
     pub max_gas_price: U256,
     /// Highest per-block transactions per second (block txs ÷ seconds since the previous block,
     /// at least one second).
+    #[serde(with = "crate::codec::f64_bits")]
     pub max_tps: f64,
     /// Highest per-block gas per second, likewise.
+    #[serde(with = "crate::codec::f64_bits")]
     pub max_gps: f64,
     /// Distinct active addresses.
     pub active_addresses: u64,
@@ -205,7 +204,7 @@ impl ChainMetrics {
         if self.tx_count == 0 {
             0.0
         } else {
-            self.sum_gas_price.to_f64() / self.tx_count as f64
+            f64::from(self.sum_gas_price) / self.tx_count as f64
         }
     }
 }

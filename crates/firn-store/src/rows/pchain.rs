@@ -9,9 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use super::text_enum;
 
-/// The P-Chain's blockchain ID (32 zero bytes), also the Primary Network's subnet ID.
-pub const P_CHAIN_ID: Id = Id([0; 32]);
-
 /// Everything one accepted P-Chain block writes: the unit of atomic commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PChainBlockRows {
@@ -331,7 +328,7 @@ pub struct PTxRecord {
 pub struct NewStaker {
     /// Node.
     pub node_id: NodeId,
-    /// Subnet validated ([`P_CHAIN_ID`] for the Primary Network).
+    /// Subnet validated ([`firn_core::network::P_CHAIN_ID`] for the Primary Network).
     pub subnet_id: Id,
     /// Start time.
     pub start_ts: u64,

@@ -6,12 +6,13 @@
 use std::collections::BTreeMap;
 
 use firn_core::ids::{Id, NodeId, ShortId};
+use firn_core::network::P_CHAIN_ID;
 use firn_store::rows::evm::{
-    EvmBlock, EvmBlockRows, EvmChain, EvmInternalTx, EvmLog, EvmTx, Token, TokenStandard,
+    EvmBlock, EvmBlockRows, EvmChainRecord, EvmInternalTx, EvmLog, EvmTx, Token, TokenStandard,
     TokenTransfer,
 };
 use firn_store::rows::pchain::{
-    P_CHAIN_ID, PBlock, PChainBlockRows, PTx, PTxCore, PTxDetails, PUtxo, ProposerDetails, UtxoType,
+    PBlock, PChainBlockRows, PTx, PTxCore, PTxDetails, PUtxo, ProposerDetails, UtxoType,
 };
 use firn_store::types::{Address, B256, U256};
 
@@ -242,18 +243,18 @@ pub fn evm_address(n: u64) -> Address {
     let mut b = [0u8; 20];
     b[0] = 0xee;
     b[12..].copy_from_slice(&n.to_be_bytes());
-    Address(b)
+    Address::new(b)
 }
 
 pub fn b256(tag: u8, n: u64) -> B256 {
     let mut b = [0u8; 32];
     b[0] = tag;
     b[24..].copy_from_slice(&n.to_be_bytes());
-    B256(b)
+    B256::new(b)
 }
 
-pub fn evm_chain(chain_id: u64) -> EvmChain {
-    EvmChain {
+pub fn evm_chain(chain_id: u64) -> EvmChainRecord {
+    EvmChainRecord {
         chain_id,
         blockchain_id: id(8, chain_id),
         subnet_id: id(6, chain_id),
@@ -273,7 +274,7 @@ pub fn evm_block(chain_id: u64, number: u64, ts: u64) -> EvmBlockRows {
         block: EvmBlock {
             number,
             hash: b256(1, chain_id * 1_000_000 + number),
-            parent_hash: b256(1, chain_id * 1_000_000 + number.wrapping_sub(1)),
+            parent_hash: b256(1, (chain_id * 1_000_000 + number).wrapping_sub(1)),
             timestamp: ts,
             gas_used: 0,
             gas_limit: 15_000_000,
@@ -403,6 +404,11 @@ impl EvmHistory {
             let e = self.holdings.entry((to, token, id)).or_insert(U256::ZERO);
             *e = e.checked_add(amount).expect("model overflow");
         }
+    }
+
+    /// Draws what comes next from `seed`: a history that departs from the one so far.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::new(seed);
     }
 
     /// Moves the next block's time `seconds` further on.
@@ -556,7 +562,7 @@ impl EvmHistory {
                     } else {
                         let ((owner, _, id), held) =
                             holders[self.rng.below(holders.len() as u64) as usize];
-                        let held = held.to_u128().expect("small") as u64;
+                        let held = u64::try_from(held).expect("small");
                         let amount = U256::from(1 + self.rng.below(held));
                         self.move_holding(owner, to, erc1155, id, amount);
                         b.transfers.push(TokenTransfer {

@@ -3,10 +3,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use firn_core::ids::Id;
+use firn_core::network::P_CHAIN_ID;
 use firn_store::rows::evm::EvmBlockRows;
 use firn_store::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
-use firn_store::rows::pchain::P_CHAIN_ID;
-use firn_store::types::Address;
+use firn_store::types::{Address, U256};
 use firn_store::{EvmWriter, MetricsReader, PChainWriter, PageRequest, SortOrder, Store};
 use sqlx::{Connection, Executor};
 
@@ -40,7 +40,7 @@ fn direct(blocks: &[EvmBlockRows], g: Granularity) -> Vec<ChainMetrics> {
         for t in &b.txs {
             m.fees_paid = m
                 .fees_paid
-                .checked_add(t.gas_price.checked_mul_u64(t.gas_used).unwrap())
+                .checked_add(t.gas_price.checked_mul(U256::from(t.gas_used)).unwrap())
                 .unwrap();
             m.sum_gas_price = m.sum_gas_price.checked_add(t.gas_price).unwrap();
             m.max_gas_price = m.max_gas_price.max(t.gas_price);
@@ -125,12 +125,14 @@ fn long_history() -> Vec<EvmBlockRows> {
 }
 
 pub async fn chain_metrics_match_direct_computation(store: Store) {
+    firn_store::testing::record_reads(&store);
     store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
     let blocks = long_history();
     for chunk in blocks.chunks(50) {
         store.commit_evm_blocks(chunk).await.unwrap();
     }
     check_every_granularity(&store, &blocks).await;
+    firn_store::testing::assert_reads_use_indexes(&store).await;
 }
 
 /// Every stored metrics row, at every granularity, equals the direct computation.
@@ -227,6 +229,7 @@ async fn postgres_older_store_gets_week_and_month_rows() {
 }
 
 pub async fn staking_metrics_match_direct_computation(store: Store) {
+    firn_store::testing::record_reads(&store);
     let (mut blocks, stakers, _) = staking_history();
     // A validator ends five days later: the days between carry the totals.
     let mut end = ptx(id(6, 1_000), "RewardValidatorTx");
@@ -354,4 +357,5 @@ pub async fn staking_metrics_match_direct_computation(store: Store) {
         .await
         .unwrap();
     assert!(other.items.is_empty());
+    firn_store::testing::assert_reads_use_indexes(&store).await;
 }

@@ -1,12 +1,13 @@
 //! P-Chain: round trips of every row type, atomicity, idempotence, filters and keyset paging.
 
 use firn_core::ids::Id;
+use firn_core::network::P_CHAIN_ID;
 use firn_store::page::TxCursor;
 use firn_store::rows::ChainKey;
 use firn_store::rows::pchain::{
     AssetAmount, BlockchainRecord, L1Validator, L1ValidatorManager, NewBlockchain, NewReward,
-    NewStaker, Owner, P_CHAIN_ID, PBlockRecord, PChainBlockRows, PTxRecord, PUtxo, RewardType,
-    StakerStatus, SubnetChange, UtxoType,
+    NewStaker, Owner, PBlockRecord, PChainBlockRows, PTxRecord, PUtxo, RewardType, StakerStatus,
+    SubnetChange, UtxoType,
 };
 use firn_store::{
     CursorStore, PBlockFilter, PChainReader, PChainWriter, PTxFilter, PageRequest, RewardFilter,
@@ -189,6 +190,7 @@ fn scenario() -> Vec<PChainBlockRows> {
 }
 
 pub async fn pchain_round_trip(store: Store) {
+    firn_store::testing::record_reads(&store);
     let blocks = scenario();
     let outcome = store.commit_pchain_blocks(&blocks).await.unwrap();
     assert_eq!((outcome.committed, outcome.skipped), (3, 0));
@@ -420,6 +422,7 @@ pub async fn pchain_round_trip(store: Store) {
         .unwrap();
     assert_eq!(timed.items[0].block.height, 2);
     assert_eq!(timed.next.map(|c| c.height), Some(2));
+    firn_store::testing::assert_reads_use_indexes(&store).await;
 }
 
 pub async fn pchain_failed_block_leaves_nothing(store: Store) {
@@ -588,6 +591,7 @@ fn filters(history: &PHistory) -> Vec<PTxFilter> {
 }
 
 pub async fn pchain_tx_filters_and_paging(store: Store) {
+    firn_store::testing::record_reads(&store);
     let mut history = PHistory::new(7, 8);
     let blocks: Vec<_> = (0..150).map(|_| history.next_block()).collect();
     for chunk in blocks.chunks(25) {
@@ -612,6 +616,7 @@ pub async fn pchain_tx_filters_and_paging(store: Store) {
         .await
         .unwrap();
     assert!(page.items.iter().all(|t| t.emitted.len() == 2));
+    firn_store::testing::assert_reads_use_indexes(&store).await;
 }
 
 pub async fn pchain_paging_is_stable_under_inserts(store: Store) {

@@ -1,10 +1,9 @@
 //! Stakers, delegators and rewards: filters, statuses and keyset paging.
 
 use firn_core::ids::Id;
+use firn_core::network::P_CHAIN_ID;
 use firn_store::page::EventCursor;
-use firn_store::rows::pchain::{
-    NewReward, NewStaker, P_CHAIN_ID, PChainBlockRows, RewardType, StakerStatus,
-};
+use firn_store::rows::pchain::{NewReward, NewStaker, PChainBlockRows, RewardType, StakerStatus};
 use firn_store::{
     PChainReader, PChainWriter, PageRequest, RewardFilter, SortOrder, StakerFilter, Store,
     StoreError,
@@ -89,6 +88,7 @@ pub fn staking_history() -> StakingHistory {
 }
 
 pub async fn pchain_stakers_and_rewards(store: Store) {
+    firn_store::testing::record_reads(&store);
     let (blocks, stakers, rewards) = staking_history();
     store.commit_pchain_blocks(&blocks).await.unwrap();
     let now = T + 1_000;
@@ -251,4 +251,5 @@ pub async fn pchain_stakers_and_rewards(store: Store) {
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::StakerUnavailable(_)), "{err}");
+    firn_store::testing::assert_reads_use_indexes(&store).await;
 }

@@ -2,9 +2,9 @@
 
 use crate::cli::{DecodeArgs, DecodeKind};
 use anyhow::{Context, bail};
-use firn_core::address::{FUJI_ID, LOCAL_ID, MAINNET_ID};
 use firn_core::codec;
 use firn_core::encoding::{checksum, hex_decode_lenient};
+use firn_core::network::{FUJI_ID, LOCAL_ID, MAINNET_ID};
 use firn_core::pchain::json::{JsonContext, block_to_json, tx_to_json, unsigned_tx_to_json};
 use firn_core::pchain::{Block, Tx, UnsignedTx};
 use firn_core::warp::json::message_to_json;

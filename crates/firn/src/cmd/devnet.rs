@@ -1,14 +1,13 @@
-//! `firn devnet`: the devnet P-Chain, its block producer, the EVM chains (C-Chain and
-//! subnet-EVM L1s, [`super::evm`]) and the node RPC, with the validators answering signature
-//! requests (`firn.requestWarpSignature`, [`super::signers`]), until Ctrl-C.
+//! `firn devnet`: the network `firn_node::spawn` runs (the P-Chain and its block producer,
+//! the EVM chains, the node RPC, the validators answering `firn.requestWarpSignature`) on a
+//! data dir, with its banner, until Ctrl-C.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
 use anyhow::{Context, bail};
-use firn_core::address::network_name;
-use firn_devnet::{Clock, DevnetConfig, PChain, Producer, Profile};
-use firn_rpc::{Node, node_router};
+use firn_core::network::network_name;
+use firn_devnet::{DevnetConfig, Profile};
+use firn_node::{NodeConfig, NodeHandle};
 use serde_json::{Value, json};
 use tracing::info;
 
@@ -16,8 +15,6 @@ use crate::cli::{DevnetArgs, ProfileArg};
 
 /// The configuration a data dir was created with.
 const CONFIG_FILE: &str = "devnet.toml";
-/// Where the P-Chain keeps its blocks inside the data dir.
-pub(crate) const CHAIN_DIR: &str = "pchain";
 
 pub fn run(args: &DevnetArgs) -> anyhow::Result<()> {
     let config = load_config(&ChainChoice::of(args)?, DevnetConfig::starting_now)?;
@@ -110,11 +107,9 @@ pub(crate) fn load_config(
         config.seed = seed.to_owned();
     }
     config.validate().context("invalid devnet configuration")?;
-    std::fs::create_dir_all(args.data_dir)
-        .with_context(|| format!("couldn't create {}", args.data_dir.display()))?;
+    super::create_dir_durably(args.data_dir)?;
     let text = toml::to_string_pretty(&config).context("couldn't serialize the configuration")?;
-    std::fs::write(&saved_path, text)
-        .with_context(|| format!("couldn't write {}", saved_path.display()))?;
+    super::write_durably(&saved_path, text.as_bytes())?;
     Ok(config)
 }
 
@@ -134,37 +129,27 @@ fn read_config(path: &Path) -> anyhow::Result<DevnetConfig> {
 }
 
 async fn serve(args: &DevnetArgs, config: DevnetConfig) -> anyhow::Result<()> {
-    let chain_dir: PathBuf = args.data_dir.join(CHAIN_DIR);
-    let clock = Clock::live(config.genesis_time);
-    let chain = Arc::new(
-        PChain::open(config, &chain_dir, clock)
-            .with_context(|| format!("couldn't open the chain in {}", chain_dir.display()))?,
-    );
-    let listener = tokio::net::TcpListener::bind(args.rpc_addr)
-        .await
-        .with_context(|| format!("couldn't listen on {}", args.rpc_addr))?;
-    let addr = listener.local_addr()?;
-    let producer = Producer::spawn(chain.clone());
-    let evm = super::evm::start(&chain, &args.data_dir)?;
-    // The validators answer signature requests over HTTP (`firn.requestWarpSignature`), so
-    // that `firn serve --rpc` can aggregate.
-    let signers =
-        super::signers::devnet_signers(&chain, &super::signers::plan_covering(&chain), &evm)?;
-    let node = Arc::new(Node::new(chain.clone(), Some(producer.waker())).with_signers(signers));
-    let router = evm.chains.mount(node_router(node)).build()?;
-
-    let url = format!("http://{addr}");
-    let banner = banner(&chain, &url, &args.data_dir, &evm);
+    let stop = shutdown_signal();
+    let node = firn_node::spawn(NodeConfig {
+        listen: args.rpc_addr,
+        ..NodeConfig::new(config, &args.data_dir)
+    })
+    .await?;
+    let banner = banner(&node);
     if args.json {
         println!("{}", serde_json::to_string(&banner)?);
     } else if !args.silent {
         print_banner(&banner, "firn devnet", &[]);
     }
-    info!(%addr, height = chain.height(), "devnet started");
+    info!(
+        url = node.url(),
+        height = node.pchain().height(),
+        "devnet started"
+    );
 
-    firn_rpc::serve(listener, router, shutdown_signal()).await?;
-    producer.shutdown().await;
-    evm.shutdown().await;
+    stop.await;
+    let chain = node.pchain().clone();
+    node.shutdown().await;
     info!(height = chain.height(), "devnet stopped");
     if !args.silent && !args.json {
         eprintln!("Shut down at height {}", chain.height());
@@ -172,35 +157,40 @@ async fn serve(args: &DevnetArgs, config: DevnetConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Completes on Ctrl-C (SIGINT) or SIGTERM.
-pub(crate) async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Completes on Ctrl-C (SIGINT) or SIGTERM. The handlers are installed when this is called,
+/// not when the future is first polled: a signal that comes just after (say, as soon as the
+/// banner is printed) must not find the default action (exit) still in place.
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {},
+                () = wait(terminate) => {},
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
 /// Everything the banner shows, as JSON (what `--json` prints).
-pub(crate) fn banner(
-    chain: &PChain,
-    url: &str,
-    data_dir: &Path,
-    evm: &super::evm::EvmChainsHandle,
-) -> Value {
+pub(crate) fn banner(node: &NodeHandle) -> Value {
+    let chain = node.pchain();
+    let url = node.url();
     let n = chain.network();
     let keys: Vec<Value> = chain
         .funded_keys()
@@ -221,7 +211,7 @@ pub(crate) fn banner(
         "profile": n.profile,
         "networkName": network_name(n.network_id),
         "networkID": n.network_id,
-        "dataDir": data_dir.display().to_string(),
+        "dataDir": node.data_dir().display().to_string(),
         "height": chain.height(),
         "chains": {
             "P": n.p_chain_id,
@@ -237,16 +227,17 @@ pub(crate) fn banner(
             "firn": format!("{url}/ext/firn"),
             "C": format!("{url}/ext/bc/C/rpc"),
         },
-        "evmChains": subnet_evm_chains(chain, url, evm),
+        "evmChains": subnet_evm_chains(node),
         "fundedKeys": keys,
         "listening": url,
     })
 }
 
 /// The subnet-EVM chains the devnet serves (the C-Chain is listed apart).
-fn subnet_evm_chains(chain: &PChain, url: &str, evm: &super::evm::EvmChainsHandle) -> Vec<Value> {
-    let created = chain.blockchains();
-    evm.served()
+fn subnet_evm_chains(node: &NodeHandle) -> Vec<Value> {
+    let created = node.pchain().blockchains();
+    let url = node.url();
+    node.evm_chains()
         .iter()
         .filter_map(|c| {
             let id = firn_core::ids::Id(c.blockchain_id().0);

@@ -2,12 +2,13 @@
 //! subnet-EVM L1) into a store until Ctrl-C, all in parallel, with one progress bar per chain
 //! on a terminal and structured logs otherwise.
 
+use firn_rpc::client::redact_url;
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use firn_indexer::evm::{EvmIndexer, discover, follow_all};
+use firn_indexer::evm::{ChainSelection, EvmIndexer, MetadataLimits, discover, follow_all, probe};
 use firn_indexer::{IndexerConfig, PChainIndexer, Progress};
 use firn_rpc::{AvalancheClient, ClientConfig};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -59,23 +60,32 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
     };
     let store = firn_store::open(&database)
         .await
-        .with_context(|| format!("couldn't open the store {database}"))?;
+        .with_context(|| format!("couldn't open the store {}", redact_url(&database)))?;
     let client = AvalancheClient::new(&pchain_url(&args.rpc), ClientConfig::default())
-        .with_context(|| format!("bad --rpc {}", args.rpc))?;
+        .with_context(|| format!("bad --rpc {}", redact_url(&args.rpc)))?;
     let config = IndexerConfig {
         batch_blocks: args.batch_blocks,
         concurrency: args.concurrency as usize,
+        metadata: MetadataLimits {
+            allow_private: args.metadata_private_urls,
+            ..MetadataLimits::default()
+        },
         ..IndexerConfig::default()
     };
     let reporter = Arc::new(Reporter::new(std::io::stderr().is_terminal()));
     let pchain_reporter = reporter.clone();
     let mut indexer = PChainIndexer::new(client, store.clone(), config.clone())
         .on_progress(move |p| pchain_reporter.report("p-chain", p));
-    info!(target: "firn::index", rpc = %args.rpc, %database, "indexing");
+    info!(target: "firn::index", rpc = %redact_url(&args.rpc), database = %redact_url(&database), "indexing");
     let base = node_base(&args.rpc).to_owned();
     let run = async {
+        let selection = if args.evm_chains.is_empty() {
+            ChainSelection::Served
+        } else {
+            ChainSelection::Only(args.evm_chains.clone())
+        };
         if args.once {
-            let evm = backfill_evm(&base, &store, &config, &reporter);
+            let evm = backfill_evm(&base, &store, &config, &reporter, &selection);
             let (p, e) = tokio::join!(indexer.backfill(), evm);
             p.map(|_| ()).map_err(anyhow::Error::from).and(e)
         } else {
@@ -86,6 +96,8 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
                 config.clone(),
                 REDISCOVER,
                 Arc::new(move |name: &str, p: &Progress| evm_reporter.report(name, p)),
+                selection,
+                Arc::default(),
             );
             tokio::select! {
                 r = indexer.follow() => r.map_err(anyhow::Error::from),
@@ -111,16 +123,17 @@ async fn backfill_evm(
     store: &firn_store::Store,
     config: &IndexerConfig,
     reporter: &Arc<Reporter>,
+    selection: &ChainSelection,
 ) -> anyhow::Result<()> {
     let endpoints = discover(base)
         .await
         .with_context(|| format!("couldn't list the EVM chains of {base}"))?;
     let mut tasks = tokio::task::JoinSet::new();
-    for e in endpoints {
+    for e in endpoints.into_iter().filter(|e| selection.wants(e)) {
         // A chain the node lists but does not serve (no RPC for it) is skipped: `--once`
         // must end. Once reachable, failures are retried like the P-Chain's.
         if let Err(error) = probe(&e.url).await {
-            warn!(target: "firn::index", chain = %e.name, url = %e.url, %error, "skipping an unreachable EVM chain");
+            warn!(target: "firn::index", chain = %e.name, url = %redact_url(&e.url), %error, "skipping an unreachable EVM chain");
             continue;
         }
         let name = e.name.clone();
@@ -135,18 +148,6 @@ async fn backfill_evm(
             return Err(error.into());
         }
     }
-    Ok(())
-}
-
-/// One `eth_chainId` without retries.
-async fn probe(url: &str) -> anyhow::Result<()> {
-    let config = ClientConfig {
-        max_retries: 0,
-        timeout: Duration::from_secs(10),
-        ..ClientConfig::default()
-    };
-    let client = firn_rpc::EthClient::new(url, config)?;
-    client.call::<_, String>("eth_chainId", ()).await?;
     Ok(())
 }
 

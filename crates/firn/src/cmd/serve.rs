@@ -1,6 +1,7 @@
 //! `firn serve`: the Data API over a store, aggregating signatures through a node's RPC
 //! (`--rpc`) when given one.
 
+use firn_rpc::client::redact_url;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,18 +28,27 @@ fn config(args: &ServeArgs) -> anyhow::Result<ApiConfig> {
         }
         None => PriceTable::default(),
     };
+    let api_keys: Vec<String> = args
+        .api_keys
+        .iter()
+        .filter(|k| !k.is_empty())
+        .cloned()
+        .collect();
+    if args.require_api_key && api_keys.is_empty() {
+        anyhow::bail!("--require-api-key needs at least one --api-key (or FIRN_API_KEYS)");
+    }
     Ok(ApiConfig {
         network: match args.network {
             NetworkArg::Fuji => NetworkProfile::fuji(),
             NetworkArg::Mainnet => NetworkProfile::mainnet(),
         },
         request_timeout: Duration::from_secs(args.request_timeout),
-        api_keys: args
-            .api_keys
-            .iter()
-            .filter(|k| !k.is_empty())
-            .cloned()
-            .collect(),
+        api_keys,
+        require_api_key: args.require_api_key,
+        page_token_key: match &args.page_token_secret {
+            Some(secret) => firn_api::signing::TokenKey::from_secret(secret),
+            None => firn_api::signing::TokenKey::random(),
+        },
         key_rate_limit: args.rate_limit_per_key.map(per_minute),
         ip_rate_limit: args.rate_limit_per_ip.map(per_minute),
         prices,
@@ -54,9 +64,14 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("couldn't start the async runtime")?;
     runtime.block_on(async {
-        let store = firn_store::open(&args.database)
+        // A read never outlives the request that asked for it.
+        let options = firn_store::StoreOptions {
+            read_timeout: config.request_timeout,
+            ..firn_store::StoreOptions::default()
+        };
+        let store = firn_store::Store::open_with(&args.database, &options)
             .await
-            .with_context(|| format!("couldn't open the store at {}", args.database))?;
+            .with_context(|| format!("couldn't open the store at {}", redact_url(&args.database)))?;
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("couldn't listen on {}", args.listen))?;
@@ -94,8 +109,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
             let _ = rx.wait_for(|stop| *stop).await;
         };
+        let signal = shutdown_signal();
         tokio::spawn(async move {
-            shutdown_signal().await;
+            signal.await;
             let _ = stop_tx.send(true);
         });
         let (api, metrics) = tokio::join!(

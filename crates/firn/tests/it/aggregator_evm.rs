@@ -9,23 +9,20 @@ use alloy_primitives::{Address, B256, Bytes, Signature, TxKind, U256, keccak256}
 use firn_aggregator::{Aggregator, AggregatorConfig};
 use firn_api::{ApiConfig, AppState};
 use firn_core::ids::{Id, NodeId};
+use firn_core::network::{AVAX, SUBNET_EVM_VM_ID};
 use firn_core::warp::messages::PChainOwner;
 use firn_core::warp::payload::{AddressedCall, Payload};
 use firn_core::warp::{Message, UnsignedMessage};
-use firn_devnet::clock::Clock;
-use firn_devnet::genesis::{DevnetConfig, derive_bls, single_owner};
-use firn_devnet::history::{SUBNET_EVM_VM_ID, l1_genesis_json};
+use firn_devnet::genesis::{derive_bls, single_owner};
+use firn_devnet::history::l1_genesis_json;
 use firn_devnet::signers::DevnetSigners;
 use firn_devnet::state::validators::canonical;
 use firn_devnet::vm::PChain;
 use firn_devnet::wallet::{L1ValidatorSpec, Wallet};
-use firn_evm::{EvmChain, EvmChainConfig, EvmGenesis, WARP_ADDRESS};
+use firn_evm::{EvmChain, WARP_ADDRESS};
+use firn_node::{NodeConfig, NodeHandle, SignerKeys};
 use serde_json::{Value, json};
 use std::sync::Arc;
-
-use crate::devnet::TempDir;
-
-const AVAX: u64 = 1_000_000_000;
 const EVM_CHAIN_ID: u64 = 99_999;
 /// The L1's validators' weights: the two heaviest (250 of 310) meet 67 %.
 const WEIGHTS: [u64; 3] = [150, 100, 60];
@@ -35,7 +32,7 @@ struct L1 {
     subnet: Id,
     evm: Arc<EvmChain>,
     signers: Arc<DevnetSigners>,
-    dir: TempDir,
+    node: NodeHandle,
 }
 
 fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
@@ -47,13 +44,15 @@ fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
 
 /// A devnet with a subnet-EVM chain on a subnet converted to an L1 of three validators,
 /// the chain booted and its signing rules registered.
-fn l1(name: &str) -> L1 {
-    let dir =
-        TempDir(std::env::temp_dir().join(format!("firn-agg-evm-{name}-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
-    let config = DevnetConfig::default();
-    let pchain =
-        Arc::new(PChain::open(config.clone(), &dir.0, Clock::frozen(config.genesis_time)).unwrap());
+async fn l1() -> L1 {
+    let node = firn_node::spawn(
+        NodeConfig::test()
+            .with_evm()
+            .with_signers(SignerKeys::Genesis),
+    )
+    .await
+    .unwrap();
+    let pchain = node.pchain().clone();
     let wallet = Wallet::new(&pchain);
     let me = wallet.change_address();
     let subnet = build(&pchain, wallet.create_subnet(single_owner(me)).unwrap());
@@ -89,28 +88,20 @@ fn l1(name: &str) -> L1 {
             .convert_subnet_to_l1(subnet, chain_id, vec![0xAB; 20], &specs)
             .unwrap(),
     );
-    let signers = Arc::new(DevnetSigners::new(pchain.clone()).unwrap());
+    let signers = node.signers().unwrap().clone();
     for (i, key) in keys.into_iter().enumerate() {
         signers.add_key(NodeId([0x60 + i as u8; 20]), key);
     }
-    let clock = pchain.clock().clone();
-    let evm = Arc::new(
-        EvmChain::open(EvmChainConfig {
-            genesis: EvmGenesis::from_json(&genesis).unwrap(),
-            blockchain_id: B256::from(chain_id.0),
-            network_id: pchain.network().network_id,
-            data_dir: None,
-            now: Arc::new(move || clock.now()),
-        })
-        .unwrap(),
-    );
-    signers.register_evm_chain(evm.clone());
+    // The node boots the chain (and registers its signing rules) as soon as it looks.
+    let chains = node.evm().unwrap();
+    chains.boot_new_chains();
+    let evm = chains.chain(&chain_id).expect("the L1's chain booted");
     L1 {
         pchain,
         subnet,
         evm,
         signers,
-        dir,
+        node,
     }
 }
 
@@ -158,7 +149,7 @@ async fn serve(l1: &L1) -> (String, tokio::sync::oneshot::Sender<()>) {
         l1.signers.clone(),
         AggregatorConfig::default(),
     ));
-    let store = firn_store::open(l1.dir.0.join("firn.db").to_str().unwrap())
+    let store = firn_store::open(l1.node.data_dir().join("firn.db").to_str().unwrap())
         .await
         .unwrap();
     let state = AppState::new(store, ApiConfig::default())
@@ -217,7 +208,7 @@ fn verified(l1: &L1, unsigned: &UnsignedMessage, status: u16, body: &Value) -> M
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_l1s_validators_sign_what_its_evm_chain_sent_and_its_block_hashes() {
-    let l1 = l1("signs");
+    let l1 = l1().await;
     let (url, _stop) = serve(&l1).await;
 
     let sent = send_warp_message(&l1, b"hello from the L1");
@@ -240,7 +231,7 @@ async fn an_l1s_validators_sign_what_its_evm_chain_sent_and_its_block_hashes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn messages_the_chain_never_sent_are_refused_with_the_weight_obtained() {
-    let l1 = l1("refuses");
+    let l1 = l1().await;
     let (url, _stop) = serve(&l1).await;
     let network_id = l1.pchain.network().network_id;
     let source = Id(l1.evm.blockchain_id().0);

@@ -14,29 +14,18 @@ use firn_aggregator::{
 use firn_api::{ApiConfig, AppState};
 use firn_core::ids::Id;
 use firn_core::warp::Message;
-use firn_devnet::signers::{DevnetSigners, SignerBehaviour};
+use firn_devnet::signers::SignerBehaviour;
 use firn_devnet::state::validators::canonical;
-use firn_rpc::{Node, RpcNetworkConfig, RpcValidatorNetwork, ServerHandle, node_router};
+use firn_node::SignerKeys;
+use firn_rpc::{RpcNetworkConfig, RpcValidatorNetwork};
 use serde_json::{Value, json};
 
 use crate::aggregator_sdk::{ConvertedL1, devnet_with_converted_l1, empty_store, serve_api};
 
-/// The node RPC of `devnet` on a free loopback port, its validators signing when `signers`.
-async fn node_rpc(devnet: &ConvertedL1, signers: Option<Arc<DevnetSigners>>) -> ServerHandle {
-    let mut node = Node::new(devnet.chain.clone(), None);
-    if let Some(signers) = signers {
-        node = node.with_signers(signers);
-    }
-    let router = node_router(Arc::new(node)).build().unwrap();
-    firn_rpc::spawn(firn_rpc::loopback(0), router)
-        .await
-        .unwrap()
-}
-
-/// The aggregator's network over `rpc`, as `firn serve --rpc` makes it.
-async fn connect(rpc: &ServerHandle) -> Arc<RpcValidatorNetwork> {
+/// The aggregator's network over `devnet`'s node RPC, as `firn serve --rpc` makes it.
+async fn connect(devnet: &ConvertedL1) -> Arc<RpcValidatorNetwork> {
     Arc::new(
-        RpcValidatorNetwork::connect(&rpc.url(), RpcNetworkConfig::default())
+        RpcValidatorNetwork::connect(devnet.node.url(), RpcNetworkConfig::default())
             .await
             .unwrap(),
     )
@@ -56,8 +45,11 @@ async fn api_over(
         network.clone(),
         AggregatorConfig::default(),
     ));
-    let state = AppState::new(empty_store(&devnet.dir).await, ApiConfig::default())
-        .with_signature_aggregator(aggregator, network);
+    let state = AppState::new(
+        empty_store(devnet.node.data_dir()).await,
+        ApiConfig::default(),
+    )
+    .with_signature_aggregator(aggregator, network);
     serve_api(state).await
 }
 
@@ -85,12 +77,11 @@ fn signed(reply: &Value) -> Message {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn aggregation_through_a_devnet_node_rpc_verifies_at_67_percent() {
-    let devnet = devnet_with_converted_l1("agg-rpc");
+    let devnet = devnet_with_converted_l1(SignerKeys::Genesis).await;
     let chain = &devnet.chain;
     let network_id = chain.network().network_id;
-    let signers = Arc::new(DevnetSigners::new(chain.clone()).unwrap());
-    let rpc = node_rpc(&devnet, Some(signers.clone())).await;
-    let (api, stop, server) = api_over(&devnet, connect(&rpc).await).await;
+    let signers = devnet.node.signers().unwrap().clone();
+    let (api, stop, server) = api_over(&devnet, connect(&devnet).await).await;
 
     // Five validators of equal weight: one offline and one slow (within the timeout) still
     // leave four, 80 %.
@@ -141,16 +132,14 @@ async fn aggregation_through_a_devnet_node_rpc_verifies_at_67_percent() {
 
     let _ = stop.send(());
     server.await.unwrap().unwrap();
-    rpc.shutdown().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lying_and_too_slow_validators_over_rpc_are_skipped_as_in_process() {
-    let devnet = devnet_with_converted_l1("agg-rpc-bad");
+    let devnet = devnet_with_converted_l1(SignerKeys::Genesis).await;
     let chain = &devnet.chain;
-    let signers = Arc::new(DevnetSigners::new(chain.clone()).unwrap());
-    let rpc = node_rpc(&devnet, Some(signers.clone())).await;
-    let network = connect(&rpc).await;
+    let signers = devnet.node.signers().unwrap().clone();
+    let network = connect(&devnet).await;
     let aggregator = Aggregator::new(
         network,
         AggregatorConfig {
@@ -193,15 +182,13 @@ async fn lying_and_too_slow_validators_over_rpc_are_skipped_as_in_process() {
         .collect();
     assert_eq!(nodes.len(), 3);
     assert!(!nodes.contains(&liar) && !nodes.contains(&sleeper));
-    rpc.shutdown().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_without_the_signing_method_fails_aggregation_saying_so() {
-    let devnet = devnet_with_converted_l1("agg-rpc-none");
     // Like AvalancheGo: the platform reads work, signature requests have no HTTP method.
-    let rpc = node_rpc(&devnet, None).await;
-    let network = connect(&rpc).await;
+    let devnet = devnet_with_converted_l1(SignerKeys::Off).await;
+    let network = connect(&devnet).await;
     let direct = Aggregator::new(network.clone(), AggregatorConfig::default())
         .aggregate(AggregationRequest::new(devnet.message.clone()))
         .await
@@ -233,12 +220,11 @@ async fn a_node_without_the_signing_method_fails_aggregation_saying_so() {
         let message = reply["message"].as_str().unwrap();
         assert!(
             message.contains("firn.requestWarpSignature")
-                && message.contains(&rpc.url())
+                && message.contains(devnet.node.url())
                 && message.contains("p2p"),
             "{message}"
         );
     }
     let _ = stop.send(());
     server.await.unwrap().unwrap();
-    rpc.shutdown().await.unwrap();
 }

@@ -6,22 +6,15 @@
 
 use firn_aggregator::{Aggregator, AggregatorConfig};
 use firn_api::{ApiConfig, AppState};
-use firn_core::ids::{Id, NodeId};
-use firn_core::warp::messages::{L1Message, PChainOwner};
+use firn_core::ids::Id;
 use firn_core::warp::{Message, UnsignedMessage};
-use firn_devnet::clock::Clock;
-use firn_devnet::genesis::{DevnetConfig, derive_bls, single_owner};
-use firn_devnet::signers::DevnetSigners;
 use firn_devnet::state::validators::canonical;
 use firn_devnet::vm::PChain;
-use firn_devnet::wallet::{L1ValidatorSpec, Wallet};
-use std::path::PathBuf;
+use firn_node::testing::convert_an_l1;
+use firn_node::{NodeConfig, NodeHandle, SignerKeys};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
-
-use crate::devnet::TempDir;
-
-const AVAX: u64 = 1_000_000_000;
 
 /// The node project, with its dependencies installed from the lock file; `None` (after
 /// printing why) when node or npm cannot provide them.
@@ -36,75 +29,28 @@ fn node_project() -> Option<PathBuf> {
     ))
 }
 
-fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
-    let id = chain.issue_tx(tx).unwrap();
-    chain.clock().advance(1);
-    chain.build_until_idle().unwrap();
-    id
-}
-
-/// A devnet (default config, frozen clock) with a subnet converted to an L1, and the
-/// conversion's P-Chain Warp message.
+/// A node (default config, frozen clock, the genesis validators signing, or not: `signers`)
+/// with a subnet converted to an L1, and the conversion's P-Chain Warp message.
 pub struct ConvertedL1 {
-    /// Holds the chain; removed when dropped.
-    pub dir: TempDir,
+    pub node: NodeHandle,
     pub chain: Arc<PChain>,
     pub subnet: Id,
     pub convert_tx: Id,
     pub message: UnsignedMessage,
 }
 
-pub fn devnet_with_converted_l1(name: &str) -> ConvertedL1 {
-    let dir = TempDir(std::env::temp_dir().join(format!("firn-{name}-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
-    let config = DevnetConfig::default();
-    let chain = Arc::new(
-        PChain::open(
-            config.clone(),
-            dir.0.join("devnet"),
-            Clock::frozen(config.genesis_time),
-        )
-        .unwrap(),
-    );
-    let wallet = Wallet::new(&chain);
-    let me = wallet.change_address();
-    let subnet = build(&chain, wallet.create_subnet(single_owner(me)).unwrap());
-    let manager = build(
-        &chain,
-        wallet
-            .create_chain(subnet, "manager", Id([9; 32]), b"{}".to_vec())
-            .unwrap(),
-    );
-    let key = derive_bls("sdk", "l1", 0).unwrap();
-    let spec = L1ValidatorSpec {
-        node_id: NodeId([0x41; 20]),
-        weight: 100,
-        balance: 10 * AVAX,
-        bls: &key,
-        owner: PChainOwner {
-            threshold: 1,
-            addresses: vec![me],
-        },
-    };
-    let convert_tx = build(
-        &chain,
-        wallet
-            .convert_subnet_to_l1(subnet, manager, vec![0xAB; 20], &[spec])
-            .unwrap(),
-    );
-    let conversion_id = chain.subnets()[0].conversion.clone().unwrap().conversion_id;
-    let message =
-        L1Message::SubnetToL1Conversion(firn_core::warp::messages::SubnetToL1Conversion {
-            id: conversion_id,
-        })
-        .to_unsigned_message(chain.network().network_id);
-    std::fs::create_dir_all(&dir.0).unwrap();
+pub async fn devnet_with_converted_l1(signers: SignerKeys) -> ConvertedL1 {
+    let node = firn_node::spawn(NodeConfig::test().with_signers(signers))
+        .await
+        .unwrap();
+    let chain = node.pchain().clone();
+    let l1 = convert_an_l1(&chain);
     ConvertedL1 {
-        dir,
+        node,
         chain,
-        subnet,
-        convert_tx,
-        message,
+        subnet: l1.subnet,
+        convert_tx: l1.convert_tx,
+        message: l1.message,
     }
 }
 
@@ -126,8 +72,8 @@ pub async fn serve_api(
 }
 
 /// An empty SQLite store in `dir`.
-pub async fn empty_store(dir: &TempDir) -> firn_store::Store {
-    firn_store::open(dir.0.join("firn.db").to_str().unwrap())
+pub async fn empty_store(dir: &Path) -> firn_store::Store {
+    firn_store::open(dir.join("firn.db").to_str().unwrap())
         .await
         .unwrap()
 }
@@ -138,19 +84,19 @@ async fn chainkit_signature_aggregator_aggregate_and_get_against_firn() {
         return;
     };
     let ConvertedL1 {
-        dir,
+        node,
         chain,
         subnet,
         convert_tx,
         message,
-    } = devnet_with_converted_l1("agg-sdk");
+    } = devnet_with_converted_l1(SignerKeys::Genesis).await;
     let network_id = chain.network().network_id;
-    let signers = Arc::new(DevnetSigners::new(chain.clone()).unwrap());
+    let signers = node.signers().unwrap().clone();
     let aggregator = Arc::new(Aggregator::new(
         signers.clone(),
         AggregatorConfig::default(),
     ));
-    let state = AppState::new(empty_store(&dir).await, ApiConfig::default())
+    let state = AppState::new(empty_store(node.data_dir()).await, ApiConfig::default())
         .with_signature_aggregator(aggregator, signers);
     let (url, stop, server) = serve_api(state).await;
 

@@ -137,12 +137,12 @@ fn fill(path: &Path) -> Value {
             "blockchainId": world.blockchain.to_string(),
             "chainId": CHAIN.to_string(),
             "evmBlockCount": world.evm.number,
-            "evmAddress": evm_address_1.to_string(),
+            "evmAddress": format!("{evm_address_1:#x}"),
             "erc20Count": erc20,
-            "erc721Address": erc721_address.to_string(),
-            "collector": collector.to_string(),
+            "erc721Address": format!("{erc721_address:#x}"),
+            "collector": format!("{collector:#x}"),
             "collectibleCount": collectibles,
-            "contract": contract.to_string(),
+            "contract": format!("{contract:#x}"),
             "contractTx": contract_tx.to_string(),
         })
     })
@@ -259,13 +259,10 @@ fn official_sdks_agree_with_the_node_rpc() {
     let Some(suite) = sdk_suite("official_sdks_agree_with_the_node_rpc") else {
         return;
     };
-    let dir = crate::devnet::TempDir(
-        std::env::temp_dir().join(format!("firn-data-api-node-{}", std::process::id())),
-    );
-    let _ = std::fs::remove_dir_all(&dir.0);
+    let dir = crate::devnet::temp_dir("data-api-node");
     let up = crate::devnet::start_firn(
         "up",
-        &dir.0,
+        dir.path(),
         &[
             "--days",
             "6",

@@ -3,18 +3,20 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-pub struct TempDir(pub PathBuf);
+pub use tempfile::TempDir;
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory for test `name`, removed on drop.
+pub fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("firn-{name}-"))
+        .tempdir()
+        .expect("create a temporary directory")
 }
 
 /// A running `firn devnet` and the URL its banner announced.
@@ -103,10 +105,9 @@ pub fn stop(mut r: Running) {
 
 #[test]
 fn devnet_serves_rpc_and_restarts_at_the_same_height() {
-    let dir = TempDir(std::env::temp_dir().join(format!("firn-devnet-e2e-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
+    let dir = temp_dir("devnet-e2e");
 
-    let r = start(&dir.0, &[]);
+    let r = start(dir.path(), &[]);
     let text = r.banner.join("\n");
     assert!(
         text.contains("Network      fuji (ID 5), a local devnet"),
@@ -145,9 +146,9 @@ fn devnet_serves_rpc_and_restarts_at_the_same_height() {
         json!({ "height": height["height"] }),
     );
     stop(r);
-    assert!(dir.0.join("devnet.toml").exists());
+    assert!(dir.path().join("devnet.toml").exists());
 
-    let r = start(&dir.0, &[]);
+    let r = start(dir.path(), &[]);
     assert_eq!(
         call(&r.url, "/ext/bc/P", "platform.getHeight", json!({})),
         height
@@ -173,7 +174,7 @@ fn devnet_serves_rpc_and_restarts_at_the_same_height() {
             "local",
             "--data-dir",
         ])
-        .arg(&dir.0)
+        .arg(dir.path())
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -182,9 +183,7 @@ fn devnet_serves_rpc_and_restarts_at_the_same_height() {
 
 #[test]
 fn devnet_json_banner_on_the_local_profile() {
-    let dir =
-        TempDir(std::env::temp_dir().join(format!("firn-devnet-json-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
+    let dir = temp_dir("devnet-json");
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
         .args([
             "devnet",
@@ -195,7 +194,7 @@ fn devnet_json_banner_on_the_local_profile() {
             "--json",
             "--data-dir",
         ])
-        .arg(&dir.0)
+        .arg(dir.path())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -222,16 +221,14 @@ fn devnet_json_banner_on_the_local_profile() {
 
 #[test]
 fn devnet_config_file_seeds_a_new_data_dir_starting_now() {
-    let dir = TempDir(std::env::temp_dir().join(format!("firn-devnet-cfg-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
-    std::fs::create_dir_all(&dir.0).unwrap();
-    let cfg = dir.0.join("my.toml");
+    let dir = temp_dir("devnet-cfg");
+    let cfg = dir.path().join("my.toml");
     std::fs::write(
         &cfg,
         "profile = \"local\"\nseed = \"cfg-test\"\nfunded_keys = 21\n",
     )
     .unwrap();
-    let data = dir.0.join("data");
+    let data = dir.path().join("data");
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
         .args(["devnet", "--rpc-addr", "127.0.0.1:0", "--json", "--config"])
         .arg(&cfg)

@@ -34,9 +34,7 @@ const HISTORY: [&str; 8] = [
 ];
 
 fn temp(name: &str) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("firn-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    TempDir(dir)
+    crate::devnet::temp_dir(&format!("e2e-{name}"))
 }
 
 fn node_runs() -> bool {
@@ -475,7 +473,7 @@ fn firn_up_serves_the_official_clients() {
         "127.0.0.1:0",
     ];
     flags.extend(HISTORY);
-    let up = start_firn("up", &dir.0, &flags);
+    let up = start_firn("up", dir.path(), &flags);
     let api = banner_value(&up.banner, "Data API     ");
     let metrics = banner_value(&up.banner, "Metrics API  ");
     wait_indexed(&api, p_height(&up.url));
@@ -564,6 +562,8 @@ fn serve(database: &str, rpc: &str) -> (Running, String) {
             "--rpc",
             rpc,
         ])
+        // Behind one load balancer, every process signs page tokens with one secret.
+        .env("FIRN_PAGE_TOKEN_SECRET", "e2e-shared-secret")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -604,8 +604,8 @@ fn devnet_index_and_two_serves_on_postgres_serve_the_official_clients() {
         "127.0.0.1:0",
     ];
     flags.extend(HISTORY);
-    stop(start_firn("up", &dir.0, &flags));
-    let devnet = start_firn("devnet", &dir.0, &["--seed", "firn-e2e"]);
+    stop(start_firn("up", dir.path(), &flags));
+    let devnet = start_firn("devnet", dir.path(), &["--seed", "firn-e2e"]);
 
     let indexer = Process(
         Command::new(env!("CARGO_BIN_EXE_firn"))
@@ -630,6 +630,34 @@ fn devnet_index_and_two_serves_on_postgres_serve_the_official_clients() {
     // What PostgreSQL holds, against the node.
     node_suite(&first.url, &devnet.url);
     pchain_client(&devnet.url, "firn-e2e");
+    // Behind a load balancer, a page token one process issued is good on the other.
+    for (first, second, path) in [
+        (
+            &first.url,
+            &second.url,
+            "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=2",
+        ),
+        (
+            &first_metrics,
+            &second_metrics,
+            "/v2/chains/43113/metrics/txCount?timeInterval=hour&pageSize=2",
+        ),
+    ] {
+        let (_, page) = crate::data_api::get(first, path);
+        let token = page["nextPageToken"]
+            .as_str()
+            .expect("a next page")
+            .to_owned();
+        let next = format!("{path}&pageToken={token}");
+        let (status, from_second) = crate::data_api::get(second, &next);
+        assert!(status.contains(" 200 "), "{path}: {status} {from_second}");
+        let (_, from_first) = crate::data_api::get(first, &next);
+        assert_eq!(from_second, from_first, "{path}");
+        // A forged token is a 400 in the API's own error format, never a 500.
+        let forged = format!("{path}&pageToken={}", "A".repeat(token.len()));
+        let (status, body) = crate::data_api::get(second, &forged);
+        assert!(status.contains(" 400 "), "{path}: {status} {body}");
+    }
     // The indexer follows the transfer, and both API processes see it in the shared store.
     wait_indexed(&first.url, height + 1);
     wait_indexed(&second.url, height + 1);

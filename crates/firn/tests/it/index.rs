@@ -2,43 +2,22 @@
 //! P-Chain and a C-Chain with token activity) into SQLite, killed with SIGKILL at random points
 //! and restarted; the final store must equal an uninterrupted run's, table by table.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use firn_core::calendar::DAY;
 use firn_core::ids::NodeId;
+use firn_core::network::AVAX;
 use firn_devnet::genesis::derive_bls;
-use firn_devnet::{Clock, DevnetConfig, PChain, Wallet};
-use firn_rpc::node::eth::{EvmChains, EvmNode};
-use firn_rpc::{Node, loopback, node_router, spawn};
+use firn_devnet::{PChain, Wallet};
+use firn_node::{NodeConfig, NodeHandle};
+use tempfile::TempDir;
 
-const AVAX: u64 = 1_000_000_000;
-const DAY: u64 = 24 * 3600;
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("firn-index-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Self(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A chain of about `transfers` blocks, with stakers that end (reward proposals and their
+/// About `transfers` blocks on `chain`, with stakers that end (reward proposals and their
 /// commit blocks) along the way.
-fn build_chain(dir: &Path, transfers: usize) -> Arc<PChain> {
-    let config = DevnetConfig::default();
-    let clock = Clock::frozen(config.genesis_time);
-    let chain = Arc::new(PChain::open(config, dir, clock).unwrap());
+fn build_chain(chain: &PChain, transfers: usize) {
     let addrs = chain.funded_addresses().to_vec();
     let build = |chain: &PChain| {
         chain.clock().advance(1);
@@ -46,7 +25,7 @@ fn build_chain(dir: &Path, transfers: usize) -> Arc<PChain> {
     };
     for i in 0..transfers {
         if i % 500 == 0 {
-            let w = Wallet::new(&chain);
+            let w = Wallet::new(chain);
             let node = NodeId([0x40 + (i / 500) as u8; 20]);
             let sk = derive_bls("crash", "node", i as u32).unwrap();
             let end = chain.timestamp() + 2 * DAY;
@@ -56,58 +35,41 @@ fn build_chain(dir: &Path, transfers: usize) -> Arc<PChain> {
                         .unwrap(),
                 )
                 .unwrap();
-            build(&chain);
+            build(chain);
             chain
                 .issue_tx(
                     w.add_delegator(node, 25 * AVAX, end - 10, addrs[5])
                         .unwrap(),
                 )
                 .unwrap();
-            build(&chain);
+            build(chain);
         }
         if i % 500 == 250 {
             chain.clock().advance(3 * DAY);
             chain.build_until_idle().unwrap();
         }
-        let w = Wallet::with_keys(&chain, vec![chain.funded_keys().swap_remove(i % 3)]);
+        let w = Wallet::with_keys(chain, vec![chain.funded_keys().swap_remove(i % 3)]);
         chain
             .issue_tx(w.send(addrs[(i + 1) % addrs.len()], AVAX).unwrap())
             .unwrap();
-        build(&chain);
+        build(chain);
     }
-    chain
 }
 
-/// A C-Chain for `pchain` with `blocks` blocks of activity: ERC-20 transfers, native
-/// transfers, and an NFT mint every few blocks (its `data:` token URI decoded by the indexer).
-fn build_c_chain(pchain: &PChain, blocks: usize) -> Arc<firn_evm::EvmChain> {
+/// On `node`'s C-Chain, `blocks` blocks of activity from the first funded key: ERC-20
+/// transfers, native transfers, and an NFT mint every few blocks (its `data:` token URI
+/// decoded by the indexer).
+fn build_c_chain(node: &NodeHandle, blocks: usize) -> Arc<firn_evm::EvmChain> {
     use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
     use alloy_eips::eip2718::Encodable2718;
     use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
     use alloy_signer::SignerSync;
 
-    let n = pchain.network();
-    let key = alloy_signer_local::PrivateKeySigner::from_bytes(&B256::repeat_byte(7)).unwrap();
+    let n = node.network();
+    let secret = node.funded_keys()[0].to_bytes();
+    let key = alloy_signer_local::PrivateKeySigner::from_bytes(&B256::from(secret)).unwrap();
     let funds = U256::from(10u64).pow(U256::from(24));
-    let genesis = firn_evm::EvmGenesis::c_chain(
-        n.evm_chain_id,
-        pchain.config().genesis_time,
-        &[(key.address(), funds)],
-    );
-    let clock = Arc::new(std::sync::atomic::AtomicU64::new(
-        pchain.config().genesis_time + 1,
-    ));
-    let now = clock.clone();
-    let chain = Arc::new(
-        firn_evm::EvmChain::open(firn_evm::EvmChainConfig {
-            genesis,
-            blockchain_id: B256::from(*n.c_chain_id.as_bytes()),
-            network_id: n.network_id,
-            data_dir: None,
-            now: Arc::new(move || now.load(std::sync::atomic::Ordering::SeqCst)),
-        })
-        .unwrap(),
-    );
+    let chain = node.c_chain().unwrap();
     let mut nonce = 0;
     let mut send = |to: Option<Address>, value: U256, input: Vec<u8>, gas: u64| {
         let tx = TxEip1559 {
@@ -159,7 +121,7 @@ fn build_c_chain(pchain: &PChain, blocks: usize) -> Arc<firn_evm::EvmChain> {
     nft_code.extend(string("CCAT"));
     let nft_tx = send(None, U256::ZERO, nft_code, 5_000_000);
     let build = |chain: &firn_evm::EvmChain| {
-        clock.fetch_add(2, std::sync::atomic::Ordering::SeqCst);
+        node.clock().advance(2);
         chain.build_block().unwrap().unwrap();
     };
     build(&chain);
@@ -206,7 +168,8 @@ fn index_command(url: &str, db: &Path, batch: u32) -> Command {
     c
 }
 
-/// Every table's rows, sorted, as SQL literals (the migrations table aside: it records times).
+/// Every table's rows, sorted, as SQL literals; aside: the migrations table (it records times)
+/// and the EVM undo log (one row per commit, so it depends on where a run was cut).
 fn dump(db: &Path) -> Vec<(String, Vec<String>)> {
     let sqlite = |args: &[&str]| {
         let out = Command::new("sqlite3")
@@ -224,7 +187,7 @@ fn dump(db: &Path) -> Vec<(String, Vec<String>)> {
     };
     let tables = sqlite(&[
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_sqlx%' \
-         AND name NOT LIKE 'sqlite_%' ORDER BY name",
+         AND name NOT LIKE 'sqlite_%' AND name != 'evm_undo' ORDER BY name",
     ]);
     tables
         .lines()
@@ -268,27 +231,17 @@ async fn index_killed_at_random_points_ends_equal_to_an_uninterrupted_run() {
         eprintln!("SKIPPED index_killed_at_random_points…: the sqlite3 command is not installed");
         return;
     }
-    let dir = TempDir::new("crash");
-    let chain = build_chain(&dir.0.join("chain"), 2_500);
-    let height = chain.height();
-    let c_chain = build_c_chain(&chain, 400);
+    let dir = TempDir::new().unwrap();
+    let node = firn_node::spawn(NodeConfig::test().with_evm())
+        .await
+        .unwrap();
+    build_chain(node.pchain(), 2_500);
+    let height = node.pchain().height();
+    let c_chain = build_c_chain(&node, 400);
     let evm_height = c_chain.height();
-    let chains = Arc::new(EvmChains::new());
-    let n = chain.network();
-    chains.add(
-        &["C".to_owned(), n.c_chain_id.to_string()],
-        Arc::new(EvmNode::new(c_chain, None)),
-    );
-    let node = Arc::new(Node::new(chain.clone(), None));
-    let server = spawn(
-        loopback(0),
-        chains.mount(node_router(node)).build().unwrap(),
-    )
-    .await
-    .unwrap();
-    let url = server.url();
+    let url = node.url().to_owned();
 
-    let reference = dir.0.join("reference.db");
+    let reference = dir.path().join("reference.db");
     let started = Instant::now();
     let status = tokio::task::spawn_blocking({
         let mut c = index_command(&url, &reference, 64);
@@ -301,7 +254,7 @@ async fn index_killed_at_random_points_ends_equal_to_an_uninterrupted_run() {
 
     // Kill points spread over the early part of a run (startup and migrations included);
     // the crashed runs commit in smaller batches than the reference, so batch edges differ.
-    let crashed = dir.0.join("crashed.db");
+    let crashed = dir.path().join("crashed.db");
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ u64::from(std::process::id()));
     let max_delay_ms = (full_run.as_millis() as u64 / 30).max(20);
     let mut kills = 0;
@@ -364,7 +317,7 @@ async fn index_killed_at_random_points_ends_equal_to_an_uninterrupted_run() {
         assert_eq!(w.len(), g.len(), "rows of {t} after {kills} kills");
         assert!(w == g, "table {t} differs after {kills} kills");
     }
-    drop(server);
+    drop(node);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -373,15 +326,13 @@ async fn index_follows_the_tip_and_stops_cleanly_on_ctrl_c() {
         eprintln!("SKIPPED index_follows_the_tip…: the sqlite3 command is not installed");
         return;
     }
-    let dir = TempDir::new("follow");
-    let chain = build_chain(&dir.0.join("chain"), 5);
-    let node = Arc::new(Node::new(chain.clone(), None));
-    let server = spawn(loopback(0), node_router(node).build().unwrap())
-        .await
-        .unwrap();
-    let db = dir.0.join("follow.db");
+    let dir = TempDir::new().unwrap();
+    let node = firn_node::spawn(NodeConfig::test()).await.unwrap();
+    let chain = node.pchain().clone();
+    build_chain(&chain, 5);
+    let db = dir.path().join("follow.db");
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
-        .args(["index", "--rpc", &server.url(), "--database"])
+        .args(["index", "--rpc", node.url(), "--database"])
         .arg(&db)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::devnet::{TempDir, start, stop};
+use crate::devnet::{start, stop, temp_dir};
 
 fn script_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/pchain")
@@ -63,9 +63,8 @@ fn avalanchejs_reads_the_devnet_and_issues_a_transfer() {
         return;
     }
     let keys = funded_keys();
-    let data = TempDir(std::env::temp_dir().join(format!("firn-devnet-js-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&data.0);
-    let running = start(&data.0, &[]);
+    let data = temp_dir("devnet-js");
+    let running = start(data.path(), &[]);
 
     let out = Command::new("node")
         .arg("pchain.mjs")

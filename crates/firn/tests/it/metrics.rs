@@ -8,7 +8,7 @@ use firn_store::rows::metrics::Granularity;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::devnet::{TempDir, call, start_firn, stop};
+use crate::devnet::{call, start_firn, stop, temp_dir};
 use crate::up::{banner_value, get_json, wait_for};
 
 /// One transaction as the metrics count it.
@@ -292,11 +292,10 @@ fn check_chain(metrics: &str, chain_id: u64, blocks: &[Block]) {
 
 #[test]
 fn metrics_match_a_month_of_devnet_blocks_and_tokens_expire_on_its_clock() {
-    let dir = TempDir(std::env::temp_dir().join(format!("firn-metrics-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
+    let dir = temp_dir("metrics");
     let up = start_firn(
         "up",
-        &dir.0,
+        dir.path(),
         &[
             "--days",
             "31",

@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::devnet::{TempDir, call, start_firn, stop};
 
 fn temp(name: &str) -> TempDir {
-    TempDir(std::env::temp_dir().join(format!("firn-up-{name}-{}", std::process::id())))
+    crate::devnet::temp_dir(&format!("up-{name}"))
 }
 
 fn now() -> u64 {
@@ -35,7 +35,7 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
         "--metrics-addr",
         "127.0.0.1:0",
     ];
-    let up = start_firn("up", &dir.0, &flags);
+    let up = start_firn("up", dir.path(), &flags);
     assert!(
         up.banner.iter().any(|l| l.starts_with(
             "History      4 days generated (12 P-Chain transfers and 48 EVM txs a day)"
@@ -147,7 +147,7 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
     stop(up);
 
     // A restart serves the same chain and generates nothing more.
-    let again = start_firn("up", &dir.0, &flags);
+    let again = start_firn("up", dir.path(), &flags);
     let again_height: u64 =
         call(&again.url, "/ext/bc/P", "platform.getHeight", json!({}))["height"]
             .as_str()
@@ -280,15 +280,14 @@ pub fn wait_for<T>(mut f: impl FnMut() -> Option<T>) -> T {
 #[test]
 fn settings_come_from_flag_then_environment_then_file() {
     let dir = temp("settings");
-    std::fs::create_dir_all(&dir.0).unwrap();
-    let file = dir.0.join("firn.toml");
+    let file = dir.path().join("firn.toml");
     std::fs::write(
         &file,
         "days = 3\ntransfers_per_day = 4\nquiet_chain = true\n",
     )
     .unwrap();
     let banner = |name: &str, env_days: Option<&str>, flag_days: Option<&str>| {
-        let data = dir.0.join(name);
+        let data = dir.path().join(name);
         let mut args = vec![
             "up",
             "--rpc-addr",
@@ -338,8 +337,7 @@ fn settings_come_from_flag_then_environment_then_file() {
 #[test]
 fn a_bad_config_file_is_refused_with_its_path() {
     let dir = temp("bad-config");
-    std::fs::create_dir_all(&dir.0).unwrap();
-    let file = dir.0.join("firn.toml");
+    let file = dir.path().join("firn.toml");
     std::fs::write(&file, "dayz = 3\n").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_firn"))
         .args(["up", "--config", file.to_str().unwrap()])
@@ -413,7 +411,7 @@ fn history_is_deterministic_and_resumes_after_an_interruption() {
         "127.0.0.1:0",
     ];
     // Interrupted once its first day is logged, then resumed by a second start.
-    let cut = dir.0.join("cut");
+    let cut = dir.path().join("cut");
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
         .args(["up", "--silent", "--rpc-addr", "127.0.0.1:0", "--data-dir"])
         .arg(&cut)
@@ -448,7 +446,7 @@ fn history_is_deterministic_and_resumes_after_an_interruption() {
     stop(resumed);
 
     // The same plan in one go, on another data dir: the same chains, block for block.
-    let whole = start_firn("up", &dir.0.join("whole"), &flags);
+    let whole = start_firn("up", &dir.path().join("whole"), &flags);
     let whole_heads = heads(&whole.url);
     stop(whole);
     assert_eq!(resumed_heads, whole_heads);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use firn_indexer::evm::follow_all;
+use firn_indexer::evm::{ChainSelection, MetadataLimits, follow_all};
 use firn_indexer::{IndexerConfig, PChainIndexer, Progress};
 use firn_rpc::{AvalancheClient, ClientConfig};
 use firn_store::Store;
@@ -17,15 +17,23 @@ use tracing::{debug, warn};
 /// How often the chains list is read again for new L1s.
 const REDISCOVER: Duration = Duration::from_secs(2);
 
-/// Spawns the indexers following the node at `rpc_url` (`http://127.0.0.1:9650`) into `store`.
+/// Spawns the indexers following the node at `rpc_url` (`http://127.0.0.1:9650`) into `store`;
+/// NFT metadata is fetched from private addresses only if `metadata_private_urls`.
 pub(super) fn spawn(
     rpc_url: &str,
     store: &Store,
+    metadata_private_urls: bool,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<JoinHandle<()>> {
     let client = AvalancheClient::new(&format!("{rpc_url}/ext/bc/P"), ClientConfig::default())
         .context("couldn't make the indexer's RPC client")?;
-    let config = IndexerConfig::default();
+    let config = IndexerConfig {
+        metadata: MetadataLimits {
+            allow_private: metadata_private_urls,
+            ..MetadataLimits::default()
+        },
+        ..IndexerConfig::default()
+    };
     let mut pchain = PChainIndexer::new(client, store.clone(), config.clone());
     let evm = follow_all(
         rpc_url.to_owned(),
@@ -35,6 +43,8 @@ pub(super) fn spawn(
         Arc::new(|chain: &str, p: &Progress| {
             debug!(target: "firn::up", chain, height = p.height, tip = p.tip, "indexed evm blocks");
         }),
+        ChainSelection::Served,
+        Arc::default(),
     );
     Ok(tokio::spawn(async move {
         tokio::select! {

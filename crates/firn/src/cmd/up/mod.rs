@@ -12,12 +12,11 @@
 //! activity, the indexer (its last batch is committed atomically or not at all), the block
 //! producer, and closes the store.
 
-mod activity;
-mod evm_history;
-mod evm_tx;
+mod history;
 mod indexers;
 mod settings;
 
+use firn_rpc::client::redact_url;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -25,14 +24,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use firn_aggregator::{Aggregator, AggregatorConfig};
-use firn_devnet::{Clock, DevnetConfig, PChain, Producer, Profile};
-use firn_rpc::{Node, node_router};
+use firn_devnet::{Clock, DevnetConfig, PChain, Profile};
+use firn_node::{ClockMode, Network, NodeConfig, NodeHandle, SignerKeys};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use super::devnet::{self, CHAIN_DIR, ChainChoice};
+use super::devnet::{self, ChainChoice};
 use crate::cli::UpArgs;
 use settings::UpSettings;
 
@@ -83,8 +82,9 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     // cleanly between two days too.
     let (stop_tx, stop_rx) = watch::channel(false);
     let shutdown = Shutdown(stop_rx);
+    let signal = devnet::shutdown_signal();
     tokio::spawn(async move {
-        devnet::shutdown_signal().await;
+        signal.await;
         info!("shutting down");
         let _ = stop_tx.send(true);
     });
@@ -105,38 +105,31 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
             }
         }
     })?;
-    let chain_dir = settings.data_dir.join(CHAIN_DIR);
-    let clock = Clock::frozen(config.genesis_time);
-    let chain = Arc::new(
-        PChain::open(config, &chain_dir, clock.clone())
-            .with_context(|| format!("couldn't open the chain in {}", chain_dir.display()))?,
-    );
-
-    // The EVM chains read the P-Chain's clock, so history's EVM blocks get virtual times too.
-    let mut evm_chains = super::evm::OpenChains::open(&chain, &settings.data_dir)?;
+    // History is generated on a frozen clock, the EVM chains reading the P-Chain's, so their
+    // blocks get virtual times too; the clock goes live before anything serves.
+    let mut network = Network::open(NodeConfig {
+        listen: settings.rpc_addr,
+        clock: ClockMode::Frozen,
+        signers: SignerKeys::Plan(plan.clone()),
+        ..NodeConfig::new(config, &settings.data_dir)
+    })?;
     let done_path = settings.data_dir.join(HISTORY_DONE);
     if !done_path.exists() {
-        clock.set(chain.timestamp());
         let quiet = args.silent || args.json;
-        let evm_side = activity::EvmSide {
-            chains: evm_chains,
-            data_dir: settings.data_dir.clone(),
-            txs_per_day: settings.evm_txs_per_day,
-        };
-        let (complete, opened) = activity::generate_history(
-            chain.clone(),
+        let (complete, opened) = history::generate_history(
+            network,
             plan.clone(),
-            evm_side,
+            settings.evm_txs_per_day,
             quiet,
             shutdown.0.clone(),
         )
         .await?;
-        evm_chains = opened;
+        network = opened;
         if !complete {
             if !quiet {
                 eprintln!(
                     "Stopped during history generation at height {}; `firn up` resumes it",
-                    chain.height()
+                    network.pchain().height()
                 );
             }
             return Ok(());
@@ -146,10 +139,11 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
             "transfersPerDay": plan.transfers_per_day,
             "evmTxsPerDay": settings.evm_txs_per_day,
         });
-        std::fs::write(&done_path, record.to_string())
-            .with_context(|| format!("couldn't write {}", done_path.display()))?;
+        super::write_durably(&done_path, record.to_string().as_bytes())?;
     }
-    clock.go_live();
+    network.clock().go_live();
+    let chain = network.pchain().clone();
+    let clock = network.clock().clone();
 
     let database = match &settings.database {
         Some(url) => url.clone(),
@@ -162,29 +156,28 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     };
     let store = firn_store::open(&database)
         .await
-        .with_context(|| format!("couldn't open the store {database}"))?;
+        .with_context(|| format!("couldn't open the store {}", redact_url(&database)))?;
 
     // Bind every listener before starting anything, so a taken port fails fast.
     let (rpc_listener, rpc_addr) = bind(settings.rpc_addr, "node RPC").await?;
     let (api_listener, api_addr) = bind(settings.api_addr, "Data API").await?;
     let (metrics_listener, metrics_addr) = bind(settings.metrics_addr, "Metrics API").await?;
 
-    let producer = Producer::spawn(chain.clone());
-    let evm = Arc::new(super::evm::start_with(
-        &chain,
-        &settings.data_dir,
-        evm_chains,
-    ));
     // The devnet's validators, each signing with its own key: for the aggregator in this
     // process, and over the node RPC (`firn.requestWarpSignature`) for a `firn serve --rpc`.
-    let signers = super::signers::devnet_signers(&chain, &plan, &evm)?;
-    let node =
-        Arc::new(Node::new(chain.clone(), Some(producer.waker())).with_signers(signers.clone()));
-    let router = evm.chains.mount(node_router(node)).build()?;
-    let rpc_task = tokio::spawn(firn_rpc::serve(rpc_listener, router, shutdown.wait()));
+    let node = network.serve_on(rpc_listener)?;
+    let signers = node
+        .signers()
+        .cloned()
+        .context("the node runs without signers")?;
 
     let rpc_url = format!("http://{rpc_addr}");
-    let indexer_task = indexers::spawn(&rpc_url, &store, shutdown.wait())?;
+    let indexer_task = indexers::spawn(
+        &rpc_url,
+        &store,
+        args.metadata_private_urls,
+        shutdown.wait(),
+    )?;
 
     let api_config = firn_api::ApiConfig {
         network: network_profile(&chain),
@@ -207,21 +200,20 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     ));
 
     let activity = (!settings.quiet_chain).then(|| {
-        tokio::spawn(activity::live_activity(
+        tokio::spawn(firn_node::history::live_activity(
             chain.clone(),
             plan.clone(),
-            evm.clone(),
+            node.evm().cloned(),
             settings.activity_interval,
             shutdown.0.clone(),
         ))
     });
 
     let urls = Urls {
-        rpc: rpc_url,
         api: format!("http://{api_addr}"),
         metrics: format!("http://{metrics_addr}"),
     };
-    let banner = banner(&chain, &settings, &urls, &database, &evm);
+    let banner = banner(&node, &settings, &urls, &database);
     if args.json {
         println!("{}", serde_json::to_string(&banner)?);
     } else if !args.silent {
@@ -230,11 +222,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     info!(%rpc_addr, %api_addr, %metrics_addr, height = chain.height(), "firn is up");
 
     shutdown.wait().await;
-    for (what, task) in [
-        ("node RPC", rpc_task),
-        ("Data API", api_task),
-        ("Metrics API", metrics_task),
-    ] {
+    for (what, task) in [("Data API", api_task), ("Metrics API", metrics_task)] {
         match task.await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => warn!(error = %e, "the {what} stopped with an error"),
@@ -245,11 +233,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         let _ = task.await;
     }
     let _ = indexer_task.await;
-    producer.shutdown().await;
-    match Arc::try_unwrap(evm) {
-        Ok(evm) => evm.shutdown().await,
-        Err(_) => warn!("the EVM chains are still in use; not waiting for their producers"),
-    }
+    node.shutdown().await;
     store.close().await;
     info!(height = chain.height(), "firn stopped");
     if !args.silent && !args.json {
@@ -274,20 +258,14 @@ fn network_profile(chain: &PChain) -> firn_api::NetworkProfile {
 }
 
 struct Urls {
-    rpc: String,
     api: String,
     metrics: String,
 }
 
 /// Everything the banner shows, as JSON (what `--json` prints).
-fn banner(
-    chain: &PChain,
-    settings: &UpSettings,
-    urls: &Urls,
-    database: &str,
-    evm: &super::evm::EvmChainsHandle,
-) -> Value {
-    let mut b = devnet::banner(chain, &urls.rpc, &settings.data_dir, evm);
+fn banner(node: &NodeHandle, settings: &UpSettings, urls: &Urls, database: &str) -> Value {
+    let chain = node.pchain();
+    let mut b = devnet::banner(node);
     b["history"] = json!({
         "days": settings.plan.days,
         "transfersPerDay": settings.plan.transfers_per_day,
@@ -298,7 +276,7 @@ fn banner(
             json!(settings.activity_interval.as_secs())
         },
     });
-    b["store"] = json!(database);
+    b["store"] = json!(redact_url(database));
     b["dataApi"] = json!({
         "url": urls.api,
         "reference": format!("{}/api", urls.api),

@@ -1,0 +1,102 @@
+//! Indexed EVM chains (`ChainInfo`) and their native token.
+
+use firn_store::rows::evm::EvmChainRecord;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::wire::Money;
+
+/// The native token of a chain (`NetworkToken`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkToken {
+    /// Name.
+    pub name: String,
+    /// Symbol.
+    pub symbol: String,
+    /// Decimals.
+    pub decimals: u8,
+    /// Description.
+    pub description: String,
+}
+
+impl From<&EvmChainRecord> for NetworkToken {
+    fn from(c: &EvmChainRecord) -> Self {
+        Self {
+            name: c.token_name.clone(),
+            symbol: c.token_symbol.clone(),
+            decimals: c.token_decimals,
+            description: format!("The native token of {}", c.name),
+        }
+    }
+}
+
+/// `NetworkTokenDetails`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkTokenDetails {
+    /// The token.
+    pub network_token: NetworkToken,
+    /// Price from the configured table; absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_price: Option<Money>,
+    /// Price from the configured table; absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub historical_price: Option<Money>,
+}
+
+/// An indexed EVM chain (`ChainInfo`, also `GetChainResponse`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChainInfo {
+    /// EVM chain ID.
+    pub chain_id: String,
+    /// `OK`.
+    pub status: String,
+    /// Name.
+    pub chain_name: String,
+    /// Description.
+    pub description: String,
+    /// Avalanche blockchain ID.
+    pub platform_chain_id: String,
+    /// Subnet.
+    pub subnet_id: String,
+    /// `EVM`.
+    pub vm_name: String,
+    /// RPC URL.
+    pub rpc_url: String,
+    /// Whether it belongs to a test network.
+    pub is_testnet: bool,
+    /// Native token.
+    pub network_token: NetworkToken,
+    /// Whether it is private.
+    pub private: bool,
+    /// Features served for it (`nftIndexing`).
+    pub enabled_features: Vec<String>,
+}
+
+impl From<&EvmChainRecord> for ChainInfo {
+    fn from(c: &EvmChainRecord) -> Self {
+        Self {
+            chain_id: c.chain_id.to_string(),
+            status: "OK".to_owned(),
+            chain_name: c.name.clone(),
+            description: c.description.clone(),
+            platform_chain_id: c.blockchain_id.to_string(),
+            subnet_id: c.subnet_id.to_string(),
+            vm_name: "EVM".to_owned(),
+            rpc_url: c.rpc_url.clone(),
+            is_testnet: c.is_testnet,
+            network_token: c.into(),
+            private: false,
+            enabled_features: vec!["nftIndexing".to_owned()],
+        }
+    }
+}
+
+/// `ListChainsResponse`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ListChainsResponse {
+    /// The indexed chains.
+    pub chains: Vec<ChainInfo>,
+}

@@ -1,0 +1,208 @@
+//! The token shapes transfers and balances embed: ERC-20, ERC-721 and ERC-1155 tokens and NFT
+//! metadata.
+
+use firn_store::rows::evm::{NftMetadata, Token, TokenStandard, TransferRecord};
+use firn_store::types::{Address, U256};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::wire::Money;
+
+/// An ERC-20 token (`Erc20Token`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Erc20Token {
+    /// Contract.
+    pub address: String,
+    /// `name()`.
+    pub name: String,
+    /// `symbol()`.
+    pub symbol: String,
+    /// `decimals()`.
+    pub decimals: u8,
+    /// `ERC-20`.
+    pub erc_type: String,
+    /// Price from the configured table; absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<Money>,
+}
+
+impl Erc20Token {
+    pub(super) fn new(address: &Address, token: Option<&Token>, price: Option<Money>) -> Self {
+        Self {
+            address: format!("{address:#x}"),
+            name: token.map(|t| t.name.clone()).unwrap_or_default(),
+            symbol: token.map(|t| t.symbol.clone()).unwrap_or_default(),
+            decimals: token.and_then(|t| t.decimals).unwrap_or(0),
+            erc_type: "ERC-20".to_owned(),
+            price,
+        }
+    }
+}
+
+/// NFT metadata (`Erc721TokenMetadata` / `Erc1155TokenMetadata`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenMetadata {
+    /// `INDEXED`, `UNINDEXED`, … (`NftTokenMetadataStatus`).
+    pub index_status: String,
+    /// When the metadata was fetched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata_last_updated_timestamp: Option<u64>,
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Symbol.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// Image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_uri: Option<String>,
+    /// Description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Animation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub animation_uri: Option<String>,
+    /// External URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_url: Option<String>,
+    /// Background colour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background: Option<String>,
+    /// ERC-721 attributes, JSON text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attributes: Option<String>,
+    /// ERC-1155 decimals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decimals: Option<u8>,
+    /// ERC-1155 properties, JSON text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub properties: Option<String>,
+}
+
+/// The statuses the official enum knows; anything else is reported as `UNKNOWN`.
+const INDEX_STATUSES: [&str; 11] = [
+    "UNKNOWN",
+    "MISSING_TOKEN",
+    "INVALID_TOKEN_URI",
+    "INVALID_TOKEN_URI_SCHEME",
+    "UNREACHABLE_TOKEN_URI",
+    "THROTTLED_TOKEN_URI",
+    "METADATA_CONTENT_TOO_LARGE",
+    "INVALID_METADATA",
+    "INVALID_METADATA_JSON",
+    "INDEXED",
+    "UNINDEXED",
+];
+
+impl TokenMetadata {
+    pub(super) fn new(m: Option<&NftMetadata>, standard: TokenStandard) -> Self {
+        let Some(m) = m else {
+            return Self::unindexed();
+        };
+        let erc1155 = standard == TokenStandard::Erc1155;
+        let status = if m.index_status == NftMetadata::URI_UNREAD {
+            NftMetadata::UNINDEXED.to_owned()
+        } else if INDEX_STATUSES.contains(&m.index_status.as_str()) {
+            m.index_status.clone()
+        } else {
+            "UNKNOWN".to_owned()
+        };
+        Self {
+            index_status: status,
+            metadata_last_updated_timestamp: m.updated_at,
+            name: m.name.clone(),
+            symbol: m.symbol.clone(),
+            image_uri: m.image_uri.clone(),
+            description: m.description.clone(),
+            animation_uri: m.animation_uri.clone(),
+            external_url: m.external_url.clone(),
+            background: m.background.clone(),
+            attributes: if erc1155 { None } else { m.attributes.clone() },
+            decimals: if erc1155 { m.decimals } else { None },
+            properties: if erc1155 { m.properties.clone() } else { None },
+        }
+    }
+
+    fn unindexed() -> Self {
+        Self {
+            index_status: "UNINDEXED".to_owned(),
+            metadata_last_updated_timestamp: None,
+            name: None,
+            symbol: None,
+            image_uri: None,
+            description: None,
+            animation_uri: None,
+            external_url: None,
+            background: None,
+            attributes: None,
+            decimals: None,
+            properties: None,
+        }
+    }
+}
+
+/// An ERC-721 token (`Erc721Token`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Erc721Token {
+    /// Contract.
+    pub address: String,
+    /// `name()`.
+    pub name: String,
+    /// `symbol()`.
+    pub symbol: String,
+    /// `ERC-721`.
+    pub erc_type: String,
+    /// Token ID.
+    pub token_id: String,
+    /// `tokenURI`, empty when not fetched.
+    pub token_uri: String,
+    /// Metadata.
+    pub metadata: TokenMetadata,
+}
+
+/// An ERC-1155 token (`Erc1155Token`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Erc1155Token {
+    /// Contract.
+    pub address: String,
+    /// `ERC-1155`.
+    pub erc_type: String,
+    /// Token ID.
+    pub token_id: String,
+    /// `uri`, empty when not fetched.
+    pub token_uri: String,
+    /// Metadata.
+    pub metadata: TokenMetadata,
+}
+
+pub(super) fn erc721_token(t: &TransferRecord) -> Erc721Token {
+    let x = &t.transfer;
+    Erc721Token {
+        address: format!("{:#x}", x.token),
+        name: t.token.as_ref().map(|k| k.name.clone()).unwrap_or_default(),
+        symbol: t
+            .token
+            .as_ref()
+            .map(|k| k.symbol.clone())
+            .unwrap_or_default(),
+        erc_type: "ERC-721".to_owned(),
+        token_id: x.token_id.unwrap_or(U256::ZERO).to_string(),
+        token_uri: String::new(),
+        metadata: TokenMetadata::unindexed(),
+    }
+}
+
+pub(super) fn erc1155_token(t: &TransferRecord) -> Erc1155Token {
+    let x = &t.transfer;
+    Erc1155Token {
+        address: format!("{:#x}", x.token),
+        erc_type: "ERC-1155".to_owned(),
+        token_id: x.token_id.unwrap_or(U256::ZERO).to_string(),
+        token_uri: String::new(),
+        metadata: TokenMetadata::unindexed(),
+    }
+}

@@ -1,0 +1,139 @@
+//! Generated history across the whole network, and live activity once it serves.
+//!
+//! [`Network::generate_history`] drives the P-Chain day by day through a [`HistoryPlan`] on the
+//! frozen clock ([`firn_devnet::history`]) and, after each of its transfer blocks, the EVM
+//! chains at the same virtual time ([`EvmHistory`]: deployments, mints, transfers, router calls
+//! with internal txs). [`live_activity`] keeps all chains busy once the clock is live.
+
+mod evm;
+mod evm_tx;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use firn_devnet::PChain;
+use firn_devnet::history::{HistoryGenerator, HistoryPlan};
+use tokio::sync::watch;
+use tracing::{info, warn};
+
+pub use evm::{EvmHistory, EvmReport};
+pub use evm_tx::Contract;
+
+use crate::error::NodeError;
+use crate::evm_chains::EvmChainsHandle;
+use crate::network::Network;
+
+/// What one generated day did, for progress reporting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryDay {
+    /// The day just generated (0-based).
+    pub day: u32,
+    /// Days in the plan.
+    pub days: u32,
+    /// The P-Chain's height after the day.
+    pub height: u64,
+    /// P-Chain txs accepted during the day.
+    pub txs: u64,
+    /// P-Chain txs built but refused (logged, skipped).
+    pub skipped: u64,
+    /// EVM txs accepted during the day, over every chain.
+    pub evm_txs: u64,
+    /// EVM txs not sent (they would revert, or the pool refused them).
+    pub evm_skipped: u64,
+}
+
+impl Network {
+    /// The first day [`Network::generate_history`] would generate: 0 for a new data dir, the
+    /// day it stopped at for one whose history was cut off, `plan.days` once done.
+    pub fn next_history_day(&self, plan: &HistoryPlan) -> u32 {
+        HistoryGenerator::new(self.pchain(), plan.clone()).next_day()
+    }
+
+    /// Generates (or resumes) `plan`'s history, blocking: every day of P-Chain activity and,
+    /// if the network runs EVM chains, `evm_txs_per_day` EVM txs a day spread over its P-Chain
+    /// blocks (two thirds on the C-Chain). Chains the P-Chain creates are opened as it does.
+    /// Calls `on_day` after each day; checks `stop` between days and returns `false` if it
+    /// said to stop (a later call resumes).
+    pub fn generate_history(
+        &mut self,
+        plan: &HistoryPlan,
+        evm_txs_per_day: u32,
+        stop: impl Fn() -> bool,
+        mut on_day: impl FnMut(&HistoryDay),
+    ) -> Result<bool, NodeError> {
+        let (pchain, data_dir, mut evm) = self.parts_mut();
+        let activity = EvmHistory::new(pchain, evm_txs_per_day);
+        let mut generator = HistoryGenerator::new(pchain, plan.clone());
+        for day in generator.next_day()..plan.days {
+            if stop() {
+                return Ok(false);
+            }
+            let mut evm_day = EvmReport::default();
+            let report = generator.generate_day_with(day, |slot, slots| {
+                let Some(opened) = evm.as_deref_mut() else {
+                    return Ok(());
+                };
+                opened.refresh(pchain, data_dir);
+                let r = activity
+                    .slot(&opened.all(), day, slot, slots)
+                    .map_err(NodeError::EvmHistory)?;
+                evm_day.txs += r.txs;
+                evm_day.skipped += r.skipped;
+                Ok::<_, NodeError>(())
+            })?;
+            let generated = HistoryDay {
+                day: report.day,
+                days: report.days,
+                height: report.height,
+                txs: report.txs,
+                skipped: report.skipped,
+                evm_txs: evm_day.txs,
+                evm_skipped: evm_day.skipped,
+            };
+            on_day(&generated);
+        }
+        Ok(true)
+    }
+}
+
+/// Live activity until `stop`: a round of P-Chain transfers and a few txs on every EVM chain
+/// every `interval`.
+pub async fn live_activity(
+    chain: Arc<PChain>,
+    plan: HistoryPlan,
+    evm: Option<Arc<EvmChainsHandle>>,
+    interval: Duration,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut ticker = tokio::time::interval(interval);
+    ticker.tick().await;
+    for round in 0u64.. {
+        tokio::select! {
+            _ = ticker.tick() => {}
+            _ = stop.changed() => return,
+        }
+        let chain = chain.clone();
+        let plan = plan.clone();
+        let chains = evm.as_ref().map(|e| e.served()).unwrap_or_default();
+        let result = tokio::task::spawn_blocking(move || {
+            let report = HistoryGenerator::new(&chain, plan)
+                .live_round(round)
+                .map_err(NodeError::PChainHistory)?;
+            let evm = EvmHistory::new(&chain, 0)
+                .live_round(&chains, round)
+                .map_err(NodeError::EvmHistory)?;
+            Ok::<_, NodeError>((report, evm))
+        })
+        .await;
+        match result {
+            Ok(Ok((report, evm))) => info!(
+                txs = report.txs,
+                height = report.height,
+                evm_txs = evm.txs,
+                "live activity"
+            ),
+            Ok(Err(e)) => warn!(error = %e, "live activity failed"),
+            Err(e) => warn!(error = %e, "live activity task failed"),
+        }
+    }
+}

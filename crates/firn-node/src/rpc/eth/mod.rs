@@ -1,0 +1,156 @@
+//! The EVM chains' RPC at `/ext/bc/<blockchainID>/rpc` (and `/ext/bc/C/rpc`): go-ethereum's
+//! `eth_`, `net_`, `web3_` and `debug_` methods and subnet-EVM's own, over an
+//! [`firn_evm::EvmChain`].
+//!
+//! An [`EvmNode`] holds one chain and a waker for its block producer; [`server`] registers one
+//! small function per method: [`blocks`] (blocks, receipts, logs, fees), [`txs`] (sending and
+//! finding transactions, account state, calls), [`debug`] (`callTracer` traces), [`subnet`] (`eth_feeConfig`,
+//! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`).
+//! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
+
+pub mod blocks;
+pub mod debug;
+pub mod params;
+pub mod shapes;
+pub mod subnet;
+pub mod txs;
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use firn_evm::{EvmChain, TxError};
+use serde_json::Value;
+use tokio::sync::Notify;
+
+use firn_rpc::EthServer;
+use firn_rpc::error::{ErrorObject, REVERT_ERROR};
+use firn_rpc::server::{Endpoint, RpcRouter};
+
+/// The most blocks one `eth_getLogs` may cover (subnet-evm's default `api-max-blocks-per-request`
+/// is 0 = unlimited; firn limits it so a request cannot scan the whole chain).
+pub const MAX_LOG_RANGE: u64 = 2048;
+/// The most blocks one `eth_feeHistory` covers (geth's `maxBlockFetchers` cap is 1024).
+pub const MAX_FEE_HISTORY: u64 = 1024;
+
+/// One chain served over RPC.
+#[derive(Debug)]
+pub struct EvmNode {
+    chain: Arc<EvmChain>,
+    waker: Option<Arc<Notify>>,
+}
+
+/// The state every handler gets.
+pub type State = Arc<EvmNode>;
+
+impl EvmNode {
+    /// Serves `chain`; `waker` (from [`firn_evm::Producer::waker`]) is notified when a tx is
+    /// pooled.
+    pub fn new(chain: Arc<EvmChain>, waker: Option<Arc<Notify>>) -> Self {
+        Self { chain, waker }
+    }
+
+    /// The chain.
+    pub fn chain(&self) -> &Arc<EvmChain> {
+        &self.chain
+    }
+
+    fn wake(&self) {
+        if let Some(w) = &self.waker {
+            w.notify_one();
+        }
+    }
+}
+
+/// A handler's error: its JSON-RPC error object.
+#[derive(Debug)]
+pub struct EthError(pub ErrorObject);
+
+impl From<EthError> for ErrorObject {
+    fn from(e: EthError) -> Self {
+        e.0
+    }
+}
+
+impl From<TxError> for EthError {
+    fn from(e: TxError) -> Self {
+        match e {
+            TxError::Reverted { message, data } => EthError(ErrorObject {
+                code: REVERT_ERROR,
+                message,
+                data: Some(Value::String(format!("0x{}", hex::encode(&data)))),
+            }),
+            other => EthError(ErrorObject::server(other.to_string())),
+        }
+    }
+}
+
+impl EthError {
+    /// A `-32000` error with `message`.
+    pub fn server(message: impl Into<String>) -> Self {
+        EthError(ErrorObject::server(message))
+    }
+}
+
+/// The endpoint for one chain, with every method registered.
+pub fn server(node: State) -> EthServer<State> {
+    let s = EthServer::new(node);
+    let s = blocks::register(s);
+    let s = txs::register(s);
+    let s = debug::register(s);
+    subnet::register(s)
+}
+
+/// The EVM chains a node serves, by `C` and by blockchain ID (cb58), added while running.
+#[derive(Default)]
+pub struct EvmChains {
+    endpoints: RwLock<HashMap<String, Arc<dyn Endpoint>>>,
+}
+
+impl std::fmt::Debug for EvmChains {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let map = self.endpoints.read().unwrap_or_else(|p| p.into_inner());
+        let mut aliases: Vec<&String> = map.keys().collect();
+        aliases.sort();
+        f.debug_struct("EvmChains")
+            .field("aliases", &aliases)
+            .finish()
+    }
+}
+
+impl EvmChains {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Serves `node` under each of `aliases` (`C`, the cb58 blockchain ID).
+    pub fn add(&self, aliases: &[String], node: State) {
+        let endpoint: Arc<dyn Endpoint> = Arc::new(server(node));
+        let mut map = self.endpoints.write().unwrap_or_else(|p| p.into_inner());
+        for a in aliases {
+            map.insert(a.clone(), endpoint.clone());
+        }
+    }
+
+    /// Whether `alias` is served.
+    pub fn contains(&self, alias: &str) -> bool {
+        self.endpoints
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(alias)
+    }
+
+    fn endpoint(&self, alias: &str) -> Option<Arc<dyn Endpoint>> {
+        self.endpoints
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(alias)
+            .cloned()
+    }
+
+    /// Mounts `/ext/bc/{chain}/rpc` on `router`, resolved against this set at request time.
+    pub fn mount(self: &Arc<Self>, router: RpcRouter) -> RpcRouter {
+        let chains = self.clone();
+        router.mount_per_param("/ext/bc/{chain}/rpc", move |alias| chains.endpoint(alias))
+    }
+}

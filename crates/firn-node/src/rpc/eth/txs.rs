@@ -1,0 +1,139 @@
+//! Transaction and account methods: sending and finding transactions, balances, nonces,
+//! code, storage, calls and gas estimates. Account state is the head's; an older block is
+//! answered with geth's "historical state … is not available".
+
+use alloy_primitives::{B256, Bytes, U256};
+use firn_rpc::EthServer;
+use firn_rpc::methods::eth::{Quantity, Receipt, Transaction};
+
+use super::blocks::find_block;
+use super::params::{Addr, BlockId, BlockTag, CallArgs, Hash, HexBytes, HexU256};
+use super::shapes::{receipt_json, tx_json};
+use super::{EthError, State};
+
+/// Registers this module's methods.
+pub fn register(s: EthServer<State>) -> EthServer<State> {
+    s.method("eth_sendRawTransaction", send_raw_transaction)
+        .method("eth_getTransactionByHash", get_transaction_by_hash)
+        .method("eth_getTransactionReceipt", get_transaction_receipt)
+        .method("eth_getTransactionCount", get_transaction_count)
+        .method("eth_getBalance", get_balance)
+        .method("eth_getCode", get_code)
+        .method("eth_getStorageAt", get_storage_at)
+        .method("eth_call", call)
+        .method("eth_estimateGas", estimate_gas)
+        .method("eth_accounts", accounts)
+}
+
+/// Checks that `id` names the head (or pending), whose state is the only one kept.
+fn head_state(node: &State, id: Option<BlockId>) -> Result<(), EthError> {
+    let id = id.unwrap_or(BlockId::Tag(BlockTag::Latest));
+    if matches!(id, BlockId::Tag(BlockTag::Latest | BlockTag::Pending)) {
+        return Ok(());
+    }
+    let block = find_block(node, id).ok_or_else(|| EthError::server("header not found"))?;
+    if block.header.number == node.chain.height() {
+        return Ok(());
+    }
+    Err(EthError::server(format!(
+        "historical state {:#x} is not available",
+        block.header.state_root
+    )))
+}
+
+/// `eth_sendRawTransaction [bytes]` → the tx hash.
+async fn send_raw_transaction(node: State, (raw,): (HexBytes,)) -> Result<B256, EthError> {
+    let chain = node.chain.clone();
+    let hash = tokio::task::spawn_blocking(move || chain.submit_raw_tx(&raw.0))
+        .await
+        .map_err(|e| EthError::server(e.to_string()))??;
+    node.wake();
+    Ok(hash)
+}
+
+/// `eth_getTransactionByHash [hash]` → the tx (pooled or mined), or null.
+async fn get_transaction_by_hash(
+    node: State,
+    (hash,): (Hash,),
+) -> Result<Option<Transaction>, EthError> {
+    Ok(node.chain.transaction(&hash.0).map(|found| {
+        let at = found.block.as_ref().map(|(b, i)| (&**b, *i));
+        tx_json(&found.tx, at)
+    }))
+}
+
+/// `eth_getTransactionReceipt [hash]` → the receipt of a mined tx, or null.
+async fn get_transaction_receipt(
+    node: State,
+    (hash,): (Hash,),
+) -> Result<Option<Receipt>, EthError> {
+    let Some((block, i)) = node.chain.mined(&hash.0) else {
+        return Ok(None);
+    };
+    let logs: Vec<_> = firn_evm::block_logs(&block, None)
+        .into_iter()
+        .filter(|l| l.tx_index == i)
+        .collect();
+    Ok(Some(receipt_json(&block, i, &logs)))
+}
+
+/// `eth_getTransactionCount [address, block]` → the nonce (`pending` counts pooled txs).
+async fn get_transaction_count(
+    node: State,
+    (addr, id): (Addr, Option<BlockId>),
+) -> Result<Quantity, EthError> {
+    if id == Some(BlockId::Tag(BlockTag::Pending)) {
+        return Ok(Quantity(node.chain.pending_nonce(&addr.0)));
+    }
+    head_state(&node, id)?;
+    Ok(Quantity(node.chain.nonce(&addr.0)))
+}
+
+/// `eth_getBalance [address, block]`.
+async fn get_balance(node: State, (addr, id): (Addr, Option<BlockId>)) -> Result<U256, EthError> {
+    head_state(&node, id)?;
+    Ok(node.chain.balance(&addr.0))
+}
+
+/// `eth_getCode [address, block]`.
+async fn get_code(node: State, (addr, id): (Addr, Option<BlockId>)) -> Result<Bytes, EthError> {
+    head_state(&node, id)?;
+    Ok(node.chain.code(&addr.0))
+}
+
+/// `eth_getStorageAt [address, slot, block]` → the 32-byte value.
+async fn get_storage_at(
+    node: State,
+    (addr, slot, id): (Addr, HexU256, Option<BlockId>),
+) -> Result<B256, EthError> {
+    head_state(&node, id)?;
+    Ok(B256::from(node.chain.storage(&addr.0, slot.0)))
+}
+
+/// `eth_call [call, block]` → the return data; a revert is error 3 with its data.
+async fn call(node: State, (args, id): (CallArgs, Option<BlockId>)) -> Result<Bytes, EthError> {
+    head_state(&node, id)?;
+    let chain = node.chain.clone();
+    let out = tokio::task::spawn_blocking(move || chain.call(&args.0))
+        .await
+        .map_err(|e| EthError::server(e.to_string()))??;
+    Ok(out)
+}
+
+/// `eth_estimateGas [call, block?]` → the gas limit needed.
+async fn estimate_gas(
+    node: State,
+    (args, id): (CallArgs, Option<BlockId>),
+) -> Result<Quantity, EthError> {
+    head_state(&node, id)?;
+    let chain = node.chain.clone();
+    let gas = tokio::task::spawn_blocking(move || chain.estimate_gas(&args.0))
+        .await
+        .map_err(|e| EthError::server(e.to_string()))??;
+    Ok(Quantity(gas))
+}
+
+/// `eth_accounts` → `[]` (the node holds no keys).
+async fn accounts(_: State, (): ()) -> Result<Vec<alloy_primitives::Address>, EthError> {
+    Ok(Vec::new())
+}

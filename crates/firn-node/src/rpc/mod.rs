@@ -1,0 +1,160 @@
+//! AvalancheGo's node RPC over firn's devnet P-Chain: `/ext/bc/P` (alias `/ext/P`),
+//! `/ext/info`, `/ext/health`, `/ext/bc/<chain>/validators` and firn's own `/ext/firn`.
+//!
+//! A [`Node`] holds the [`PChain`] and what the services need around it (the network's JSON
+//! context, the node's identity, a way to wake the block producer). [`node_router`] mounts one
+//! [`AvaServer`] per endpoint; each method is one small async function next to its wire name in
+//! [`platform`] (with its block and tx methods in `blocks`, its fee methods in `fees` and its
+//! stake methods in `stake`), [`info`], [`health`], [`validators`] and [`firn`].
+
+mod blocks;
+mod error;
+pub mod eth;
+mod fees;
+pub mod firn;
+pub mod health;
+pub mod info;
+pub mod platform;
+mod shapes;
+mod stake;
+pub mod time;
+pub mod validators;
+
+use std::sync::Arc;
+
+use firn_core::address::ChainAddress;
+use firn_core::encoding::Encoding;
+use firn_core::ids::{Id, NodeId, ShortId};
+use firn_core::pchain::json::JsonContext;
+use firn_devnet::PChain;
+use firn_devnet::signers::DevnetSigners;
+use tokio::sync::Notify;
+
+use firn_rpc::server::{Endpoint, RpcRouter};
+
+/// What every node service works on: the chain and the node's identity. Share it in an `Arc`.
+#[derive(Debug)]
+pub struct Node {
+    chain: Arc<PChain>,
+    waker: Option<Arc<Notify>>,
+    json: JsonContext,
+    node_id: NodeId,
+    public_key: [u8; 48],
+    pop: [u8; 96],
+    signers: Option<Arc<DevnetSigners>>,
+}
+
+pub use error::MethodError;
+
+impl Node {
+    /// A node serving `chain`; `waker` (from [`firn_devnet::Producer::waker`]) is notified when a
+    /// tx is issued. Its identity is the devnet's first initial validator.
+    pub fn new(chain: Arc<PChain>, waker: Option<Arc<Notify>>) -> Self {
+        let config = chain.config();
+        let network = chain.network();
+        let (public_key, pop) = match config.validator_bls_key(0) {
+            Ok(sk) => (
+                sk.public_key().to_bytes(),
+                sk.sign_proof_of_possession().to_bytes(),
+            ),
+            Err(_) => ([0; 48], [0; 96]),
+        };
+        Self {
+            json: JsonContext::pchain(network.network_id),
+            node_id: config.validator_node_id(0),
+            public_key,
+            pop,
+            chain,
+            waker,
+            signers: None,
+        }
+    }
+
+    /// This node, also answering ACP-118 signature requests for the devnet's validators
+    /// (`firn.requestWarpSignature`). Without signers it is like an AvalancheGo node, which
+    /// answers them only over its p2p network.
+    pub fn with_signers(mut self, signers: Arc<DevnetSigners>) -> Self {
+        self.signers = Some(signers);
+        self
+    }
+
+    /// The chain.
+    pub fn chain(&self) -> &Arc<PChain> {
+        &self.chain
+    }
+
+    /// The node ID `info.getNodeID` reports.
+    pub fn node_id(&self) -> NodeId {
+        self.node_id
+    }
+
+    fn wake_producer(&self) {
+        if let Some(w) = &self.waker {
+            w.notify_one();
+        }
+    }
+
+    /// `P-<hrp>1…` for an address.
+    fn address(&self, id: &ShortId) -> String {
+        ChainAddress::new("P", self.chain.network().network_id, *id).to_string()
+    }
+
+    /// Parses a `P-<hrp>1…` address of this network.
+    fn parse_address(&self, s: &str) -> Result<ShortId, MethodError> {
+        let bad = |reason: String| MethodError::BadAddress {
+            address: s.to_string(),
+            reason,
+        };
+        let a: ChainAddress = s.parse().map_err(|e| bad(format!("{e}")))?;
+        if a.chain != "P" {
+            return Err(bad(format!("expected chain P, got {}", a.chain)));
+        }
+        if a.hrp != self.json.hrp {
+            return Err(bad(format!(
+                "expected hrp {:?} but got {:?}",
+                self.json.hrp, a.hrp
+            )));
+        }
+        Ok(a.id)
+    }
+
+    /// Resolves `P`, `X`, `C` or a chain ID (cb58).
+    fn chain_alias(&self, alias: &str) -> Option<Id> {
+        let n = self.chain.network();
+        match alias {
+            "P" | "platform" => Some(n.p_chain_id),
+            "X" | "avm" => Some(n.x_chain_id),
+            "C" | "evm" => Some(n.c_chain_id),
+            other => {
+                let id: Id = other.parse().ok()?;
+                self.chain.validated_by(&id).map(|_| id)
+            }
+        }
+    }
+}
+
+/// Parses an `encoding` argument (`hex` default, `hexc`, `hexnc`, `json`), case-insensitively.
+fn encoding(arg: Option<&str>) -> Result<Encoding, MethodError> {
+    match arg {
+        None | Some("") => Ok(Encoding::Hex),
+        Some(s) => s.parse().map_err(|_| MethodError::InvalidArgument),
+    }
+}
+
+/// Every node endpoint over `node`, ready to [`RpcRouter::build`].
+pub fn node_router(node: Arc<Node>) -> RpcRouter {
+    let platform: Arc<dyn Endpoint> = Arc::new(platform::server(node.clone()));
+    let per_chain = node.clone();
+    RpcRouter::new()
+        .mount("/ext/bc/P", platform)
+        .alias("/ext/P", "/ext/bc/P")
+        .mount("/ext/info", Arc::new(info::server(node.clone())))
+        .mount(
+            "/ext/health",
+            Arc::new(health::HealthEndpoint::new(node.clone())),
+        )
+        .mount("/ext/firn", Arc::new(firn::server(node)))
+        .mount_per_param("/ext/bc/{chain}/validators", move |chain| {
+            validators::endpoint(&per_chain, chain)
+        })
+}

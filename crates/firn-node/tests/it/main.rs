@@ -1,0 +1,12 @@
+//! firn-node integration tests: the node RPC over a real devnet served on loopback (P-Chain,
+//! `info`, `health`, `validators`, `firn.*`), and the EVM chains' RPC.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod common;
+mod eth;
+mod fees;
+mod l1;
+mod misc;
+mod platform;
+mod staking;
+mod trace;
