@@ -4,8 +4,10 @@
 mod basics;
 mod evm;
 mod fixtures;
+mod limits;
 mod metrics;
 mod pchain;
+mod rollback;
 mod staking;
 
 firn_store::backend_tests! {
@@ -20,12 +22,23 @@ firn_store::backend_tests! {
     staking::pchain_stakers_and_rewards,
     evm::evm_round_trip,
     evm::evm_failed_block_leaves_nothing,
+    evm::evm_forged_collectible_transfers_never_fail_a_commit,
     evm::evm_recommit_is_a_noop,
     evm::evm_transfer_filters_and_paging,
     evm::evm_large_block_round_trip,
     evm::evm_tx_lists,
+    rollback::evm_rollback_restores_what_was_there,
+    rollback::evm_rollback_is_bounded,
+    limits::reads_stop_at_their_timeout,
+    limits::abandoned_reads_stop,
+    limits::reads_cannot_write,
     metrics::chain_metrics_match_direct_computation,
     metrics::staking_metrics_match_direct_computation,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_over_tls() {
+    limits::postgres_over_tls().await;
 }
 
 /// The harness must not swallow a failing body, and still cleans up after it.
