@@ -6,6 +6,7 @@ mod check;
 mod devnet;
 mod evm;
 mod evm_devnet;
+mod hostile;
 mod pchain;
 
 firn_store::backend_tests! {
@@ -17,4 +18,8 @@ firn_store::backend_tests! {
     evm::evm_restart_continues_without_gaps_or_duplicates,
     evm::evm_unreachable_chain_is_retried_then_reported,
     evm::evm_discovery_lists_the_c_chain_and_l1s,
+    evm::evm_discovery_follows_only_what_the_node_serves,
+    hostile::hostile_contracts_never_stop_indexing,
+    hostile::private_metadata_urls_are_fetched_only_when_allowed,
+    hostile::a_diverged_node_is_followed_from_the_common_ancestor,
 }
