@@ -17,6 +17,7 @@ use fixtures::{CHAIN, evm_address, fuji, node, short};
 struct Served {
     child: Child,
     url: String,
+    metrics_url: String,
 }
 
 impl Drop for Served {
@@ -45,6 +46,7 @@ fn serve(database: &Path, extra: &[&str]) -> Served {
         .spawn()
         .expect("running firn serve");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut metrics_url = String::new();
     let url = loop {
         let Some(line) = lines.next() else {
             let mut err = String::new();
@@ -56,11 +58,19 @@ fn serve(database: &Path, extra: &[&str]) -> Served {
                 .unwrap();
             panic!("firn serve exited before listening: {err}");
         };
-        if let Some(url) = line.unwrap().strip_prefix("Listening on ") {
+        let line = line.unwrap();
+        if let Some(url) = line.strip_prefix("Metrics API: ") {
+            metrics_url = url.to_owned();
+        }
+        if let Some(url) = line.strip_prefix("Listening on ") {
             break url.to_owned();
         }
     };
-    Served { child, url }
+    Served {
+        child,
+        url,
+        metrics_url,
+    }
 }
 
 /// One GET over a plain HTTP/1.1 connection: status line and JSON body.
@@ -300,4 +310,55 @@ fn official_sdks_agree_with_the_node_rpc() {
     crate::devnet::stop(up);
     assert!(out.status.success(), "node suite failed:\n{stdout}");
     assert!(stdout.contains(", 0 failures"), "{stdout}");
+}
+
+/// Page tokens are signed with `--page-token-secret`: any process that shares it continues a
+/// page another one issued (processes behind one load balancer); one with another secret,
+/// and a token changed by a client, get a 400 in the API's error format, never a 500.
+#[test]
+fn page_tokens_work_across_processes_that_share_a_secret() {
+    let db = temp_db("tokens");
+    fill(&db);
+    let secret = ["--page-token-secret", "one shared secret"];
+    let (a, b) = (serve(&db, &secret), serve(&db, &secret));
+    let other = serve(&db, &["--page-token-secret", "another secret"]);
+    let (data, metrics) = (
+        format!(
+            "/v1/networks/fuji/blockchains/p-chain/transactions?addresses={}&pageSize=2",
+            fuji(1)
+        ),
+        format!("/v2/chains/{CHAIN}/metrics/txCount?timeInterval=hour&pageSize=2"),
+    );
+    for (urls, path) in [
+        ((&a.url, &b.url, &other.url), &data),
+        (
+            (&a.metrics_url, &b.metrics_url, &other.metrics_url),
+            &metrics,
+        ),
+    ] {
+        let (issuer, peer, stranger) = urls;
+        let (status, first) = get(issuer, path);
+        assert!(status.contains("200"), "{status} {first}");
+        let token = first["nextPageToken"]
+            .as_str()
+            .expect("a second page")
+            .to_owned();
+        let next = format!("{path}&pageToken={token}");
+        let (status, own) = get(issuer, &next);
+        assert!(status.contains("200"), "{status} {own}");
+        let (status, theirs) = get(peer, &next);
+        assert!(status.contains("200"), "{status} {theirs}");
+        assert_eq!(theirs, own, "the peer serves the same second page");
+        let (status, body) = get(stranger, &next);
+        assert!(status.contains("400"), "{status} {body}");
+        assert_eq!(body["statusCode"], 400);
+        // A client's edit of one character.
+        let mut forged = token.into_bytes();
+        let i = forged.len() / 2;
+        forged[i] = if forged[i] == b'A' { b'B' } else { b'A' };
+        let forged = String::from_utf8(forged).unwrap();
+        let (status, body) = get(issuer, &format!("{path}&pageToken={forged}"));
+        assert!(status.contains("400"), "{status} {body}");
+        assert_eq!(body["statusCode"], 400);
+    }
 }
