@@ -175,3 +175,84 @@ async fn shutdown_lets_requests_in_flight_finish() {
         "still accepting after shutdown"
     );
 }
+
+/// Ten thousand clients that connect and send nothing, more than the connection limit: the
+/// server sheds them at the header timeout and an ordinary request is answered meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_idle_connections_do_not_shut_out_a_real_client() {
+    const IDLE: usize = 10_000;
+    // Client and server ends in one process: about 18,500 descriptors. Take what the hard
+    // limit allows (the soft one is often 1,024).
+    let mut files = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    files.current = files.maximum;
+    rustix::process::setrlimit(rustix::process::Resource::Nofile, files)
+        .expect("raising the open-file limit");
+    assert!(
+        files.current.is_none_or(|n| n >= 20_000),
+        "the hard open-file limit ({:?}) is too low for this test: raise it to 20,000",
+        files.current
+    );
+    let limits = ServeLimits {
+        // Below the idle crowd, so some of it waits in the backlog as on a busy server.
+        max_connections: 8_192,
+        ..limits()
+    };
+    let (addr, _stop, _task) = start(limits).await;
+    let connects: Vec<_> = (0..IDLE)
+        .map(|_| {
+            tokio::spawn(async move {
+                tokio::time::timeout(Duration::from_secs(20), TcpStream::connect(addr))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+            })
+        })
+        .collect();
+    let mut idle = Vec::with_capacity(IDLE);
+    for c in connects {
+        if let Some(stream) = c.await.unwrap() {
+            idle.push(stream);
+        }
+    }
+    assert!(
+        idle.len() > limits.max_connections,
+        "only {} idle clients connected",
+        idle.len()
+    );
+    let started = Instant::now();
+    let reply = tokio::time::timeout(
+        Duration::from_secs(10),
+        reqwest::get(format!("http://{addr}/")),
+    )
+    .await
+    .expect("answered while ten thousand clients sat idle")
+    .unwrap();
+    assert_eq!(reply.status(), 200);
+    eprintln!(
+        "{} idle connections; an ordinary request answered in {:?}",
+        idle.len(),
+        started.elapsed()
+    );
+    // The server shed them: every one it took closes at its header timeout. (A client the
+    // kernel let connect while the accept queue was full may never reach the server at all;
+    // it is not the server's to close, so count, rather than require, all of them.)
+    let reads: Vec<_> = idle
+        .into_iter()
+        .map(|mut stream| {
+            tokio::spawn(async move {
+                let mut buf = [0u8; 64];
+                matches!(
+                    tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await,
+                    Ok(Ok(0) | Err(_))
+                )
+            })
+        })
+        .collect();
+    let mut closed = 0;
+    for r in reads {
+        closed += usize::from(r.await.unwrap());
+    }
+    eprintln!("{closed} of them closed by the server within 5 s");
+    // Measured here: 7,600 of 10,000; a server that kept idle connections would close none.
+    assert!(closed >= IDLE / 2, "only {closed} closed");
+}
