@@ -1,0 +1,422 @@
+//! Soak: `firn up` (devnet, indexer, Data and Metrics API on the embedded store) under mixed
+//! API load for `FIRN_SOAK_SECONDS` (default 600) while its C-Chain receives hostile txs.
+//!
+//! The chain side, a few txs a second from one funded key: `FirnHostile` mints whose token
+//! URIs point at a loopback server this bench plants (it counts the requests it gets: firn
+//! must send none), mints whose `tokenURI` burns all its gas or answers 100 kB, Transfer
+//! events of tokens nobody holds, 200-frame call trees, and ordinary transfers between them.
+//! The API side: `FIRN_SOAK_CONNS` (default 8) keep-alive connections cycling through P-Chain,
+//! C-Chain and Metrics API reads.
+//!
+//! Every `FIRN_SOAK_WINDOW` seconds (default 60) it prints requests/s, p50, p99 and errors of
+//! the window, firn's resident memory (VmRSS) and the indexer's lag (the node's C-Chain height
+//! minus the newest block the Data API lists); then the whole run's figures. Not criterion:
+//! one sample is the whole run. `cargo bench -p firn --bench soak` (release build).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
+use alloy_eips::eip2718::Encodable2718;
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
+use alloy_signer::SignerSync;
+use alloy_signer_local::PrivateKeySigner;
+use alloy_sol_types::{SolCall, SolConstructor, sol};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+#[path = "../../firn-api/benches/load/client.rs"]
+mod client;
+
+sol! {
+    contract FirnHostile {
+        constructor(string name_);
+        function mint(address to, uint256 tokenId, string uri, bool burnGas);
+        function mintHugeUri(address to, uint256 tokenId, uint256 size);
+        function forge(address from, address to, uint256 firstId, uint256 count);
+        function deep(uint256 depth);
+    }
+}
+
+use FirnHostile::{constructorCall, deepCall, forgeCall, mintCall, mintHugeUriCall};
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn vm_rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+/// `firn up` on a fresh data dir, stopped with Ctrl-C when dropped.
+struct Up {
+    child: Child,
+    banner: Value,
+    _dir: tempfile::TempDir,
+}
+
+impl Up {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+            .args(["up", "--json", "--days", "2", "--data-dir"])
+            .arg(dir.path())
+            .args(["--rpc-addr", "127.0.0.1:0", "--api-addr", "127.0.0.1:0"])
+            .args(["--metrics-addr", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("running firn up");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let banner: Value = serde_json::from_str(&line).expect("the --json banner");
+        Self {
+            child,
+            banner,
+            _dir: dir,
+        }
+    }
+
+    fn host(url: &Value) -> String {
+        url.as_str()
+            .unwrap()
+            .trim_start_matches("http://")
+            .to_owned()
+    }
+}
+
+impl Drop for Up {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+/// A loopback HTTP server that counts the requests it receives.
+async fn planted() -> (String, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/token.json", listener.local_addr().unwrap());
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&hits);
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let mut buf = [0u8; 1024];
+            let _ = socket.read(&mut buf).await;
+            let _ = socket
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
+                .await;
+        }
+    });
+    (url, hits)
+}
+
+/// The node's C-Chain JSON-RPC.
+#[derive(Clone)]
+struct Node {
+    http: reqwest::Client,
+    rpc: String,
+}
+
+impl Node {
+    async fn rpc(&self, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let reply: Value = self
+            .http
+            .post(&self.rpc)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        reply["result"].clone()
+    }
+
+    async fn height(&self) -> u64 {
+        let n = self.rpc("eth_blockNumber", json!([])).await;
+        u64::from_str_radix(n.as_str().unwrap_or("0x0").trim_start_matches("0x"), 16).unwrap_or(0)
+    }
+}
+
+/// Sends signed EIP-1559 txs from one key.
+struct Sender {
+    node: Node,
+    key: PrivateKeySigner,
+    chain_id: u64,
+    nonce: u64,
+}
+
+impl Sender {
+    async fn send(&mut self, to: Option<Address>, input: Vec<u8>, gas: u64) -> Option<B256> {
+        let tx = TxEip1559 {
+            chain_id: self.chain_id,
+            nonce: self.nonce,
+            gas_limit: gas,
+            max_fee_per_gas: 500_000_000_000,
+            max_priority_fee_per_gas: 1_000_000_000,
+            to: to.map_or(TxKind::Create, TxKind::Call),
+            value: U256::from(u64::from(to.is_some())),
+            access_list: Default::default(),
+            input: Bytes::from(input),
+        };
+        let sig = self.key.sign_hash_sync(&tx.signature_hash()).unwrap();
+        let env: TxEnvelope = tx.into_signed(sig).into();
+        let raw = format!("0x{}", hex::encode(env.encoded_2718()));
+        let hash = self.node.rpc("eth_sendRawTransaction", json!([raw])).await;
+        self.nonce += 1;
+        hash.as_str().and_then(|h| h.parse().ok())
+    }
+
+    async fn receipt(&self, hash: B256) -> Value {
+        loop {
+            let r = self
+                .node
+                .rpc("eth_getTransactionReceipt", json!([format!("{hash:#x}")]))
+                .await;
+            if !r.is_null() {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// The node's C-Chain height, and the newest block the Data API lists.
+async fn lag(api: &str, node: &Node, chain_id: u64) -> (u64, u64) {
+    let node = node.height().await;
+    let (_, body) = client::fetch(api, &format!("/v1/chains/{chain_id}/blocks?pageSize=1")).await;
+    let listed = serde_json::from_str::<Value>(&body)
+        .ok()
+        .and_then(|v| v["blocks"][0]["blockNumber"].as_str()?.parse().ok())
+        .unwrap_or(0);
+    (node, listed)
+}
+
+fn main() {
+    let seconds = env_u64("FIRN_SOAK_SECONDS", 600);
+    let window = env_u64("FIRN_SOAK_WINDOW", 60).max(1);
+    let conns = usize::try_from(env_u64("FIRN_SOAK_CONNS", 8)).unwrap();
+    let up = Up::start();
+    let pid = up.child.id();
+    let b = &up.banner;
+    let api = Up::host(&b["dataApi"]["url"]);
+    let metrics = Up::host(&b["metricsApi"]);
+    let chain_id = b["chains"]["evmChainID"].as_u64().unwrap();
+    let p_address = b["fundedKeys"][0]["pChainAddress"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let secret: firn_core::keys::secp256k1::PrivateKey = b["fundedKeys"][1]["privateKey"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let key = PrivateKeySigner::from_bytes(&B256::from(secret.to_bytes())).unwrap();
+    let evm_address = format!("{:#x}", key.address());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let (planted_url, planted_hits) = planted().await;
+        let node = Node {
+            http: reqwest::Client::new(),
+            rpc: format!("{}/ext/bc/C/rpc", b["listening"].as_str().unwrap()),
+        };
+        let mut sender = Sender {
+            node: node.clone(),
+            key,
+            chain_id,
+            nonce: 0,
+        };
+        let nonce = node
+            .rpc(
+                "eth_getTransactionCount",
+                json!([evm_address.clone(), "pending"]),
+            )
+            .await;
+        sender.nonce =
+            u64::from_str_radix(nonce.as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+        let artifact: Value = serde_json::from_str(
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../contracts/artifacts/FirnHostile.json"
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        let mut code =
+            hex::decode(artifact["bytecode"].as_str().unwrap().trim_start_matches("0x")).unwrap();
+        code.extend(
+            constructorCall {
+                name_: "Soak".into(),
+            }
+            .abi_encode(),
+        );
+        let deployed = sender.send(None, code, 3_000_000).await.expect("deployed");
+        let receipt = sender.receipt(deployed).await;
+        let hostile: Address = receipt["contractAddress"].as_str().unwrap().parse().unwrap();
+
+        let stop = Arc::new(AtomicBool::new(false));
+        let sent = Arc::new(AtomicUsize::new(0));
+        let attacks = {
+            let (stop, sent) = (Arc::clone(&stop), Arc::clone(&sent));
+            tokio::spawn(async move {
+                let holder = Address::repeat_byte(0xa1);
+                let mut id = 1u64;
+                while !stop.load(Ordering::Relaxed) {
+                    let call: Vec<u8> = match id % 6 {
+                        0 => mintCall {
+                            to: holder,
+                            tokenId: U256::from(id),
+                            uri: planted_url.clone(),
+                            burnGas: false,
+                        }
+                        .abi_encode(),
+                        1 => mintCall {
+                            to: holder,
+                            tokenId: U256::from(id),
+                            uri: String::new(),
+                            burnGas: true,
+                        }
+                        .abi_encode(),
+                        2 => mintHugeUriCall {
+                            to: holder,
+                            tokenId: U256::from(id),
+                            size: U256::from(100_000u64),
+                        }
+                        .abi_encode(),
+                        3 => forgeCall {
+                            from: Address::repeat_byte(0xb0),
+                            to: Address::repeat_byte(0xc0),
+                            firstId: U256::from(id * 1_000),
+                            count: U256::from(50u64),
+                        }
+                        .abi_encode(),
+                        4 => deepCall {
+                            depth: U256::from(200u64),
+                        }
+                        .abi_encode(),
+                        _ => Vec::new(),
+                    };
+                    let to = if call.is_empty() {
+                        Address::repeat_byte(0xd0)
+                    } else {
+                        hostile
+                    };
+                    let gas = if call.is_empty() { 21_000 } else { 8_000_000 };
+                    if sender.send(Some(to), call, gas).await.is_some() {
+                        sent.fetch_add(1, Ordering::Relaxed);
+                    }
+                    id += 1;
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+            })
+        };
+
+        let api_paths = [
+            "/v1/networks/fuji/blockchains/p-chain/transactions?pageSize=10".to_owned(),
+            format!("/v1/networks/fuji/blockchains/p-chain/transactions?addresses={p_address}&pageSize=10"),
+            "/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=10".to_owned(),
+            "/v1/networks/fuji/blockchains/p-chain/transactions:listStaking?pageSize=10".to_owned(),
+            format!("/v1/chains/{chain_id}/blocks?pageSize=10"),
+            format!("/v1/chains/{chain_id}"),
+            format!("/v1/chains/{chain_id}/addresses/{evm_address}/transactions:listErc20?pageSize=10"),
+            format!("/v1/chains/{chain_id}/addresses/0x{}/transactions:listErc721?pageSize=10", "c0".repeat(20)),
+            format!("/v1/chains/{chain_id}/addresses/0x{}/balances:listCollectibles?pageSize=10", "a1".repeat(20)),
+        ];
+        let metrics_paths = [
+            format!("/v2/chains/{chain_id}/metrics/txCount?timeInterval=hour&pageSize=10"),
+            format!("/v2/chains/{chain_id}/metrics/activeAddresses?timeInterval=day&pageSize=10"),
+        ];
+        println!(
+            "soak: {seconds} s, {conns} connections (Data API) + 1 (Metrics API), hostile txs every 250 ms"
+        );
+        println!(
+            "{:>6} {:>9} {:>9} {:>9} {:>7} {:>9} {:>10} {:>6}",
+            "t (s)", "req/s", "p50", "p99", "errors", "RSS MiB", "C height", "lag"
+        );
+        let rss_start = vm_rss_mib(pid);
+        let started = Instant::now();
+        let mut total_requests = 0usize;
+        let mut total_errors = 0usize;
+        let mut worst_p99 = Duration::ZERO;
+        let mut max_lag = 0u64;
+        let mut first_error = None;
+        while started.elapsed() < Duration::from_secs(seconds) {
+            let secs = window.min(seconds.saturating_sub(started.elapsed().as_secs())).max(1) as f64;
+            let (data, metric) = tokio::join!(
+                client::drive(&api, &api_paths, conns, secs),
+                client::drive(&metrics, &metrics_paths, 1, secs),
+            );
+            let requests = data.requests + metric.requests;
+            total_requests += requests;
+            total_errors += data.errors + metric.errors;
+            first_error = first_error.or(data.first_error).or(metric.first_error);
+            worst_p99 = worst_p99.max(data.p99);
+            let (node, listed) = lag(&api, &node, chain_id).await;
+            let behind = node.saturating_sub(listed);
+            max_lag = max_lag.max(behind);
+            println!(
+                "{:>6} {:>9.0} {:>9.2?} {:>9.2?} {:>7} {:>9.1} {:>10} {:>6}",
+                started.elapsed().as_secs(),
+                data.rps + metric.rps,
+                data.p50,
+                data.p99,
+                data.errors + metric.errors,
+                vm_rss_mib(pid),
+                node,
+                behind
+            );
+        }
+        stop.store(true, Ordering::Relaxed);
+        attacks.await.unwrap();
+        let rss_end = vm_rss_mib(pid);
+        // Let the indexer catch up with the last txs, then read the final lag.
+        let mut caught_up = None;
+        for _ in 0..100 {
+            let (node, listed) = lag(&api, &node, chain_id).await;
+            if listed >= node {
+                caught_up = Some(node);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        println!(
+            "total: {:.0} req/s over {elapsed:.0} s ({total_requests} requests, {total_errors} errors), worst window p99 {worst_p99:.2?}",
+            total_requests as f64 / elapsed
+        );
+        if let Some(e) = first_error {
+            println!("first error: {e}");
+        }
+        println!(
+            "firn RSS: {rss_start:.1} MiB at start, {rss_end:.1} MiB at the end; indexer lag at most {max_lag} blocks, caught up at the end: {}",
+            caught_up.map_or("no".to_owned(), |h| format!("yes (height {h})"))
+        );
+        println!(
+            "hostile txs sent: {}; requests the loopback server got: {}",
+            sent.load(Ordering::Relaxed),
+            planted_hits.load(Ordering::SeqCst)
+        );
+    });
+    drop(up);
+}
