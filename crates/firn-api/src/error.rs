@@ -165,3 +165,54 @@ impl IntoResponse for ApiError {
 
 /// Shorthand for handler results.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn wire(e: ApiError) -> (u16, serde_json::Value) {
+        let response = e.into_response();
+        let status = response.status().as_u16();
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 16)
+            .await
+            .expect("a body");
+        (status, serde_json::from_slice(&bytes).expect("JSON"))
+    }
+
+    #[tokio::test]
+    async fn store_failures_a_client_caused_are_not_500s() {
+        let (status, body) = wire(ApiError::Store(StoreError::ReadTimeout(
+            std::time::Duration::from_secs(30),
+        )))
+        .await;
+        assert_eq!(
+            (status, &body["error"]),
+            (503, &serde_json::json!("Service Unavailable"))
+        );
+        assert!(
+            body["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("took too long"))
+        );
+        let (status, body) = wire(ApiError::Store(StoreError::OutOfRange {
+            field: "chain id",
+            value: u64::MAX.to_string(),
+        }))
+        .await;
+        assert_eq!(
+            (status, &body["statusCode"]),
+            (400, &serde_json::json!(400))
+        );
+        assert!(
+            body["message"][0]
+                .as_str()
+                .is_some_and(|m| m.contains("out of range"))
+        );
+        // What only the server can have caused stays a bare 500.
+        let (status, body) = wire(ApiError::Store(StoreError::Closed)).await;
+        assert_eq!(
+            (status, &body["message"]),
+            (500, &serde_json::json!("Internal server error"))
+        );
+    }
+}
