@@ -340,3 +340,69 @@ pub async fn a_diverged_node_is_followed_from_the_common_ancestor(url: StoreUrl)
     );
     store.close().await;
 }
+
+/// CreateChain txs whose genesis is anyone's bytes: a chain ID past what the store holds,
+/// text that is not JSON, JSON nested far past any decoder's limit. The chains are stored
+/// without an EVM chain ID, and an ordinary transfer after them is indexed.
+pub async fn hostile_chain_geneses_never_stop_pchain_indexing(url: StoreUrl) {
+    use firn_devnet::genesis::single_owner;
+    use firn_devnet::wallet::Wallet;
+    use firn_indexer::PChainIndexer;
+    use firn_store::PChainReader;
+
+    let devnet = crate::devnet::Devnet::start().await;
+    let wallet = Wallet::new(&devnet.chain);
+    let subnet = devnet.issue(
+        wallet
+            .create_subnet(single_owner(wallet.change_address()))
+            .unwrap(),
+    );
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let geneses: [Vec<u8>; 4] = [
+        br#"{"config":{"chainId":18446744073709551615}}"#.to_vec(),
+        br#"{"config":{"chainId":1e300}}"#.to_vec(),
+        b"\xff\xfe not JSON".to_vec(),
+        deep.into_bytes(),
+    ];
+    let mut chains = Vec::new();
+    for (i, genesis) in geneses.into_iter().enumerate() {
+        chains.push(
+            devnet.issue(
+                wallet
+                    .create_chain(
+                        subnet,
+                        &format!("hostile{i}"),
+                        firn_core::network::SUBNET_EVM_VM_ID,
+                        genesis,
+                    )
+                    .unwrap(),
+            ),
+        );
+    }
+    devnet.transfers(1);
+    let ordinary = devnet.chain.block_by_height(devnet.chain.height()).unwrap();
+
+    let store = url.open().await;
+    let mut indexer = PChainIndexer::new(
+        devnet.client(),
+        store.clone(),
+        config(MetadataLimits::default()),
+    );
+    let height = tokio::time::timeout(Duration::from_secs(60), indexer.backfill())
+        .await
+        .expect("indexing finished")
+        .unwrap();
+    assert_eq!(height, Some(devnet.chain.height()));
+    for id in ordinary.block.txs().map(|t| t.id()) {
+        assert!(store.find_pchain_tx(id).await.unwrap().is_some(), "{id}");
+    }
+    for chain in chains {
+        let stored = store
+            .find_blockchain(chain)
+            .await
+            .unwrap()
+            .expect("the chain is stored");
+        assert_eq!(stored.chain.evm_chain_id, None, "{}", stored.chain.name);
+    }
+    store.close().await;
+}

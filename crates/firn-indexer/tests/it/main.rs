@@ -22,4 +22,5 @@ firn_store::backend_tests! {
     hostile::hostile_contracts_never_stop_indexing,
     hostile::private_metadata_urls_are_fetched_only_when_allowed,
     hostile::a_diverged_node_is_followed_from_the_common_ancestor,
+    hostile::hostile_chain_geneses_never_stop_pchain_indexing,
 }
