@@ -406,3 +406,55 @@ pub async fn hostile_chain_geneses_never_stop_pchain_indexing(url: StoreUrl) {
     }
     store.close().await;
 }
+
+/// `eth_call` batches past the node's limits: 1,500 calls (the node takes 1,000 per batch)
+/// and a hundred 200 kB answers (the node sends 25 MB per batch) come back whole, in order,
+/// with a reverting call as `None` in its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eth_call_batches_fit_the_nodes_limits() {
+    let devnet = EvmDevnet::start().await;
+    let hostile = deploy_hostile(&devnet);
+    hostile_tx(
+        &devnet,
+        hostile,
+        call(
+            "mintHugeUri(address,uint256,uint256)",
+            &[
+                Tok::Addr(Address::repeat_byte(0xa1)),
+                Tok::Uint(U256::from(7u64)),
+                Tok::Uint(U256::from(200_000u64)),
+            ],
+        ),
+        200_000,
+    );
+    let source = firn_indexer::evm::EvmSource::new(devnet.client(), 2, 1);
+    let name = call("name()", &[]);
+    let mut calls: Vec<(Address, Vec<u8>)> = vec![(hostile, name); 1_500];
+    // One call that runs out of gas (forging 2^64 events).
+    calls[700] = (
+        hostile,
+        call(
+            "forge(address,address,uint256,uint256)",
+            &[
+                Tok::Addr(Address::ZERO),
+                Tok::Addr(Address::ZERO),
+                Tok::Uint(U256::ZERO),
+                Tok::Uint(U256::from(u64::MAX)),
+            ],
+        ),
+    );
+    let out = source.calls(&calls, Some(1_000_000)).await.unwrap();
+    assert_eq!(out.len(), 1_500);
+    assert!(out[700].is_none(), "the call that runs out of gas is None");
+    let answered = out.iter().filter(|o| o.is_some()).count();
+    assert_eq!(answered, 1_499);
+
+    let token_uri = call("tokenURI(uint256)", &[Tok::Uint(U256::from(7u64))]);
+    let big = vec![(hostile, token_uri); 100];
+    let out = source.calls(&big, None).await.unwrap();
+    assert_eq!(out.len(), 100);
+    for o in &out {
+        let bytes = o.as_ref().expect("every 200 kB answer arrived");
+        assert!(bytes.len() > 200_000, "{}", bytes.len());
+    }
+}
