@@ -51,20 +51,39 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn vm_rss_mib(pid: u32) -> f64 {
+/// Resident memory of `pid` in MiB: (all, anonymous). The rest is file pages, mostly the
+/// SQLite database read through its memory map, which grows with the chain.
+fn rss_mib(pid: u32) -> (f64, f64) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kib| kib / 1024.0)
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map_or(0.0, |kib| kib / 1024.0)
+    };
+    (field("VmRSS:"), field("RssAnon:"))
+}
+
+fn store_mib(dir: &std::path::Path) -> f64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().starts_with("firn.db"))
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len() as f64)
+                .sum::<f64>()
+        })
+        .unwrap_or(0.0)
+        / (1024.0 * 1024.0)
 }
 
 /// `firn up` on a fresh data dir, stopped with Ctrl-C when dropped.
 struct Up {
     child: Child,
     banner: Value,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Up {
@@ -84,11 +103,7 @@ impl Up {
             .read_line(&mut line)
             .unwrap();
         let banner: Value = serde_json::from_str(&line).expect("the --json banner");
-        Self {
-            child,
-            banner,
-            _dir: dir,
-        }
+        Self { child, banner, dir }
     }
 
     fn host(url: &Value) -> String {
@@ -216,6 +231,7 @@ fn main() {
     let conns = usize::try_from(env_u64("FIRN_SOAK_CONNS", 8)).unwrap();
     let up = Up::start();
     let pid = up.child.id();
+    let data_dir = up.dir.path().to_path_buf();
     let b = &up.banner;
     let api = Up::host(&b["dataApi"]["url"]);
     let metrics = Up::host(&b["metricsApi"]);
@@ -351,10 +367,10 @@ fn main() {
             "soak: {seconds} s, {conns} connections (Data API) + 1 (Metrics API), hostile txs every 250 ms"
         );
         println!(
-            "{:>6} {:>9} {:>9} {:>9} {:>7} {:>9} {:>10} {:>6}",
-            "t (s)", "req/s", "p50", "p99", "errors", "RSS MiB", "C height", "lag"
+            "{:>6} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>5}",
+            "t (s)", "req/s", "p50", "p99", "errors", "RSS MiB", "anon MiB", "store MiB", "C height", "lag"
         );
-        let rss_start = vm_rss_mib(pid);
+        let rss_start = rss_mib(pid);
         let started = Instant::now();
         let mut total_requests = 0usize;
         let mut total_errors = 0usize;
@@ -375,21 +391,24 @@ fn main() {
             let (node, listed) = lag(&api, &node, chain_id).await;
             let behind = node.saturating_sub(listed);
             max_lag = max_lag.max(behind);
+            let (rss, anon) = rss_mib(pid);
             println!(
-                "{:>6} {:>9.0} {:>9.2?} {:>9.2?} {:>7} {:>9.1} {:>10} {:>6}",
+                "{:>6} {:>9.0} {:>9.2?} {:>9.2?} {:>7} {:>8.1} {:>9.1} {:>9.1} {:>9} {:>5}",
                 started.elapsed().as_secs(),
                 data.rps + metric.rps,
                 data.p50,
                 data.p99,
                 data.errors + metric.errors,
-                vm_rss_mib(pid),
+                rss,
+                anon,
+                store_mib(&data_dir),
                 node,
                 behind
             );
         }
         stop.store(true, Ordering::Relaxed);
         attacks.await.unwrap();
-        let rss_end = vm_rss_mib(pid);
+        let rss_end = rss_mib(pid);
         // Let the indexer catch up with the last txs, then read the final lag.
         let mut caught_up = None;
         for _ in 0..100 {
@@ -409,7 +428,12 @@ fn main() {
             println!("first error: {e}");
         }
         println!(
-            "firn RSS: {rss_start:.1} MiB at start, {rss_end:.1} MiB at the end; indexer lag at most {max_lag} blocks, caught up at the end: {}",
+            "firn RSS: {:.1} MiB at start, {:.1} MiB at the end (anonymous: {:.1} -> {:.1} MiB; store on disk {:.1} MiB); indexer lag at most {max_lag} blocks, caught up at the end: {}",
+            rss_start.0,
+            rss_end.0,
+            rss_start.1,
+            rss_end.1,
+            store_mib(&data_dir),
             caught_up.map_or("no".to_owned(), |h| format!("yes (height {h})"))
         );
         println!(

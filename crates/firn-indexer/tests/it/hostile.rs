@@ -225,6 +225,71 @@ pub async fn hostile_contracts_never_stop_indexing(url: StoreUrl) {
         (huge.index_status.as_str(), huge.token_uri.as_str()),
         ("INVALID_TOKEN_URI_SCHEME", "")
     );
+
+    // Following the tip: more attacks, then an ordinary transfer, which the Data API lists
+    // within seconds.
+    let follower = tokio::spawn(async move { indexer.follow().await });
+    hostile_tx(
+        &devnet,
+        hostile,
+        call("deep(uint256)", &[Tok::Uint(U256::from(300u64))]),
+        15_000_000,
+    );
+    hostile_tx(
+        &devnet,
+        hostile,
+        mint(alice, 4, &planted.url, false),
+        200_000,
+    );
+    devnet.send(
+        &key(0),
+        Some(Address::repeat_byte(0xd1)),
+        ether(1),
+        Vec::new(),
+        21_000,
+    );
+    devnet.build();
+    let block = devnet.chain.height();
+    let want = format!("{:#x}", devnet.chain.block_by_number(block).unwrap().hash);
+    let api = firn_api::app(firn_api::AppState::new(
+        store.clone(),
+        firn_api::ApiConfig::default(),
+    ));
+    let sent = std::time::Instant::now();
+    loop {
+        let request = axum::http::Request::get(format!("/v1/chains/{chain_id}/blocks/{block}"))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let response = tower::ServiceExt::oneshot(api.clone(), request)
+            .await
+            .unwrap();
+        if response.status() == 200 {
+            let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .unwrap();
+            let listed: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(
+                (listed["blockHash"].as_str(), listed["txCount"].as_u64()),
+                (Some(want.as_str()), Some(1))
+            );
+            break;
+        }
+        assert!(
+            sent.elapsed() < Duration::from_secs(10),
+            "the Data API lists the ordinary transfer's block within seconds"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    eprintln!(
+        "ordinary transfer listed by the Data API {:?} after it was mined",
+        sent.elapsed()
+    );
+    follower.abort();
+    assert_eq!(
+        planted.requests(),
+        0,
+        "still nothing asked the loopback server"
+    );
     store.close().await;
 }
 
