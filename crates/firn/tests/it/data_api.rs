@@ -361,4 +361,6 @@ fn page_tokens_work_across_processes_that_share_a_secret() {
         assert!(status.contains("400"), "{status} {body}");
         assert_eq!(body["statusCode"], 400);
     }
+    drop((a, b, other));
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
