@@ -128,12 +128,15 @@ impl Store {
             Reader::Sqlite(readers) => {
                 self.record(&first);
                 let (text, values) = first.into_parts();
+                // Only a build that can record reads needs the store inside the closure.
+                #[cfg(feature = "testing")]
                 let store = self.clone();
                 readers
                     .run(move |conn| {
                         let a = sqlite_read::query(conn, &text, &values, decode_first)?;
                         let b = match then(&a) {
                             Some(q) => {
+                                #[cfg(feature = "testing")]
                                 store.record(&q);
                                 let (text, values) = q.into_parts();
                                 sqlite_read::query(conn, &text, &values, decode_then)?
