@@ -145,24 +145,16 @@ async fn planted() -> (String, Arc<AtomicUsize>) {
 /// The node's C-Chain JSON-RPC.
 #[derive(Clone)]
 struct Node {
-    http: reqwest::Client,
-    rpc: String,
+    client: firn_rpc::EthClient,
 }
 
 impl Node {
+    /// The call's result; `null` when the node answers with an error.
     async fn rpc(&self, method: &str, params: Value) -> Value {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let reply: Value = self
-            .http
-            .post(&self.rpc)
-            .json(&body)
-            .send()
+        self.client
+            .call::<_, Value>(method, params)
             .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        reply["result"].clone()
+            .unwrap_or(Value::Null)
     }
 
     async fn height(&self) -> u64 {
@@ -254,8 +246,11 @@ fn main() {
     runtime.block_on(async move {
         let (planted_url, planted_hits) = planted().await;
         let node = Node {
-            http: reqwest::Client::new(),
-            rpc: format!("{}/ext/bc/C/rpc", b["listening"].as_str().unwrap()),
+            client: firn_rpc::EthClient::new(
+                &format!("{}/ext/bc/C/rpc", b["listening"].as_str().unwrap()),
+                firn_rpc::ClientConfig::default(),
+            )
+            .unwrap(),
         };
         let mut sender = Sender {
             node: node.clone(),
