@@ -185,6 +185,18 @@ pub(crate) fn query<T>(
     decode: fn(&dyn Row) -> Result<T>,
 ) -> Result<Vec<T>> {
     let mut stmt = conn.prepare_cached(sql)?;
+    bind(&mut stmt, values)?;
+    let names: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let mut rows = stmt.raw_query();
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(decode(&SqliteRow { row, names: &names })?);
+    }
+    Ok(out)
+}
+
+/// Binds `values` to `stmt`'s parameters: `$n` by number, `?` in order.
+fn bind(stmt: &mut rusqlite::Statement<'_>, values: &[Value]) -> Result<()> {
     for index in 1..=stmt.parameter_count() {
         let position = match stmt.parameter_name(index) {
             Some(name) => name
@@ -201,13 +213,29 @@ pub(crate) fn query<T>(
             })?;
         stmt.raw_bind_parameter(index, ToSqlOutput::Borrowed(value))?;
     }
-    let names: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
-    let mut rows = stmt.raw_query();
-    let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        out.push(decode(&SqliteRow { row, names: &names })?);
+    Ok(())
+}
+
+/// Runs `sql` with `values` to the end and answers how many rows it returned and how many
+/// steps SQLite took through tables or indexes it walked without a constraint (its
+/// `FULLSCAN_STEP` counter): the rows a walk examined, matching or not.
+#[cfg(feature = "testing")]
+pub(crate) fn rows_and_walk_steps(
+    conn: &Connection,
+    sql: &str,
+    values: &[Value],
+) -> Result<(u64, u64)> {
+    let mut stmt = conn.prepare(sql)?;
+    bind(&mut stmt, values)?;
+    let mut returned = 0;
+    {
+        let mut rows = stmt.raw_query();
+        while rows.next()?.is_some() {
+            returned += 1;
+        }
     }
-    Ok(out)
+    let steps = stmt.get_status(rusqlite::StatementStatus::FullscanStep);
+    Ok((returned, u64::try_from(steps).unwrap_or_default()))
 }
 
 /// A result row read in place: values borrow SQLite's buffers until the next row.

@@ -138,33 +138,61 @@ pub fn record_reads(store: &Store) {
 /// indexer.
 const SMALL_TABLES: [&str; 3] = ["cursors", "evm_chains", "evm_chain_totals"];
 
-/// Asks the database how it runs every read recorded since [`record_reads`] and panics,
-/// naming the query and its plan, if one reads a whole table: on SQLite a plan step
-/// `SCAN <table>` that uses no index; on PostgreSQL a `Seq Scan` with sequential scans
-/// priced out (`enable_seqscan = off`), which it still picks only when no index can serve.
+/// How many rows past a page's own a read may look at and pass over (in one loop of a plan
+/// node) before [`assert_reads_use_indexes`] calls it a walk that filters instead of seeking.
+pub const WALK_SLACK: u64 = 8;
+
+/// Checks every read recorded since [`record_reads`] and panics, naming the query, its
+/// values and its plan, when one reads more than its page.
+///
+/// Two checks, because a plan can use an index and still walk most of a table:
+/// - the plan must not read a whole table: on SQLite a step `SCAN <table>` that uses no
+///   index (unless it walks the table in the query's `ORDER BY` under a `LIMIT`); on
+///   PostgreSQL a `Seq Scan` with sequential scans priced out (`enable_seqscan = off`),
+///   which it still picks only when no index can serve;
+/// - each read, run again with its own values, must not pass over more than
+///   [`WALK_SLACK`] rows beyond the rows it returns: on SQLite the steps of walks without
+///   an index constraint (`SQLITE_STMTSTATUS_FULLSCAN_STEP`), on PostgreSQL the rows one
+///   scan removed by its filter in one loop (`EXPLAIN ANALYZE`). The tests that call this
+///   seed filters that match few rows, so a walk that tests a filter row by row instead of
+///   seeking shows up.
 pub async fn assert_reads_use_indexes(store: &Store) {
     let recorded = store.take_recorded().expect("record_reads was called");
-    let mut distinct: Vec<(String, Vec<crate::sql::Value>)> = Vec::new();
-    for (text, values) in recorded {
-        if !distinct.iter().any(|(t, _)| *t == text) {
-            distinct.push((text, values));
+    assert!(!recorded.is_empty(), "no reads were recorded");
+    let mut failures = Vec::new();
+    let mut planned: Vec<&str> = Vec::new();
+    for (text, values) in &recorded {
+        if planned.contains(&text.as_str()) {
+            continue;
         }
-    }
-    assert!(!distinct.is_empty(), "no reads were recorded");
-    let mut full_scans = Vec::new();
-    for (text, values) in distinct {
-        let plan = explain(store, &text, values).await;
-        if let Some(step) = whole_table_step(store, &text, &plan) {
-            full_scans.push(format!(
+        planned.push(text);
+        let plan = explain(store, text, values.clone()).await;
+        if let Some(step) = whole_table_step(store, text, &plan) {
+            failures.push(format!(
                 "{text}\n  reads a whole table: {step}\n  plan: {plan:#?}"
             ));
         }
     }
+    let mut run: Vec<&(String, Vec<crate::sql::Value>)> = Vec::new();
+    for read in &recorded {
+        if run.contains(&read) {
+            continue;
+        }
+        run.push(read);
+        let (text, values) = read;
+        let walk = measure_walk(store, text, values.clone()).await;
+        if walk.passed_over > walk.returned + WALK_SLACK {
+            failures.push(format!(
+                "{text}\n  values: {values:?}\n  returned {} rows and passed over {}\n  plan: {:#?}",
+                walk.returned, walk.passed_over, walk.plan
+            ));
+        }
+    }
     assert!(
-        full_scans.is_empty(),
-        "{} queries read whole tables:\n{}",
-        full_scans.len(),
-        full_scans.join("\n\n")
+        failures.is_empty(),
+        "{} reads read more than their page:\n{}",
+        failures.len(),
+        failures.join("\n\n")
     );
 }
 
@@ -200,6 +228,80 @@ fn whole_table_step<'p>(store: &Store, text: &str, plan: &'p [String]) -> Option
             !SMALL_TABLES.contains(&t) && !subqueries.contains(&t) && !ordered_walk
         })
     })
+}
+
+/// What one read returned and how much it passed over (see [`assert_reads_use_indexes`]).
+struct Walk {
+    returned: u64,
+    passed_over: u64,
+    plan: Vec<String>,
+}
+
+/// Runs one read with its values and measures its walk.
+async fn measure_walk(store: &Store, text: &str, values: Vec<crate::sql::Value>) -> Walk {
+    if let Some(readers) = store.sqlite_readers() {
+        let sql = text.to_owned();
+        let (returned, passed_over) = readers
+            .run(move |conn| crate::sqlite_read::rows_and_walk_steps(conn, &sql, &values))
+            .await
+            .unwrap_or_else(|e| panic!("the read failed: {e}"));
+        return Walk {
+            returned,
+            passed_over,
+            plan: Vec::new(),
+        };
+    }
+    let mut w = store.begin_write().await.expect("a transaction");
+    sqlx::query("SET LOCAL enable_seqscan = off")
+        .execute(&mut *w.tx)
+        .await
+        .expect("SET enable_seqscan");
+    let plan: Vec<String> =
+        crate::sql::Sql::from_parts(format!("EXPLAIN (ANALYZE, TIMING OFF) {text}"), values)
+            .fetch_all(&mut *w.tx)
+            .await
+            .unwrap_or_else(|e| panic!("EXPLAIN ANALYZE failed: {e}"))
+            .iter()
+            .map(|r| r.text("QUERY PLAN").expect("a plan line"))
+            .collect();
+    let (returned, passed_over) = postgres_walk(&plan);
+    Walk {
+        returned,
+        passed_over,
+        plan,
+    }
+}
+
+/// From `EXPLAIN ANALYZE`'s text: the rows the top node returned, and the most rows one
+/// scan's filter removed in one loop, beyond those the read returns (PostgreSQL prints the
+/// average per loop). Rows a join removes, and rows a scan passes on to be sorted, are left
+/// out: which join and which scan PostgreSQL picks follow the tables' sizes, and a test's
+/// tables are small.
+fn postgres_walk(plan: &[String]) -> (u64, u64) {
+    let number_after = |line: &str, key: &str| -> Option<u64> {
+        let rest = &line[line.find(key)? + key.len()..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    let actual_rows = |line: &str| number_after(&line[line.find("(actual ")?..], "rows=");
+    let returned = plan.iter().find_map(|l| actual_rows(l)).unwrap_or_default();
+    let mut worst = 0;
+    let mut in_scan = false;
+    for line in plan {
+        if line.contains("(actual ") {
+            in_scan = line.contains(" Scan ");
+        }
+        let removed = [
+            "Rows Removed by Filter: ",
+            "Rows Removed by Index Recheck: ",
+        ]
+        .iter()
+        .find_map(|key| number_after(line, key));
+        if let (Some(removed), true) = (removed, in_scan) {
+            worst = worst.max(removed);
+        }
+    }
+    (returned, worst)
 }
 
 /// The database's plan for one read, one step per line.

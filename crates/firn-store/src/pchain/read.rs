@@ -107,8 +107,44 @@ struct TxScan<'a> {
 
 impl TxScan<'_> {
     /// Appends `SELECT x.height, x.tx_index FROM … LIMIT n` over `address`'s rows, the L1
-    /// validation's rows, or every tx.
+    /// validation's rows, or every tx. A txTypes filter walks each type's range on its own
+    /// (`…_by_type` indexes) and merges them: a page costs at most a page per type, however
+    /// many rows of other types the source holds.
     fn push(&self, q: &mut Sql, address: Option<&ShortId>) -> Result<()> {
+        let mut types: Vec<&str> = Vec::with_capacity(self.filter.tx_types.len());
+        for t in &self.filter.tx_types {
+            if !types.contains(&t.as_str()) {
+                types.push(t);
+            }
+        }
+        match types.as_slice() {
+            [] => self.push_walk(q, address, None),
+            [one] => self.push_walk(q, address, Some(one)),
+            many => {
+                let ord = self.order.sql();
+                q.push("SELECT y.height, y.tx_index FROM (");
+                for (i, t) in many.iter().enumerate() {
+                    if i > 0 {
+                        q.push(" UNION ALL ");
+                    }
+                    q.push("SELECT * FROM (");
+                    self.push_walk(q, address, Some(t))?;
+                    q.push(&format!(") t{i}"));
+                }
+                q.push(&format!(") y ORDER BY y.height {ord}, y.tx_index {ord}"))
+                    .limit(self.limit + 1);
+                Ok(())
+            }
+        }
+    }
+
+    /// One ordered walk of a source, of one tx type or all of them.
+    fn push_walk(
+        &self,
+        q: &mut Sql,
+        address: Option<&ShortId>,
+        tx_type: Option<&str>,
+    ) -> Result<()> {
         let filter = self.filter;
         let ord = self.order.sql();
         let source = if address.is_some() {
@@ -150,10 +186,8 @@ impl TxScan<'_> {
             q.push(" AND s.end_tx_hash IS NULL AND s.end_ts > ")
                 .bind(int("now", now)?);
         }
-        if !filter.tx_types.is_empty() {
-            q.push(" AND x.tx_type IN (")
-                .bind_list(filter.tx_types.iter().cloned())
-                .push(")");
+        if let Some(t) = tx_type {
+            q.push(" AND x.tx_type = ").bind(t.to_owned());
         }
         push_time_window(q, "x", filter.start_ts, filter.end_ts)?;
         let walk = if by_staker { "s" } else { "x" };
