@@ -88,7 +88,7 @@ mod upgrade;
 
 pub use error::{Result, StoreError};
 pub use evm::{MAX_ROWS_PER_TX, UNDO_BLOCKS};
-pub use open::{StoreOptions, open};
+pub use open::{DEFAULT_CACHE_MIB, StoreOptions, open};
 pub use page::{Page, PageCursor, PageRequest, SortOrder};
 pub use store::{Backend, Store};
 pub use traits::{

@@ -26,6 +26,11 @@ pub struct StoreOptions {
     /// SQLite interrupts it, PostgreSQL cancels it (`statement_timeout`). A read is also
     /// stopped as soon as its caller drops it (a request that timed out or disconnected).
     pub read_timeout: Duration,
+    /// SQLite's page caches, in MiB, across all connections: a third for the writer, the
+    /// rest split among the readers. The caches fill as the store is read and then stay at
+    /// this size, so it bounds most of the memory a large store costs (file pages read
+    /// through the memory map are the OS's to reclaim). PostgreSQL ignores it.
+    pub cache_mib: u32,
 }
 
 impl Default for StoreOptions {
@@ -34,9 +39,29 @@ impl Default for StoreOptions {
             max_connections: 8,
             busy_timeout: Duration::from_secs(5),
             read_timeout: Duration::from_secs(30),
+            cache_mib: DEFAULT_CACHE_MIB,
         }
     }
 }
+
+/// [`StoreOptions::cache_mib`] by default: 64 MiB for the writer, 16 MiB for each of 8 readers.
+pub const DEFAULT_CACHE_MIB: u32 = 192;
+
+impl StoreOptions {
+    /// The writer's page cache, in KiB: a third of the budget.
+    pub(crate) fn writer_cache_kib(&self) -> u64 {
+        (u64::from(self.cache_mib) * 1024 / 3).max(MIN_CACHE_KIB)
+    }
+
+    /// Each reader's page cache, in KiB: the other two thirds, split.
+    pub(crate) fn reader_cache_kib(&self) -> u64 {
+        let readers_kib = u64::from(self.cache_mib) * 1024 * 2 / 3;
+        (readers_kib / u64::from(self.max_connections.max(1))).max(MIN_CACHE_KIB)
+    }
+}
+
+/// The smallest page cache a connection gets, in KiB, however small the budget.
+const MIN_CACHE_KIB: u64 = 256;
 
 /// Connections for PostgreSQL writes. Writes are serialised by the store's write lock; the
 /// rest serve the indexers' unlocked metadata updates.
@@ -120,7 +145,8 @@ impl Store {
         let busy_ms = options.busy_timeout.as_millis().min(i32::MAX as u128);
         let writer_pragmas = format!(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = {busy_ms}; \
-             PRAGMA foreign_keys = OFF; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;"
+             PRAGMA foreign_keys = OFF; PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY;",
+            options.writer_cache_kib()
         );
         let writer = AnyPoolOptions::new()
             .max_connections(1)
@@ -137,12 +163,7 @@ impl Store {
             .connect(&sqlite_url(text, "rwc"))
             .await?;
         SQLITE_MIGRATIONS.run(&writer).await?;
-        let reader = SqliteReaders::new(
-            path,
-            options.max_connections,
-            options.busy_timeout,
-            options.read_timeout,
-        );
+        let reader = SqliteReaders::new(path, options);
         info!(backend = "sqlite", path = %path.display(), "opened store");
         Ok(Store::new(Backend::Sqlite, writer, Reader::Sqlite(reader)))
     }

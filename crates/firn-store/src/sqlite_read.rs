@@ -17,6 +17,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::Semaphore;
 
+use crate::StoreOptions;
 use crate::error::{Result, StoreError};
 use crate::row::{Row, corrupt};
 use crate::sql::Value;
@@ -43,6 +44,7 @@ pub(crate) struct SqliteReaders {
     path: PathBuf,
     busy_timeout: Duration,
     read_timeout: Duration,
+    cache_kib: u64,
     idle: Mutex<Vec<Connection>>,
     permits: Arc<Semaphore>,
 }
@@ -58,16 +60,13 @@ impl Drop for Abandoned {
 }
 
 impl SqliteReaders {
-    pub(crate) fn new(
-        path: &Path,
-        max: u32,
-        busy_timeout: Duration,
-        read_timeout: Duration,
-    ) -> Arc<Self> {
+    pub(crate) fn new(path: &Path, options: &StoreOptions) -> Arc<Self> {
+        let max = options.max_connections;
         Arc::new(Self {
             path: path.to_path_buf(),
-            busy_timeout,
-            read_timeout,
+            busy_timeout: options.busy_timeout,
+            read_timeout: options.read_timeout,
+            cache_kib: options.reader_cache_kib(),
             idle: Mutex::new(Vec::new()),
             permits: Arc::new(Semaphore::new(usize::try_from(max.max(1)).unwrap_or(1))),
         })
@@ -81,10 +80,11 @@ impl SqliteReaders {
         conn.busy_timeout(self.busy_timeout)?;
         // Pages come from the OS page cache through a memory map (no read() per page miss);
         // SQLite caps the map at its compile-time maximum (2 GiB by default).
-        conn.execute_batch(
+        conn.execute_batch(&format!(
             "PRAGMA query_only = ON; PRAGMA mmap_size = 17179869184; \
-             PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY;",
-        )?;
+             PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY;",
+            self.cache_kib
+        ))?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         Ok(conn)
     }
@@ -354,7 +354,7 @@ mod tests {
             .unwrap()
             .execute_batch("CREATE TABLE IF NOT EXISTS t (a INTEGER)")
             .unwrap();
-        let readers = SqliteReaders::new(&path, 2, Duration::from_secs(1), Duration::from_secs(60));
+        let readers = SqliteReaders::new(&path, &options(2, Duration::from_secs(60)));
         // A recursive count far past the budget: interrupted inline, then run to the end.
         let slow = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
                     WHERE i < 3000000) SELECT count(*) AS c FROM n";
@@ -372,6 +372,15 @@ mod tests {
     }
 
     /// A database file with one table, in a directory removed on drop.
+    fn options(readers: u32, read_timeout: Duration) -> StoreOptions {
+        StoreOptions {
+            max_connections: readers,
+            busy_timeout: Duration::from_secs(1),
+            read_timeout,
+            ..StoreOptions::default()
+        }
+    }
+
     fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::Builder::new().prefix(name).tempdir().unwrap();
         let path = dir.path().join("t.db");
@@ -390,7 +399,7 @@ mod tests {
     async fn a_read_past_the_read_timeout_is_stopped() {
         let (_dir, path) = scratch("firn-read-timeout");
         let timeout = Duration::from_millis(200);
-        let readers = SqliteReaders::new(&path, 1, Duration::from_secs(1), timeout);
+        let readers = SqliteReaders::new(&path, &options(1, timeout));
         let err = readers
             .run(|conn| query(conn, ENDLESS, &[], |r| r.i64("c")))
             .await
@@ -411,8 +420,7 @@ mod tests {
     async fn an_abandoned_read_stops_and_frees_its_permit() {
         let (_dir, path) = scratch("firn-read-abandoned");
         // One reader, and a read timeout far beyond the test: only abandonment can stop it.
-        let readers =
-            SqliteReaders::new(&path, 1, Duration::from_secs(1), Duration::from_secs(3600));
+        let readers = SqliteReaders::new(&path, &options(1, Duration::from_secs(3600)));
         let scan = {
             let readers = Arc::clone(&readers);
             tokio::spawn(async move {

@@ -129,6 +129,18 @@ pub async fn read_integers(store: &Store, sql: &str) -> crate::Result<Vec<i64>> 
     store.fetch(crate::sql::Sql::new(sql), |r| r.i64("n")).await
 }
 
+/// Runs `sql`, a query of one integer column `n`, on the store's writer connection.
+pub async fn writer_integers(store: &Store, sql: &str) -> Vec<i64> {
+    let mut w = store.begin_write().await.expect("a write transaction");
+    crate::sql::Sql::new(sql)
+        .fetch_all(&mut *w.tx)
+        .await
+        .expect("the query runs")
+        .iter()
+        .map(|r| r.i64("n").expect("an integer n"))
+        .collect()
+}
+
 /// Starts recording every read `store` runs (for [`assert_reads_use_indexes`]).
 pub fn record_reads(store: &Store) {
     store.start_recording();

@@ -79,6 +79,13 @@ fn store_mib(dir: &std::path::Path) -> f64 {
         / (1024.0 * 1024.0)
 }
 
+/// The SQLite page cache budget `firn up` runs with (`FIRN_SOAK_STORE_CACHE_MIB`, default 16):
+/// small enough that the caches fill within the first window, so memory that still grows
+/// after it is not cache.
+fn store_cache_mib() -> u64 {
+    env_u64("FIRN_SOAK_STORE_CACHE_MIB", 16).max(1)
+}
+
 /// `firn up` on a fresh data dir, stopped with Ctrl-C when dropped.
 struct Up {
     child: Child,
@@ -94,6 +101,7 @@ impl Up {
             .arg(dir.path())
             .args(["--rpc-addr", "127.0.0.1:0", "--api-addr", "127.0.0.1:0"])
             .args(["--metrics-addr", "127.0.0.1:0"])
+            .args(["--store-cache-mib", &store_cache_mib().to_string()])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -359,7 +367,8 @@ fn main() {
             format!("/v2/chains/{chain_id}/metrics/activeAddresses?timeInterval=day&pageSize=10"),
         ];
         println!(
-            "soak: {seconds} s, {conns} connections (Data API) + 1 (Metrics API), hostile txs every 250 ms"
+            "soak: {seconds} s, {conns} connections (Data API) + 1 (Metrics API), hostile txs every 250 ms, store page caches {} MiB",
+            store_cache_mib()
         );
         println!(
             "{:>6} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>5}",
@@ -372,6 +381,7 @@ fn main() {
         let mut worst_p99 = Duration::ZERO;
         let mut max_lag = 0u64;
         let mut first_error = None;
+        let mut anon_after_first_window = None;
         while started.elapsed() < Duration::from_secs(seconds) {
             let secs = window.min(seconds.saturating_sub(started.elapsed().as_secs())).max(1) as f64;
             let (data, metric) = tokio::join!(
@@ -387,6 +397,7 @@ fn main() {
             let behind = node.saturating_sub(listed);
             max_lag = max_lag.max(behind);
             let (rss, anon) = rss_mib(pid);
+            anon_after_first_window.get_or_insert(anon);
             println!(
                 "{:>6} {:>9.0} {:>9.2?} {:>9.2?} {:>7} {:>8.1} {:>9.1} {:>9.1} {:>9} {:>5}",
                 started.elapsed().as_secs(),
@@ -431,6 +442,14 @@ fn main() {
             store_mib(&data_dir),
             caught_up.map_or("no".to_owned(), |h| format!("yes (height {h})"))
         );
+        if let Some(warm) = anon_after_first_window {
+            println!(
+                "anonymous memory after the first window {warm:.1} MiB, at the end {:.1} MiB: {:+.1} MiB over the remaining {:.0} s",
+                rss_end.1,
+                rss_end.1 - warm,
+                elapsed - window as f64
+            );
+        }
         println!(
             "hostile txs sent: {}; requests the loopback server got: {}",
             sent.load(Ordering::Relaxed),

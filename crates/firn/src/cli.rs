@@ -121,6 +121,11 @@ pub struct UpArgs {
     #[arg(long, env = "FIRN_DATABASE")]
     pub database: Option<String>,
 
+    /// SQLite page cache budget in MiB, across the writer and the readers: the bulk of the
+    /// memory a large embedded store costs (PostgreSQL ignores it) [default: 192].
+    #[arg(long, env = "FIRN_STORE_CACHE_MIB", value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    pub store_cache_mib: Option<u32>,
+
     /// Print nothing at start-up.
     #[arg(long)]
     pub silent: bool,
@@ -149,6 +154,12 @@ pub struct IndexArgs {
     /// Directory of the default SQLite store.
     #[arg(long, default_value = "./.firn")]
     pub data_dir: std::path::PathBuf,
+
+    /// SQLite page cache budget in MiB, across the writer and the readers: the bulk of the
+    /// memory a large embedded store costs (PostgreSQL ignores it).
+    #[arg(long, env = "FIRN_STORE_CACHE_MIB", default_value_t = firn_store::DEFAULT_CACHE_MIB,
+          value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    pub store_cache_mib: u32,
 
     /// Blocks fetched and committed per database transaction.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=10_000))]
@@ -179,6 +190,12 @@ pub struct ServeArgs {
     /// The store: a SQLite file path (created if missing) or a postgres:// URL.
     #[arg(long, env = "FIRN_DATABASE", default_value = "./.firn/firn.db")]
     pub database: String,
+
+    /// SQLite page cache budget in MiB, across the writer and the readers: the bulk of the
+    /// memory a large embedded store costs (PostgreSQL ignores it).
+    #[arg(long, env = "FIRN_STORE_CACHE_MIB", default_value_t = firn_store::DEFAULT_CACHE_MIB,
+          value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    pub store_cache_mib: u32,
 
     /// Address the Data API listens on.
     #[arg(long, default_value = "127.0.0.1:8080")]

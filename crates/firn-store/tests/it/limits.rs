@@ -129,3 +129,27 @@ pub async fn postgres_over_tls() {
     assert_eq!(tls, vec![1], "the read session is encrypted");
     store.close().await;
 }
+
+/// The SQLite page caches split the operator's budget: a third to the writer, the rest among
+/// the readers, so memory stays within what `cache_mib` says however large the store grows.
+pub async fn sqlite_page_caches_split_the_budget() {
+    let db = firn_store::testing::TestDb::sqlite();
+    let options = StoreOptions {
+        max_connections: 4,
+        cache_mib: 12,
+        ..StoreOptions::default()
+    };
+    let store = Store::open_with(db.url(), &options).await.unwrap();
+    // Negative cache_size: KiB. 12 MiB: 4 MiB to the writer, 2 MiB to each of 4 readers.
+    let reader = read_integers(&store, "SELECT cache_size AS n FROM pragma_cache_size")
+        .await
+        .unwrap();
+    assert_eq!(reader, vec![-2048]);
+    let writer = firn_store::testing::writer_integers(
+        &store,
+        "SELECT cache_size AS n FROM pragma_cache_size",
+    )
+    .await;
+    assert_eq!(writer, vec![-4096]);
+    store.close().await;
+}

@@ -47,3 +47,8 @@ async fn postgres_over_tls() {
 async fn a_failing_test_body_fails_its_test() {
     firn_store::testing::sqlite(|_: firn_store::Store| async { panic!("the body failed") }).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_page_caches_split_the_budget() {
+    limits::sqlite_page_caches_split_the_budget().await;
+}

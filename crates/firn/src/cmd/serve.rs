@@ -67,6 +67,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         // A read never outlives the request that asked for it.
         let options = firn_store::StoreOptions {
             read_timeout: config.request_timeout,
+            cache_mib: args.store_cache_mib,
             ..firn_store::StoreOptions::default()
         };
         let store = firn_store::Store::open_with(&args.database, &options)

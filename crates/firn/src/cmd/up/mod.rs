@@ -154,7 +154,11 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
             .context("the data dir path is not UTF-8")?
             .to_owned(),
     };
-    let store = firn_store::open(&database)
+    let options = firn_store::StoreOptions {
+        cache_mib: settings.store_cache_mib,
+        ..firn_store::StoreOptions::default()
+    };
+    let store = firn_store::Store::open_with(&database, &options)
         .await
         .with_context(|| format!("couldn't open the store {}", redact_url(&database)))?;
 

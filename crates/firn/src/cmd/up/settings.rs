@@ -32,6 +32,7 @@ struct FileSettings {
     api_addr: Option<SocketAddr>,
     metrics_addr: Option<SocketAddr>,
     database: Option<String>,
+    store_cache_mib: Option<u32>,
     devnet: Option<toml::Table>,
 }
 
@@ -51,6 +52,8 @@ pub struct UpSettings {
     pub metrics_addr: SocketAddr,
     /// The store's URL; `None`: SQLite in the data dir.
     pub database: Option<String>,
+    /// SQLite page cache budget in MiB.
+    pub store_cache_mib: u32,
     /// Devnet settings for a new data dir, and whether they pin the genesis time.
     pub devnet: Option<(DevnetConfig, bool)>,
 }
@@ -113,6 +116,11 @@ pub fn resolve(args: &UpArgs) -> anyhow::Result<UpSettings> {
             .or(file.metrics_addr)
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8081))),
         database: args.database.clone().or(file.database),
+        store_cache_mib: args
+            .store_cache_mib
+            .or(file.store_cache_mib)
+            .unwrap_or(firn_store::DEFAULT_CACHE_MIB)
+            .max(1),
         devnet,
     })
 }
