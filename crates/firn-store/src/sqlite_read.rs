@@ -371,7 +371,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// A database file with one table, in a directory removed on drop.
+    /// Store options with `readers` reader connections and a short busy timeout.
     fn options(readers: u32, read_timeout: Duration) -> StoreOptions {
         StoreOptions {
             max_connections: readers,
@@ -381,6 +381,7 @@ mod tests {
         }
     }
 
+    /// A database file with one table, in a directory removed on drop.
     fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::Builder::new().prefix(name).tempdir().unwrap();
         let path = dir.path().join("t.db");

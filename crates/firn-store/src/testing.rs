@@ -263,19 +263,7 @@ async fn measure_walk(store: &Store, text: &str, values: Vec<crate::sql::Value>)
             plan: Vec::new(),
         };
     }
-    let mut w = store.begin_write().await.expect("a transaction");
-    sqlx::query("SET LOCAL enable_seqscan = off")
-        .execute(&mut *w.tx)
-        .await
-        .expect("SET enable_seqscan");
-    let plan: Vec<String> =
-        crate::sql::Sql::from_parts(format!("EXPLAIN (ANALYZE, TIMING OFF) {text}"), values)
-            .fetch_all(&mut *w.tx)
-            .await
-            .unwrap_or_else(|e| panic!("EXPLAIN ANALYZE failed: {e}"))
-            .iter()
-            .map(|r| r.text("QUERY PLAN").expect("a plan line"))
-            .collect();
+    let plan = postgres_plan(store, "EXPLAIN (ANALYZE, TIMING OFF)", text, values).await;
     let (returned, passed_over) = postgres_walk(&plan);
     Walk {
         returned,
@@ -285,8 +273,7 @@ async fn measure_walk(store: &Store, text: &str, values: Vec<crate::sql::Value>)
 }
 
 /// From `EXPLAIN ANALYZE`'s text: the rows the top node returned, and the most rows one
-/// scan's filter removed in one loop, beyond those the read returns (PostgreSQL prints the
-/// average per loop). Rows a join removes, and rows a scan passes on to be sorted, are left
+/// scan's filter removed in one loop (PostgreSQL prints the average per loop). Rows a join removes, and rows a scan passes on to be sorted, are left
 /// out: which join and which scan PostgreSQL picks follow the tables' sizes, and a test's
 /// tables are small.
 fn postgres_walk(plan: &[String]) -> (u64, u64) {
@@ -325,16 +312,27 @@ async fn explain(store: &Store, text: &str, values: Vec<crate::sql::Value>) -> V
             .await
             .unwrap_or_else(|e| panic!("EXPLAIN failed: {e}"));
     }
+    postgres_plan(store, "EXPLAIN", text, values).await
+}
+
+/// PostgreSQL's plan for one read under `explain` (`EXPLAIN` or `EXPLAIN (ANALYZE …)`), one
+/// line per row, with sequential scans priced out (`enable_seqscan = off`).
+async fn postgres_plan(
+    store: &Store,
+    explain: &str,
+    text: &str,
+    values: Vec<crate::sql::Value>,
+) -> Vec<String> {
     let mut w = store.begin_write().await.expect("a transaction");
     sqlx::query("SET LOCAL enable_seqscan = off")
         .execute(&mut *w.tx)
         .await
         .expect("SET enable_seqscan");
-    let rows = crate::sql::Sql::from_parts(format!("EXPLAIN {text}"), values)
+    crate::sql::Sql::from_parts(format!("{explain} {text}"), values)
         .fetch_all(&mut *w.tx)
         .await
-        .unwrap_or_else(|e| panic!("EXPLAIN failed: {e}"));
-    rows.iter()
+        .unwrap_or_else(|e| panic!("{explain} failed: {e}"))
+        .iter()
         .map(|r| r.text("QUERY PLAN").expect("a plan line"))
         .collect()
 }
