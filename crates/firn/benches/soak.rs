@@ -1,5 +1,7 @@
-//! Soak: `firn up` (devnet, indexer, Data and Metrics API on the embedded store) under mixed
-//! API load for `FIRN_SOAK_SECONDS` (default 600) while its C-Chain receives hostile txs.
+//! Soak: firn's indexer and API (`firn index` and `firn serve` on one embedded store, each its
+//! own process) under mixed API load for `FIRN_SOAK_SECONDS` (default 600) while the chain they
+//! follow (`firn devnet`, on a data dir `firn up` filled with two days of history) receives
+//! hostile txs.
 //!
 //! The chain side, a few txs a second from one funded key: `FirnHostile` mints whose token
 //! URIs point at a loopback server this bench plants (it counts the requests it gets: firn
@@ -9,9 +11,9 @@
 //! C-Chain and Metrics API reads.
 //!
 //! Every `FIRN_SOAK_WINDOW` seconds (default 60) it prints requests/s, p50, p99 and errors of
-//! the window, firn's resident memory (VmRSS) and the indexer's lag (the node's C-Chain height
-//! minus the newest block the Data API lists); then the whole run's figures. Not criterion:
-//! one sample is the whole run. `cargo bench -p firn --bench soak` (release build).
+//! the window, the anonymous memory (heap and stacks) of the indexer, the API and the devnet,
+//! and the indexer's lag (the node's C-Chain height minus the newest block the Data API lists);
+//! then the whole run's figures. Not criterion: one sample is the whole run. `cargo bench -p firn --bench soak` (release build).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{BufRead, BufReader};
@@ -51,18 +53,31 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// Resident memory of `pid` in MiB: (all, anonymous). The rest is file pages, mostly the
-/// SQLite database read through its memory map, which grows with the chain.
-fn rss_mib(pid: u32) -> (f64, f64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-            .map_or(0.0, |kib| kib / 1024.0)
-    };
-    (field("VmRSS:"), field("RssAnon:"))
+/// Resident memory of a process in MiB.
+#[derive(Debug, Clone, Copy, Default)]
+struct Memory {
+    /// VmRSS: everything resident.
+    all: f64,
+    /// RssAnon: heap and stacks. The rest is file pages, mostly the SQLite database read
+    /// through its memory map, which grows with the chain.
+    anon: f64,
+}
+
+impl Memory {
+    fn of(pid: u32) -> Self {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+                .map_or(0.0, |kib| kib / 1024.0)
+        };
+        Self {
+            all: field("VmRSS:"),
+            anon: field("RssAnon:"),
+        }
+    }
 }
 
 fn store_mib(dir: &std::path::Path) -> f64 {
@@ -79,55 +94,144 @@ fn store_mib(dir: &std::path::Path) -> f64 {
         / (1024.0 * 1024.0)
 }
 
-/// The SQLite page cache budget `firn up` runs with (`FIRN_SOAK_STORE_CACHE_MIB`, default 16):
-/// small enough that the caches fill within the first window, so memory that still grows
-/// after it is not cache.
-fn store_cache_mib() -> u64 {
-    env_u64("FIRN_SOAK_STORE_CACHE_MIB", 16).max(1)
+/// The SQLite page cache budget the indexer and the API each run with
+/// (`FIRN_SOAK_STORE_CACHE_MIB`, default 16): small enough that the caches fill within the
+/// first window, so memory that still grows after it is not cache.
+fn store_cache_mib() -> String {
+    env_u64("FIRN_SOAK_STORE_CACHE_MIB", 16).max(1).to_string()
 }
 
-/// `firn up` on a fresh data dir, stopped with Ctrl-C when dropped.
-struct Up {
+/// One firn process, stopped with Ctrl-C when dropped.
+struct Firn {
     child: Child,
-    banner: Value,
-    dir: tempfile::TempDir,
 }
 
-impl Up {
-    fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
+impl Firn {
+    /// Runs `firn <args>`, its log discarded, and reads standard output up to a line starting
+    /// with each of `prefixes` in turn, returning the rest of those lines. What it prints
+    /// after them is read and dropped, so it never blocks on a full pipe.
+    fn spawn(args: &[&str], prefixes: &[&str]) -> (Self, Vec<String>) {
         let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
-            .args(["up", "--json", "--days", "2", "--data-dir"])
-            .arg(dir.path())
-            .args(["--rpc-addr", "127.0.0.1:0", "--api-addr", "127.0.0.1:0"])
-            .args(["--metrics-addr", "127.0.0.1:0"])
-            .args(["--store-cache-mib", &store_cache_mib().to_string()])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("running firn up");
+            .unwrap_or_else(|e| panic!("running firn {args:?}: {e}"));
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut found = Vec::new();
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let banner: Value = serde_json::from_str(&line).expect("the --json banner");
-        Self { child, banner, dir }
+        for prefix in prefixes {
+            loop {
+                line.clear();
+                let n = out.read_line(&mut line).unwrap();
+                assert!(n > 0, "firn {args:?} exited before printing {prefix:?}");
+                if let Some(rest) = line.trim_end().strip_prefix(prefix) {
+                    found.push(rest.to_owned());
+                    break;
+                }
+            }
+        }
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        (Self { child }, found)
     }
 
-    fn host(url: &Value) -> String {
-        url.as_str()
-            .unwrap()
-            .trim_start_matches("http://")
-            .to_owned()
+    fn memory(&self) -> Memory {
+        Memory::of(self.child.id())
     }
 }
 
-impl Drop for Up {
+impl Drop for Firn {
     fn drop(&mut self) {
         let _ = Command::new("kill")
             .args(["-INT", &self.child.id().to_string()])
             .status();
         let _ = self.child.wait();
+    }
+}
+
+/// The chain under test and firn following it, as three processes so that the indexer's and
+/// the API's memory show apart from the devnet's (which keeps every block it built).
+struct Soak {
+    devnet: Firn,
+    indexer: Firn,
+    api: Firn,
+    /// `firn devnet --json`'s banner.
+    banner: Value,
+    /// The Data API's and the Metrics API's `host:port`.
+    api_host: String,
+    metrics_host: String,
+    dir: tempfile::TempDir,
+}
+
+impl Soak {
+    /// Generates two days of history with `firn up` on a fresh data dir and stops it, then
+    /// runs the devnet, the indexer and the API on that dir.
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        let any = "127.0.0.1:0";
+        let cache = store_cache_mib();
+        let (up, _) = Firn::spawn(
+            &[
+                "up",
+                "--json",
+                "--days",
+                "2",
+                "--data-dir",
+                d,
+                "--rpc-addr",
+                any,
+                "--api-addr",
+                any,
+                "--metrics-addr",
+                any,
+            ],
+            &["{"],
+        );
+        drop(up);
+        let (devnet, banner) = Firn::spawn(
+            &["devnet", "--json", "--data-dir", d, "--rpc-addr", any],
+            &[""],
+        );
+        let banner: Value = serde_json::from_str(&banner[0]).expect("the devnet's --json banner");
+        let rpc = banner["listening"].as_str().unwrap();
+        let (indexer, _) = Firn::spawn(
+            &[
+                "index",
+                "--rpc",
+                rpc,
+                "--data-dir",
+                d,
+                "--store-cache-mib",
+                &cache,
+            ],
+            &[],
+        );
+        let database = format!("{d}/firn.db");
+        let (api, hosts) = Firn::spawn(
+            &[
+                "serve",
+                "--database",
+                &database,
+                "--listen",
+                any,
+                "--metrics-listen",
+                any,
+                "--store-cache-mib",
+                &cache,
+            ],
+            &["Metrics API: http://", "Listening on http://"],
+        );
+        let [metrics_host, api_host] = <[String; 2]>::try_from(hosts).unwrap();
+        Self {
+            devnet,
+            indexer,
+            api,
+            banner,
+            api_host,
+            metrics_host,
+            dir,
+        }
     }
 }
 
@@ -229,12 +333,11 @@ fn main() {
     let seconds = env_u64("FIRN_SOAK_SECONDS", 600);
     let window = env_u64("FIRN_SOAK_WINDOW", 60).max(1);
     let conns = usize::try_from(env_u64("FIRN_SOAK_CONNS", 8)).unwrap();
-    let up = Up::start();
-    let pid = up.child.id();
-    let data_dir = up.dir.path().to_path_buf();
-    let b = &up.banner;
-    let api = Up::host(&b["dataApi"]["url"]);
-    let metrics = Up::host(&b["metricsApi"]);
+    let running = Soak::start();
+    let soak = &running;
+    let data_dir = soak.dir.path().to_path_buf();
+    let b = &soak.banner;
+    let (api, metrics) = (soak.api_host.clone(), soak.metrics_host.clone());
     let chain_id = b["chains"]["evmChainID"].as_u64().unwrap();
     let p_address = b["fundedKeys"][0]["pChainAddress"]
         .as_str()
@@ -367,21 +470,23 @@ fn main() {
             format!("/v2/chains/{chain_id}/metrics/activeAddresses?timeInterval=day&pageSize=10"),
         ];
         println!(
-            "soak: {seconds} s, {conns} connections (Data API) + 1 (Metrics API), hostile txs every 250 ms, store page caches {} MiB",
+            "soak: {seconds} s, {conns} connections (Data API) + 1 (Metrics API), hostile txs every 250 ms, store page caches {} MiB in the indexer and in the API",
             store_cache_mib()
         );
+        println!("memory: anonymous MiB (heap and stacks) of each process");
         println!(
-            "{:>6} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>5}",
-            "t (s)", "req/s", "p50", "p99", "errors", "RSS MiB", "anon MiB", "store MiB", "C height", "lag"
+            "{:>6} {:>9} {:>9} {:>9} {:>7} {:>8} {:>8} {:>8} {:>9} {:>9} {:>5}",
+            "t (s)", "req/s", "p50", "p99", "errors", "indexer", "API", "devnet", "store MiB", "C height", "lag"
         );
-        let rss_start = rss_mib(pid);
+        let processes = || [&soak.indexer, &soak.api].map(Firn::memory);
+        let start = processes();
         let started = Instant::now();
         let mut total_requests = 0usize;
         let mut total_errors = 0usize;
         let mut worst_p99 = Duration::ZERO;
         let mut max_lag = 0u64;
         let mut first_error = None;
-        let mut anon_after_first_window = None;
+        let mut after_first_window = None;
         while started.elapsed() < Duration::from_secs(seconds) {
             let secs = window.min(seconds.saturating_sub(started.elapsed().as_secs())).max(1) as f64;
             let (data, metric) = tokio::join!(
@@ -396,17 +501,18 @@ fn main() {
             let (node, listed) = lag(&api, &node, chain_id).await;
             let behind = node.saturating_sub(listed);
             max_lag = max_lag.max(behind);
-            let (rss, anon) = rss_mib(pid);
-            anon_after_first_window.get_or_insert(anon);
+            let [indexer, served] = processes();
+            after_first_window.get_or_insert([indexer, served]);
             println!(
-                "{:>6} {:>9.0} {:>9.2?} {:>9.2?} {:>7} {:>8.1} {:>9.1} {:>9.1} {:>9} {:>5}",
+                "{:>6} {:>9.0} {:>9.2?} {:>9.2?} {:>7} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>9} {:>5}",
                 started.elapsed().as_secs(),
                 data.rps + metric.rps,
                 data.p50,
                 data.p99,
                 data.errors + metric.errors,
-                rss,
-                anon,
+                indexer.anon,
+                served.anon,
+                soak.devnet.memory().anon,
                 store_mib(&data_dir),
                 node,
                 behind
@@ -414,7 +520,7 @@ fn main() {
         }
         stop.store(true, Ordering::Relaxed);
         attacks.await.unwrap();
-        let rss_end = rss_mib(pid);
+        let end = processes();
         // Let the indexer catch up with the last txs, then read the final lag.
         let mut caught_up = None;
         for _ in 0..100 {
@@ -434,21 +540,24 @@ fn main() {
             println!("first error: {e}");
         }
         println!(
-            "firn RSS: {:.1} MiB at start, {:.1} MiB at the end (anonymous: {:.1} -> {:.1} MiB; store on disk {:.1} MiB); indexer lag at most {max_lag} blocks, caught up at the end: {}",
-            rss_start.0,
-            rss_end.0,
-            rss_start.1,
-            rss_end.1,
-            store_mib(&data_dir),
-            caught_up.map_or("no".to_owned(), |h| format!("yes (height {h})"))
+            "indexer lag at most {max_lag} blocks, caught up at the end: {}; store on disk {:.1} MiB",
+            caught_up.map_or("no".to_owned(), |h| format!("yes (height {h})")),
+            store_mib(&data_dir)
         );
-        if let Some(warm) = anon_after_first_window {
-            println!(
-                "anonymous memory after the first window {warm:.1} MiB, at the end {:.1} MiB: {:+.1} MiB over the remaining {:.0} s",
-                rss_end.1,
-                rss_end.1 - warm,
-                elapsed - window as f64
+        for (i, name) in ["indexer", "API"].into_iter().enumerate() {
+            let (start, end) = (start[i], end[i]);
+            print!(
+                "{name} RSS: {:.1} MiB at start, {:.1} MiB at the end (anonymous {:.1} -> {:.1} MiB",
+                start.all, end.all, start.anon, end.anon
             );
+            match after_first_window {
+                Some(warm) => println!(
+                    "; {:+.1} MiB after the first window, over the remaining {:.0} s)",
+                    end.anon - warm[i].anon,
+                    elapsed - window as f64
+                ),
+                None => println!(")"),
+            }
         }
         println!(
             "hostile txs sent: {}; requests the loopback server got: {}",
@@ -456,5 +565,5 @@ fn main() {
             planted_hits.load(Ordering::SeqCst)
         );
     });
-    drop(up);
+    drop(running);
 }
