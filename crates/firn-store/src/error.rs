@@ -93,6 +93,9 @@ pub enum StoreError {
     /// A page cursor token could not be parsed.
     #[error("invalid page cursor {0:?}")]
     BadCursor(String),
+    /// A list was asked for with a combination of filters it has no index for.
+    #[error("unsupported filter: {0}")]
+    UnsupportedFilter(&'static str),
     /// A page size of zero was asked for.
     #[error("page limit {0} is out of range 1..=10000")]
     BadLimit(u32),

@@ -238,8 +238,9 @@ pub struct TransferFilter {
     pub end_block: Option<u64>,
 }
 
-/// Filter of EVM transaction lists: one chain, optionally one party, a block range.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Filter of EVM transaction lists: one chain, optionally one party, a block range, a receipt
+/// status; and the order of the list.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EvmTxFilter {
     /// EVM chain ID.
     pub chain_id: u64,
@@ -249,6 +250,11 @@ pub struct EvmTxFilter {
     pub start_block: Option<u64>,
     /// Last block, exclusive.
     pub end_block: Option<u64>,
+    /// Only successful (`Some(true)`) or only failed (`Some(false)`) transactions. Failed ones
+    /// are walked through their own index; successful ones skip the (few) failures on the way.
+    pub success: Option<bool>,
+    /// Newest first (default) or oldest first.
+    pub order: SortOrder,
 }
 
 /// Reads EVM data.
@@ -290,7 +296,7 @@ pub trait EvmReader {
         chain_id: u64,
         number: u64,
     ) -> impl Future<Output = Result<Vec<EvmTxRecord>>> + Send;
-    /// Transactions, newest first (the chain's latest, or one address's).
+    /// Transactions in `filter.order` (the chain's, or one address's).
     fn list_evm_txs(
         &self,
         filter: &EvmTxFilter,

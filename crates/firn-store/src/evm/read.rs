@@ -2,7 +2,7 @@
 
 use super::MAX_ROWS_PER_TX;
 use crate::codec::{RowExt, int, u256};
-use crate::error::Result;
+use crate::error::{Result, StoreError};
 use crate::page::{CollectibleCursor, EventCursor, HeightCursor, Page, PageRequest, TxCursor};
 use crate::row::Row;
 use crate::rows::evm::{
@@ -298,6 +298,12 @@ impl EvmReader for Store {
     ) -> Result<Page<EvmTxRecord, TxCursor>> {
         let limit = page.checked_limit()?;
         let chain = int("chain id", filter.chain_id)?;
+        let (order, after) = (filter.order.sql(), filter.order.after_op());
+        if filter.address.is_some() && filter.success.is_some() {
+            return Err(StoreError::UnsupportedFilter(
+                "a transaction status with an address (no index holds both)",
+            ));
+        }
         // Range and keyset conditions on the source of page keys (alias `x`).
         let conditions = |q: &mut Sql| -> Result<()> {
             if let Some(b) = filter.start_block {
@@ -307,7 +313,7 @@ impl EvmReader for Store {
                 q.push(" AND x.number < ").bind(int("end block", b)?);
             }
             if let Some(c) = page.after {
-                q.push(" AND (x.number, x.tx_index) < (")
+                q.push(&format!(" AND (x.number, x.tx_index) {after} ("))
                     .bind(int("cursor", c.height)?)
                     .push(", ")
                     .bind(i64::from(c.index))
@@ -325,15 +331,15 @@ impl EvmReader for Store {
                     .push(" AND x.address = ")
                     .bind(address.0.to_vec());
                 conditions(&mut q)?;
-                q.push(" ORDER BY x.number DESC, x.tx_index DESC")
+                q.push(&format!(" ORDER BY x.number {order}, x.tx_index {order}"))
                     .limit(limit + 1)
                     .push(") k JOIN evm_txs t ON t.chain_id = ")
                     .bind(chain)
                     .push(
                         " AND t.number = k.number AND t.tx_index = k.tx_index \
-                         JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.number \
-                         ORDER BY k.number DESC, k.tx_index DESC",
+                         JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.number",
                     );
+                q.push(&format!(" ORDER BY k.number {order}, k.tx_index {order}"));
                 q
             }
             None => {
@@ -344,7 +350,14 @@ impl EvmReader for Store {
                 );
                 q.bind(chain);
                 conditions(&mut q)?;
-                q.push(" ORDER BY x.number DESC, x.tx_index DESC")
+                // A literal, not a bound value: SQLite uses the partial index of failed
+                // transactions only when the query holds the index's own condition.
+                match filter.success {
+                    Some(true) => q.push(" AND x.success = 1"),
+                    Some(false) => q.push(" AND x.success = 0"),
+                    None => &mut q,
+                };
+                q.push(&format!(" ORDER BY x.number {order}, x.tx_index {order}"))
                     .limit(limit + 1);
                 q
             }

@@ -717,42 +717,49 @@ pub async fn evm_tx_lists(store: Store) {
     let mut h = EvmHistory::new(9, CHAIN, 5);
     let blocks: Vec<_> = (0..80).map(|_| h.next_block()).collect();
     store.commit_evm_blocks(&blocks).await.unwrap();
+    let chain = |address: Option<u64>, start_block, end_block| EvmTxFilter {
+        chain_id: CHAIN,
+        address: address.map(evm_address),
+        start_block,
+        end_block,
+        ..EvmTxFilter::default()
+    };
     let filters = [
-        EvmTxFilter {
-            chain_id: CHAIN,
-            address: None,
-            start_block: None,
-            end_block: None,
-        },
-        EvmTxFilter {
-            chain_id: CHAIN,
-            address: None,
-            start_block: Some(10),
-            end_block: Some(30),
-        },
-        EvmTxFilter {
-            chain_id: CHAIN,
-            address: Some(evm_address(2)),
-            start_block: None,
-            end_block: None,
-        },
-        EvmTxFilter {
-            chain_id: CHAIN,
-            address: Some(evm_address(crate::fixtures::ERC20)),
-            start_block: Some(40),
-            end_block: None,
-        },
-        EvmTxFilter {
-            chain_id: CHAIN,
-            address: Some(evm_address(500_000 + 3 * 10)),
-            start_block: None,
-            end_block: None,
-        },
+        chain(None, None, None),
+        chain(None, Some(10), Some(30)),
+        chain(Some(2), None, None),
+        chain(Some(crate::fixtures::ERC20), Some(40), None),
+        chain(Some(500_000 + 3 * 10), None, None),
         EvmTxFilter {
             chain_id: CHAIN + 1,
-            address: None,
-            start_block: None,
-            end_block: None,
+            ..EvmTxFilter::default()
+        },
+        // Oldest first, over everything and over one address and block.
+        EvmTxFilter {
+            order: SortOrder::Asc,
+            ..chain(None, None, None)
+        },
+        EvmTxFilter {
+            order: SortOrder::Asc,
+            ..chain(Some(2), Some(5), Some(70))
+        },
+        EvmTxFilter {
+            order: SortOrder::Asc,
+            ..chain(None, Some(7), Some(8))
+        },
+        // By receipt status, either order.
+        EvmTxFilter {
+            success: Some(false),
+            ..chain(None, None, None)
+        },
+        EvmTxFilter {
+            success: Some(false),
+            order: SortOrder::Asc,
+            ..chain(None, Some(20), None)
+        },
+        EvmTxFilter {
+            success: Some(true),
+            ..chain(None, None, Some(60))
         },
     ];
     for f in &filters {
@@ -769,12 +776,14 @@ pub async fn evm_tx_lists(store: Store) {
                     .filter(|t| {
                         f.address.is_none_or(|a| {
                             t.from == a || t.to == Some(a) || t.contract_address == Some(a)
-                        })
+                        }) && f.success.is_none_or(|s| t.success == s)
                     })
                     .map(move |t| (b.block.number, t.index))
             })
             .collect();
-        want.reverse();
+        if f.order == SortOrder::Desc {
+            want.reverse();
+        }
         let mut got = Vec::new();
         let mut after = None;
         loop {
@@ -796,5 +805,22 @@ pub async fn evm_tx_lists(store: Store) {
         }
         assert_eq!(got, want, "{f:?}");
     }
+    let failed = filters[9].clone();
+    let page = store
+        .list_evm_txs(&failed, &PageRequest::first(100))
+        .await
+        .unwrap();
+    assert!(page.items.len() > 2, "the history has failed transactions");
+    let with_address = EvmTxFilter {
+        address: Some(evm_address(2)),
+        ..failed
+    };
+    let refused = store
+        .list_evm_txs(&with_address, &PageRequest::first(10))
+        .await;
+    assert!(
+        matches!(refused, Err(firn_store::StoreError::UnsupportedFilter(_))),
+        "{refused:?}"
+    );
     firn_store::testing::assert_reads_use_indexes(&store).await;
 }
