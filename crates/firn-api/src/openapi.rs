@@ -8,7 +8,7 @@ use axum::routing::get;
 use utoipa::OpenApi;
 use utoipa::openapi::path::{Operation, ParameterIn};
 
-use crate::routes::{evm, health, primary, signature_aggregator, staking};
+use crate::routes::{evm, evm_txs, health, primary, signature_aggregator, staking};
 use crate::state::AppState;
 
 /// The Data API's OpenAPI document.
@@ -21,8 +21,10 @@ use crate::state::AppState;
         primary::list_latest_blocks, primary::list_blocks_by_node, primary::list_chain_ids,
         primary::get_blockchain,
         staking::list_rewards, staking::list_delegators,
-        evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block, evm::get_deployment,
-        evm::list_erc20, evm::list_erc721, evm::list_collectibles,
+        evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block,
+        evm::list_erc20, evm::list_erc721, evm::list_erc1155, evm::list_collectibles,
+        evm_txs::get_transaction, evm_txs::get_deployment, evm_txs::list_latest,
+        evm_txs::list_block_transactions, evm_txs::list_native,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
     ),
     components(schemas(crate::error::ErrorBody)),

@@ -64,6 +64,11 @@ impl Query {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Forgets `name=0`: some official lists take 0 for their default size.
+    pub fn forget_zero(&mut self, name: &str) {
+        self.pairs.retain(|(k, v)| !(k == name && v == "0"));
+    }
+
     /// An owned copy of `str`.
     pub fn string(&self, name: &str) -> Option<String> {
         self.str(name).map(str::to_owned)

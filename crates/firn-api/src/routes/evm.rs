@@ -1,5 +1,5 @@
-//! EVM routes: the chains list, latest blocks, one block, the deployment transaction of a
-//! contract, ERC-20 and ERC-721 transfers of an address, and collectible balances.
+//! EVM routes: the chains list, latest blocks, one block, ERC-20, ERC-721 and ERC-1155
+//! transfers of an address, and collectible balances. Transactions are in [`super::evm_txs`].
 
 use axum::extract::State;
 use axum::http::Uri;
@@ -7,7 +7,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use firn_core::ids::Id;
 use firn_store::page::{CollectibleCursor, EventCursor, HeightCursor};
-use firn_store::rows::evm::{ChainRef, EvmChainRecord, TokenStandard};
+use firn_store::rows::evm::{ChainRef, EvmBlockRecord, EvmChainRecord, TokenStandard};
 use firn_store::types::{Address, B256, ParseText};
 use firn_store::{EvmReader, TransferFilter};
 
@@ -16,12 +16,11 @@ use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query, parse_evm_address};
 use crate::state::AppState;
 use crate::wire::evm::{
-    ChainInfo, CollectibleBalance, Erc20Transfer, Erc721Transfer, EvmBlock,
-    FullNativeTransactionDetails, GetTransactionResponse, ListChainsResponse,
-    ListCollectibleBalancesResponse, ListErc20TransactionsResponse, ListErc721TransactionsResponse,
-    ListEvmBlocksResponse, NetworkTokenDetails,
+    ChainInfo, CollectibleBalance, Erc20Transfer, Erc721Transfer, Erc1155Transfer, EvmBlock,
+    ListChainsResponse, ListCollectibleBalancesResponse, ListErc20TransactionsResponse,
+    ListErc721TransactionsResponse, ListErc1155TransactionsResponse, ListEvmBlocksResponse,
 };
-use crate::wire::{CURRENCIES, money};
+use crate::wire::money;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
@@ -29,10 +28,6 @@ pub(crate) fn router() -> Router<AppState> {
         .route("/v1/chains/{chainId}", get(get_chain))
         .route("/v1/chains/{chainId}/blocks", get(list_blocks))
         .route("/v1/chains/{chainId}/blocks/{blockId}", get(get_block))
-        .route(
-            "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment",
-            get(get_deployment),
-        )
         .route(
             "/v1/chains/{chainId}/addresses/{address}/transactions:listErc20",
             get(list_erc20),
@@ -42,6 +37,10 @@ pub(crate) fn router() -> Router<AppState> {
             get(list_erc721),
         )
         .route(
+            "/v1/chains/{chainId}/addresses/{address}/transactions:listErc1155",
+            get(list_erc1155),
+        )
+        .route(
             "/v1/chains/{chainId}/addresses/{address}/balances:listCollectibles",
             get(list_collectibles),
         )
@@ -49,7 +48,7 @@ pub(crate) fn router() -> Router<AppState> {
 
 /// Resolves `{chainId}` (EVM chain ID or blockchain ID): 400 when it is neither, 404 when no
 /// such chain is indexed.
-async fn chain(state: &AppState, raw: &str) -> ApiResult<EvmChainRecord> {
+pub(super) async fn chain(state: &AppState, raw: &str) -> ApiResult<EvmChainRecord> {
     let reference = if let Ok(n) = raw.parse::<u64>() {
         ChainRef::Evm(n)
     } else if let Ok(id) = raw.parse::<Id>() {
@@ -66,7 +65,7 @@ async fn chain(state: &AppState, raw: &str) -> ApiResult<EvmChainRecord> {
         .ok_or_else(|| ApiError::not_found(format!("chain {raw} is not indexed by this server")))
 }
 
-fn address_param(path: &PathParams, q: &mut Query, name: &str) -> Option<Address> {
+pub(super) fn address_param(path: &PathParams, q: &mut Query, name: &str) -> Option<Address> {
     let raw = path.get(name);
     let parsed = parse_evm_address(raw);
     if parsed.is_none() {
@@ -156,88 +155,58 @@ pub async fn get_block(
     path: PathParams,
 ) -> ApiResult<Json<EvmBlock>> {
     let raw = path.get("blockId");
-    enum BlockId {
-        Number(u64),
-        Hash(B256),
-    }
-    let id = if let Ok(n) = raw.parse::<u64>() {
-        BlockId::Number(n)
-    } else if let Ok(h) = B256::parse_text(&raw.to_ascii_lowercase()) {
-        BlockId::Hash(h)
-    } else {
-        return Err(ApiError::bad(
-            "blockId must be a block number or a block hash (0x and 64 hex digits)",
-        ));
-    };
+    let id = BlockId::parse(raw)?;
     let c = chain(&state, path.get("chainId")).await?;
-    let block = match id {
-        BlockId::Number(n) if n <= i64::MAX as u64 => {
-            state.store.find_evm_block(c.chain_id, n).await?
-        }
-        BlockId::Number(_) => None,
-        BlockId::Hash(h) => state.store.find_evm_block_by_hash(c.chain_id, h).await?,
-    };
+    let block = id.find(&state, c.chain_id).await?;
     let block = block.ok_or_else(|| ApiError::not_found(format!("block {raw} not found")))?;
     Ok(Json(EvmBlock::from(&block)))
 }
 
-/// `GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment`
-#[utoipa::path(get, path = "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment",
-    operation_id = "getDeploymentTransaction", tag = "EVM Transactions",
-    summary = "Get deployment transaction", description = "If the address is a smart contract, returns the transaction in which it was deployed.",
-    params(("chainId" = String, Path), ("address" = String, Path, description = "Contract address"),
-           ("currency" = Option<String>, Query, description = "Currency of prices (default usd)")),
-    responses((status = 200, description = "The deployment transaction", body = GetTransactionResponse),
-              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
-              (status = 404, description = "Not a deployed contract", body = crate::error::ErrorBody)))]
-pub async fn get_deployment(
-    State(state): State<AppState>,
-    path: PathParams,
-    mut q: Query,
-) -> ApiResult<Json<GetTransactionResponse>> {
-    let address = address_param(&path, &mut q, "address");
-    let currency = q.one_of("currency", &CURRENCIES).unwrap_or("usd");
-    q.finish()?;
-    let c = chain(&state, path.get("chainId")).await?;
-    let address = address.ok_or_else(|| ApiError::bad("address is invalid"))?;
-    let not_found = || ApiError::not_found(format!("no deployment of contract {address:#x} found"));
-    let deployment = state
-        .store
-        .find_contract_deployment(c.chain_id, address)
-        .await?
-        .ok_or_else(not_found)?;
-    let tx = state
-        .store
-        .find_evm_tx(c.chain_id, deployment.tx_hash)
-        .await?
-        .ok_or_else(not_found)?;
-    let block = state
-        .store
-        .find_evm_block(c.chain_id, tx.block_number)
-        .await?;
-    let transfers = state
-        .store
-        .list_evm_tx_transfers(c.chain_id, deployment.tx_hash)
-        .await?;
-    let internal = state
-        .store
-        .list_evm_internal_txs(c.chain_id, deployment.tx_hash)
-        .await?;
-    let prices = &state.config.prices;
-    let native_price = money(prices, currency, &c.token_symbol);
-    let token = NetworkTokenDetails {
-        network_token: (&c).into(),
-        current_price: native_price.clone(),
-        historical_price: native_price,
-    };
-    let native = FullNativeTransactionDetails::new(&tx, block.and_then(|b| b.block.base_fee));
-    Ok(Json(GetTransactionResponse::new(
-        native,
-        token,
-        &transfers,
-        &internal,
-        |a| money(prices, currency, &format!("{a:#x}")),
-    )))
+/// `{blockId}`: a block number or a `0x` block hash.
+pub(super) enum BlockId {
+    Number(u64),
+    Hash(B256),
+}
+
+impl BlockId {
+    pub(super) fn parse(raw: &str) -> ApiResult<Self> {
+        if let Ok(n) = raw.parse::<u64>() {
+            Ok(Self::Number(n))
+        } else if let Ok(h) = B256::parse_text(&raw.to_ascii_lowercase()) {
+            Ok(Self::Hash(h))
+        } else {
+            Err(ApiError::bad(
+                "blockId must be a block number or a block hash (0x and 64 hex digits)",
+            ))
+        }
+    }
+
+    pub(super) async fn find(
+        &self,
+        state: &AppState,
+        chain_id: u64,
+    ) -> ApiResult<Option<EvmBlockRecord>> {
+        Ok(match *self {
+            Self::Number(n) if n <= i64::MAX as u64 => {
+                state.store.find_evm_block(chain_id, n).await?
+            }
+            Self::Number(_) => None,
+            Self::Hash(h) => state.store.find_evm_block_by_hash(chain_id, h).await?,
+        })
+    }
+}
+
+/// `startBlock` (inclusive) and `endBlock` (exclusive).
+pub(super) fn block_range(q: &mut Query) -> (Option<u64>, Option<u64>) {
+    let max_block = i64::MAX as u64;
+    let start_block = q.u64_in("startBlock", 0, max_block);
+    let end_block = q.u64_in("endBlock", 0, max_block);
+    if let (Some(s), Some(e)) = (start_block, end_block)
+        && s > e
+    {
+        q.error("startBlock must be less than or equal to endBlock");
+    }
+    (start_block, end_block)
 }
 
 async fn transfers(
@@ -248,14 +217,7 @@ async fn transfers(
     standard: TokenStandard,
 ) -> ApiResult<(Option<String>, Vec<firn_store::rows::evm::TransferRecord>)> {
     let address = address_param(path, &mut q, "address");
-    let max_block = i64::MAX as u64;
-    let start_block = q.u64_in("startBlock", 0, max_block);
-    let end_block = q.u64_in("endBlock", 0, max_block);
-    if let (Some(s), Some(e)) = (start_block, end_block)
-        && s > e
-    {
-        q.error("startBlock must be less than or equal to endBlock");
-    }
+    let (start_block, end_block) = block_range(&mut q);
     let paging = q.paging::<EventCursor>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
     let c = chain(state, path.get("chainId")).await?;
@@ -322,6 +284,29 @@ pub async fn list_erc721(
     Ok(Json(ListErc721TransactionsResponse {
         next_page_token: next,
         transactions: items.iter().map(Erc721Transfer::from).collect(),
+    }))
+}
+
+/// `GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155`
+#[utoipa::path(get, path = "/v1/chains/{chainId}/addresses/{address}/transactions:listErc1155",
+    operation_id = "listErc1155Transactions", tag = "EVM Transactions",
+    summary = "List ERC-1155 transfers", description = "Lists ERC-1155 transfers for an address, newest first: one entry per token id of a batch.",
+    params(("chainId" = String, Path), ("address" = String, Path, description = "Wallet address"),
+           ("startBlock" = Option<u64>, Query, description = "First block, inclusive", minimum = 0),
+           ("endBlock" = Option<u64>, Query, description = "Last block, exclusive", minimum = 0),
+           ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, description = "A page of transfers", body = ListErc1155TransactionsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_erc1155(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    q: Query,
+) -> ApiResult<Json<ListErc1155TransactionsResponse>> {
+    let (next, items) = transfers(&state, &uri, &path, q, TokenStandard::Erc1155).await?;
+    Ok(Json(ListErc1155TransactionsResponse {
+        next_page_token: next,
+        transactions: items.iter().map(Erc1155Transfer::from).collect(),
     }))
 }
 

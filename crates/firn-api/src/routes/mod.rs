@@ -8,6 +8,7 @@ use axum::routing::get;
 use crate::state::AppState;
 
 pub mod evm;
+pub mod evm_txs;
 pub mod health;
 mod network;
 pub mod primary;
@@ -22,6 +23,7 @@ pub fn router() -> Router<AppState> {
         .merge(primary::router())
         .merge(staking::router())
         .merge(evm::router())
+        .merge(evm_txs::router())
         .merge(signature_aggregator::router())
         .merge(unsupported::router())
         .merge(crate::openapi::router())

@@ -26,13 +26,21 @@ pub async fn every_endpoint_matches_the_official_schema(store: Store) {
         .next()
         .map(|(owner, _, _)| *owner)
         .expect("some collectible holder");
-    let deployed = world
+    let (deployment_tx, deployed) = world
         .evm
         .blocks
         .iter()
         .flat_map(|b| b.txs.iter())
-        .find_map(|t| t.contract_address)
+        .find_map(|t| Some((t.hash, t.contract_address?)))
         .expect("a deployment");
+    let erc1155_tx = world
+        .evm
+        .blocks
+        .iter()
+        .flat_map(|b| b.txs.iter())
+        .find(|t| t.to == Some(evm_address(crate::fixtures::ERC1155)))
+        .map(|t| t.hash)
+        .expect("an ERC-1155 transfer");
     let n = world.stakers[0].1.node_id;
     let calls: Vec<(&str, String)> = vec![
         ("/v1/health-check", "/v1/health-check".into()),
@@ -120,6 +128,37 @@ pub async fn every_endpoint_matches_the_official_schema(store: Store) {
                 "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listErc721",
                 evm_address(2)
             ),
+        ),
+        (
+            "/v1/chains/{chainId}/addresses/{address}/transactions:listErc1155",
+            format!("/v1/chains/{CHAIN}/addresses/{holder:#x}/transactions:listErc1155"),
+        ),
+        (
+            "/v1/chains/{chainId}/addresses/{address}/transactions:listNative",
+            format!(
+                "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listNative",
+                evm_address(1)
+            ),
+        ),
+        (
+            "/v1/chains/{chainId}/transactions",
+            format!("/v1/chains/{CHAIN}/transactions?pageSize=100"),
+        ),
+        (
+            "/v1/chains/{chainId}/transactions",
+            format!("/v1/chains/{CHAIN}/transactions?status=failed"),
+        ),
+        (
+            "/v1/chains/{chainId}/blocks/{blockId}/transactions",
+            format!("/v1/chains/{CHAIN}/blocks/7/transactions"),
+        ),
+        (
+            "/v1/chains/{chainId}/transactions/{txHash}",
+            format!("/v1/chains/{CHAIN}/transactions/{deployment_tx:#x}"),
+        ),
+        (
+            "/v1/chains/{chainId}/transactions/{txHash}",
+            format!("/v1/chains/{CHAIN}/transactions/{erc1155_tx:#x}"),
         ),
         (
             "/v1/chains/{chainId}/addresses/{address}/balances:listCollectibles",

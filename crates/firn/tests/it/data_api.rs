@@ -135,6 +135,17 @@ fn fill(path: &Path) -> Value {
             .find_map(|t| t.contract_address.map(|c| (c, t.hash)))
             .unwrap();
         let delegators = world.stakers.iter().filter(|(_, s, _)| s.is_delegator).count();
+        let txs = || world.evm.blocks.iter().flat_map(|b| b.txs.iter());
+        let native = txs()
+            .filter(|t| t.from == evm_address_1 || t.to == Some(evm_address_1) || t.contract_address == Some(evm_address_1))
+            .count();
+        let busy = world.evm.blocks.iter().max_by_key(|b| b.txs.len()).unwrap();
+        let erc1155 = |t: &&firn_store::rows::evm::TokenTransfer| t.standard == firn_store::rows::evm::TokenStandard::Erc1155;
+        let transfers = || world.evm.blocks.iter().flat_map(|b| b.transfers.iter());
+        let erc1155_address = transfers().filter(erc1155).map(|t| t.to).max_by_key(|a| {
+            transfers().filter(erc1155).filter(|t| t.from == *a || t.to == *a).count()
+        }).unwrap();
+        let erc1155_count = transfers().filter(erc1155).filter(|t| t.from == erc1155_address || t.to == erc1155_address).count();
         json!({
             "pAddress": fuji(1),
             "pAddressTxCount": tx_count,
@@ -154,6 +165,13 @@ fn fill(path: &Path) -> Value {
             "collectibleCount": collectibles,
             "contract": format!("{contract:#x}"),
             "contractTx": contract_tx.to_string(),
+            "evmTxCount": txs().count(),
+            "failedTxCount": txs().filter(|t| !t.success).count(),
+            "busyBlock": busy.block.number,
+            "busyBlockTxCount": busy.txs.len(),
+            "nativeTxCount": native,
+            "erc1155Address": format!("{erc1155_address:#x}"),
+            "erc1155Count": erc1155_count,
         })
     })
 }

@@ -20,10 +20,12 @@ pub use collectibles::{CollectibleBalance, ListCollectibleBalancesResponse};
 pub use tokens::{Erc20Token, Erc721Token, Erc1155Token, TokenMetadata};
 pub use transactions::{
     Erc20TransferDetails, Erc721TransferDetails, Erc1155TransferDetails,
-    FullNativeTransactionDetails, GetTransactionResponse, InternalTransactionDetails, Method,
+    FullNativeTransactionDetails, GetTransactionResponse, InternalTransactionDetails,
+    ListNativeTransactionsResponse, Method, NativeTransaction,
 };
 pub use transfers::{
-    Erc20Transfer, Erc721Transfer, ListErc20TransactionsResponse, ListErc721TransactionsResponse,
+    Erc20Transfer, Erc721Transfer, Erc1155Transfer, ListErc20TransactionsResponse,
+    ListErc721TransactionsResponse, ListErc1155TransactionsResponse, TransferEvent,
 };
 
 /// An address with what is known about it (`RichAddress`).

@@ -1,4 +1,5 @@
-//! One transaction with its transfers and internal calls (`GetTransactionResponse`).
+//! EVM transactions: as lists show them (`NativeTransaction`), and one with its transfers and
+//! internal calls (`GetTransactionResponse`).
 
 use firn_store::rows::evm::{EvmInternalTx, EvmTxRecord, TokenStandard, TransferRecord};
 use firn_store::types::{Address, U256};
@@ -20,10 +21,10 @@ pub struct Method {
     pub method_hash: String,
 }
 
-/// `FullNativeTransactionDetails`.
+/// A transaction as lists show it (`NativeTransaction`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct FullNativeTransactionDetails {
+pub struct NativeTransaction {
     /// Block number.
     pub block_number: String,
     /// Block time.
@@ -56,21 +57,10 @@ pub struct FullNativeTransactionDetails {
     pub method: Method,
     /// Value, wei.
     pub value: String,
-    /// Input, hex.
-    pub input: String,
-    /// Block base fee.
-    pub base_fee_per_gas: String,
-    /// EIP-1559 max fee.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_fee_per_gas: Option<String>,
-    /// EIP-1559 max priority fee.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_priority_fee_per_gas: Option<String>,
 }
 
-impl FullNativeTransactionDetails {
-    /// From a stored transaction and its block's base fee.
-    pub fn new(r: &EvmTxRecord, base_fee: Option<U256>) -> Self {
+impl From<&EvmTxRecord> for NativeTransaction {
+    fn from(r: &EvmTxRecord) -> Self {
         let t = &r.tx;
         let to = t.to.or(t.contract_address).unwrap_or(Address::ZERO);
         let call_type = if t.to.is_none() {
@@ -105,6 +95,56 @@ impl FullNativeTransactionDetails {
                 method_hash,
             },
             value: t.value.to_string(),
+        }
+    }
+}
+
+/// A page of transactions (`ListNativeTransactionsResponse`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListNativeTransactionsResponse {
+    /// Token of the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+    /// The transactions.
+    pub transactions: Vec<NativeTransaction>,
+}
+
+impl ListNativeTransactionsResponse {
+    /// One page of stored transactions.
+    pub fn new(txs: &[EvmTxRecord], next_page_token: Option<String>) -> Self {
+        Self {
+            next_page_token,
+            transactions: txs.iter().map(NativeTransaction::from).collect(),
+        }
+    }
+}
+
+/// `FullNativeTransactionDetails`: a [`NativeTransaction`] with its input and fees.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FullNativeTransactionDetails {
+    /// What lists show.
+    #[serde(flatten)]
+    pub native: NativeTransaction,
+    /// Input, hex.
+    pub input: String,
+    /// Block base fee.
+    pub base_fee_per_gas: String,
+    /// EIP-1559 max fee.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_fee_per_gas: Option<String>,
+    /// EIP-1559 max priority fee.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_priority_fee_per_gas: Option<String>,
+}
+
+impl FullNativeTransactionDetails {
+    /// From a stored transaction and its block's base fee.
+    pub fn new(r: &EvmTxRecord, base_fee: Option<U256>) -> Self {
+        let t = &r.tx;
+        Self {
+            native: r.into(),
             input: format!("0x{}", hex::encode(&t.input)),
             base_fee_per_gas: base_fee.unwrap_or(U256::ZERO).to_string(),
             max_fee_per_gas: t.max_fee.map(|v| v.to_string()),

@@ -36,10 +36,28 @@ async function pages(name, start, field, minPages) {
   return items;
 }
 
+// The same for an SDK method that returns one page, not a pager: follows `nextPageToken`.
+async function tokenPages(name, call, field, minPages) {
+  const items = [];
+  let count = 0;
+  let pageToken;
+  do {
+    const page = await call(pageToken);
+    calls++;
+    count++;
+    items.push(...page[field]);
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  check(count >= minPages, `${name}: ${count} pages, expected at least ${minPages}`);
+  return items;
+}
+
 // The EVM endpoints, skipped when the context says the store has no indexed EVM chain.
 const EVM_STEPS = new Set([
   "supportedChains", "getChainInfo", "getLatestBlocks", "getBlock", "getDeploymentTransaction",
-  "listErc20Transactions", "listErc721Transactions", "listCollectibleBalances",
+  "listErc20Transactions", "listErc721Transactions", "listCollectibleBalances", "getTransaction",
+  "listLatestTransactions", "getTransactionsForBlock", "listNativeTransactions",
+  "listErc1155Transactions",
 ]);
 const skipped = new Set();
 
@@ -129,6 +147,41 @@ async function run(label, sdk) {
     },
     listErc721Transactions: async () => {
       await pages("erc721", () => d.evm.address.transactions.listErc721({ chainId: ctx.chainId, address: ctx.erc721Address, pageSize: 1 }, o), "transactions", 2);
+    },
+    getTransaction: async () => {
+      calls++;
+      const r = await d.evm.transactions.get({ chainId: ctx.chainId, txHash: ctx.contractTx }, o);
+      check(r.nativeTransaction.txHash === ctx.contractTx, "transaction by hash");
+      check(r.nativeTransaction.method.callType === "CONTRACT_CREATION", "a deployment");
+    },
+    listLatestTransactions: async () => {
+      const r = await pages("evmTxs", () => d.evm.transactions.listLatest({ chainId: ctx.chainId, pageSize: 25 }, o), "transactions", 2);
+      const keys = r.map((t) => [Number(t.blockNumber), t.blockIndex]);
+      check(keys.every((k, i) => i === 0 || k[0] < keys[i - 1][0] || (k[0] === keys[i - 1][0] && k[1] < keys[i - 1][1])), "newest first, no repeats");
+      if (ctx.evmTxCount !== undefined) check(r.length === ctx.evmTxCount, `evm tx count ${r.length} != ${ctx.evmTxCount}`);
+      const failed = await pages("failedTxs", () => d.evm.transactions.listLatest({ chainId: ctx.chainId, status: "failed", pageSize: 2 }, o), "transactions", ctx.failedTxCount > 2 ? 2 : 1);
+      check(failed.every((t) => t.txStatus === "0"), "only failed");
+      if (ctx.failedTxCount !== undefined) check(failed.length === ctx.failedTxCount, `failed count ${failed.length} != ${ctx.failedTxCount}`);
+    },
+    getTransactionsForBlock: async () => {
+      calls++;
+      const t = await d.evm.transactions.get({ chainId: ctx.chainId, txHash: ctx.contractTx }, o);
+      const block = ctx.busyBlock ?? t.nativeTransaction.blockNumber;
+      const r = await tokenPages("blockTxs", (pageToken) => d.evm.blocks.listTransactions({ chainId: ctx.chainId, blockId: String(block), pageSize: 1, pageToken }, o), "transactions", ctx.busyBlockTxCount > 1 ? 2 : 1);
+      check(r.every((x, i) => x.blockNumber === String(block) && x.blockIndex === i), "the block's, in block order");
+      if (ctx.busyBlockTxCount !== undefined) check(r.length === ctx.busyBlockTxCount, `block tx count ${r.length}`);
+      else check(r.some((x) => x.txHash === ctx.contractTx), "the deployment is in its block");
+    },
+    listNativeTransactions: async () => {
+      const r = await pages("native", () => d.evm.address.transactions.listNative({ chainId: ctx.chainId, address: ctx.evmAddress, pageSize: 2 }, o), "transactions", ctx.nativeTxCount > 2 ? 2 : 1);
+      const me = ctx.evmAddress.toLowerCase();
+      check(r.every((t) => t.from.address.toLowerCase() === me || t.to.address.toLowerCase() === me), "the address's");
+      if (ctx.nativeTxCount !== undefined) check(r.length === ctx.nativeTxCount, `native count ${r.length} != ${ctx.nativeTxCount}`);
+    },
+    listErc1155Transactions: async () => {
+      const address = ctx.erc1155Address ?? ctx.collector;
+      const r = await pages("erc1155", () => d.evm.address.transactions.listErc1155({ chainId: ctx.chainId, address, pageSize: 2 }, o), "transactions", ctx.erc1155Count > 2 ? 2 : 1);
+      if (ctx.erc1155Count !== undefined) check(r.length === ctx.erc1155Count, `erc1155 count ${r.length} != ${ctx.erc1155Count}`);
     },
     listCollectibleBalances: async () => {
       const r = await pages("collectibles", () => d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o), "collectibleBalances", Math.min(2, ctx.collectibleCount ?? 2));
