@@ -281,6 +281,9 @@ function evmSteps(d, c) {
   };
   const erc20Holder = busiest(c.erc20);
   const erc721Holder = busiest(c.erc721);
+  const erc1155Holder = busiest(c.erc1155);
+  const sender = busiest(c.txs);
+  const txKey = (t) => `${t.txHash}:${t.blockNumber}:${t.index ?? t.blockIndex}:${t.status ?? t.txStatus}`.toLowerCase();
   const collector = [...c.holdings.entries()].sort((a, b) => b[1].size - a[1].size || (a[0] < b[0] ? -1 : 1))[0]?.[0];
   return {
     [`${c.chainId} supportedChains`]: async () => {
@@ -337,6 +340,58 @@ function evmSteps(d, c) {
         got.map((t) => key(t.txHash, t.logIndex, t.from.address, t.to.address, t.erc721Token.tokenId, t.erc721Token.address)),
         want.map((e) => key(e.txHash, e.logIndex, e.from, e.to, e.tokenId, e.contract)),
         `${c.chainId} ERC-721 transfers of ${erc721Holder} (eth_getLogs)`,
+      );
+    },
+    [`${c.chainId} listLatestTransactions`]: async () => {
+      const newest = c.txs.toReversed();
+      const got = await pages(counter, "evmTxs", () => d.evm.transactions.listLatest({ ...chain, pageSize: 10 }, o), "transactions", 2, 3);
+      check(got.map(txKey).join() === newest.slice(0, got.length).map(txKey).join(), `${c.chainId} latest transactions (eth_getBlockReceipts)`);
+      const failed = await pages(counter, "failedTxs", () => d.evm.transactions.listLatest({ ...chain, status: "failed", pageSize: 10 }, o), "transactions", 1, 2);
+      const want = newest.filter((t) => t.status === "0").slice(0, failed.length);
+      check(failed.map(txKey).join() === want.map(txKey).join(), `${c.chainId} failed transactions (receipt status)`);
+    },
+    [`${c.chainId} getTransactionsForBlock`]: async () => {
+      const busy = [...c.blocks.values()].filter((b) => b.transactions.length > 1).at(-1);
+      counter.calls++;
+      const r = await d.evm.blocks.listTransactions({ ...chain, blockId: busy.hash, pageSize: 0 }, o);
+      check(r.transactions.map((t) => t.txHash).join() === busy.transactions.join(), `${c.chainId} block ${Number(busy.number)} transactions in block order`);
+    },
+    [`${c.chainId} getTransaction`]: async () => {
+      const busy = [...c.blocks.values()].filter((b) => b.transactions.length > 0).at(-1);
+      for (const hash of busy.transactions.slice(0, 3)) {
+        counter.calls++;
+        const r = await d.evm.transactions.get({ ...chain, txHash: hash }, o);
+        const [tx, receipt] = await Promise.all([node.eth(c.chainPath, "eth_getTransactionByHash", [hash]), node.eth(c.chainPath, "eth_getTransactionReceipt", [hash])]);
+        const n = r.nativeTransaction;
+        check(n.txHash === hash && n.blockHash === receipt.blockHash && n.blockIndex === Number(receipt.transactionIndex), `${hash} position`);
+        check(n.from.address.toLowerCase() === receipt.from.toLowerCase() && n.to.address.toLowerCase() === (receipt.to ?? receipt.contractAddress).toLowerCase(), `${hash} from/to`);
+        check(n.gasUsed === String(BigInt(receipt.gasUsed)) && n.gasPrice === String(BigInt(receipt.effectiveGasPrice)), `${hash} gas used and price`);
+        check(n.txStatus === (receipt.status === "0x1" ? "1" : "0"), `${hash} status`);
+        check(n.nonce === String(BigInt(tx.nonce)) && n.value === String(BigInt(tx.value)) && n.input === tx.input && n.txType === Number(tx.type), `${hash} nonce, value, input, type`);
+        const trace = await node.eth(c.chainPath, "debug_traceTransaction", [hash, { tracer: "callTracer" }]);
+        // Internal transactions are the calls below the transaction's own (the trace's root).
+        const frames = (f) => 1 + (f.calls ?? []).reduce((sum, x) => sum + frames(x), 0);
+        const nested = frames(trace) - 1;
+        check(r.internalTransactions.length === nested, `${hash} internal transactions ${r.internalTransactions.length} != nested call frames ${nested}`);
+        const logs = new Set(receipt.logs.map((l) => Number(l.logIndex)));
+        const transfers = [...r.erc20Transfers, ...r.erc721Transfers, ...r.erc1155Transfers];
+        check(transfers.every((t) => logs.has(t.logIndex)), `${hash} transfers are the receipt's logs`);
+      }
+    },
+    [`${c.chainId} listNativeTransactions`]: async () => {
+      const got = await pages(counter, "native", () => d.evm.address.transactions.listNative({ ...chain, address: sender, pageSize: 3 }, o), "transactions", 2);
+      const want = c.txs.filter((t) => t.from === sender || t.to === sender).toReversed();
+      check(got.map(txKey).join() === want.map(txKey).join(), `${c.chainId} native transactions of ${sender} (receipts)`);
+    },
+    [`${c.chainId} listErc1155Transactions`]: async () => {
+      if (!erc1155Holder) return;
+      const got = await pages(counter, "erc1155", () => d.evm.address.transactions.listErc1155({ ...chain, address: erc1155Holder, pageSize: 2 }, o), "transactions", 1);
+      const want = c.erc1155.filter((e) => e.from === erc1155Holder || e.to === erc1155Holder);
+      const key = (txHash, logIndex, from, to, id, value, token) => `${txHash}:${logIndex}:${from}:${to}:${id}:${value}:${token}`.toLowerCase();
+      sameSet(
+        got.map((t) => key(t.txHash, t.logIndex, t.from.address, t.to.address, t.erc1155Token.tokenId, t.value, t.erc1155Token.address)),
+        want.map((e) => key(e.txHash, e.logIndex, e.from, e.to, e.tokenId, e.value, e.contract)),
+        `${c.chainId} ERC-1155 transfers of ${erc1155Holder} (eth_getLogs)`,
       );
     },
     [`${c.chainId} listCollectibleBalances`]: async () => {

@@ -11,11 +11,14 @@ export async function evmView(node, chainPath) {
   const chainId = String(Number(await node.eth(chainPath, "eth_chainId")));
   const blocks = new Map();
   const deployments = new Map(); // contract → { txHash, blockNumber, from }
+  const txs = []; // { txHash, blockNumber, index, from, to, status }, oldest first, from receipts
   for (let n = 0; n <= head; n++) {
     const block = await node.eth(chainPath, "eth_getBlockByNumber", [hexNumber(n), false]);
     blocks.set(n, block);
     if (block.transactions.length === 0) continue;
     for (const r of await node.eth(chainPath, "eth_getBlockReceipts", [hexNumber(n)])) {
+      const to = (r.to ?? r.contractAddress).toLowerCase();
+      txs.push({ txHash: r.transactionHash, blockNumber: n, index: Number(r.transactionIndex), from: r.from.toLowerCase(), to, status: r.status === "0x1" ? "1" : "0" });
       if (r.contractAddress) deployments.set(r.contractAddress.toLowerCase(), { txHash: r.transactionHash, blockNumber: n, from: r.from.toLowerCase() });
     }
   }
@@ -24,6 +27,7 @@ export async function evmView(node, chainPath) {
   ]);
   const erc20 = []; // { key, contract, from, to, value, txHash, logIndex, blockNumber }
   const erc721 = [];
+  const erc1155 = []; // one entry per id of a batch
   const owners721 = new Map(); // `${contract}:${id}` → owner
   const balances1155 = new Map(); // `${contract}:${id}:${owner}` → balance
   for (const log of logs) {
@@ -49,6 +53,7 @@ export async function evmView(node, chainPath) {
         moves = Array.from({ length: Number(word(ids)) }, (_, i) => [word(ids + 1 + i), word(values + 1 + i)]);
       }
       for (const [id, value] of moves) {
+        erc1155.push({ ...base, from, to, tokenId: id, value });
         const add = (owner, delta) => {
           const key = `${contract}:${id}:${owner}`;
           balances1155.set(key, (balances1155.get(key) ?? 0n) + delta);
@@ -70,7 +75,7 @@ export async function evmView(node, chainPath) {
     const [contract, id, owner] = key.split(":");
     hold(owner, `${contract}:${id}`, { ercType: "ERC-1155", balance });
   }
-  return { chainPath, chainId, head, blocks, deployments, erc20, erc721, holdings };
+  return { chainPath, chainId, head, blocks, deployments, txs, erc20, erc721, erc1155, holdings };
 }
 
 // The address with the most entries in `list` (by `from` and `to`), ties broken by address.
