@@ -11,7 +11,7 @@ use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_store::SortOrder;
-use firn_store::types::{Address, ParseText};
+use firn_store::types::{Address, B256, ParseText};
 
 use crate::error::ApiError;
 
@@ -233,6 +233,11 @@ pub fn parse_pchain_address(s: &str, hrp: &str) -> Option<ShortId> {
 pub fn parse_evm_address(s: &str) -> Option<Address> {
     let lower = s.to_ascii_lowercase();
     Address::parse_text(&lower).ok()
+}
+
+/// Parses a 32-byte hash (`0x` and 64 hex digits) in any case.
+pub fn parse_hash(s: &str) -> Option<B256> {
+    B256::parse_text(&s.to_ascii_lowercase()).ok()
 }
 
 /// The path parameters of the matched route, by name. Bad percent-encoding is a 400.

@@ -13,7 +13,8 @@
 //! Every `FIRN_SOAK_WINDOW` seconds (default 60) it prints requests/s, p50, p99 and errors of
 //! the window, the anonymous memory (heap and stacks) of the indexer, the API and the devnet,
 //! and the indexer's lag (the node's C-Chain height minus the newest block the Data API lists);
-//! then the whole run's figures. Not criterion: one sample is the whole run. `cargo bench -p firn --bench soak` (release build).
+//! then the whole run's figures. Not criterion: one sample is the whole run.
+//! `cargo bench -p firn --bench soak` (release build).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::io::{BufRead, BufReader};
@@ -54,7 +55,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 }
 
 /// Resident memory of a process in MiB.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct Memory {
     /// VmRSS: everything resident.
     all: f64,

@@ -8,12 +8,12 @@ use axum::{Json, Router};
 use firn_core::ids::Id;
 use firn_store::page::{CollectibleCursor, EventCursor, HeightCursor};
 use firn_store::rows::evm::{ChainRef, EvmBlockRecord, EvmChainRecord, TokenStandard};
-use firn_store::types::{Address, B256, ParseText};
+use firn_store::types::{Address, B256};
 use firn_store::{EvmReader, TransferFilter};
 
 use super::network::NETWORKS;
 use crate::error::{ApiError, ApiResult};
-use crate::params::{PathParams, Query, parse_evm_address};
+use crate::params::{PathParams, Query, parse_evm_address, parse_hash};
 use crate::state::AppState;
 use crate::wire::evm::{
     ChainInfo, CollectibleBalance, Erc20Transfer, Erc721Transfer, Erc1155Transfer, EvmBlock,
@@ -172,7 +172,7 @@ impl BlockId {
     pub(super) fn parse(raw: &str) -> ApiResult<Self> {
         if let Ok(n) = raw.parse::<u64>() {
             Ok(Self::Number(n))
-        } else if let Ok(h) = B256::parse_text(&raw.to_ascii_lowercase()) {
+        } else if let Some(h) = parse_hash(raw) {
             Ok(Self::Hash(h))
         } else {
             Err(ApiError::bad(

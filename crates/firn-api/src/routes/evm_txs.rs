@@ -8,13 +8,13 @@ use axum::routing::get;
 use axum::{Json, Router};
 use firn_store::page::TxCursor;
 use firn_store::rows::evm::EvmChainRecord;
-use firn_store::types::{B256, ParseText};
+use firn_store::types::B256;
 use firn_store::{EvmReader, EvmTxFilter, SortOrder};
 
 use super::evm::{BlockId, address_param, block_range, chain};
 use crate::error::{ApiError, ApiResult};
 use crate::paging::Paging;
-use crate::params::{PathParams, Query};
+use crate::params::{PathParams, Query, parse_hash};
 use crate::state::AppState;
 use crate::wire::evm::{
     FullNativeTransactionDetails, GetTransactionResponse, ListNativeTransactionsResponse,
@@ -89,7 +89,7 @@ pub async fn get_transaction(
     mut q: Query,
 ) -> ApiResult<Json<GetTransactionResponse>> {
     let raw = path.get("txHash");
-    let hash = B256::parse_text(&raw.to_ascii_lowercase()).ok();
+    let hash = parse_hash(raw);
     if hash.is_none() {
         q.error("txHash must be a transaction hash (0x and 64 hex digits)");
     }
@@ -134,18 +134,12 @@ pub async fn get_deployment(
         .ok_or_else(not_found)
 }
 
-/// One page of `filter` on the chain of `{chainId}`.
+/// One page of `filter`.
 async fn page(
     state: &AppState,
-    path: &PathParams,
     paging: Paging<TxCursor>,
     filter: EvmTxFilter,
 ) -> ApiResult<Json<ListNativeTransactionsResponse>> {
-    let c = chain(state, path.get("chainId")).await?;
-    let filter = EvmTxFilter {
-        chain_id: c.chain_id,
-        ..filter
-    };
     let page = state.store.list_evm_txs(&filter, &paging.request).await?;
     Ok(Json(ListNativeTransactionsResponse::new(
         &page.items,
@@ -174,11 +168,13 @@ pub async fn list_latest(
         .map(|s| s == "success");
     let paging = q.paging::<TxCursor>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
+    let c = chain(&state, path.get("chainId")).await?;
     let filter = EvmTxFilter {
+        chain_id: c.chain_id,
         success,
         ..EvmTxFilter::default()
     };
-    page(&state, &path, paging, filter).await
+    page(&state, paging, filter).await
 }
 
 /// `GET /v1/chains/{chainId}/blocks/{blockId}/transactions`
@@ -211,12 +207,13 @@ pub async fn list_block_transactions(
         .ok_or_else(|| ApiError::not_found(format!("block {raw} not found")))?;
     let number = block.block.number;
     let filter = EvmTxFilter {
+        chain_id: c.chain_id,
         start_block: Some(number),
         end_block: Some(number + 1),
         order: SortOrder::Asc,
         ..EvmTxFilter::default()
     };
-    page(&state, &path, paging, filter).await
+    page(&state, paging, filter).await
 }
 
 /// `GET /v1/chains/{chainId}/addresses/{address}/transactions:listNative`
@@ -240,11 +237,13 @@ pub async fn list_native(
     let (start_block, end_block) = block_range(&mut q);
     let paging = q.paging::<TxCursor>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
+    let c = chain(&state, path.get("chainId")).await?;
     let filter = EvmTxFilter {
+        chain_id: c.chain_id,
         address: Some(address.ok_or_else(|| ApiError::bad("address is invalid"))?),
         start_block,
         end_block,
         ..EvmTxFilter::default()
     };
-    page(&state, &path, paging, filter).await
+    page(&state, paging, filter).await
 }
