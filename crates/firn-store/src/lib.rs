@@ -87,11 +87,12 @@ pub mod types;
 mod upgrade;
 
 pub use error::{Result, StoreError};
-pub use evm::{MAX_ROWS_PER_TX, UNDO_BLOCKS};
+pub use evm::{MAX_ROWS_PER_LISTED_TX, MAX_ROWS_PER_TX, UNDO_BLOCKS};
 pub use open::{DEFAULT_CACHE_MIB, StoreOptions, open};
 pub use page::{Page, PageCursor, PageRequest, SortOrder};
 pub use store::{Backend, Store};
 pub use traits::{
-    CursorStore, EvmReader, EvmTxFilter, EvmWriter, MetricsReader, PBlockFilter, PChainReader,
-    PChainWriter, PTxFilter, RewardFilter, StakerFilter, TransferFilter,
+    AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, MetricsReader,
+    PBlockFilter, PChainReader, PChainWriter, PTxFilter, RewardFilter, StakerFilter,
+    TransferFilter, TxParties,
 };

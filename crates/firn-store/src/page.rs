@@ -203,6 +203,32 @@ impl PageCursor for CreatedCursor {
     }
 }
 
+/// Cursor of deployed contracts, keyed by the deploying transaction's position and the
+/// contract's address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DeploymentCursor {
+    /// Block height.
+    pub height: u64,
+    /// Index of the deploying transaction in its block.
+    pub index: u32,
+    /// The contract.
+    pub address: Address,
+}
+
+impl PageCursor for DeploymentCursor {
+    fn to_token(&self) -> String {
+        format!("{}.{}.{:#x}", self.height, self.index, self.address)
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [h, i, a] = fields(token)?;
+        Ok(Self {
+            height: num(token, h)?,
+            index: num(token, i)?,
+            address: Address::parse_text(a).map_err(|_| StoreError::BadCursor(token.into()))?,
+        })
+    }
+}
+
 /// Cursor of collectible balances, keyed by contract then token ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CollectibleCursor {
@@ -247,6 +273,12 @@ mod tests {
             token_id: U256::MAX,
         };
         assert_eq!(CollectibleCursor::from_token(&c.to_token()).unwrap(), c);
+        let d = DeploymentCursor {
+            height: 3,
+            index: 1,
+            address: Address::new([7; 20]),
+        };
+        assert_eq!(DeploymentCursor::from_token(&d.to_token()).unwrap(), d);
         let k = CreatedCursor {
             height: 5,
             id: Id([3; 32]),

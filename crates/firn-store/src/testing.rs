@@ -141,6 +141,20 @@ pub async fn writer_integers(store: &Store, sql: &str) -> Vec<i64> {
         .collect()
 }
 
+/// Gathers PostgreSQL's planner statistics now, as autovacuum does once a table has changed
+/// enough: without them the planner guesses one row per condition and may walk a primary key
+/// where an index seeks. SQLite plans without statistics; nothing to do there.
+pub async fn analyze(store: &Store) {
+    if store.backend() == crate::Backend::Postgres {
+        let mut w = store.begin_write().await.expect("a write transaction");
+        crate::sql::Sql::new("ANALYZE")
+            .execute(&mut w.tx)
+            .await
+            .expect("ANALYZE runs");
+        w.tx.commit().await.expect("commit");
+    }
+}
+
 /// Starts recording every read `store` runs (for [`assert_reads_use_indexes`]).
 pub fn record_reads(store: &Store) {
     store.start_recording();

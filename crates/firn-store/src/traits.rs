@@ -10,13 +10,13 @@ use firn_core::ids::{Id, NodeId, ShortId};
 
 use crate::error::Result;
 use crate::page::{
-    CollectibleCursor, CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder,
-    TxCursor,
+    CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, Page,
+    PageRequest, SortOrder, TxCursor,
 };
 use crate::rows::evm::{
-    ChainRef, CollectibleRecord, ContractDeployment, EvmBlockRecord, EvmBlockRows, EvmChainRecord,
-    EvmInternalTx, EvmLog, EvmTxRecord, MetadataQueue, NftMetadata, Token, TokenStandard,
-    TransferRecord,
+    ChainRef, CollectibleRecord, ContractDeployment, ContractRecord, EvmBlockRecord, EvmBlockRows,
+    EvmChainRecord, EvmInternalTx, EvmLog, EvmTxRecord, InternalTxRecord, MetadataQueue,
+    NftMetadata, Token, TokenStandard, TransferRecord,
 };
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
@@ -238,14 +238,42 @@ pub struct TransferFilter {
     pub end_block: Option<u64>,
 }
 
+/// Filter of a token's transfers, or of an address's internal transactions: one chain, one
+/// address, a block range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddressFilter {
+    /// EVM chain ID.
+    pub chain_id: u64,
+    /// The token contract, or the caller or callee.
+    pub address: Address,
+    /// First block, inclusive.
+    pub start_block: Option<u64>,
+    /// Last block, exclusive.
+    pub end_block: Option<u64>,
+}
+
+/// Which transactions of an address a list holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TxParties {
+    /// Those it sent, received or created a contract with.
+    #[default]
+    Direct,
+    /// Also those in which it sent or received a token, or was the caller or callee of an
+    /// internal transaction that moves value ([`EvmInternalTx::moves_value`]).
+    Any,
+}
+
 /// Filter of EVM transaction lists: one chain, optionally one party, a block range, a receipt
 /// status; and the order of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EvmTxFilter {
     /// EVM chain ID.
     pub chain_id: u64,
-    /// Sender, recipient or created contract.
+    /// Sender, recipient or created contract ([`TxParties::Direct`]), or any party
+    /// ([`TxParties::Any`]).
     pub address: Option<Address>,
+    /// How `address` took part.
+    pub parties: TxParties,
     /// First block, inclusive.
     pub start_block: Option<u64>,
     /// Last block, exclusive.
@@ -255,6 +283,15 @@ pub struct EvmTxFilter {
     pub success: Option<bool>,
     /// Newest first (default) or oldest first.
     pub order: SortOrder,
+}
+
+/// What one transaction did besides its own transfer of value, as address lists show it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EvmTxEffects {
+    /// Token transfers, in log order.
+    pub transfers: Vec<TransferRecord>,
+    /// Internal transactions that move value, in trace order.
+    pub internal_txs: Vec<EvmInternalTx>,
 }
 
 /// Reads EVM data.
@@ -302,6 +339,29 @@ pub trait EvmReader {
         filter: &EvmTxFilter,
         page: &PageRequest<TxCursor>,
     ) -> impl Future<Output = Result<Page<EvmTxRecord, TxCursor>>> + Send;
+    /// The token transfers and value-moving internal transactions ([`EvmInternalTx::moves_value`])
+    /// of each transaction at `positions`, limited to those `party` sent or received and to
+    /// the first [`crate::MAX_ROWS_PER_LISTED_TX`] of each kind; one entry per position, in
+    /// order.
+    fn list_evm_tx_effects(
+        &self,
+        chain_id: u64,
+        positions: &[TxCursor],
+        party: Address,
+    ) -> impl Future<Output = Result<Vec<EvmTxEffects>>> + Send;
+    /// Internal transactions that move value with `filter.address` as caller or callee,
+    /// newest first.
+    fn list_address_internal_txs(
+        &self,
+        filter: &AddressFilter,
+        page: &PageRequest<EventCursor>,
+    ) -> impl Future<Output = Result<Page<InternalTxRecord, EventCursor>>> + Send;
+    /// Number of the last block of `chain_id` whose time is before `timestamp`.
+    fn find_last_evm_block_before(
+        &self,
+        chain_id: u64,
+        timestamp: u64,
+    ) -> impl Future<Output = Result<Option<u64>>> + Send;
     /// Logs of transaction `tx_hash` (the first [`crate::MAX_ROWS_PER_TX`]).
     fn list_evm_tx_logs(
         &self,
@@ -324,6 +384,12 @@ pub trait EvmReader {
     fn list_transfers(
         &self,
         filter: &TransferFilter,
+        page: &PageRequest<EventCursor>,
+    ) -> impl Future<Output = Result<Page<TransferRecord, EventCursor>>> + Send;
+    /// Transfers of the token contract `filter.address`, newest first.
+    fn list_token_transfers(
+        &self,
+        filter: &AddressFilter,
         page: &PageRequest<EventCursor>,
     ) -> impl Future<Output = Result<Page<TransferRecord, EventCursor>>> + Send;
     /// Token contract metadata.
@@ -355,6 +421,19 @@ pub trait EvmReader {
         contract: Option<Address>,
         page: &PageRequest<CollectibleCursor>,
     ) -> impl Future<Output = Result<Page<CollectibleRecord, CollectibleCursor>>> + Send;
+    /// Contracts `deployer` created (by transaction or as a factory), newest first.
+    fn list_contracts(
+        &self,
+        chain_id: u64,
+        deployer: Address,
+        page: &PageRequest<DeploymentCursor>,
+    ) -> impl Future<Output = Result<Page<ContractRecord, DeploymentCursor>>> + Send;
+    /// Contract `address` with its deployment and token metadata.
+    fn find_contract(
+        &self,
+        chain_id: u64,
+        address: Address,
+    ) -> impl Future<Output = Result<Option<ContractRecord>>> + Send;
     /// How contract `address` was deployed.
     fn find_contract_deployment(
         &self,

@@ -1,6 +1,8 @@
 //! The plain rows of a batch of EVM blocks, written with multi-row `INSERT`s that span the
 //! whole batch (a few statements per table, whatever the number of blocks).
 
+use std::collections::BTreeSet;
+
 use sqlx::AnyConnection;
 
 use crate::codec::{b256s, bits, int, u256};
@@ -87,7 +89,34 @@ pub(super) async fn insert_rows(conn: &mut AnyConnection, staged: &[Staged<'_>])
     )
     .await?;
     insert_tokens(conn, staged).await?;
-    insert_transfers(conn, staged).await
+    insert_transfers(conn, staged).await?;
+    insert_activity(conn, staged).await
+}
+
+/// Each transaction under every address that took part in it (see
+/// [`crate::TxParties::Any`]), once.
+async fn insert_activity(conn: &mut AnyConnection, staged: &[Staged<'_>]) -> Result<()> {
+    let mut rows: Vec<(&Staged<'_>, Address, u32)> = Vec::new();
+    for s in staged {
+        let r = s.rows;
+        let mut parties: BTreeSet<(Address, u32)> = BTreeSet::new();
+        for t in &r.txs {
+            parties.insert((t.from, t.index));
+            parties.extend(
+                t.to.iter()
+                    .chain(&t.contract_address)
+                    .map(|a| (*a, t.index)),
+            );
+        }
+        for t in &r.transfers {
+            parties.extend([(t.from, t.tx_index), (t.to, t.tx_index)]);
+        }
+        for i in r.internal_txs.iter().filter(|i| i.moves_value()) {
+            parties.extend([(i.from, i.tx_index), (i.to, i.tx_index)]);
+        }
+        rows.extend(parties.into_iter().map(|(a, index)| (s, a, index)));
+    }
+    insert_parties(conn, "evm_address_activity", &rows).await
 }
 
 async fn insert_blocks(conn: &mut AnyConnection, staged: &[Staged<'_>]) -> Result<()> {
@@ -153,22 +182,32 @@ async fn insert_txs(conn: &mut AnyConnection, staged: &[Staged<'_>]) -> Result<(
     )
     .await?;
     // Each transaction is listed under each of its parties once.
-    let mut parties: Vec<(&Staged<'_>, u32, Address)> = Vec::new();
+    let mut parties: Vec<(&Staged<'_>, Address, u32)> = Vec::new();
     for (s, t) in &txs {
         let mut p = vec![t.from];
         p.extend(t.to);
         p.extend(t.contract_address);
         p.sort();
         p.dedup();
-        parties.extend(p.into_iter().map(|a| (*s, t.index, a)));
+        parties.extend(p.into_iter().map(|a| (*s, a, t.index)));
     }
+    insert_parties(conn, "evm_tx_addresses", &parties).await
+}
+
+/// Rows `(chain_id, address, number, tx_index)` of a table that lists transactions under
+/// addresses.
+async fn insert_parties(
+    conn: &mut AnyConnection,
+    table: &str,
+    parties: &[(&Staged<'_>, Address, u32)],
+) -> Result<()> {
     insert_many(
         conn,
-        "INSERT INTO evm_tx_addresses (chain_id, address, number, tx_index) VALUES ",
+        &format!("INSERT INTO {table} (chain_id, address, number, tx_index) VALUES "),
         "",
         4,
-        &parties,
-        |q, (s, index, a)| {
+        parties,
+        |q, (s, a, index)| {
             q.arg(s.chain)
                 .arg(a.0.to_vec())
                 .arg(s.number)

@@ -2,8 +2,10 @@
 //! their plain rows set-wise (`insert`), folds collectible balances and deployments
 //! (`derived`) and the chain totals and metrics rows (`counters`) over the batch, recording
 //! what they overwrote so that a rollback can put it back (`undo`); [`crate::EvmReader`] in
-//! `read`.
+//! `read`, and an address's whole activity, a token's transfers and a deployer's contracts in
+//! `activity`.
 
+mod activity;
 mod counters;
 mod derived;
 mod insert;
@@ -17,3 +19,6 @@ pub use undo::UNDO_BLOCKS;
 /// transactions, token transfers, or a block's transactions. Anyone can make a transaction
 /// emit a million logs; a detail view shows the first ones, in order.
 pub const MAX_ROWS_PER_TX: usize = 10_000;
+
+/// Token transfers and internal transactions an address list shows per transaction, at most.
+pub const MAX_ROWS_PER_LISTED_TX: usize = 1_000;

@@ -3,16 +3,20 @@
 use super::MAX_ROWS_PER_TX;
 use crate::codec::{RowExt, int, u256};
 use crate::error::{Result, StoreError};
-use crate::page::{CollectibleCursor, EventCursor, HeightCursor, Page, PageRequest, TxCursor};
+use crate::page::{
+    CollectibleCursor, DeploymentCursor, EventCursor, HeightCursor, Page, PageRequest, TxCursor,
+};
 use crate::row::Row;
 use crate::rows::evm::{
-    ChainRef, CollectibleRecord, ContractDeployment, EvmBlock, EvmBlockRecord, EvmChainRecord,
-    EvmInternalTx, EvmLog, EvmTx, EvmTxRecord, MetadataQueue, NftMetadata, Token, TokenStandard,
-    TokenTransfer, TransferRecord,
+    ChainRef, CollectibleRecord, ContractDeployment, ContractRecord, EvmBlock, EvmBlockRecord,
+    EvmChainRecord, EvmInternalTx, EvmLog, EvmTx, EvmTxRecord, InternalTxRecord, MetadataQueue,
+    NftMetadata, Token, TokenStandard, TokenTransfer, TransferRecord,
 };
 use crate::sql::Sql;
 use crate::store::Store;
-use crate::traits::{EvmReader, EvmTxFilter, TransferFilter};
+use crate::traits::{
+    AddressFilter, EvmReader, EvmTxEffects, EvmTxFilter, TransferFilter, TxParties,
+};
 use crate::types::{Address, B256, U256};
 
 fn decode_chain(r: &dyn Row) -> Result<EvmChainRecord> {
@@ -51,7 +55,7 @@ fn decode_block(r: &dyn Row) -> Result<EvmBlockRecord> {
 }
 
 /// Decodes `evm_txs.*` plus `block_hash`.
-fn decode_tx(r: &dyn Row) -> Result<EvmTxRecord> {
+pub(super) fn decode_tx(r: &dyn Row) -> Result<EvmTxRecord> {
     Ok(EvmTxRecord {
         chain_id: r.u64("chain_id")?,
         block_number: r.u64("number")?,
@@ -77,8 +81,23 @@ fn decode_tx(r: &dyn Row) -> Result<EvmTxRecord> {
     })
 }
 
+/// Decodes `evm_internal_txs.*`.
+pub(super) fn decode_internal(r: &dyn Row) -> Result<EvmInternalTx> {
+    Ok(EvmInternalTx {
+        tx_index: r.u32("tx_index")?,
+        trace_index: r.u32("trace_index")?,
+        from: r.address("from_addr")?,
+        to: r.address("to_addr")?,
+        call_type: r.text("call_type")?,
+        value: r.u256("value")?,
+        gas_used: r.u64("gas_used")?,
+        gas_limit: r.u64("gas_limit")?,
+        reverted: r.bool("reverted")?,
+    })
+}
+
 /// Decodes the `tk_*` columns of a `LEFT JOIN evm_tokens tk`.
-fn decode_token_join(r: &dyn Row) -> Result<Option<Token>> {
+pub(super) fn decode_token_join(r: &dyn Row) -> Result<Option<Token>> {
     let Some(address) = r.opt_address("tk_address")? else {
         return Ok(None);
     };
@@ -93,10 +112,10 @@ fn decode_token_join(r: &dyn Row) -> Result<Option<Token>> {
     }))
 }
 
-const TOKEN_COLUMNS: &str = "tk.address AS tk_address, tk.standard AS tk_standard, \
+pub(super) const TOKEN_COLUMNS: &str = "tk.address AS tk_address, tk.standard AS tk_standard, \
     tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals";
 
-fn decode_transfer(r: &dyn Row) -> Result<TransferRecord> {
+pub(super) fn decode_transfer(r: &dyn Row) -> Result<TransferRecord> {
     Ok(TransferRecord {
         chain_id: r.u64("chain_id")?,
         block_number: r.u64("number")?,
@@ -119,10 +138,10 @@ fn decode_transfer(r: &dyn Row) -> Result<TransferRecord> {
 }
 
 /// Select list and joins that complete a transfer row (`tr`) with block, tx and token.
-const TRANSFER_SELECT: &str = "SELECT tr.*, b.hash AS block_hash, b.timestamp AS block_ts, \
+pub(super) const TRANSFER_SELECT: &str = "SELECT tr.*, b.hash AS block_hash, b.timestamp AS block_ts, \
     tx.hash AS tx_hash, tk.address AS tk_address, tk.standard AS tk_standard, \
     tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals";
-const TRANSFER_JOINS: &str = " JOIN evm_blocks b ON b.chain_id = tr.chain_id AND b.number = tr.number \
+pub(super) const TRANSFER_JOINS: &str = " JOIN evm_blocks b ON b.chain_id = tr.chain_id AND b.number = tr.number \
     JOIN evm_txs tx ON tx.chain_id = tr.chain_id AND tx.number = tr.number AND tx.tx_index = tr.tx_index \
     LEFT JOIN evm_tokens tk ON tk.chain_id = tr.chain_id AND tk.address = tr.token";
 
@@ -169,7 +188,7 @@ fn decode_collectible(r: &dyn Row) -> Result<CollectibleRecord> {
     })
 }
 
-fn decode_deployment(r: &dyn Row) -> Result<ContractDeployment> {
+pub(super) fn decode_deployment(r: &dyn Row) -> Result<ContractDeployment> {
     Ok(ContractDeployment {
         chain_id: r.u64("chain_id")?,
         address: r.address("address")?,
@@ -183,6 +202,32 @@ fn decode_deployment(r: &dyn Row) -> Result<ContractDeployment> {
         kind: r.text("kind")?,
         timestamp: r.u64("timestamp")?,
     })
+}
+
+/// Appends ` AND number >= start AND number < end` for a block range, and ` AND (columns) <
+/// (…)` for the rows after an event cursor (`columns`: the block number and two positions).
+pub(super) fn push_range_after(
+    q: &mut Sql,
+    (start_block, end_block): (Option<u64>, Option<u64>),
+    after: Option<EventCursor>,
+    columns: &str,
+) -> Result<()> {
+    if let Some(b) = start_block {
+        q.push(" AND number >= ").bind(int("start block", b)?);
+    }
+    if let Some(b) = end_block {
+        q.push(" AND number < ").bind(int("end block", b)?);
+    }
+    if let Some(c) = after {
+        q.push(&format!(" AND ({columns}) < ("))
+            .bind(int("cursor", c.height)?)
+            .push(", ")
+            .bind(i64::from(c.index))
+            .push(", ")
+            .bind(i64::from(c.sub))
+            .push(")");
+    }
+    Ok(())
 }
 
 const TX_SELECT: &str = "SELECT t.*, b.hash AS block_hash FROM evm_txs t \
@@ -202,11 +247,32 @@ impl Store {
         let mut q = Sql::new("SELECT number, tx_index FROM evm_txs WHERE chain_id = ");
         q.bind(chain).push(" AND hash = ").bind(hash.0.to_vec());
         let position = self
-            .fetch_optional(q, |r| Ok((r.i64("number")?, r.i64("tx_index")?)))
+            .fetch_optional(q, |r| {
+                Ok(TxCursor {
+                    height: r.u64("number")?,
+                    index: r.u32("tx_index")?,
+                })
+            })
             .await?;
-        let Some((number, index)) = position else {
+        let Some(at) = position else {
             return Ok(Vec::new());
         };
+        self.rows_at(chain_id, at, (select, alias, tail), MAX_ROWS_PER_TX, decode)
+            .await
+    }
+
+    /// The rows `select` (ending in `WHERE`) finds for the transaction at `at`, at most
+    /// `limit`: `select` continues as in [`Store::rows_of_tx`], then `tail`.
+    async fn rows_at<T: Send + 'static>(
+        &self,
+        chain_id: u64,
+        at: TxCursor,
+        (select, alias, tail): (&str, &str, &str),
+        limit: usize,
+        decode: fn(&dyn Row) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let chain = int("chain id", chain_id)?;
+        let (number, index) = (int("block number", at.height)?, i64::from(at.index));
         let mut q = Sql::new(select);
         q.push(&format!(" {alias}chain_id = "))
             .bind(chain)
@@ -215,8 +281,52 @@ impl Store {
             .push(&format!(" AND {alias}tx_index = "))
             .bind(index)
             .push(tail)
-            .limit(MAX_ROWS_PER_TX as i64);
+            .limit(i64::try_from(limit).unwrap_or(i64::MAX));
         self.fetch(q, decode).await
+    }
+}
+
+impl Store {
+    /// One page of transfers, newest first. `keys` opens the page-key subquery (`… FROM
+    /// (SELECT number, log_index, batch_index FROM … WHERE chain_id = … AND …`); the block
+    /// range, the cursor, the order and the joins that complete each row follow. `leading`
+    /// names the columns the subquery fixes by equality before `number` in the index it should
+    /// walk (`token DESC, `): ordering by them changes nothing but tells PostgreSQL which
+    /// index gives the order.
+    async fn transfer_page(
+        &self,
+        chain: i64,
+        (mut q, leading): (Sql, &str),
+        (start_block, end_block): (Option<u64>, Option<u64>),
+        page: &PageRequest<EventCursor>,
+    ) -> Result<Page<TransferRecord, EventCursor>> {
+        let limit = page.checked_limit()?;
+        push_range_after(
+            &mut q,
+            (start_block, end_block),
+            page.after,
+            "number, log_index, batch_index",
+        )?;
+        q.push(&format!(
+            " ORDER BY {leading}number DESC, log_index DESC, batch_index DESC"
+        ))
+        .limit(limit + 1)
+        .push(") k JOIN evm_transfers tr ON tr.chain_id = ")
+        .bind(chain)
+        .push(
+            " AND tr.number = k.number AND tr.log_index = k.log_index \
+                 AND tr.batch_index = k.batch_index",
+        )
+        .push(TRANSFER_JOINS)
+        // Sort by the page keys, not by `tr`'s primary key: ordering by `tr` tempts SQLite
+        // into scanning every transfer of the chain in key order to skip the sort.
+        .push(" ORDER BY k.number DESC, k.log_index DESC, k.batch_index DESC");
+        let items = self.fetch(q, decode_transfer).await?;
+        Ok(Page::from_rows(items, limit, |t| EventCursor {
+            height: t.block_number,
+            index: t.transfer.log_index,
+            sub: t.transfer.batch_index,
+        }))
     }
 }
 
@@ -323,10 +433,14 @@ impl EvmReader for Store {
         };
         let q = match filter.address {
             Some(address) => {
-                let mut q = Sql::new(
+                let parties = match filter.parties {
+                    TxParties::Direct => "evm_tx_addresses",
+                    TxParties::Any => "evm_address_activity",
+                };
+                let mut q = Sql::new(&format!(
                     "SELECT t.*, b.hash AS block_hash FROM (SELECT x.number, x.tx_index \
-                     FROM evm_tx_addresses x WHERE x.chain_id = ",
-                );
+                     FROM {parties} x WHERE x.chain_id = "
+                ));
                 q.bind(chain)
                     .push(" AND x.address = ")
                     .bind(address.0.to_vec());
@@ -369,6 +483,31 @@ impl EvmReader for Store {
         }))
     }
 
+    async fn list_evm_tx_effects(
+        &self,
+        chain_id: u64,
+        positions: &[TxCursor],
+        party: Address,
+    ) -> Result<Vec<EvmTxEffects>> {
+        self.evm_tx_effects(chain_id, positions, party).await
+    }
+
+    async fn list_address_internal_txs(
+        &self,
+        filter: &AddressFilter,
+        page: &PageRequest<EventCursor>,
+    ) -> Result<Page<InternalTxRecord, EventCursor>> {
+        self.address_internal_txs(filter, page).await
+    }
+
+    async fn find_last_evm_block_before(
+        &self,
+        chain_id: u64,
+        timestamp: u64,
+    ) -> Result<Option<u64>> {
+        self.last_evm_block_before(chain_id, timestamp).await
+    }
+
     async fn list_evm_tx_logs(&self, chain_id: u64, tx_hash: B256) -> Result<Vec<EvmLog>> {
         self.rows_of_tx(
             chain_id,
@@ -400,19 +539,7 @@ impl EvmReader for Store {
                 "",
                 " ORDER BY trace_index",
             ),
-            |r| {
-                Ok(EvmInternalTx {
-                    tx_index: r.u32("tx_index")?,
-                    trace_index: r.u32("trace_index")?,
-                    from: r.address("from_addr")?,
-                    to: r.address("to_addr")?,
-                    call_type: r.text("call_type")?,
-                    value: r.u256("value")?,
-                    gas_used: r.u64("gas_used")?,
-                    gas_limit: r.u64("gas_limit")?,
-                    reverted: r.bool("reverted")?,
-                })
-            },
+            decode_internal,
         )
         .await
     }
@@ -437,50 +564,36 @@ impl EvmReader for Store {
         filter: &TransferFilter,
         page: &PageRequest<EventCursor>,
     ) -> Result<Page<TransferRecord, EventCursor>> {
-        let limit = page.checked_limit()?;
         let chain = int("chain id", filter.chain_id)?;
-        let mut q = Sql::new(&format!(
+        let mut keys = Sql::new(&format!(
             "{TRANSFER_SELECT} FROM (SELECT number, log_index, batch_index FROM evm_transfer_addresses \
              WHERE chain_id = "
         ));
-        q.bind(chain)
+        keys.bind(chain)
             .push(" AND address = ")
             .bind(filter.address.0.to_vec())
             .push(" AND standard = ")
             .bind(filter.standard.code());
-        if let Some(b) = filter.start_block {
-            q.push(" AND number >= ").bind(int("start block", b)?);
-        }
-        if let Some(b) = filter.end_block {
-            q.push(" AND number < ").bind(int("end block", b)?);
-        }
-        if let Some(c) = page.after {
-            q.push(" AND (number, log_index, batch_index) < (")
-                .bind(int("cursor", c.height)?)
-                .push(", ")
-                .bind(i64::from(c.index))
-                .push(", ")
-                .bind(i64::from(c.sub))
-                .push(")");
-        }
-        q.push(" ORDER BY number DESC, log_index DESC, batch_index DESC")
-            .limit(limit + 1)
-            .push(") k JOIN evm_transfers tr ON tr.chain_id = ")
-            .bind(chain)
-            .push(
-                " AND tr.number = k.number AND tr.log_index = k.log_index \
-                 AND tr.batch_index = k.batch_index",
-            )
-            .push(TRANSFER_JOINS)
-            // Sort by the page keys, not by `tr`'s primary key: ordering by `tr` tempts SQLite
-            // into scanning every transfer of the chain in key order to skip the sort.
-            .push(" ORDER BY k.number DESC, k.log_index DESC, k.batch_index DESC");
-        let items = self.fetch(q, decode_transfer).await?;
-        Ok(Page::from_rows(items, limit, |t| EventCursor {
-            height: t.block_number,
-            index: t.transfer.log_index,
-            sub: t.transfer.batch_index,
-        }))
+        let range = (filter.start_block, filter.end_block);
+        self.transfer_page(chain, (keys, ""), range, page).await
+    }
+
+    async fn list_token_transfers(
+        &self,
+        filter: &AddressFilter,
+        page: &PageRequest<EventCursor>,
+    ) -> Result<Page<TransferRecord, EventCursor>> {
+        let chain = int("chain id", filter.chain_id)?;
+        let mut keys = Sql::new(&format!(
+            "{TRANSFER_SELECT} FROM (SELECT number, log_index, batch_index FROM evm_transfers \
+             WHERE chain_id = "
+        ));
+        keys.bind(chain)
+            .push(" AND token = ")
+            .bind(filter.address.0.to_vec());
+        let range = (filter.start_block, filter.end_block);
+        self.transfer_page(chain, (keys, "token DESC, "), range, page)
+            .await
     }
 
     async fn find_token(&self, chain_id: u64, address: Address) -> Result<Option<Token>> {
@@ -573,6 +686,23 @@ impl EvmReader for Store {
             contract: c.token,
             token_id: c.token_id,
         }))
+    }
+
+    async fn list_contracts(
+        &self,
+        chain_id: u64,
+        deployer: Address,
+        page: &PageRequest<DeploymentCursor>,
+    ) -> Result<Page<ContractRecord, DeploymentCursor>> {
+        self.contracts_of(chain_id, deployer, page).await
+    }
+
+    async fn find_contract(
+        &self,
+        chain_id: u64,
+        address: Address,
+    ) -> Result<Option<ContractRecord>> {
+        self.contract(chain_id, address).await
     }
 
     async fn find_contract_deployment(

@@ -318,6 +318,8 @@ async fn remove_rows_above(
     for address in &parties {
         for sql in [
             "DELETE FROM evm_tx_addresses WHERE chain_id = $1 AND address = $2 AND number > $3",
+            "DELETE FROM evm_address_activity \
+             WHERE chain_id = $1 AND address = $2 AND number > $3",
             "DELETE FROM evm_transfer_addresses \
              WHERE chain_id = $1 AND address = $2 AND number > $3",
             "DELETE FROM evm_contracts WHERE chain_id = $1 AND address = $2 AND number > $3",

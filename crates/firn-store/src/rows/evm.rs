@@ -185,6 +185,36 @@ pub struct EvmInternalTx {
     pub reverted: bool,
 }
 
+impl EvmInternalTx {
+    /// Whether this call is one an address's activity shows: a `CALL` or `CALLCODE` that
+    /// carries value, or a contract creation. Other calls move nothing (`DELEGATECALL` runs
+    /// code in the caller's own context). The store's partial indexes hold the same rows.
+    pub fn moves_value(&self) -> bool {
+        match self.call_type.as_str() {
+            "CREATE" | "CREATE2" => true,
+            "CALL" | "CALLCODE" => !self.value.is_zero(),
+            _ => false,
+        }
+    }
+}
+
+/// An internal call with the block and transaction it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InternalTxRecord {
+    /// EVM chain ID.
+    pub chain_id: u64,
+    /// Block number.
+    pub block_number: u64,
+    /// Block hash.
+    pub block_hash: B256,
+    /// Block time.
+    pub timestamp: u64,
+    /// Transaction hash.
+    pub tx_hash: B256,
+    /// The call.
+    pub internal: EvmInternalTx,
+}
+
 text_enum!(
     /// Token standard.
     TokenStandard {
@@ -382,4 +412,16 @@ pub struct ContractDeployment {
     pub kind: String,
     /// Block time.
     pub timestamp: u64,
+}
+
+/// A deployed contract as lists show it: its deployment, the sender of the transaction that
+/// made it, and its token metadata when it is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContractRecord {
+    /// How it was deployed.
+    pub deployment: ContractDeployment,
+    /// Sender of the deploying transaction (the deployer itself for a creation transaction).
+    pub tx_from: Address,
+    /// Token metadata, when the contract is a token the indexer knows.
+    pub token: Option<Token>,
 }

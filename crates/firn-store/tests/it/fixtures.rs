@@ -584,6 +584,29 @@ impl EvmHistory {
                     if self.rng.below(5) == 0 {
                         tx.success = false;
                     }
+                    // The recipient reads the sender (moves nothing), passes half the value
+                    // on, pings the same address with nothing, and delegates with the value
+                    // it was sent (a DELEGATECALL moves nothing either).
+                    let onward = evm_address((number + u64::from(i)) % self.address_count);
+                    let calls = [
+                        ("STATICCALL", from, U256::ZERO),
+                        ("CALL", onward, tx.value / U256::from(2u8)),
+                        ("CALL", onward, U256::ZERO),
+                        ("DELEGATECALL", onward, tx.value),
+                    ];
+                    for (trace_index, (call_type, callee, value)) in calls.into_iter().enumerate() {
+                        b.internal_txs.push(EvmInternalTx {
+                            tx_index: i,
+                            trace_index: trace_index as u32,
+                            from: to,
+                            to: callee,
+                            call_type: call_type.to_owned(),
+                            value,
+                            gas_used: 2_300,
+                            gas_limit: 10_000,
+                            reverted: !tx.success,
+                        });
+                    }
                 }
             }
             b.block.gas_used += tx.gas_used;

@@ -1,6 +1,7 @@
 //! firn-store integration tests: one suite, generated for SQLite and PostgreSQL.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod activity;
 mod basics;
 mod evm;
 mod fixtures;
@@ -27,6 +28,7 @@ firn_store::backend_tests! {
     evm::evm_transfer_filters_and_paging,
     evm::evm_large_block_round_trip,
     evm::evm_tx_lists,
+    activity::evm_address_activity,
     rollback::evm_rollback_restores_what_was_there,
     rollback::evm_rollback_is_bounded,
     limits::reads_stop_at_their_timeout,

@@ -12,11 +12,12 @@ const CHAIN: u64 = 4_321;
 /// Every table a rollback must leave as it found it (NFT metadata queued by the blocks taken
 /// back stays: it is keyed by token, not block, and harmless; the undo records depend on how
 /// blocks were batched).
-const TABLES: [&str; 15] = [
+const TABLES: [&str; 16] = [
     "cursors",
     "evm_blocks",
     "evm_txs",
     "evm_tx_addresses",
+    "evm_address_activity",
     "evm_logs",
     "evm_internal_txs",
     "evm_transfers",

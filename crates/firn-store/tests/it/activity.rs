@@ -1,0 +1,395 @@
+//! An address's whole activity, its internal transactions, a token's transfers, a deployer's
+//! contracts and blocks by time, each walked page by page against a model of the generated
+//! history, with every read on an index.
+
+use std::collections::BTreeSet;
+
+use firn_store::page::{DeploymentCursor, EventCursor, TxCursor};
+use firn_store::rows::evm::{EvmBlockRows, TokenStandard};
+use firn_store::types::Address;
+use firn_store::{
+    AddressFilter, EvmReader, EvmTxFilter, EvmWriter, PageRequest, SortOrder, Store, TxParties,
+};
+use sqlx::{Connection, Executor};
+
+use crate::fixtures::{ERC20, ERC721, ERC1155, EvmHistory, FACTORY, evm_address, evm_chain};
+
+const CHAIN: u64 = 43114;
+const RARE: u64 = 900_100;
+
+/// Every page of a list, 3 rows at a time: `walk!(p => store.list_…(…, &p))`.
+macro_rules! walk {
+    ($p:ident => $fetch:expr) => {{
+        let mut out = Vec::new();
+        let mut after = None;
+        loop {
+            let $p = PageRequest { limit: 3, after };
+            let page = $fetch.await.unwrap();
+            out.extend(page.items);
+            match page.next {
+                Some(c) => after = Some(c),
+                None => break out,
+            }
+        }
+    }};
+}
+
+/// The transactions `a` took part in, by position, oldest first.
+fn model_activity(blocks: &[EvmBlockRows], a: Address, range: (u64, u64)) -> Vec<(u64, u32)> {
+    let mut out = BTreeSet::new();
+    for b in blocks
+        .iter()
+        .filter(|b| (range.0..range.1).contains(&b.block.number))
+    {
+        let n = b.block.number;
+        for t in &b.txs {
+            if t.from == a || t.to == Some(a) || t.contract_address == Some(a) {
+                out.insert((n, t.index));
+            }
+        }
+        for t in b.transfers.iter().filter(|t| t.from == a || t.to == a) {
+            out.insert((n, t.tx_index));
+        }
+        for i in b.internal_txs.iter().filter(|i| i.from == a || i.to == a) {
+            if i.moves_value() {
+                out.insert((n, i.tx_index));
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+pub async fn evm_address_activity(store: Store) {
+    firn_store::testing::record_reads(&store);
+    store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
+    let mut h = EvmHistory::new(21, CHAIN, 6);
+    let mut blocks: Vec<_> = (0..90).map(|_| h.next_block()).collect();
+    // A rare token: a few ERC-20 transfers move it instead, so that walking its transfers
+    // must seek (a common token's walk may pass over others on a small table).
+    let mut rare_transfers = 0;
+    for b in blocks.iter_mut().step_by(9) {
+        if let Some(t) = b
+            .transfers
+            .iter_mut()
+            .find(|t| t.standard == TokenStandard::Erc20)
+        {
+            t.token = evm_address(RARE);
+            rare_transfers += 1;
+        }
+    }
+    assert!(rare_transfers > 3);
+    store.commit_evm_blocks(&blocks).await.unwrap();
+    firn_store::testing::analyze(&store).await;
+    let everything = (0, u64::MAX);
+
+    // Whole activity, both orders and a block range; effects name only the address's part.
+    let mut only_indirect = 0;
+    for (a, order, range) in [
+        (evm_address(2), SortOrder::Desc, everything),
+        (evm_address(4), SortOrder::Asc, everything),
+        (evm_address(1), SortOrder::Desc, (20, 61)),
+        (evm_address(FACTORY), SortOrder::Desc, everything),
+        (Address::ZERO, SortOrder::Asc, everything),
+    ] {
+        let filter = EvmTxFilter {
+            chain_id: CHAIN,
+            address: Some(a),
+            parties: TxParties::Any,
+            start_block: (range.0 > 0).then_some(range.0),
+            end_block: (range.1 < u64::MAX).then_some(range.1),
+            order,
+            ..EvmTxFilter::default()
+        };
+        let got = walk!(p => store.list_evm_txs(&filter, &p));
+        let mut want = model_activity(&blocks, a, range);
+        if order == SortOrder::Desc {
+            want.reverse();
+        }
+        let positions: Vec<TxCursor> = got
+            .iter()
+            .map(|t| TxCursor {
+                height: t.block_number,
+                index: t.tx.index,
+            })
+            .collect();
+        assert_eq!(
+            positions
+                .iter()
+                .map(|p| (p.height, p.index))
+                .collect::<Vec<_>>(),
+            want,
+            "{filter:?}"
+        );
+        let effects = store
+            .list_evm_tx_effects(CHAIN, &positions, a)
+            .await
+            .unwrap();
+        assert_eq!(effects.len(), positions.len());
+        for (p, e) in positions.iter().zip(&effects) {
+            let b = &blocks[(p.height - 1) as usize];
+            let transfers: Vec<_> = b
+                .transfers
+                .iter()
+                .filter(|t| t.tx_index == p.index && (t.from == a || t.to == a))
+                .cloned()
+                .collect();
+            let internal: Vec<_> = b
+                .internal_txs
+                .iter()
+                .filter(|i| i.tx_index == p.index && (i.from == a || i.to == a) && i.moves_value())
+                .cloned()
+                .collect();
+            let got: Vec<_> = e.transfers.iter().map(|t| t.transfer.clone()).collect();
+            assert_eq!(got, transfers, "{p:?}");
+            assert_eq!(e.internal_txs, internal, "{p:?}");
+            let tx = &b.txs[p.index as usize];
+            if tx.from != a && tx.to != Some(a) && tx.contract_address != Some(a) {
+                only_indirect += 1;
+                assert!(!e.transfers.is_empty() || !e.internal_txs.is_empty());
+            }
+        }
+    }
+    assert!(
+        only_indirect > 10,
+        "the history lists transactions only through transfers and calls"
+    );
+
+    // Internal transactions that move value, by caller or callee.
+    check_internal_txs(&store, &blocks, evm_address(3), everything).await;
+    // Contracts by deployer: a factory's (internal, not reverted) and a sender's (direct).
+    for deployer in [evm_address(FACTORY), evm_address(0), evm_address(3)] {
+        let got: Vec<DeploymentCursor> = walk!(p => store.list_contracts(CHAIN, deployer, &p))
+            .iter()
+            .map(|c| {
+                let tx_from = blocks[(c.deployment.block_number - 1) as usize].txs
+                    [c.deployment.tx_index as usize]
+                    .from;
+                assert_eq!(c.tx_from, tx_from);
+                DeploymentCursor {
+                    height: c.deployment.block_number,
+                    index: c.deployment.tx_index,
+                    address: c.deployment.address,
+                }
+            })
+            .collect();
+        let mut want = Vec::new();
+        for b in &blocks {
+            for t in b.txs.iter().filter(|t| t.success) {
+                if let (true, Some(c)) = (t.from == deployer, t.contract_address) {
+                    want.push(DeploymentCursor {
+                        height: b.block.number,
+                        index: t.index,
+                        address: c,
+                    });
+                }
+                let created = b.internal_txs.iter().filter(|i| {
+                    i.tx_index == t.index
+                        && i.from == deployer
+                        && !i.reverted
+                        && (i.call_type == "CREATE" || i.call_type == "CREATE2")
+                });
+                want.extend(created.map(|i| DeploymentCursor {
+                    height: b.block.number,
+                    index: t.index,
+                    address: i.to,
+                }));
+            }
+        }
+        want.sort();
+        want.reverse();
+        assert_eq!(got, want, "{deployer:?}");
+    }
+    let token = store
+        .find_contract(CHAIN, evm_address(ERC20))
+        .await
+        .unwrap();
+    assert!(token.is_none(), "the fixture's tokens were never deployed");
+    let factory_made = store
+        .list_contracts(CHAIN, evm_address(FACTORY), &PageRequest::first(1))
+        .await
+        .unwrap()
+        .items
+        .remove(0);
+    let found = store
+        .find_contract(CHAIN, factory_made.deployment.address)
+        .await
+        .unwrap();
+    assert_eq!(found, Some(factory_made));
+
+    // Blocks by time: the last block strictly before a moment.
+    for b in blocks.iter().step_by(7) {
+        let ts = b.block.timestamp;
+        let want = blocks
+            .iter()
+            .filter(|x| x.block.timestamp < ts)
+            .map(|x| x.block.number)
+            .max();
+        assert_eq!(
+            store.find_last_evm_block_before(CHAIN, ts).await.unwrap(),
+            want
+        );
+    }
+    assert_eq!(
+        store.find_last_evm_block_before(CHAIN, 0).await.unwrap(),
+        None
+    );
+    check_token_transfers(&store, &blocks, RARE, everything).await;
+    check_token_transfers(&store, &blocks, 999, everything).await;
+    firn_store::testing::assert_reads_use_indexes(&store).await;
+    // Once reads are no longer checked: walks of many rows in a small table, where
+    // PostgreSQL rightly prefers the primary key and a filter (a block range, a common token).
+    check_internal_txs(&store, &blocks, evm_address(5), (10, 50)).await;
+    for (token, range) in [
+        (ERC20, everything),
+        (ERC721, (30, 70)),
+        (ERC1155, everything),
+    ] {
+        check_token_transfers(&store, &blocks, token, range).await;
+    }
+}
+
+/// Walks a token's transfers against the model.
+async fn check_token_transfers(
+    store: &Store,
+    blocks: &[EvmBlockRows],
+    token: u64,
+    range: (u64, u64),
+) {
+    let filter = AddressFilter {
+        chain_id: CHAIN,
+        address: evm_address(token),
+        start_block: (range.0 > 0).then_some(range.0),
+        end_block: (range.1 < u64::MAX).then_some(range.1),
+    };
+    let got: Vec<EventCursor> = walk!(p => store.list_token_transfers(&filter, &p))
+        .iter()
+        .map(|t| EventCursor {
+            height: t.block_number,
+            index: t.transfer.log_index,
+            sub: t.transfer.batch_index,
+        })
+        .collect();
+    let mut want: Vec<EventCursor> = blocks
+        .iter()
+        .filter(|b| (range.0..range.1).contains(&b.block.number))
+        .flat_map(|b| {
+            b.transfers
+                .iter()
+                .filter(|t| t.token == filter.address)
+                .map(|t| EventCursor {
+                    height: b.block.number,
+                    index: t.log_index,
+                    sub: t.batch_index,
+                })
+        })
+        .collect();
+    want.reverse();
+    assert_eq!(got, want, "{filter:?}");
+}
+
+/// Walks the internal transactions of `a` that move value against the model.
+async fn check_internal_txs(store: &Store, blocks: &[EvmBlockRows], a: Address, range: (u64, u64)) {
+    let filter = AddressFilter {
+        chain_id: CHAIN,
+        address: a,
+        start_block: (range.0 > 0).then_some(range.0),
+        end_block: (range.1 < u64::MAX).then_some(range.1),
+    };
+    let got = walk!(p => store.list_address_internal_txs(&filter, &p));
+    let mut want = Vec::new();
+    for b in blocks
+        .iter()
+        .filter(|b| (range.0..range.1).contains(&b.block.number))
+    {
+        for i in b.internal_txs.iter().filter(|i| i.from == a || i.to == a) {
+            if i.moves_value() {
+                want.push((b.block.number, i.clone(), b.txs[i.tx_index as usize].hash));
+            }
+        }
+    }
+    want.reverse();
+    assert!(
+        want.len() > 3,
+        "{a:?} has internal transactions to page through"
+    );
+    let got: Vec<_> = got
+        .into_iter()
+        .map(|r| {
+            assert_eq!(
+                r.block_hash,
+                blocks[(r.block_number - 1) as usize].block.hash
+            );
+            (r.block_number, r.internal, r.tx_hash)
+        })
+        .collect();
+    assert_eq!(got, want, "{filter:?}");
+}
+
+/// A store made before version 8 gets its activity table filled from what it holds: the
+/// same lists as a store that had it from the start.
+async fn older_store_gets_address_activity(location: &str, raw: &str) {
+    let mut h = EvmHistory::new(33, CHAIN, 5);
+    let blocks: Vec<_> = (0..60).map(|_| h.next_block()).collect();
+    let store = firn_store::open(location).await.unwrap();
+    store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
+    store.commit_evm_blocks(&blocks).await.unwrap();
+    let lists = async |store: &Store| {
+        let mut out = Vec::new();
+        for a in (0..5)
+            .map(evm_address)
+            .chain([Address::ZERO, evm_address(FACTORY)])
+        {
+            let filter = EvmTxFilter {
+                chain_id: CHAIN,
+                address: Some(a),
+                parties: TxParties::Any,
+                ..EvmTxFilter::default()
+            };
+            let page = store
+                .list_evm_txs(&filter, &PageRequest::first(1_000))
+                .await
+                .unwrap();
+            out.push(page.items.iter().map(|t| t.tx.hash).collect::<Vec<_>>());
+        }
+        out
+    };
+    let fresh = lists(&store).await;
+    assert!(fresh.iter().all(|l| !l.is_empty()));
+    store.close().await;
+    let mut conn = sqlx::AnyConnection::connect(raw).await.unwrap();
+    for sql in [
+        "DROP TABLE evm_address_activity",
+        "DROP INDEX evm_internal_txs_by_from",
+        "DROP INDEX evm_internal_txs_by_to",
+        "DROP INDEX evm_transfers_by_token",
+        "DROP INDEX evm_contracts_by_deployer",
+        "DROP INDEX evm_blocks_by_time",
+        "DELETE FROM _sqlx_migrations WHERE version = 8",
+    ] {
+        conn.execute(sql).await.unwrap();
+    }
+    conn.close().await.unwrap();
+    let store = firn_store::open(location).await.unwrap();
+    assert_eq!(lists(&store).await, fresh);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn sqlite_older_store_gets_address_activity() {
+    let dir = std::env::temp_dir().join(format!("firn-store-activity-{}", uuid::Uuid::new_v4()));
+    let path = dir.join("firn.db");
+    let path = path.to_str().unwrap();
+    older_store_gets_address_activity(path, &format!("sqlite://{path}")).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn postgres_older_store_gets_address_activity() {
+    let Some(db) = firn_store::testing::TestDb::postgres().await else {
+        eprintln!(
+            "SKIPPED activity::postgres_older_store_gets_address_activity: PostgreSQL not reachable"
+        );
+        return;
+    };
+    older_store_gets_address_activity(db.url(), db.url()).await;
+}
