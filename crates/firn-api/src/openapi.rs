@@ -8,7 +8,10 @@ use axum::routing::get;
 use utoipa::OpenApi;
 use utoipa::openapi::path::{Operation, ParameterIn};
 
-use crate::routes::{evm, evm_txs, health, primary, signature_aggregator, staking};
+use crate::routes::{
+    evm, evm_address, evm_contracts, evm_latest, evm_txs, health, primary, signature_aggregator,
+    staking,
+};
 use crate::state::AppState;
 
 /// The Data API's OpenAPI document.
@@ -25,6 +28,10 @@ use crate::state::AppState;
         evm::list_erc20, evm::list_erc721, evm::list_erc1155, evm::list_collectibles,
         evm_txs::get_transaction, evm_txs::get_deployment, evm_txs::list_latest,
         evm_txs::list_block_transactions, evm_txs::list_native,
+        evm_address::list_transactions, evm_address::list_transactions_v2,
+        evm_address::list_internal, evm_contracts::get_contract, evm_contracts::list_deployments,
+        evm_contracts::list_token_transfers, evm_latest::list_latest_transactions,
+        evm_latest::list_latest_blocks,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
     ),
     components(schemas(crate::error::ErrorBody)),

@@ -8,6 +8,9 @@ use axum::routing::get;
 use crate::state::AppState;
 
 pub mod evm;
+pub mod evm_address;
+pub mod evm_contracts;
+pub mod evm_latest;
 pub mod evm_txs;
 pub mod health;
 mod network;
@@ -24,6 +27,9 @@ pub fn router() -> Router<AppState> {
         .merge(staking::router())
         .merge(evm::router())
         .merge(evm_txs::router())
+        .merge(evm_address::router())
+        .merge(evm_contracts::router())
+        .merge(evm_latest::router())
         .merge(signature_aggregator::router())
         .merge(unsupported::router())
         .merge(crate::openapi::router())

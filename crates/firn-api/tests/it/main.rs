@@ -2,6 +2,7 @@
 //! in process and over real HTTP on loopback.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod evm_address;
 mod evm_txs;
 mod fixtures;
 mod harness;
@@ -28,6 +29,8 @@ firn_store::backend_tests! {
     shapes::every_endpoint_matches_the_official_schema,
     shapes::values_match_the_store,
     evm_txs::transaction_endpoints_match_the_store,
+    evm_address::address_endpoints_match_the_store,
+    evm_address::all_chain_lists_merge_by_time,
     service::prices_come_from_the_table_only,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,

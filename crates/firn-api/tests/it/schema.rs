@@ -60,8 +60,14 @@ pub fn check(doc: &Value, schema: &Value, value: &Value, at: &str, problems: &mu
             }
         }
     }
+    // A nullable enum (`type: [string, null]` with only strings listed) admits null, as
+    // the official clients generated from the file read it (`tokenReputation`).
+    let nullable = schema["type"]
+        .as_array()
+        .is_some_and(|ts| ts.iter().any(|t| t == "null"));
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
         && !allowed.contains(value)
+        && !(nullable && value.is_null())
     {
         problems.push(format!("{at}: {value} not in enum {allowed:?}"));
     }

@@ -4,7 +4,7 @@
 use firn_store::Store;
 use serde_json::Value;
 
-use crate::fixtures::{CHAIN, ERC20, ERC721, evm_address, fuji, node, seed};
+use crate::fixtures::{CHAIN, ERC20, ERC721, ERC1155, evm_address, fuji, node, seed};
 use crate::harness::Api;
 use crate::schema::{assert_valid, official};
 
@@ -38,9 +38,26 @@ pub async fn every_endpoint_matches_the_official_schema(store: Store) {
         .blocks
         .iter()
         .flat_map(|b| b.txs.iter())
-        .find(|t| t.to == Some(evm_address(crate::fixtures::ERC1155)))
+        .find(|t| t.to == Some(evm_address(ERC1155)))
         .map(|t| t.hash)
         .expect("an ERC-1155 transfer");
+    let deployer = world
+        .evm
+        .blocks
+        .iter()
+        .flat_map(|b| b.txs.iter())
+        .find(|t| t.contract_address.is_some())
+        .map(|t| t.from)
+        .expect("a deployer");
+    let factory = evm_address(crate::fixtures::FACTORY);
+    let factory_made = world
+        .evm
+        .blocks
+        .iter()
+        .flat_map(|b| b.internal_txs.iter())
+        .find(|i| i.from == factory && !i.reverted)
+        .map(|i| i.to)
+        .expect("a contract made by the factory");
     let n = world.stakers[0].1.node_id;
     let calls: Vec<(&str, String)> = vec![
         ("/v1/health-check", "/v1/health-check".into()),
@@ -166,12 +183,55 @@ pub async fn every_endpoint_matches_the_official_schema(store: Store) {
                 "/v1/chains/{CHAIN}/addresses/{holder:#x}/balances:listCollectibles?pageSize=500"
             ),
         ),
+        (
+            "/v1/chains/{chainId}/addresses/{address}/transactions",
+            format!(
+                "/v1/chains/{CHAIN}/addresses/{:#x}/transactions?pageSize=100",
+                evm_address(1)
+            ),
+        ),
+        (
+            "/v2/chains/{chainId}/addresses/{address}/transactions",
+            format!("/v2/chains/{CHAIN}/addresses/{holder:#x}/transactions?sortOrder=asc"),
+        ),
+        (
+            "/v1/chains/{chainId}/addresses/{address}/transactions:listInternals",
+            format!(
+                "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listInternals?pageSize=100",
+                evm_address(2)
+            ),
+        ),
+        (
+            "/v1/chains/{chainId}/contracts/{address}/deployments",
+            format!("/v1/chains/{CHAIN}/contracts/{factory:#x}/deployments"),
+        ),
+        (
+            "/v1/chains/{chainId}/contracts/{address}/deployments",
+            format!("/v1/chains/{CHAIN}/contracts/{deployer:#x}/deployments"),
+        ),
+        (
+            "/v1/chains/{chainId}/addresses/{address}",
+            format!("/v1/chains/{CHAIN}/addresses/{factory_made:#x}"),
+        ),
+        ("/v1/transactions", "/v1/transactions?pageSize=30".into()),
+        ("/v1/blocks", "/v1/blocks?network=fuji".into()),
     ];
+    let mut calls = calls;
+    for token in [ERC20, ERC721, ERC1155] {
+        let token = evm_address(token);
+        calls.push((
+            "/v1/chains/{chainId}/addresses/{address}",
+            format!("/v1/chains/{CHAIN}/addresses/{token:#x}"),
+        ));
+        calls.push((
+            "/v1/chains/{chainId}/tokens/{address}/transfers",
+            format!("/v1/chains/{CHAIN}/tokens/{token:#x}/transfers?pageSize=100"),
+        ));
+    }
     for (path, uri) in calls {
         let body = api.ok(&uri).await;
         assert_valid(&doc, "get", path, &body);
     }
-    let _ = (ERC20, ERC721);
 }
 
 fn strings(v: &Value) -> Vec<String> {

@@ -198,6 +198,44 @@ pub async fn bad_parameters_are_400_naming_the_parameter(store: Store) {
             ),
             "currency must be one of",
         ),
+        (
+            format!(
+                "/v1/chains/{CHAIN}/addresses/{:#x}/transactions?sortOrder=up",
+                evm_address(1)
+            ),
+            "sortOrder must be one of",
+        ),
+        (
+            format!(
+                "/v2/chains/{CHAIN}/addresses/{:#x}/transactions?filterSpamTokens=yes",
+                evm_address(1)
+            ),
+            "filterSpamTokens must be one of",
+        ),
+        (
+            format!(
+                "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listInternals?endBlock=x",
+                evm_address(1)
+            ),
+            "endBlock",
+        ),
+        (
+            format!("/v1/chains/{CHAIN}/tokens/0xabc/transfers"),
+            "address must be an EVM address",
+        ),
+        (
+            format!("/v1/chains/{CHAIN}/contracts/nope/deployments?pageSize=0"),
+            "address must be an EVM address",
+        ),
+        (
+            "/v1/transactions?network=devnet".to_owned(),
+            "network must be one of",
+        ),
+        (
+            "/v1/blocks?pageSize=101".to_owned(),
+            "pageSize must not be greater than 100",
+        ),
+        ("/v1/blocks?pageToken=forged".to_owned(), "pageToken"),
     ];
     for (uri, needle) in cases {
         let r = api.get(&uri).await;
@@ -270,6 +308,17 @@ pub async fn unknown_things_are_404(store: Store) {
                 evm_address(424242)
             ),
             "no deployment",
+        ),
+        (
+            format!(
+                "/v1/chains/99999/addresses/{:#x}/transactions",
+                evm_address(1)
+            ),
+            "chain 99999 is not indexed",
+        ),
+        (
+            format!("/v1/chains/{CHAIN}/addresses/{:#x}", evm_address(424242)),
+            "no contract known",
         ),
     ];
     for (uri, needle) in cases {

@@ -146,6 +146,33 @@ fn fill(path: &Path) -> Value {
             transfers().filter(erc1155).filter(|t| t.from == *a || t.to == *a).count()
         }).unwrap();
         let erc1155_count = transfers().filter(erc1155).filter(|t| t.from == erc1155_address || t.to == erc1155_address).count();
+        // Every transaction an address took part in: native, token transfers, value-moving calls.
+        let mut took_part = std::collections::BTreeSet::new();
+        for b in &world.evm.blocks {
+            let n = b.block.number;
+            for t in b.txs.iter().filter(|t| t.from == evm_address_1 || t.to == Some(evm_address_1) || t.contract_address == Some(evm_address_1)) {
+                took_part.insert((n, t.index));
+            }
+            for t in b.transfers.iter().filter(|t| t.from == evm_address_1 || t.to == evm_address_1) {
+                took_part.insert((n, t.tx_index));
+            }
+            for i in b.internal_txs.iter().filter(|i| i.moves_value() && (i.from == evm_address_1 || i.to == evm_address_1)) {
+                took_part.insert((n, i.tx_index));
+            }
+        }
+        let activity = took_part.len();
+        let internals = || world.evm.blocks.iter().flat_map(|b| b.internal_txs.iter()).filter(|i| i.moves_value());
+        let internal_moves = |a: firn_store::types::Address| internals().filter(|i| i.from == a || i.to == a).count();
+        let internal_address = (0..12).map(evm_address).max_by_key(|a| internal_moves(*a)).unwrap();
+        let internal_count = internal_moves(internal_address);
+        let factory = evm_address(fixtures::FACTORY);
+        let deployed = world
+            .evm
+            .blocks
+            .iter()
+            .flat_map(|b| b.internal_txs.iter().map(move |i| (b, i)))
+            .filter(|(b, i)| i.from == factory && !i.reverted && b.txs[i.tx_index as usize].success)
+            .count();
         json!({
             "pAddress": fuji(1),
             "pAddressTxCount": tx_count,
@@ -172,6 +199,15 @@ fn fill(path: &Path) -> Value {
             "nativeTxCount": native,
             "erc1155Address": format!("{erc1155_address:#x}"),
             "erc1155Count": erc1155_count,
+            "activityCount": activity,
+            "internalAddress": format!("{internal_address:#x}"),
+            "internalCount": internal_count,
+            "erc20Token": format!("{:#x}", evm_address(fixtures::ERC20)),
+            "tokenTransferCount": transfers().filter(|t| t.token == evm_address(fixtures::ERC20)).count(),
+            "deployer": format!("{factory:#x}"),
+            "deployedCount": deployed,
+            "allChainsTxCount": txs().count(),
+            "allChainsBlockCount": world.evm.number,
         })
     })
 }

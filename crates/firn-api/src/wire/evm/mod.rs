@@ -1,11 +1,14 @@
-//! EVM shapes, one module per resource: `blocks`, `transactions` (one transaction with its
+//! EVM shapes, one module per resource: `activity` (an address's transactions with what it
+//! did in them, its internal calls, a token's transfers), `contracts`, `blocks`, `transactions` (one transaction with its
 //! transfers and internal calls), `transfers` (ERC-20 and ERC-721 lists), `collectibles`
 //! (balances), `tokens` (the token and metadata shapes they embed) and `chains` (with their
 //! native token). Here: the address shape they all share.
 
+mod activity;
 mod blocks;
 mod chains;
 mod collectibles;
+mod contracts;
 mod tokens;
 mod transactions;
 mod transfers;
@@ -14,9 +17,19 @@ use firn_store::types::Address;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+pub use activity::{
+    AnyTransfer, Erc20TokenV2, Erc20TransferDetailsV2, InternalTransaction,
+    ListInternalTransactionsResponse, ListTransactionDetailsResponse,
+    ListTransactionDetailsResponseV2, ListTransfersResponse, TransactionDetails,
+    TransactionDetailsV2,
+};
 pub use blocks::{EvmBlock, ListEvmBlocksResponse};
 pub use chains::{ChainInfo, ListChainsResponse, NetworkToken, NetworkTokenDetails};
 pub use collectibles::{CollectibleBalance, ListCollectibleBalancesResponse};
+pub use contracts::{
+    Contract, ContractCommon, ContractDeploymentDetails, Erc20Contract, ListContractsResponse,
+    NftContract,
+};
 pub use tokens::{Erc20Token, Erc721Token, Erc1155Token, TokenMetadata};
 pub use transactions::{
     Erc20TransferDetails, Erc721TransferDetails, Erc1155TransferDetails,

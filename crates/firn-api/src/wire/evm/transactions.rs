@@ -276,31 +276,52 @@ impl GetTransactionResponse {
         internal: &[EvmInternalTx],
         erc20_price: impl Fn(&Address) -> Option<Money>,
     ) -> Self {
-        let mut out = Self {
-            erc20_transfers: Vec::new(),
-            erc721_transfers: Vec::new(),
-            erc1155_transfers: Vec::new(),
+        let split = TransferDetails::split(transfers, erc20_price);
+        Self {
+            erc20_transfers: split.erc20,
+            erc721_transfers: split.erc721,
+            erc1155_transfers: split.erc1155,
             internal_transactions: internal.iter().map(Into::into).collect(),
             network_token_details,
             native_transaction,
+        }
+    }
+}
+
+/// A transaction's transfers by standard, as its detail views show them.
+pub(super) struct TransferDetails {
+    pub(super) erc20: Vec<Erc20TransferDetails>,
+    pub(super) erc721: Vec<Erc721TransferDetails>,
+    pub(super) erc1155: Vec<Erc1155TransferDetails>,
+}
+
+impl TransferDetails {
+    pub(super) fn split(
+        transfers: &[TransferRecord],
+        erc20_price: impl Fn(&Address) -> Option<Money>,
+    ) -> Self {
+        let mut out = Self {
+            erc20: Vec::new(),
+            erc721: Vec::new(),
+            erc1155: Vec::new(),
         };
         for t in transfers {
             let x = &t.transfer;
             match x.standard {
-                TokenStandard::Erc20 => out.erc20_transfers.push(Erc20TransferDetails {
+                TokenStandard::Erc20 => out.erc20.push(Erc20TransferDetails {
                     from: (&x.from).into(),
                     to: (&x.to).into(),
                     log_index: x.log_index,
                     value: x.value.to_string(),
                     erc20_token: Erc20Token::new(&x.token, t.token.as_ref(), erc20_price(&x.token)),
                 }),
-                TokenStandard::Erc721 => out.erc721_transfers.push(Erc721TransferDetails {
+                TokenStandard::Erc721 => out.erc721.push(Erc721TransferDetails {
                     from: (&x.from).into(),
                     to: (&x.to).into(),
                     log_index: x.log_index,
                     erc721_token: erc721_token(t),
                 }),
-                TokenStandard::Erc1155 => out.erc1155_transfers.push(Erc1155TransferDetails {
+                TokenStandard::Erc1155 => out.erc1155.push(Erc1155TransferDetails {
                     from: (&x.from).into(),
                     to: (&x.to).into(),
                     log_index: x.log_index,

@@ -57,7 +57,9 @@ const EVM_STEPS = new Set([
   "supportedChains", "getChainInfo", "getLatestBlocks", "getBlock", "getDeploymentTransaction",
   "listErc20Transactions", "listErc721Transactions", "listCollectibleBalances", "getTransaction",
   "listLatestTransactions", "getTransactionsForBlock", "listNativeTransactions",
-  "listErc1155Transactions",
+  "listErc1155Transactions", "listTransactions", "listInternalTransactions", "listTransfers",
+  "listContractDeployments", "getContractMetadata", "listLatestTransactionsAllChains",
+  "listLatestBlocksAllChains",
 ]);
 const skipped = new Set();
 
@@ -182,6 +184,58 @@ async function run(label, sdk) {
       const address = ctx.erc1155Address ?? ctx.collector;
       const r = await pages("erc1155", () => d.evm.address.transactions.listErc1155({ chainId: ctx.chainId, address, pageSize: 2 }, o), "transactions", ctx.erc1155Count > 2 ? 2 : 1);
       if (ctx.erc1155Count !== undefined) check(r.length === ctx.erc1155Count, `erc1155 count ${r.length} != ${ctx.erc1155Count}`);
+    },
+    listTransactions: async () => {
+      const me = ctx.evmAddress.toLowerCase();
+      const r = await pages("activity", () => d.evm.address.transactions.list({ chainId: ctx.chainId, address: ctx.evmAddress, pageSize: 2 }, o), "transactions", ctx.activityCount > 2 ? 2 : 1);
+      const keys = r.map((t) => [Number(t.nativeTransaction.blockNumber), t.nativeTransaction.blockIndex]);
+      check(keys.every((k, i) => i === 0 || k[0] < keys[i - 1][0] || (k[0] === keys[i - 1][0] && k[1] < keys[i - 1][1])), "newest first, no repeats");
+      const mine = (x) => x.from.address.toLowerCase() === me || x.to.address.toLowerCase() === me;
+      for (const t of r) {
+        const parts = [...(t.erc20Transfers ?? []), ...(t.erc721Transfers ?? []), ...(t.erc1155Transfers ?? []), ...(t.internalTransactions ?? [])];
+        check(mine(t.nativeTransaction) || parts.some(mine), `${t.nativeTransaction.txHash} involves the address`);
+        check(parts.every(mine), "only the address's transfers and calls");
+      }
+      if (ctx.activityCount !== undefined) check(r.length === ctx.activityCount, `activity count ${r.length} != ${ctx.activityCount}`);
+    },
+    listInternalTransactions: async () => {
+      const address = ctx.internalAddress ?? ctx.evmAddress;
+      const r = await pages("internal", () => d.evm.address.transactions.listInternal({ chainId: ctx.chainId, address, pageSize: 2 }, o), "transactions", ctx.internalCount > 2 ? 2 : 1);
+      check(r.every((i) => i.internalTxType.startsWith("CREATE") || i.value !== "0"), "only calls that move value");
+      if (ctx.internalCount !== undefined) check(r.length === ctx.internalCount, `internal count ${r.length} != ${ctx.internalCount}`);
+    },
+    listTransfers: async () => {
+      const token = ctx.erc20Token ?? ctx.contract;
+      const r = await pages("tokenTransfers", () => d.evm.contracts.listTransfers({ chainId: ctx.chainId, address: token, pageSize: 3 }, o), "transfers", ctx.tokenTransferCount > 3 ? 2 : 1);
+      if (ctx.tokenTransferCount !== undefined) check(r.length === ctx.tokenTransferCount, `token transfer count ${r.length} != ${ctx.tokenTransferCount}`);
+    },
+    listContractDeployments: async () => {
+      calls++;
+      const t = await d.evm.transactions.get({ chainId: ctx.chainId, txHash: ctx.contractTx }, o);
+      const deployer = ctx.deployer ?? t.nativeTransaction.from.address;
+      const r = await pages("deployments", () => d.evm.address.contracts.listDeployments({ chainId: ctx.chainId, address: deployer, pageSize: 2 }, o), "contracts", ctx.deployedCount > 2 ? 2 : 1);
+      if (ctx.deployer === undefined) check(r.some((c) => c.address.toLowerCase() === ctx.contract.toLowerCase()), "the deployer's contract is listed");
+      if (ctx.deployedCount !== undefined) check(r.length === ctx.deployedCount, `deployed count ${r.length} != ${ctx.deployedCount}`);
+    },
+    getContractMetadata: async () => {
+      calls++;
+      const r = await d.evm.contracts.getMetadata({ chainId: ctx.chainId, address: ctx.contract }, o);
+      check(r.address.toLowerCase() === ctx.contract.toLowerCase(), "the contract");
+      check(r.deploymentDetails?.txHash === ctx.contractTx, "its deployment");
+    },
+    listLatestTransactionsAllChains: async () => {
+      const r = await pages("allTxs", () => d.evm.transactions.listLatestAllChains({ network: "testnet", pageSize: 25 }, o), "transactions", 2);
+      const ts = r.map((t) => t.blockTimestamp);
+      check(ts.every((x, i) => i === 0 || x <= ts[i - 1]), "newest first across chains");
+      check(new Set(r.map((t) => t.txHash)).size === r.length, "no repeats");
+      if (ctx.allChainsTxCount !== undefined) check(r.length === ctx.allChainsTxCount, `all-chains tx count ${r.length} != ${ctx.allChainsTxCount}`);
+    },
+    listLatestBlocksAllChains: async () => {
+      const r = await pages("allBlocks", () => d.evm.blocks.listLatestAllChains({ network: "testnet", pageSize: 25 }, o), "blocks", 2);
+      const ts = r.map((b) => b.blockTimestamp);
+      check(ts.every((x, i) => i === 0 || x <= ts[i - 1]), "newest first across chains");
+      check(new Set(r.map((b) => `${b.chainId}/${b.blockNumber}`)).size === r.length, "no repeats");
+      if (ctx.allChainsBlockCount !== undefined) check(r.length === ctx.allChainsBlockCount, `all-chains block count ${r.length} != ${ctx.allChainsBlockCount}`);
     },
     listCollectibleBalances: async () => {
       const r = await pages("collectibles", () => d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o), "collectibleBalances", Math.min(2, ctx.collectibleCount ?? 2));

@@ -1,0 +1,191 @@
+//! An address's activity on one EVM chain: every transaction it took part in, with the
+//! transfers and value-moving internal calls that were its own (v1 and v2), and its internal
+//! transactions.
+
+use axum::extract::State;
+use axum::http::Uri;
+use axum::routing::get;
+use axum::{Json, Router};
+use firn_store::page::{EventCursor, TxCursor};
+use firn_store::{AddressFilter, EvmReader, EvmTxFilter, TxParties};
+
+use super::evm::{address_param, block_range, chain};
+use crate::error::{ApiError, ApiResult};
+use crate::paging::Paging;
+use crate::params::{PathParams, Query};
+use crate::state::AppState;
+use crate::wire::evm::{
+    InternalTransaction, ListInternalTransactionsResponse, ListTransactionDetailsResponse,
+    ListTransactionDetailsResponseV2, TransactionDetails,
+};
+use crate::wire::money;
+
+pub(crate) fn router() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/v1/chains/{chainId}/addresses/{address}/transactions",
+            get(list_transactions),
+        )
+        .route(
+            "/v2/chains/{chainId}/addresses/{address}/transactions",
+            get(list_transactions_v2),
+        )
+        .route(
+            "/v1/chains/{chainId}/addresses/{address}/transactions:listInternals",
+            get(list_internal),
+        )
+}
+
+/// `{chainId}`, `{address}`, `startBlock`/`endBlock` and paging of an event list: the filter
+/// and the page to read.
+pub(super) async fn address_filter(
+    state: &AppState,
+    uri: &Uri,
+    path: &PathParams,
+    mut q: Query,
+) -> ApiResult<(AddressFilter, Paging<EventCursor>)> {
+    let address = address_param(path, &mut q, "address");
+    let (start_block, end_block) = block_range(&mut q);
+    let paging = q.paging::<EventCursor>(uri.path(), &state.config.page_token_key, 10, 100);
+    q.finish()?;
+    let c = chain(state, path.get("chainId")).await?;
+    let filter = AddressFilter {
+        chain_id: c.chain_id,
+        address: address.ok_or_else(|| ApiError::bad("address is invalid"))?,
+        start_block,
+        end_block,
+    };
+    Ok((filter, paging))
+}
+
+/// One page of an address's transactions with what each did for it, and the next page's
+/// token. `q` has been read up to the v1/v2 differences.
+async fn activity(
+    state: &AppState,
+    uri: &Uri,
+    path: &PathParams,
+    mut q: Query,
+) -> ApiResult<(Vec<TransactionDetails>, Option<String>)> {
+    let address = address_param(path, &mut q, "address");
+    let (start_block, end_block) = block_range(&mut q);
+    let order = q.sort_order();
+    let paging = q.paging::<TxCursor>(uri.path(), &state.config.page_token_key, 10, 100);
+    q.finish()?;
+    let c = chain(state, path.get("chainId")).await?;
+    let address = address.ok_or_else(|| ApiError::bad("address is invalid"))?;
+    let filter = EvmTxFilter {
+        chain_id: c.chain_id,
+        address: Some(address),
+        parties: TxParties::Any,
+        start_block,
+        end_block,
+        order,
+        ..EvmTxFilter::default()
+    };
+    let page = state.store.list_evm_txs(&filter, &paging.request).await?;
+    let positions: Vec<TxCursor> = page
+        .items
+        .iter()
+        .map(|t| TxCursor {
+            height: t.block_number,
+            index: t.tx.index,
+        })
+        .collect();
+    let effects = state
+        .store
+        .list_evm_tx_effects(c.chain_id, &positions, address)
+        .await?;
+    // The official operations take no currency: prices in USD.
+    let prices = &state.config.prices;
+    let txs = page
+        .items
+        .iter()
+        .zip(&effects)
+        .map(|(tx, e)| TransactionDetails::new(tx, e, |a| money(prices, "usd", &format!("{a:#x}"))))
+        .collect();
+    Ok((txs, paging.binding.next(page.next.as_ref())))
+}
+
+/// `GET /v1/chains/{chainId}/addresses/{address}/transactions`
+#[utoipa::path(get, path = "/v1/chains/{chainId}/addresses/{address}/transactions",
+    operation_id = "listTransactions", tag = "EVM Transactions",
+    summary = "List transactions",
+    description = "Lists the transactions an address took part in: sent, received, created a contract with, sent or received a token in, or called or was called with value by an internal transaction. Each carries only the transfers and internal transactions the address sent or received. Filterable by block range.",
+    params(("chainId" = String, Path), ("address" = String, Path, description = "Wallet address"),
+           ("startBlock" = Option<u64>, Query, description = "First block, inclusive", minimum = 0),
+           ("endBlock" = Option<u64>, Query, description = "Last block, exclusive", minimum = 0),
+           ("sortOrder" = Option<String>, Query, description = "asc or desc (default)"),
+           ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, description = "A page of transactions", body = ListTransactionDetailsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Not indexed", body = crate::error::ErrorBody)))]
+pub async fn list_transactions(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    q: Query,
+) -> ApiResult<Json<ListTransactionDetailsResponse>> {
+    let (transactions, next_page_token) = activity(&state, &uri, &path, q).await?;
+    Ok(Json(ListTransactionDetailsResponse {
+        next_page_token,
+        transactions,
+    }))
+}
+
+/// `GET /v2/chains/{chainId}/addresses/{address}/transactions`
+#[utoipa::path(get, path = "/v2/chains/{chainId}/addresses/{address}/transactions",
+    operation_id = "listTransactionsV2", tag = "EVM Transactions",
+    summary = "List transactions v2",
+    description = "As listTransactions, with each ERC-20 token's reputation. firn has no reputation source: `tokenReputation` is null and `filterSpamTokens` removes nothing.",
+    params(("chainId" = String, Path), ("address" = String, Path, description = "Wallet address"),
+           ("startBlock" = Option<u64>, Query, description = "First block, inclusive", minimum = 0),
+           ("endBlock" = Option<u64>, Query, description = "Last block, exclusive", minimum = 0),
+           ("filterSpamTokens" = Option<bool>, Query, description = "Leave out transfers of tokens known to be malicious"),
+           ("sortOrder" = Option<String>, Query, description = "asc or desc (default)"),
+           ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, description = "A page of transactions", body = ListTransactionDetailsResponseV2),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Not indexed", body = crate::error::ErrorBody)))]
+pub async fn list_transactions_v2(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<ListTransactionDetailsResponseV2>> {
+    // Checked, but there is nothing to filter: no token is known to be malicious.
+    let _ = q.one_of("filterSpamTokens", &["true", "false"]);
+    let (transactions, next_page_token) = activity(&state, &uri, &path, q).await?;
+    Ok(Json(ListTransactionDetailsResponseV2 {
+        next_page_token,
+        transactions: transactions.into_iter().map(Into::into).collect(),
+    }))
+}
+
+/// `GET /v1/chains/{chainId}/addresses/{address}/transactions:listInternals`
+#[utoipa::path(get, path = "/v1/chains/{chainId}/addresses/{address}/transactions:listInternals",
+    operation_id = "listInternalTransactions", tag = "EVM Transactions",
+    summary = "List internal transactions",
+    description = "Lists the internal transactions an address made or received, newest first: CALL and CALLCODE with a non-zero value, and CREATE/CREATE2. Filterable by block range.",
+    params(("chainId" = String, Path), ("address" = String, Path, description = "Wallet address"),
+           ("startBlock" = Option<u64>, Query, description = "First block, inclusive", minimum = 0),
+           ("endBlock" = Option<u64>, Query, description = "Last block, exclusive", minimum = 0),
+           ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, description = "A page of internal transactions", body = ListInternalTransactionsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Not indexed", body = crate::error::ErrorBody)))]
+pub async fn list_internal(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    q: Query,
+) -> ApiResult<Json<ListInternalTransactionsResponse>> {
+    let (filter, paging) = address_filter(&state, &uri, &path, q).await?;
+    let page = state
+        .store
+        .list_address_internal_txs(&filter, &paging.request)
+        .await?;
+    Ok(Json(ListInternalTransactionsResponse {
+        next_page_token: paging.binding.next(page.next.as_ref()),
+        transactions: page.items.iter().map(InternalTransaction::from).collect(),
+    }))
+}

@@ -1,0 +1,295 @@
+//! An address's activity (v1 and v2 transaction lists, internal transactions), a token's
+//! transfers, contracts and their deployments, and the latest transactions and blocks of all
+//! chains, against what the fixtures wrote.
+
+use std::collections::BTreeSet;
+
+use firn_store::rows::evm::{EvmBlockRows, TokenStandard};
+use firn_store::types::Address;
+use firn_store::{EvmWriter, Store};
+use serde_json::Value;
+
+use crate::fixtures::{CHAIN, ERC20, ERC721, EvmHistory, FACTORY, evm_address, evm_chain, seed};
+use crate::harness::Api;
+
+/// `(blockNumber, blockIndex)` of each listed transaction (`nativeTransaction` in details).
+fn keys(txs: &[Value]) -> Vec<(u64, u64)> {
+    txs.iter()
+        .map(|t| {
+            let t = t.get("nativeTransaction").unwrap_or(t);
+            (
+                t["blockNumber"].as_str().unwrap().parse().unwrap(),
+                t["blockIndex"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The transactions `a` took part in, oldest first.
+fn activity(blocks: &[EvmBlockRows], a: Address) -> Vec<(u64, u64)> {
+    let mut out = BTreeSet::new();
+    for b in blocks {
+        let n = b.block.number;
+        for t in &b.txs {
+            if t.from == a || t.to == Some(a) || t.contract_address == Some(a) {
+                out.insert((n, u64::from(t.index)));
+            }
+        }
+        for t in b.transfers.iter().filter(|t| t.from == a || t.to == a) {
+            out.insert((n, u64::from(t.tx_index)));
+        }
+        for i in b.internal_txs.iter().filter(|i| i.moves_value()) {
+            if i.from == a || i.to == a {
+                out.insert((n, u64::from(i.tx_index)));
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn address_of(v: &Value) -> Address {
+    v["address"].as_str().unwrap().parse().unwrap()
+}
+
+pub async fn address_endpoints_match_the_store(store: Store) {
+    let world = seed(&store, 5, 70).await;
+    let api = Api::new(store);
+    let blocks = &world.evm.blocks;
+
+    // Every transaction of an address, newest and oldest first, v1 and v2; each carries only
+    // the address's own transfers and value-moving calls.
+    let a = evm_address(3);
+    let path = format!("/v1/chains/{CHAIN}/addresses/{a:#x}/transactions?");
+    let v1 = api.all_pages(&path, "transactions", 4).await;
+    let mut want = activity(blocks, a);
+    let oldest = api
+        .all_pages(&format!("{path}sortOrder=asc"), "transactions", 4)
+        .await;
+    assert_eq!(keys(&oldest), want);
+    want.reverse();
+    assert_eq!(keys(&v1), want);
+    let mut indirect = 0;
+    for t in &v1 {
+        let native = &t["nativeTransaction"];
+        let parties = [&native["from"], &native["to"]].map(address_of);
+        if !parties.contains(&a) {
+            indirect += 1;
+        }
+        for kind in ["erc20Transfers", "erc721Transfers", "erc1155Transfers"] {
+            for x in t[kind].as_array().unwrap() {
+                assert!(
+                    address_of(&x["from"]) == a || address_of(&x["to"]) == a,
+                    "{x}"
+                );
+            }
+        }
+        for i in t["internalTransactions"].as_array().unwrap() {
+            assert!(
+                address_of(&i["from"]) == a || address_of(&i["to"]) == a,
+                "{i}"
+            );
+            let kind = i["internalTxType"].as_str().unwrap();
+            assert!(kind.starts_with("CREATE") || i["value"] != "0", "{i}");
+        }
+    }
+    assert!(
+        indirect > 2,
+        "the address takes part through transfers and calls"
+    );
+    let v2 = api
+        .all_pages(
+            &format!("/v2/chains/{CHAIN}/addresses/{a:#x}/transactions?filterSpamTokens=true"),
+            "transactions",
+            4,
+        )
+        .await;
+    assert_eq!(keys(&v2), want);
+    let erc20 = v2
+        .iter()
+        .flat_map(|t| t["erc20Transfers"].as_array().unwrap())
+        .next()
+        .expect("an ERC-20 transfer of the address");
+    assert_eq!(erc20["erc20Token"]["tokenReputation"], Value::Null);
+    assert_eq!(erc20["erc20Token"]["symbol"], "TWE");
+
+    // Internal transactions of an address (the busiest): value-moving ones only, newest first.
+    let moves = |a: Address| {
+        blocks
+            .iter()
+            .flat_map(|b| b.internal_txs.iter())
+            .filter(|i| i.moves_value() && (i.from == a || i.to == a))
+            .count()
+    };
+    let a = (0..12).map(evm_address).max_by_key(|a| moves(*a)).unwrap();
+    let internal = api
+        .all_pages(
+            &format!("/v1/chains/{CHAIN}/addresses/{a:#x}/transactions:listInternals?"),
+            "transactions",
+            3,
+        )
+        .await;
+    let mut want: Vec<(String, u64)> = Vec::new();
+    for b in blocks {
+        for i in b.internal_txs.iter().filter(|i| i.moves_value()) {
+            if i.from == a || i.to == a {
+                let hash = b.txs[i.tx_index as usize].hash;
+                want.push((hash.to_string(), i.value.to::<u64>()));
+            }
+        }
+    }
+    want.reverse();
+    assert!(want.len() > 3);
+    let got: Vec<(String, u64)> = internal
+        .iter()
+        .map(|i| {
+            let value = i["value"].as_str().unwrap().parse().unwrap();
+            (i["txHash"].as_str().unwrap().to_owned(), value)
+        })
+        .collect();
+    assert_eq!(got, want);
+
+    // A token's transfers, of any standard.
+    for (token, standard, key) in [
+        (ERC20, TokenStandard::Erc20, "erc20Token"),
+        (ERC721, TokenStandard::Erc721, "erc721Token"),
+    ] {
+        let token = evm_address(token);
+        let got = api
+            .all_pages(
+                &format!("/v1/chains/{CHAIN}/tokens/{token:#x}/transfers?startBlock=5&endBlock=60"),
+                "transfers",
+                5,
+            )
+            .await;
+        let want = blocks
+            .iter()
+            .filter(|b| (5..60).contains(&b.block.number))
+            .flat_map(|b| b.transfers.iter())
+            .filter(|x| x.token == token && x.standard == standard)
+            .count();
+        assert!(want > 3);
+        assert_eq!(got.len(), want);
+        assert!(got.iter().all(|t| address_of(&t[key]) == token));
+    }
+
+    // The factory's contracts, and one contract's metadata; a token known without its
+    // deployment; an address the index knows nothing of.
+    let factory = evm_address(FACTORY);
+    let contracts = api
+        .all_pages(
+            &format!("/v1/chains/{CHAIN}/contracts/{factory:#x}/deployments?"),
+            "contracts",
+            3,
+        )
+        .await;
+    let made: Vec<_> = blocks
+        .iter()
+        .flat_map(|b| b.internal_txs.iter().map(move |i| (b, i)))
+        .filter(|(b, i)| i.from == factory && !i.reverted && b.txs[i.tx_index as usize].success)
+        .collect();
+    assert!(made.len() > 2);
+    assert_eq!(contracts.len(), made.len());
+    let (b, i) = made.last().unwrap();
+    let newest = &contracts[0];
+    assert_eq!(newest["ercType"], "UNKNOWN");
+    assert_eq!(address_of(newest), i.to);
+    let details = &newest["deploymentDetails"];
+    let tx = &b.txs[i.tx_index as usize];
+    assert_eq!(details["txHash"], tx.hash.to_string());
+    assert_eq!(details["deployerAddress"], format!("{:#x}", tx.from));
+    assert_eq!(details["deployerContractAddress"], format!("{factory:#x}"));
+    let one = api
+        .ok(&format!("/v1/chains/{CHAIN}/addresses/{:#x}", i.to))
+        .await;
+    assert_eq!(&one, newest);
+    let token = api
+        .ok(&format!(
+            "/v1/chains/{CHAIN}/addresses/{:#x}",
+            evm_address(ERC20)
+        ))
+        .await;
+    assert_eq!(token["ercType"], "ERC-20");
+    assert_eq!(token["name"], "Twenty");
+    assert_eq!(token["decimals"], 18);
+    assert!(token.get("deploymentDetails").is_none());
+    api.get(&format!(
+        "/v1/chains/{CHAIN}/addresses/{:#x}",
+        evm_address(77)
+    ))
+    .await
+    .assert_error(404, "no contract known");
+    api.get(&format!("/v1/chains/{CHAIN}/addresses/0x12"))
+        .await
+        .assert_error(400, "address");
+}
+
+/// `(chain, blockNumber, blockIndex)` newest first across chains, as the all-chains lists sort.
+fn merged(chains: &[&[EvmBlockRows]], per_block: bool) -> Vec<(u64, u64, u64)> {
+    let mut rows: Vec<(u64, u64, u64, u64)> = Vec::new();
+    for blocks in chains {
+        for b in *blocks {
+            let (c, n, ts) = (b.chain_id, b.block.number, b.block.timestamp);
+            if per_block {
+                rows.push((ts, c, n, 0));
+            } else {
+                rows.extend(b.txs.iter().map(|t| (ts, c, n, u64::from(t.index))));
+            }
+        }
+    }
+    rows.sort();
+    rows.reverse();
+    rows.into_iter().map(|(_, c, n, i)| (c, n, i)).collect()
+}
+
+pub async fn all_chain_lists_merge_by_time(store: Store) {
+    let world = seed(&store, 2, 50).await;
+    // A second chain whose blocks interleave with the first's, some at the very same second.
+    const OTHER: u64 = 43114;
+    store.upsert_evm_chain(&evm_chain(OTHER)).await.unwrap();
+    let mut other = EvmHistory::new(9, OTHER, 8);
+    let mut blocks = Vec::new();
+    for (i, b) in world.evm.blocks.iter().enumerate() {
+        let mut next = other.next_block();
+        if i % 5 == 0 {
+            // The same time as a block of the first chain.
+            next.block.timestamp = b.block.timestamp.max(other.ts);
+            other.ts = next.block.timestamp;
+        }
+        blocks.push(next);
+    }
+    store.commit_evm_blocks(&blocks).await.unwrap();
+    let api = Api::new(store);
+    let chains: [&[EvmBlockRows]; 2] = [&world.evm.blocks, &blocks];
+
+    let txs = api.all_pages("/v1/transactions?", "transactions", 7).await;
+    let got: Vec<(u64, u64, u64)> = txs
+        .iter()
+        .zip(keys(&txs))
+        .map(|(t, (n, i))| (t["chainId"].as_str().unwrap().parse().unwrap(), n, i))
+        .collect();
+    assert_eq!(got, merged(&chains, false));
+    let failed = api
+        .all_pages(
+            "/v1/transactions?status=failed&network=fuji",
+            "transactions",
+            3,
+        )
+        .await;
+    assert!(!failed.is_empty() && failed.len() < txs.len());
+    assert!(failed.iter().all(|t| t["txStatus"] == "0"));
+
+    let listed = api.all_pages("/v1/blocks?", "blocks", 6).await;
+    let got: Vec<(u64, u64, u64)> = listed
+        .iter()
+        .map(|b| {
+            let c = b["chainId"].as_str().unwrap().parse().unwrap();
+            (c, b["blockNumber"].as_str().unwrap().parse().unwrap(), 0)
+        })
+        .collect();
+    assert_eq!(got, merged(&chains, true));
+    let mainnet = api.ok("/v1/blocks?network=mainnet").await;
+    assert_eq!(mainnet["blocks"], serde_json::json!([]));
+    api.get("/v1/transactions?status=pending")
+        .await
+        .assert_error(400, "status");
+}
