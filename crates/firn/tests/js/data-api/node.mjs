@@ -394,6 +394,57 @@ function evmSteps(d, c) {
         `${c.chainId} ERC-1155 transfers of ${erc1155Holder} (eth_getLogs)`,
       );
     },
+    [`${c.chainId} listTransactions`]: async () => {
+      // Every transaction the sender took part in: its own, its token transfers (logs) and
+      // the value-moving calls to or from it (traces), newest first.
+      const mine = (e) => e.from === sender || e.to === sender;
+      const hashes = new Set([...c.txs, ...c.erc20, ...c.erc721, ...c.erc1155, ...c.moves].filter(mine).map((e) => e.txHash));
+      const want = c.txs.filter((t) => hashes.has(t.txHash)).toReversed();
+      const got = await pages(counter, "activity", () => d.evm.address.transactions.list({ ...chain, address: sender, pageSize: 3 }, o), "transactions", 2);
+      check(got.map((t) => txKey(t.nativeTransaction)).join() === want.map(txKey).join(), `${c.chainId} transactions of ${sender} (receipts, logs, traces)`);
+      for (const t of got) {
+        const logs = [...t.erc20Transfers, ...t.erc721Transfers, ...t.erc1155Transfers];
+        const wantLogs = [...c.erc20, ...c.erc721, ...c.erc1155].filter((e) => e.txHash === t.nativeTransaction.txHash && mine(e));
+        sameSet(logs.map((x) => String(x.logIndex)), [...new Set(wantLogs.map((e) => String(e.logIndex)))], `${t.nativeTransaction.txHash} transfers of ${sender}`);
+        const calls = c.moves.filter((m) => m.txHash === t.nativeTransaction.txHash && mine(m));
+        check(t.internalTransactions.length === calls.length, `${t.nativeTransaction.txHash} value-moving calls of ${sender}: ${t.internalTransactions.length} != ${calls.length}`);
+      }
+    },
+    [`${c.chainId} listInternalTransactions`]: async () => {
+      const mover = busiest(c.moves);
+      check(mover !== undefined, `${c.chainId}: the history moves value in internal calls`);
+      const got = await pages(counter, "internal", () => d.evm.address.transactions.listInternal({ ...chain, address: mover, pageSize: 2 }, o), "transactions", 1);
+      const key = (txHash, from, to, type, value, reverted) => `${txHash}:${from}:${to}:${type}:${value}:${reverted}`.toLowerCase();
+      // A transaction may make the same call twice: compare as multisets.
+      const gotKeys = got.map((i) => key(i.txHash, i.from.address, i.to.address, i.internalTxType, i.value, i.isReverted)).sort();
+      const wantKeys = c.moves.filter((m) => m.from === mover || m.to === mover).map((m) => key(m.txHash, m.from, m.to, m.type, m.value, m.reverted)).sort();
+      check(gotKeys.join() === wantKeys.join(), `${c.chainId} internal transactions of ${mover} (debug_traceTransaction): ${gotKeys.length} != ${wantKeys.length} or different`);
+    },
+    [`${c.chainId} listTransfers`]: async () => {
+      const token = busiest(c.erc20.map((e) => ({ from: e.contract, to: e.contract })));
+      const got = await pages(counter, "tokenTransfers", () => d.evm.contracts.listTransfers({ ...chain, address: token, pageSize: 4 }, o), "transfers", 2);
+      sameSet(
+        got.map((t) => `${t.txHash}:${t.logIndex}:${t.value}`.toLowerCase()),
+        c.erc20.filter((e) => e.contract === token).map((e) => `${e.txHash}:${e.logIndex}:${e.value}`.toLowerCase()),
+        `${c.chainId} transfers of token ${token} (eth_getLogs)`,
+      );
+    },
+    [`${c.chainId} listContractDeployments and getContractMetadata`]: async () => {
+      const deployer = busiest([...c.deployments.values()].map((x) => ({ from: x.from, to: x.from })));
+      const direct = [...c.deployments.entries()].filter(([, x]) => x.from === deployer).map(([a, x]) => `${a}:${x.txHash}`);
+      const made = c.created.filter((x) => x.from === deployer).map((x) => `${x.contract}:${x.txHash}`);
+      const got = await pages(counter, "deployments", () => d.evm.address.contracts.listDeployments({ ...chain, address: deployer, pageSize: 2 }, o), "contracts", 1);
+      sameSet(got.map((x) => `${x.address}:${x.deploymentDetails.txHash}`.toLowerCase()), [...direct, ...made], `${c.chainId} contracts deployed by ${deployer} (receipts, traces)`);
+      for (const x of got.slice(0, 4)) {
+        counter.calls++;
+        const one = await d.evm.contracts.getMetadata({ ...chain, address: x.address }, o);
+        check(canonical(one) === canonical(x), `${x.address} metadata is its list entry`);
+        if (one.ercType === "ERC-20") {
+          const meta = await erc20Metadata(node, c.chainPath, x.address);
+          check(one.name === meta.name && one.symbol === meta.symbol && one.decimals === meta.decimals, `${x.address} ERC-20 metadata (eth_call)`);
+        }
+      }
+    },
     [`${c.chainId} listCollectibleBalances`]: async () => {
       const held = c.holdings.get(collector);
       const got = await pages(counter, "collectibles", () => d.evm.address.balances.listCollectibles({ ...chain, address: collector, pageSize: 1 }, o), "collectibleBalances", Math.min(2, held.size));

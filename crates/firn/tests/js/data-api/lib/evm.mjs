@@ -75,7 +75,28 @@ export async function evmView(node, chainPath) {
     const [contract, id, owner] = key.split(":");
     hold(owner, `${contract}:${id}`, { ercType: "ERC-1155", balance });
   }
-  return { chainPath, chainId, head, blocks, deployments, txs, erc20, erc721, erc1155, holdings };
+  // Calls below each transaction's own (callTracer), those an address's lists show: CALL and
+  // CALLCODE with value, CREATE and CREATE2; and contracts made by a call that did not revert.
+  const moves = []; // { txHash, blockNumber, index, from, to, type, value, reverted }
+  const created = []; // { txHash, contract, from }
+  for (const t of txs) {
+    const trace = await node.eth(chainPath, "debug_traceTransaction", [t.txHash, { tracer: "callTracer" }]);
+    const walk = (frame, reverted) => {
+      for (const f of frame.calls ?? []) {
+        const type = f.type.toUpperCase();
+        const value = BigInt(f.value ?? "0x0");
+        const failed = reverted || f.error !== undefined;
+        const creates = type === "CREATE" || type === "CREATE2";
+        if (creates || ((type === "CALL" || type === "CALLCODE") && value > 0n)) {
+          moves.push({ txHash: t.txHash, blockNumber: t.blockNumber, index: t.index, from: f.from.toLowerCase(), to: (f.to ?? ZERO).toLowerCase(), type, value, reverted: failed });
+        }
+        if (creates && !failed && t.status === "1" && f.to) created.push({ txHash: t.txHash, contract: f.to.toLowerCase(), from: f.from.toLowerCase() });
+        walk(f, failed);
+      }
+    };
+    walk(trace, false);
+  }
+  return { chainPath, chainId, head, blocks, deployments, txs, erc20, erc721, erc1155, holdings, moves, created };
 }
 
 // The address with the most entries in `list` (by `from` and `to`), ties broken by address.
