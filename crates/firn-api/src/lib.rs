@@ -31,6 +31,7 @@ pub mod error;
 pub mod limits;
 pub mod metrics;
 pub mod metrics_api;
+mod node;
 pub mod openapi;
 pub mod paging;
 pub mod params;

@@ -9,8 +9,8 @@ use utoipa::OpenApi;
 use utoipa::openapi::path::{Operation, ParameterIn};
 
 use crate::routes::{
-    evm, evm_address, evm_contracts, evm_latest, evm_txs, health, primary, signature_aggregator,
-    staking,
+    evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, primary,
+    signature_aggregator, staking,
 };
 use crate::state::AppState;
 
@@ -31,7 +31,7 @@ use crate::state::AppState;
         evm_address::list_transactions, evm_address::list_transactions_v2,
         evm_address::list_internal, evm_contracts::get_contract, evm_contracts::list_deployments,
         evm_contracts::list_token_transfers, evm_latest::list_latest_transactions,
-        evm_latest::list_latest_blocks,
+        evm_latest::list_latest_blocks, evm_balances::get_native_balance, evm::list_address_chains,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
     ),
     components(schemas(crate::error::ErrorBody)),

@@ -10,6 +10,7 @@ use firn_store::Store;
 use crate::config::ApiConfig;
 use crate::limits::RateLimiter;
 use crate::metrics::ServiceMetrics;
+use crate::node::NodeReads;
 use crate::routes::signature_aggregator::SignatureService;
 
 /// Shared state of one server.
@@ -23,6 +24,8 @@ pub struct AppState {
     pub metrics: Arc<ServiceMetrics>,
     /// The Warp signature aggregator behind `/v1/signatureAggregator`; `None` answers 503.
     pub signatures: Option<SignatureService>,
+    /// The nodes behind the EVM chains, for what the index does not hold.
+    pub(crate) nodes: Arc<NodeReads>,
     pub(crate) limiter: Arc<RateLimiter>,
     pub(crate) started: Instant,
     /// cb58 of the network's AVAX asset ID, printed with every UTXO and amount.
@@ -43,6 +46,7 @@ impl AppState {
             config: Arc::new(config),
             metrics: Arc::new(ServiceMetrics::default()),
             signatures: None,
+            nodes: Arc::default(),
             started: Instant::now(),
         }
     }

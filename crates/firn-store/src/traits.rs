@@ -298,6 +298,12 @@ pub struct EvmTxEffects {
 pub trait EvmReader {
     /// Every registered chain, by EVM chain ID.
     fn list_evm_chains(&self) -> impl Future<Output = Result<Vec<EvmChainRecord>>> + Send;
+    /// The chains on which `address` took part in a transaction (see [`TxParties::Any`]), by
+    /// EVM chain ID.
+    fn list_address_evm_chains(
+        &self,
+        address: Address,
+    ) -> impl Future<Output = Result<Vec<EvmChainRecord>>> + Send;
     /// The chain named by `chain`.
     fn find_evm_chain(
         &self,

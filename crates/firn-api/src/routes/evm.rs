@@ -17,8 +17,9 @@ use crate::params::{PathParams, Query, parse_evm_address, parse_hash};
 use crate::state::AppState;
 use crate::wire::evm::{
     ChainInfo, CollectibleBalance, Erc20Transfer, Erc721Transfer, Erc1155Transfer, EvmBlock,
-    ListChainsResponse, ListCollectibleBalancesResponse, ListErc20TransactionsResponse,
-    ListErc721TransactionsResponse, ListErc1155TransactionsResponse, ListEvmBlocksResponse,
+    ListAddressChainsResponse, ListChainsResponse, ListCollectibleBalancesResponse,
+    ListErc20TransactionsResponse, ListErc721TransactionsResponse, ListErc1155TransactionsResponse,
+    ListEvmBlocksResponse,
 };
 use crate::wire::money;
 
@@ -26,6 +27,7 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/chains", get(list_chains))
         .route("/v1/chains/{chainId}", get(get_chain))
+        .route("/v1/address/{address}/chains", get(list_address_chains))
         .route("/v1/chains/{chainId}/blocks", get(list_blocks))
         .route("/v1/chains/{chainId}/blocks/{blockId}", get(get_block))
         .route(
@@ -114,6 +116,28 @@ pub async fn get_chain(
 ) -> ApiResult<Json<ChainInfo>> {
     let c = chain(&state, path.get("chainId")).await?;
     Ok(Json(ChainInfo::from(&c)))
+}
+
+/// `GET /v1/address/{address}/chains`
+#[utoipa::path(get, path = "/v1/address/{address}/chains", operation_id = "listAddressChains", tag = "EVM Chains",
+    summary = "List all chains associated with a given address",
+    description = "Lists the indexed chains on which the address sent or received a transaction, a token transfer or a value-moving internal call.",
+    params(("address" = String, Path, description = "EVM address")),
+    responses((status = 200, description = "The chains", body = ListAddressChainsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_address_chains(
+    State(state): State<AppState>,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<ListAddressChainsResponse>> {
+    let address = address_param(&path, &mut q, "address");
+    q.finish()?;
+    let address = address.ok_or_else(|| ApiError::bad("address is invalid"))?;
+    let chains = state.store.list_address_evm_chains(address).await?;
+    Ok(Json(ListAddressChainsResponse {
+        indexed_chains: chains.iter().map(ChainInfo::from).collect(),
+        unindexed_chains: Vec::new(),
+    }))
 }
 
 /// `GET /v1/chains/{chainId}/blocks`

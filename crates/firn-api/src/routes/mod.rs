@@ -9,6 +9,7 @@ use crate::state::AppState;
 
 pub mod evm;
 pub mod evm_address;
+pub mod evm_balances;
 pub mod evm_contracts;
 pub mod evm_latest;
 pub mod evm_txs;
@@ -28,6 +29,7 @@ pub fn router() -> Router<AppState> {
         .merge(evm::router())
         .merge(evm_txs::router())
         .merge(evm_address::router())
+        .merge(evm_balances::router())
         .merge(evm_contracts::router())
         .merge(evm_latest::router())
         .merge(signature_aggregator::router())

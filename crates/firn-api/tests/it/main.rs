@@ -2,6 +2,7 @@
 //! in process and over real HTTP on loopback.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod balances;
 mod evm_address;
 mod evm_txs;
 mod fixtures;
@@ -31,6 +32,8 @@ firn_store::backend_tests! {
     evm_txs::transaction_endpoints_match_the_store,
     evm_address::address_endpoints_match_the_store,
     evm_address::all_chain_lists_merge_by_time,
+    balances::native_balances_come_from_the_node,
+    balances::address_chains_come_from_the_index,
     service::prices_come_from_the_table_only,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,

@@ -336,6 +336,16 @@ impl EvmReader for Store {
         self.fetch(q, decode_chain).await
     }
 
+    async fn list_address_evm_chains(&self, address: Address) -> Result<Vec<EvmChainRecord>> {
+        // One seek per chain: the activity table is keyed by chain, then address.
+        let mut q = Sql::new(
+            "SELECT * FROM evm_chains WHERE EXISTS (SELECT 1 FROM evm_address_activity a \
+             WHERE a.chain_id = evm_chains.chain_id AND a.address = ",
+        );
+        q.bind(address.0.to_vec()).push(") ORDER BY chain_id");
+        self.fetch(q, decode_chain).await
+    }
+
     async fn find_evm_chain(&self, chain: ChainRef) -> Result<Option<EvmChainRecord>> {
         let mut q = Sql::new("SELECT * FROM evm_chains WHERE ");
         match chain {

@@ -216,6 +216,36 @@ pub async fn evm_address_activity(store: Store) {
         .unwrap();
     assert_eq!(found, Some(factory_made));
 
+    // The chains an address took part on: a second chain where only some addresses appear.
+    const OTHER: u64 = CHAIN + 1;
+    store.upsert_evm_chain(&evm_chain(OTHER)).await.unwrap();
+    let mut other = EvmHistory::new(4, OTHER, 3);
+    let other_blocks: Vec<_> = (0..6).map(|_| other.next_block()).collect();
+    store.commit_evm_blocks(&other_blocks).await.unwrap();
+    let mut both = 0;
+    for a in (0..6).map(evm_address).chain([evm_address(999)]) {
+        let mut want = Vec::new();
+        if !model_activity(&blocks, a, everything).is_empty() {
+            want.push(CHAIN);
+        }
+        if !model_activity(&other_blocks, a, everything).is_empty() {
+            want.push(OTHER);
+        }
+        both += usize::from(want.len() == 2);
+        let got: Vec<u64> = store
+            .list_address_evm_chains(a)
+            .await
+            .unwrap()
+            .iter()
+            .map(|c| c.chain_id)
+            .collect();
+        assert_eq!(got, want, "{a:?}");
+    }
+    assert!(
+        both > 0 && both < 6,
+        "some addresses are on both chains, some on one"
+    );
+
     // Blocks by time: the last block strictly before a moment.
     for b in blocks.iter().step_by(7) {
         let ts = b.block.timestamp;

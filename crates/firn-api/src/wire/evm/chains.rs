@@ -1,6 +1,8 @@
-//! Indexed EVM chains (`ChainInfo`) and their native token.
+//! Indexed EVM chains (`ChainInfo`), the chains of an address, and their native token and its
+//! balances.
 
 use firn_store::rows::evm::EvmChainRecord;
+use firn_store::types::U256;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -99,4 +101,69 @@ impl From<&EvmChainRecord> for ChainInfo {
 pub struct ListChainsResponse {
     /// The indexed chains.
     pub chains: Vec<ChainInfo>,
+}
+
+/// The chains an address took part on (`ListAddressChainsResponse`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListAddressChainsResponse {
+    /// Indexed chains with a transaction or token transfer of the address.
+    pub indexed_chains: Vec<ChainInfo>,
+    /// Chains this server does not index, which it cannot tell about: always empty.
+    pub unindexed_chains: Vec<String>,
+}
+
+/// A chain's native token held by an address (`NativeTokenBalance`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NativeTokenBalance {
+    /// Name.
+    pub name: String,
+    /// Symbol.
+    pub symbol: String,
+    /// Decimals.
+    pub decimals: u8,
+    /// EVM chain ID.
+    pub chain_id: String,
+    /// Price from the configured table; absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<Money>,
+    /// Balance, in the smallest unit (wei).
+    pub balance: String,
+    /// The balance's worth at `price`; absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub balance_value: Option<Money>,
+}
+
+impl NativeTokenBalance {
+    /// `balance` of `chain`'s native token, priced with `price` (per whole token).
+    pub fn new(chain: &EvmChainRecord, balance: U256, price: Option<Money>) -> Self {
+        let balance_value = price.as_ref().map(|p| Money {
+            currency_code: p.currency_code.clone(),
+            value: whole_tokens(balance, chain.token_decimals) * p.value,
+        });
+        Self {
+            name: chain.token_name.clone(),
+            symbol: chain.token_symbol.clone(),
+            decimals: chain.token_decimals,
+            chain_id: chain.chain_id.to_string(),
+            price,
+            balance: balance.to_string(),
+            balance_value,
+        }
+    }
+}
+
+/// `amount` in whole tokens of `decimals` decimals, as a float (for prices only).
+fn whole_tokens(amount: U256, decimals: u8) -> f64 {
+    let amount: f64 = amount.to_string().parse().unwrap_or(f64::MAX);
+    amount / 10f64.powi(i32::from(decimals))
+}
+
+/// `GetNativeBalanceResponse`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GetNativeBalanceResponse {
+    /// The balance.
+    pub native_token_balance: NativeTokenBalance,
 }

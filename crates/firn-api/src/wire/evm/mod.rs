@@ -24,7 +24,10 @@ pub use activity::{
     TransactionDetailsV2,
 };
 pub use blocks::{EvmBlock, ListEvmBlocksResponse};
-pub use chains::{ChainInfo, ListChainsResponse, NetworkToken, NetworkTokenDetails};
+pub use chains::{
+    ChainInfo, GetNativeBalanceResponse, ListAddressChainsResponse, ListChainsResponse,
+    NativeTokenBalance, NetworkToken, NetworkTokenDetails,
+};
 pub use collectibles::{CollectibleBalance, ListCollectibleBalancesResponse};
 pub use contracts::{
     Contract, ContractCommon, ContractDeploymentDetails, Erc20Contract, ListContractsResponse,

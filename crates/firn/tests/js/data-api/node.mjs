@@ -20,7 +20,7 @@ import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 
 import { busiest, balance1155, erc20Metadata, evmView, tokenUri } from "./lib/evm.mjs";
 import { currentStakers, pchainView, rewardUtxos, splitReward, txIdsOf, txsOf } from "./lib/pchain.mjs";
-import { Node, bech32Hex, check, pages, sameSet } from "./lib/rpc.mjs";
+import { Node, bech32Hex, check, hexNumber, pages, sameSet } from "./lib/rpc.mjs";
 
 const serverURL = process.env.FIRN_API_URL;
 const node = new Node(process.env.FIRN_NODE_URL);
@@ -444,6 +444,32 @@ function evmSteps(d, c) {
           check(one.name === meta.name && one.symbol === meta.symbol && one.decimals === meta.decimals, `${x.address} ERC-20 metadata (eth_call)`);
         }
       }
+    },
+    [`${c.chainId} getNativeBalance`]: async () => {
+      // At blocks the run has read (the head may move on): the head it saw, and block 1, whose
+      // state a node that prunes no longer has; then the API must say so with a 400.
+      for (const block of [c.head, 1]) {
+        counter.calls++;
+        let want = null;
+        try {
+          want = BigInt(await node.eth(c.chainPath, "eth_getBalance", [sender, hexNumber(block)]));
+        } catch (e) {
+          check(block !== c.head, `${c.chainId} eth_getBalance at the head: ${e}`);
+        }
+        const asked = d.evm.address.balances.getNative({ ...chain, address: sender, blockNumber: String(block) }, o);
+        if (want === null) {
+          const refused = await asked.then(() => null, (e) => e);
+          check(refused?.statusCode === 400 && String(refused.body$ ?? refused.message).includes("cannot answer at that block"), `${c.chainId} balance at pruned block ${block}: ${refused}`);
+        } else {
+          const r = await asked;
+          check(r.nativeTokenBalance.balance === String(want), `${c.chainId} balance of ${sender} at ${block}: ${r.nativeTokenBalance.balance} != eth_getBalance ${want}`);
+        }
+      }
+    },
+    [`${c.chainId} listAddressChains`]: async () => {
+      counter.calls++;
+      const r = await d.evm.address.chains.list({ address: sender }, o);
+      check(r.indexedChains.some((x) => x.chainId === c.chainId), `${sender} took part on ${c.chainId}`);
     },
     [`${c.chainId} listCollectibleBalances`]: async () => {
       const held = c.holdings.get(collector);

@@ -59,7 +59,7 @@ const EVM_STEPS = new Set([
   "listLatestTransactions", "getTransactionsForBlock", "listNativeTransactions",
   "listErc1155Transactions", "listTransactions", "listInternalTransactions", "listTransfers",
   "listContractDeployments", "getContractMetadata", "listLatestTransactionsAllChains",
-  "listLatestBlocksAllChains",
+  "listLatestBlocksAllChains", "listAddressChains",
 ]);
 const skipped = new Set();
 
@@ -236,6 +236,11 @@ async function run(label, sdk) {
       check(ts.every((x, i) => i === 0 || x <= ts[i - 1]), "newest first across chains");
       check(new Set(r.map((b) => `${b.chainId}/${b.blockNumber}`)).size === r.length, "no repeats");
       if (ctx.allChainsBlockCount !== undefined) check(r.length === ctx.allChainsBlockCount, `all-chains block count ${r.length} != ${ctx.allChainsBlockCount}`);
+    },
+    listAddressChains: async () => {
+      calls++;
+      const r = await d.evm.address.chains.list({ address: ctx.evmAddress }, o);
+      check(r.indexedChains.some((c) => c.chainId === ctx.chainId), "the address's chain");
     },
     listCollectibleBalances: async () => {
       const r = await pages("collectibles", () => d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o), "collectibleBalances", Math.min(2, ctx.collectibleCount ?? 2));
