@@ -9,10 +9,11 @@
 //! it exactly as migration 0008 does.
 
 use super::MAX_ROWS_PER_LISTED_TX;
-use super::read::{
+use super::decode::{
     TOKEN_COLUMNS, TRANSFER_JOINS, TRANSFER_SELECT, decode_deployment, decode_internal,
-    decode_token_join, decode_transfer, push_range_after,
+    decode_token_join, decode_transfer,
 };
+use super::read::push_range_after;
 use crate::codec::{RowExt, int};
 use crate::error::Result;
 use crate::page::{DeploymentCursor, EventCursor, Page, PageRequest, TxCursor};

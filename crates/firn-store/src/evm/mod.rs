@@ -2,11 +2,12 @@
 //! their plain rows set-wise (`insert`), folds collectible balances and deployments
 //! (`derived`) and the chain totals and metrics rows (`counters`) over the batch, recording
 //! what they overwrote so that a rollback can put it back (`undo`); [`crate::EvmReader`] in
-//! `read`, and an address's whole activity, a token's transfers and a deployer's contracts in
+//! `read` (rows decoded in `decode`), and an address's whole activity, a token's transfers and a deployer's contracts in
 //! `activity`.
 
 mod activity;
 mod counters;
+mod decode;
 mod derived;
 mod insert;
 mod read;
