@@ -9,7 +9,7 @@ use utoipa::OpenApi;
 use utoipa::openapi::path::{Operation, ParameterIn};
 
 use crate::routes::{
-    evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, primary,
+    evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, nfts, primary,
     signature_aggregator, staking,
 };
 use crate::state::AppState;
@@ -32,6 +32,7 @@ use crate::state::AppState;
         evm_address::list_internal, evm_contracts::get_contract, evm_contracts::list_deployments,
         evm_contracts::list_token_transfers, evm_latest::list_latest_transactions,
         evm_latest::list_latest_blocks, evm_balances::get_native_balance, evm::list_address_chains,
+        nfts::list_tokens, nfts::get_token,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
     ),
     components(schemas(crate::error::ErrorBody)),

@@ -411,6 +411,14 @@ pub trait EvmReader {
         token: Address,
         token_id: U256,
     ) -> impl Future<Output = Result<Option<NftMetadata>>> + Send;
+    /// The NFTs of collection `token` the index has seen minted, by token ID, with their
+    /// metadata as far as it is read.
+    fn list_nft_tokens(
+        &self,
+        chain_id: u64,
+        token: Address,
+        page: &PageRequest<CollectibleCursor>,
+    ) -> impl Future<Output = Result<Page<NftMetadata, CollectibleCursor>>> + Send;
     /// NFT metadata rows in `queue` (still to index), by token then ID, after `after`.
     fn list_pending_nft_metadata(
         &self,

@@ -15,6 +15,7 @@ pub mod evm_latest;
 pub mod evm_txs;
 pub mod health;
 mod network;
+pub mod nfts;
 pub mod primary;
 pub mod signature_aggregator;
 pub mod staking;
@@ -32,6 +33,7 @@ pub fn router() -> Router<AppState> {
         .merge(evm_balances::router())
         .merge(evm_contracts::router())
         .merge(evm_latest::router())
+        .merge(nfts::router())
         .merge(signature_aggregator::router())
         .merge(unsupported::router())
         .merge(crate::openapi::router())

@@ -5,12 +5,15 @@
 use std::collections::BTreeSet;
 
 use firn_store::rows::evm::{EvmBlockRows, TokenStandard};
-use firn_store::types::Address;
+use firn_store::types::{Address, U256};
 use firn_store::{EvmWriter, Store};
 use serde_json::Value;
 
-use crate::fixtures::{CHAIN, ERC20, ERC721, EvmHistory, FACTORY, evm_address, evm_chain, seed};
+use crate::fixtures::{
+    CHAIN, ERC20, ERC721, ERC1155, EvmHistory, FACTORY, evm_address, evm_chain, seed,
+};
 use crate::harness::Api;
+use crate::schema::{assert_valid, official};
 
 /// `(blockNumber, blockIndex)` of each listed transaction (`nativeTransaction` in details).
 fn keys(txs: &[Value]) -> Vec<(u64, u64)> {
@@ -292,4 +295,63 @@ pub async fn all_chain_lists_merge_by_time(store: Store) {
     api.get("/v1/transactions?status=pending")
         .await
         .assert_error(400, "status");
+}
+
+pub async fn nft_collections_list_their_tokens(store: Store) {
+    let world = seed(&store, 2, 60).await;
+    let api = Api::new(store);
+    for (token, erc_type) in [(ERC721, "ERC-721"), (ERC1155, "ERC-1155")] {
+        let token = evm_address(token);
+        let minted: BTreeSet<U256> = world
+            .evm
+            .blocks
+            .iter()
+            .flat_map(|b| b.transfers.iter())
+            .filter(|t| t.token == token && t.from == Address::ZERO)
+            .filter_map(|t| t.token_id)
+            .collect();
+        assert!(minted.len() > 2);
+        let path = format!("/v1/chains/{CHAIN}/nfts/collections/{token:#x}/tokens");
+        let got = api.all_pages(&format!("{path}?"), "tokens", 2).await;
+        let ids: Vec<String> = got
+            .iter()
+            .map(|t| t["tokenId"].as_str().unwrap().to_owned())
+            .collect();
+        let want: Vec<String> = minted.iter().map(U256::to_string).collect();
+        assert_eq!(ids, want);
+        assert!(got.iter().all(|t| t["ercType"] == erc_type));
+        assert!(
+            got.iter()
+                .all(|t| t["metadata"]["indexStatus"] == "UNINDEXED")
+        );
+        let first = minted.first().unwrap();
+        let one = api.ok(&format!("{path}/{first}")).await;
+        assert_eq!(one, got[0]);
+        if let Some(doc) = official() {
+            assert_valid(
+                &doc,
+                "get",
+                "/v1/chains/{chainId}/nfts/collections/{address}/tokens",
+                &api.ok(&path).await,
+            );
+            assert_valid(
+                &doc,
+                "get",
+                "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}",
+                &one,
+            );
+        }
+        api.get(&format!("{path}/123456789"))
+            .await
+            .assert_error(404, "token 123456789");
+        api.get(&format!("{path}/x1"))
+            .await
+            .assert_error(400, "tokenId must be a token ID");
+    }
+    api.get(&format!(
+        "/v1/chains/{CHAIN}/nfts/collections/{:#x}/tokens",
+        evm_address(ERC20)
+    ))
+    .await
+    .assert_error(404, "is not an NFT collection");
 }

@@ -453,6 +453,35 @@ impl EvmReader for Store {
         Ok(self.fetch_optional(q, decode_metadata).await?.flatten())
     }
 
+    async fn list_nft_tokens(
+        &self,
+        chain_id: u64,
+        token: Address,
+        page: &PageRequest<CollectibleCursor>,
+    ) -> Result<Page<NftMetadata, CollectibleCursor>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new(&format!(
+            "SELECT {METADATA_COLUMNS} FROM evm_nft_metadata m WHERE m.chain_id = "
+        ));
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND m.token = ")
+            .bind(token.0.to_vec());
+        if let Some(c) = page.after {
+            q.push(" AND m.token_id > ").bind(u256(&c.token_id));
+        }
+        q.push(" ORDER BY m.token_id").limit(limit + 1);
+        let items: Vec<NftMetadata> = self
+            .fetch(q, decode_metadata)
+            .await?
+            .into_iter()
+            .flatten()
+            .collect();
+        Ok(Page::from_rows(items, limit, |m| CollectibleCursor {
+            contract: m.token,
+            token_id: m.token_id,
+        }))
+    }
+
     async fn list_pending_nft_metadata(
         &self,
         chain_id: u64,

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use firn_store::page::{DeploymentCursor, EventCursor, TxCursor};
 use firn_store::rows::evm::{EvmBlockRows, TokenStandard};
-use firn_store::types::Address;
+use firn_store::types::{Address, U256};
 use firn_store::{
     AddressFilter, EvmReader, EvmTxFilter, EvmWriter, PageRequest, SortOrder, Store, TxParties,
 };
@@ -245,6 +245,23 @@ pub async fn evm_address_activity(store: Store) {
         both > 0 && both < 6,
         "some addresses are on both chains, some on one"
     );
+
+    // A collection's tokens: every ID minted, once, by ID.
+    for token in [ERC721, ERC1155] {
+        let token = evm_address(token);
+        let got: Vec<U256> = walk!(p => store.list_nft_tokens(CHAIN, token, &p))
+            .iter()
+            .map(|m| m.token_id)
+            .collect();
+        let minted: BTreeSet<U256> = blocks
+            .iter()
+            .flat_map(|b| b.transfers.iter())
+            .filter(|t| t.token == token && t.from == Address::ZERO)
+            .filter_map(|t| t.token_id)
+            .collect();
+        assert!(minted.len() > 3);
+        assert_eq!(got, minted.into_iter().collect::<Vec<_>>());
+    }
 
     // Blocks by time: the last block strictly before a moment.
     for b in blocks.iter().step_by(7) {

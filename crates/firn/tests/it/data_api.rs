@@ -207,6 +207,12 @@ fn fill(path: &Path) -> Value {
             "deployer": format!("{factory:#x}"),
             "deployedCount": deployed,
             "allChainsTxCount": txs().count(),
+            "nftCollection": format!("{:#x}", evm_address(fixtures::ERC721)),
+            "nftTokenCount": transfers()
+                .filter(|t| t.token == evm_address(fixtures::ERC721) && t.from == firn_store::types::Address::ZERO)
+                .filter_map(|t| t.token_id)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
             "allChainsBlockCount": world.evm.number,
         })
     })

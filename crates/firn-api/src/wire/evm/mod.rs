@@ -33,7 +33,7 @@ pub use contracts::{
     Contract, ContractCommon, ContractDeploymentDetails, Erc20Contract, ListContractsResponse,
     NftContract,
 };
-pub use tokens::{Erc20Token, Erc721Token, Erc1155Token, TokenMetadata};
+pub use tokens::{Erc20Token, Erc721Token, Erc1155Token, ListNftTokens, NftToken, TokenMetadata};
 pub use transactions::{
     Erc20TransferDetails, Erc721TransferDetails, Erc1155TransferDetails,
     FullNativeTransactionDetails, GetTransactionResponse, InternalTransactionDetails,

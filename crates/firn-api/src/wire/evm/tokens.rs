@@ -206,3 +206,63 @@ pub(super) fn erc1155_token(t: &TransferRecord) -> Erc1155Token {
         metadata: TokenMetadata::unindexed(),
     }
 }
+
+impl Erc721Token {
+    /// NFT `m` of collection `token`, with its metadata as far as the index has read it.
+    pub fn of(token: Option<&Token>, m: &NftMetadata) -> Self {
+        Erc721Token {
+            address: format!("{:#x}", m.token),
+            name: token.map(|k| k.name.clone()).unwrap_or_default(),
+            symbol: token.map(|k| k.symbol.clone()).unwrap_or_default(),
+            erc_type: "ERC-721".to_owned(),
+            token_id: m.token_id.to_string(),
+            token_uri: m.token_uri.clone(),
+            metadata: TokenMetadata::new(Some(m), TokenStandard::Erc721),
+        }
+    }
+}
+
+impl Erc1155Token {
+    /// NFT `m` of an ERC-1155 collection, with its metadata as far as the index has read it.
+    pub fn of(m: &NftMetadata) -> Self {
+        Erc1155Token {
+            address: format!("{:#x}", m.token),
+            erc_type: "ERC-1155".to_owned(),
+            token_id: m.token_id.to_string(),
+            token_uri: m.token_uri.clone(),
+            metadata: TokenMetadata::new(Some(m), TokenStandard::Erc1155),
+        }
+    }
+}
+
+/// An NFT of either standard, told apart by `ercType`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum NftToken {
+    /// ERC-721.
+    Erc721(Erc721Token),
+    /// ERC-1155.
+    Erc1155(Erc1155Token),
+}
+
+impl NftToken {
+    /// NFT `m` of collection `token` (`None` when `token` is not an NFT collection).
+    pub fn of(token: &Token, m: &NftMetadata) -> Option<Self> {
+        match token.standard {
+            TokenStandard::Erc721 => Some(NftToken::Erc721(Erc721Token::of(Some(token), m))),
+            TokenStandard::Erc1155 => Some(NftToken::Erc1155(Erc1155Token::of(m))),
+            TokenStandard::Erc20 => None,
+        }
+    }
+}
+
+/// A page of a collection's NFTs (`ListNftTokens`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListNftTokens {
+    /// Token of the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+    /// The NFTs, by token ID.
+    pub tokens: Vec<NftToken>,
+}

@@ -52,6 +52,14 @@ async function tokenPages(name, call, field, minPages) {
   return items;
 }
 
+// The context's NFT collection, or (a live devnet's) that of the collector's first collectible.
+async function nftCollection(d) {
+  if (ctx.nftCollection !== undefined) return ctx.nftCollection;
+  calls++;
+  const held = await d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o);
+  return held.result.collectibleBalances[0].address;
+}
+
 // The EVM endpoints, skipped when the context says the store has no indexed EVM chain.
 const EVM_STEPS = new Set([
   "supportedChains", "getChainInfo", "getLatestBlocks", "getBlock", "getDeploymentTransaction",
@@ -59,7 +67,7 @@ const EVM_STEPS = new Set([
   "listLatestTransactions", "getTransactionsForBlock", "listNativeTransactions",
   "listErc1155Transactions", "listTransactions", "listInternalTransactions", "listTransfers",
   "listContractDeployments", "getContractMetadata", "listLatestTransactionsAllChains",
-  "listLatestBlocksAllChains", "listAddressChains",
+  "listLatestBlocksAllChains", "listAddressChains", "listTokens", "getTokenDetails",
 ]);
 const skipped = new Set();
 
@@ -241,6 +249,21 @@ async function run(label, sdk) {
       calls++;
       const r = await d.evm.address.chains.list({ address: ctx.evmAddress }, o);
       check(r.indexedChains.some((c) => c.chainId === ctx.chainId), "the address's chain");
+    },
+    listTokens: async () => {
+      const collection = await nftCollection(d);
+      const r = await pages("nftTokens", () => d.nfts.list({ chainId: ctx.chainId, address: collection, pageSize: 2 }, o), "tokens", ctx.nftTokenCount > 2 ? 2 : 1);
+      const ids = r.map((t) => BigInt(t.tokenId));
+      check(ids.every((x, i) => i === 0 || x > ids[i - 1]), "by token ID, no repeats");
+      if (ctx.nftTokenCount !== undefined) check(r.length === ctx.nftTokenCount, `token count ${r.length} != ${ctx.nftTokenCount}`);
+    },
+    getTokenDetails: async () => {
+      const collection = await nftCollection(d);
+      const first = await d.nfts.list({ chainId: ctx.chainId, address: collection, pageSize: 1 }, o);
+      const listed = first.result.tokens[0];
+      calls += 2;
+      const r = await d.nfts.get({ chainId: ctx.chainId, address: collection, tokenId: listed.tokenId }, o);
+      check(r.tokenId === listed.tokenId && r.address === listed.address, "the listed token");
     },
     listCollectibleBalances: async () => {
       const r = await pages("collectibles", () => d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o), "collectibleBalances", Math.min(2, ctx.collectibleCount ?? 2));
