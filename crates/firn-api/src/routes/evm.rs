@@ -9,10 +9,11 @@ use firn_core::ids::Id;
 use firn_store::page::{CollectibleCursor, EventCursor, HeightCursor};
 use firn_store::rows::evm::{ChainRef, EvmBlockRecord, EvmChainRecord, TokenStandard};
 use firn_store::types::{Address, B256};
-use firn_store::{EvmReader, TransferFilter};
+use firn_store::{AddressFilter, EvmReader, PageCursor, TransferFilter};
 
 use super::network::NETWORKS;
 use crate::error::{ApiError, ApiResult};
+use crate::paging::Paging;
 use crate::params::{PathParams, Query, parse_evm_address, parse_hash};
 use crate::state::AppState;
 use crate::wire::evm::{
@@ -221,7 +222,7 @@ impl BlockId {
 }
 
 /// `startBlock` (inclusive) and `endBlock` (exclusive).
-pub(super) fn block_range(q: &mut Query) -> (Option<u64>, Option<u64>) {
+fn block_range(q: &mut Query) -> (Option<u64>, Option<u64>) {
     let max_block = i64::MAX as u64;
     let start_block = q.u64_in("startBlock", 0, max_block);
     let end_block = q.u64_in("endBlock", 0, max_block);
@@ -233,24 +234,42 @@ pub(super) fn block_range(q: &mut Query) -> (Option<u64>, Option<u64>) {
     (start_block, end_block)
 }
 
-async fn transfers(
+/// `{chainId}`, `{address}`, `startBlock`/`endBlock` and the paging of an address's list (or a
+/// token's): the chain, address and block range to read, and the page. Finishes `q`.
+pub(super) async fn address_filter<C: PageCursor>(
     state: &AppState,
     uri: &Uri,
     path: &PathParams,
     mut q: Query,
-    standard: TokenStandard,
-) -> ApiResult<(Option<String>, Vec<firn_store::rows::evm::TransferRecord>)> {
+) -> ApiResult<(AddressFilter, Paging<C>)> {
     let address = address_param(path, &mut q, "address");
     let (start_block, end_block) = block_range(&mut q);
-    let paging = q.paging::<EventCursor>(uri.path(), &state.config.page_token_key, 10, 100);
+    let paging = q.paging::<C>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
     let c = chain(state, path.get("chainId")).await?;
-    let filter = TransferFilter {
+    let filter = AddressFilter {
         chain_id: c.chain_id,
         address: address.ok_or_else(|| ApiError::bad("address is invalid"))?,
-        standard,
         start_block,
         end_block,
+    };
+    Ok((filter, paging))
+}
+
+async fn transfers(
+    state: &AppState,
+    uri: &Uri,
+    path: &PathParams,
+    q: Query,
+    standard: TokenStandard,
+) -> ApiResult<(Option<String>, Vec<firn_store::rows::evm::TransferRecord>)> {
+    let (a, paging) = address_filter::<EventCursor>(state, uri, path, q).await?;
+    let filter = TransferFilter {
+        chain_id: a.chain_id,
+        address: a.address,
+        standard,
+        start_block: a.start_block,
+        end_block: a.end_block,
     };
     let page = state.store.list_transfers(&filter, &paging.request).await?;
     Ok((paging.binding.next(page.next.as_ref()), page.items))

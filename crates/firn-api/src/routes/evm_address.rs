@@ -7,11 +7,10 @@ use axum::http::Uri;
 use axum::routing::get;
 use axum::{Json, Router};
 use firn_store::page::{EventCursor, TxCursor};
-use firn_store::{AddressFilter, EvmReader, EvmTxFilter, TxParties};
+use firn_store::{EvmReader, EvmTxFilter, TxParties};
 
-use super::evm::{address_param, block_range, chain};
-use crate::error::{ApiError, ApiResult};
-use crate::paging::Paging;
+use super::evm::address_filter;
+use crate::error::ApiResult;
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
 use crate::wire::evm::{
@@ -36,28 +35,6 @@ pub(crate) fn router() -> Router<AppState> {
         )
 }
 
-/// `{chainId}`, `{address}`, `startBlock`/`endBlock` and paging of an event list: the filter
-/// and the page to read.
-pub(super) async fn address_filter(
-    state: &AppState,
-    uri: &Uri,
-    path: &PathParams,
-    mut q: Query,
-) -> ApiResult<(AddressFilter, Paging<EventCursor>)> {
-    let address = address_param(path, &mut q, "address");
-    let (start_block, end_block) = block_range(&mut q);
-    let paging = q.paging::<EventCursor>(uri.path(), &state.config.page_token_key, 10, 100);
-    q.finish()?;
-    let c = chain(state, path.get("chainId")).await?;
-    let filter = AddressFilter {
-        chain_id: c.chain_id,
-        address: address.ok_or_else(|| ApiError::bad("address is invalid"))?,
-        start_block,
-        end_block,
-    };
-    Ok((filter, paging))
-}
-
 /// One page of an address's transactions with what each did for it, and the next page's
 /// token. `q` has been read up to the v1/v2 differences.
 async fn activity(
@@ -66,19 +43,14 @@ async fn activity(
     path: &PathParams,
     mut q: Query,
 ) -> ApiResult<(Vec<TransactionDetails>, Option<String>)> {
-    let address = address_param(path, &mut q, "address");
-    let (start_block, end_block) = block_range(&mut q);
     let order = q.sort_order();
-    let paging = q.paging::<TxCursor>(uri.path(), &state.config.page_token_key, 10, 100);
-    q.finish()?;
-    let c = chain(state, path.get("chainId")).await?;
-    let address = address.ok_or_else(|| ApiError::bad("address is invalid"))?;
+    let (a, paging) = address_filter::<TxCursor>(state, uri, path, q).await?;
     let filter = EvmTxFilter {
-        chain_id: c.chain_id,
-        address: Some(address),
+        chain_id: a.chain_id,
+        address: Some(a.address),
         parties: TxParties::Any,
-        start_block,
-        end_block,
+        start_block: a.start_block,
+        end_block: a.end_block,
         order,
         ..EvmTxFilter::default()
     };
@@ -93,7 +65,7 @@ async fn activity(
         .collect();
     let effects = state
         .store
-        .list_evm_tx_effects(c.chain_id, &positions, address)
+        .list_evm_tx_effects(a.chain_id, &positions, a.address)
         .await?;
     // The official operations take no currency: prices in USD.
     let prices = &state.config.prices;
@@ -179,7 +151,7 @@ pub async fn list_internal(
     path: PathParams,
     q: Query,
 ) -> ApiResult<Json<ListInternalTransactionsResponse>> {
-    let (filter, paging) = address_filter(&state, &uri, &path, q).await?;
+    let (filter, paging) = address_filter::<EventCursor>(&state, &uri, &path, q).await?;
     let page = state
         .store
         .list_address_internal_txs(&filter, &paging.request)

@@ -6,10 +6,9 @@ use axum::http::Uri;
 use axum::routing::get;
 use axum::{Json, Router};
 use firn_store::EvmReader;
-use firn_store::page::DeploymentCursor;
+use firn_store::page::{DeploymentCursor, EventCursor};
 
-use super::evm::{address_param, chain};
-use super::evm_address::address_filter;
+use super::evm::{address_filter, address_param, chain};
 use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
@@ -114,7 +113,7 @@ pub async fn list_token_transfers(
     path: PathParams,
     q: Query,
 ) -> ApiResult<Json<ListTransfersResponse>> {
-    let (filter, paging) = address_filter(&state, &uri, &path, q).await?;
+    let (filter, paging) = address_filter::<EventCursor>(&state, &uri, &path, q).await?;
     let page = state
         .store
         .list_token_transfers(&filter, &paging.request)

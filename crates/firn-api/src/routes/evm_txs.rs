@@ -11,7 +11,7 @@ use firn_store::rows::evm::EvmChainRecord;
 use firn_store::types::B256;
 use firn_store::{EvmReader, EvmTxFilter, SortOrder};
 
-use super::evm::{BlockId, address_param, block_range, chain};
+use super::evm::{BlockId, address_filter, address_param, chain};
 use crate::error::{ApiError, ApiResult};
 use crate::paging::Paging;
 use crate::params::{PathParams, Query, parse_hash};
@@ -231,18 +231,14 @@ pub async fn list_native(
     State(state): State<AppState>,
     uri: Uri,
     path: PathParams,
-    mut q: Query,
+    q: Query,
 ) -> ApiResult<Json<ListNativeTransactionsResponse>> {
-    let address = address_param(&path, &mut q, "address");
-    let (start_block, end_block) = block_range(&mut q);
-    let paging = q.paging::<TxCursor>(uri.path(), &state.config.page_token_key, 10, 100);
-    q.finish()?;
-    let c = chain(&state, path.get("chainId")).await?;
+    let (a, paging) = address_filter::<TxCursor>(&state, &uri, &path, q).await?;
     let filter = EvmTxFilter {
-        chain_id: c.chain_id,
-        address: Some(address.ok_or_else(|| ApiError::bad("address is invalid"))?),
-        start_block,
-        end_block,
+        chain_id: a.chain_id,
+        address: Some(a.address),
+        start_block: a.start_block,
+        end_block: a.end_block,
         ..EvmTxFilter::default()
     };
     page(&state, paging, filter).await
