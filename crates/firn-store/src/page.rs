@@ -229,6 +229,38 @@ impl PageCursor for DeploymentCursor {
     }
 }
 
+/// Cursor of lists that merge every chain's rows newest first: the last row's block time,
+/// chain, block and index (0 for blocks). Ordered as the lists sort, descending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ChainsCursor {
+    /// Block time.
+    pub timestamp: u64,
+    /// EVM chain ID.
+    pub chain_id: u64,
+    /// Block height.
+    pub height: u64,
+    /// Index of the transaction in its block (0 for blocks).
+    pub index: u32,
+}
+
+impl PageCursor for ChainsCursor {
+    fn to_token(&self) -> String {
+        format!(
+            "{}.{}.{}.{}",
+            self.timestamp, self.chain_id, self.height, self.index
+        )
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [t, c, h, i] = fields(token)?;
+        Ok(Self {
+            timestamp: num(token, t)?,
+            chain_id: num(token, c)?,
+            height: num(token, h)?,
+            index: num(token, i)?,
+        })
+    }
+}
+
 /// Cursor of collectible balances, keyed by contract then token ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CollectibleCursor {
@@ -279,6 +311,14 @@ mod tests {
             address: Address::new([7; 20]),
         };
         assert_eq!(DeploymentCursor::from_token(&d.to_token()).unwrap(), d);
+        let m = ChainsCursor {
+            timestamp: 9,
+            chain_id: 43113,
+            height: 4,
+            index: 2,
+        };
+        assert_eq!(ChainsCursor::from_token(&m.to_token()).unwrap(), m);
+        assert!(ChainsCursor::from_token("1.2.3").is_err());
         let k = CreatedCursor {
             height: 5,
             id: Id([3; 32]),

@@ -1,7 +1,7 @@
 //! The latest transactions and blocks of every indexed EVM chain, merged newest first.
 //!
 //! The merged order is block time, then chain ID, block number and index, all descending; a
-//! page token holds the last row's place in it ([`Position`]). Each chain resumes below that
+//! page token holds the last row's place in it ([`ChainsCursor`]). Each chain resumes below that
 //! place: its own chain right after the row, the others below their last block older than
 //! the row (or as old, for chains that sort after it). Within a chain block times never go
 //! down, so each chain's newest-first walk is already in the merged order.
@@ -10,9 +10,9 @@ use axum::extract::State;
 use axum::http::Uri;
 use axum::routing::get;
 use axum::{Json, Router};
-use firn_store::page::{HeightCursor, TxCursor};
+use firn_store::page::{ChainsCursor, HeightCursor, TxCursor};
 use firn_store::rows::evm::{EvmBlockRecord, EvmTxRecord};
-use firn_store::{EvmReader, EvmTxFilter, PageCursor, PageRequest, StoreError};
+use firn_store::{EvmReader, EvmTxFilter, PageRequest};
 
 use super::network::NETWORKS;
 use crate::error::ApiResult;
@@ -26,43 +26,12 @@ pub(crate) fn router() -> Router<AppState> {
         .route("/v1/blocks", get(list_latest_blocks))
 }
 
-/// A row's place in the merged order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Position {
-    timestamp: u64,
-    chain_id: u64,
-    height: u64,
-    index: u32,
-}
-
-impl PageCursor for Position {
-    fn to_token(&self) -> String {
-        format!(
-            "{}.{}.{}.{}",
-            self.timestamp, self.chain_id, self.height, self.index
-        )
-    }
-    fn from_token(token: &str) -> firn_store::Result<Self> {
-        let bad = || StoreError::BadCursor(token.to_owned());
-        let parts: Vec<&str> = token.split('.').collect();
-        let [t, c, h, i] = parts.as_slice() else {
-            return Err(bad());
-        };
-        Ok(Self {
-            timestamp: t.parse().map_err(|_| bad())?,
-            chain_id: c.parse().map_err(|_| bad())?,
-            height: h.parse().map_err(|_| bad())?,
-            index: i.parse().map_err(|_| bad())?,
-        })
-    }
-}
-
 /// Where `chain_id` resumes after `after`: from its head, strictly before a place in it, or
 /// nowhere (it has no rows old enough).
 async fn resume(
     state: &AppState,
     chain_id: u64,
-    after: Option<Position>,
+    after: Option<ChainsCursor>,
 ) -> ApiResult<Option<Option<TxCursor>>> {
     let Some(p) = after else {
         return Ok(Some(None));
@@ -97,7 +66,7 @@ async fn resume(
 async fn resume_all(
     state: &AppState,
     network: Option<&str>,
-    after: Option<Position>,
+    after: Option<ChainsCursor>,
 ) -> ApiResult<Vec<(u64, Option<TxCursor>)>> {
     if network.is_some_and(|n| !state.config.network.accepts(n)) {
         return Ok(Vec::new());
@@ -114,7 +83,11 @@ async fn resume_all(
 
 /// The newest `limit` of the chains' `rows`, and the place of the last one when more follow
 /// (`more`: some chain had rows beyond those read).
-fn merge<T>(mut rows: Vec<(Position, T)>, more: bool, limit: u32) -> (Vec<T>, Option<Position>) {
+fn merge<T>(
+    mut rows: Vec<(ChainsCursor, T)>,
+    more: bool,
+    limit: u32,
+) -> (Vec<T>, Option<ChainsCursor>) {
     rows.sort_by_key(|r| std::cmp::Reverse(r.0));
     let limit = limit as usize;
     let more = more || rows.len() > limit;
@@ -123,8 +96,8 @@ fn merge<T>(mut rows: Vec<(Position, T)>, more: bool, limit: u32) -> (Vec<T>, Op
     (rows.into_iter().map(|r| r.1).collect(), next)
 }
 
-fn tx_position(t: &EvmTxRecord) -> Position {
-    Position {
+fn tx_position(t: &EvmTxRecord) -> ChainsCursor {
+    ChainsCursor {
         timestamp: t.timestamp,
         chain_id: t.chain_id,
         height: t.block_number,
@@ -132,8 +105,8 @@ fn tx_position(t: &EvmTxRecord) -> Position {
     }
 }
 
-fn block_position(b: &EvmBlockRecord) -> Position {
-    Position {
+fn block_position(b: &EvmBlockRecord) -> ChainsCursor {
+    ChainsCursor {
         timestamp: b.block.timestamp,
         chain_id: b.chain_id,
         height: b.block.number,
@@ -160,7 +133,7 @@ pub async fn list_latest_transactions(
     let success = q
         .one_of("status", &["failed", "success"])
         .map(|s| s == "success");
-    let paging = q.paging::<Position>(uri.path(), &state.config.page_token_key, 10, 100);
+    let paging = q.paging::<ChainsCursor>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
     let (limit, after) = (paging.request.limit, paging.request.after);
     let (mut rows, mut more) = (Vec::new(), false);
@@ -200,7 +173,7 @@ pub async fn list_latest_blocks(
     mut q: Query,
 ) -> ApiResult<Json<ListEvmBlocksResponse>> {
     let network = q.one_of("network", &NETWORKS);
-    let paging = q.paging::<Position>(uri.path(), &state.config.page_token_key, 10, 100);
+    let paging = q.paging::<ChainsCursor>(uri.path(), &state.config.page_token_key, 10, 100);
     q.finish()?;
     let (limit, after) = (paging.request.limit, paging.request.after);
     let (mut rows, mut more) = (Vec::new(), false);

@@ -71,44 +71,31 @@ impl Store {
         positions: &[TxCursor],
         party: Address,
     ) -> Result<Vec<EvmTxEffects>> {
-        let chain = int("chain id", chain_id)?;
-        let limit = i64::try_from(MAX_ROWS_PER_LISTED_TX).unwrap_or(i64::MAX);
-        let party = party.0.to_vec();
-        let moves_value = moves_value_sql(self.backend(), "");
+        let transfers = format!("{TRANSFER_SELECT} FROM evm_transfers tr {TRANSFER_JOINS} WHERE");
+        let internal_tail = format!(
+            " AND {} ORDER BY trace_index",
+            moves_value_sql(self.backend(), "")
+        );
         let mut out = Vec::with_capacity(positions.len());
         // One transaction at a time: each list is bounded on its own, however many rows a
         // crafted transaction holds.
-        for at in positions {
-            let number = int("block number", at.height)?;
-            let index = i64::from(at.index);
-            let mut q = Sql::new(&format!(
-                "{TRANSFER_SELECT} FROM evm_transfers tr {TRANSFER_JOINS} WHERE tr.chain_id = "
-            ));
-            q.bind(chain)
-                .push(" AND tr.number = ")
-                .bind(number)
-                .push(" AND tr.tx_index = ")
-                .bind(index)
-                .push(" AND (tr.from_addr = ")
-                .bind(party.clone())
-                .push(" OR tr.to_addr = ")
-                .bind(party.clone())
-                .push(") ORDER BY tr.log_index, tr.batch_index")
-                .limit(limit);
-            let transfers = self.fetch(q, decode_transfer).await?;
-            let mut q = Sql::new("SELECT * FROM evm_internal_txs WHERE chain_id = ");
-            q.bind(chain)
-                .push(" AND number = ")
-                .bind(number)
-                .push(" AND tx_index = ")
-                .bind(index)
-                .push(" AND (from_addr = ")
-                .bind(party.clone())
-                .push(" OR to_addr = ")
-                .bind(party.clone())
-                .push(&format!(") AND {moves_value} ORDER BY trace_index"))
-                .limit(limit);
-            let internal_txs = self.fetch(q, decode_internal).await?;
+        for &at in positions {
+            let transfers = self
+                .rows_at(
+                    (chain_id, at, Some(party)),
+                    (&transfers, "tr.", " ORDER BY tr.log_index, tr.batch_index"),
+                    MAX_ROWS_PER_LISTED_TX,
+                    decode_transfer,
+                )
+                .await?;
+            let internal_txs = self
+                .rows_at(
+                    (chain_id, at, Some(party)),
+                    ("SELECT * FROM evm_internal_txs WHERE", "", &internal_tail),
+                    MAX_ROWS_PER_LISTED_TX,
+                    decode_internal,
+                )
+                .await?;
             out.push(EvmTxEffects {
                 transfers,
                 internal_txs,

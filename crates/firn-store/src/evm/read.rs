@@ -77,16 +77,17 @@ impl Store {
         let Some(at) = position else {
             return Ok(Vec::new());
         };
-        self.rows_at(chain_id, at, (select, alias, tail), MAX_ROWS_PER_TX, decode)
+        let tail = (select, alias, tail);
+        self.rows_at((chain_id, at, None), tail, MAX_ROWS_PER_TX, decode)
             .await
     }
 
     /// The rows `select` (ending in `WHERE`) finds for the transaction at `at`, at most
-    /// `limit`: `select` continues as in [`Store::rows_of_tx`], then `tail`.
-    async fn rows_at<T: Send + 'static>(
+    /// `limit`: `select` continues as in [`Store::rows_of_tx`], then, with a `party`, keeps the
+    /// rows it sent or received (`{alias}from_addr` or `{alias}to_addr`), then `tail`.
+    pub(super) async fn rows_at<T: Send + 'static>(
         &self,
-        chain_id: u64,
-        at: TxCursor,
+        (chain_id, at, party): (u64, TxCursor, Option<Address>),
         (select, alias, tail): (&str, &str, &str),
         limit: usize,
         decode: fn(&dyn Row) -> Result<T>,
@@ -99,9 +100,15 @@ impl Store {
             .push(&format!(" AND {alias}number = "))
             .bind(number)
             .push(&format!(" AND {alias}tx_index = "))
-            .bind(index)
-            .push(tail)
-            .limit(i64::try_from(limit).unwrap_or(i64::MAX));
+            .bind(index);
+        if let Some(party) = party {
+            q.push(&format!(" AND ({alias}from_addr = "))
+                .bind(party.0.to_vec())
+                .push(&format!(" OR {alias}to_addr = "))
+                .bind(party.0.to_vec())
+                .push(")");
+        }
+        q.push(tail).limit(i64::try_from(limit).unwrap_or(i64::MAX));
         self.fetch(q, decode).await
     }
 }
