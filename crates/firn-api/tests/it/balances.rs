@@ -3,29 +3,23 @@
 //! chains an address took part on come from the index.
 
 use firn_node::NodeConfig;
-use firn_store::types::Address;
+use firn_rpc::{ClientConfig, EthClient};
+use firn_store::types::{Address, ParseText, U256};
 use firn_store::{EvmWriter, Store};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::fixtures::{CHAIN, evm_address, evm_chain, seed};
 use crate::harness::Api;
 use crate::schema::{assert_valid, official};
 
-/// `eth_getBalance` of `address` at `block`, straight from the node.
+/// `eth_getBalance` of `address` at `block`, straight from the node, in decimal.
 async fn node_balance(rpc: &str, address: Address, block: &str) -> String {
-    let reply: Value = reqwest::Client::new()
-        .post(rpc)
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "eth_getBalance", "params": [format!("{address:#x}"), block]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
+    let node = EthClient::new(rpc, ClientConfig::default()).unwrap();
+    let hex: String = node
+        .call("eth_getBalance", (format!("{address:#x}"), block))
         .await
         .unwrap();
-    let hex = reply["result"].as_str().unwrap();
-    u128::from_str_radix(hex.trim_start_matches("0x"), 16)
-        .unwrap()
-        .to_string()
+    U256::parse_text(&hex).unwrap().to_string()
 }
 
 pub async fn native_balances_come_from_the_node(store: Store) {

@@ -2,15 +2,14 @@
 //! transfers, contracts and their deployments, and the latest transactions and blocks of all
 //! chains, against what the fixtures wrote.
 
-use std::collections::BTreeSet;
-
 use firn_store::rows::evm::{EvmBlockRows, TokenStandard};
 use firn_store::types::{Address, U256};
 use firn_store::{EvmWriter, Store};
 use serde_json::Value;
 
 use crate::fixtures::{
-    CHAIN, ERC20, ERC721, ERC1155, EvmHistory, FACTORY, evm_address, evm_chain, seed,
+    CHAIN, ERC20, ERC721, ERC1155, EvmHistory, FACTORY, activity_of, evm_address, evm_chain,
+    minted_ids, moves_of, seed,
 };
 use crate::harness::Api;
 use crate::schema::{assert_valid, official};
@@ -28,28 +27,6 @@ fn keys(txs: &[Value]) -> Vec<(u64, u64)> {
         .collect()
 }
 
-/// The transactions `a` took part in, oldest first.
-fn activity(blocks: &[EvmBlockRows], a: Address) -> Vec<(u64, u64)> {
-    let mut out = BTreeSet::new();
-    for b in blocks {
-        let n = b.block.number;
-        for t in &b.txs {
-            if t.from == a || t.to == Some(a) || t.contract_address == Some(a) {
-                out.insert((n, u64::from(t.index)));
-            }
-        }
-        for t in b.transfers.iter().filter(|t| t.from == a || t.to == a) {
-            out.insert((n, u64::from(t.tx_index)));
-        }
-        for i in b.internal_txs.iter().filter(|i| i.moves_value()) {
-            if i.from == a || i.to == a {
-                out.insert((n, u64::from(i.tx_index)));
-            }
-        }
-    }
-    out.into_iter().collect()
-}
-
 fn address_of(v: &Value) -> Address {
     v["address"].as_str().unwrap().parse().unwrap()
 }
@@ -64,7 +41,10 @@ pub async fn address_endpoints_match_the_store(store: Store) {
     let a = evm_address(3);
     let path = format!("/v1/chains/{CHAIN}/addresses/{a:#x}/transactions?");
     let v1 = api.all_pages(&path, "transactions", 4).await;
-    let mut want = activity(blocks, a);
+    let mut want: Vec<(u64, u64)> = activity_of(blocks, a)
+        .into_iter()
+        .map(|(n, i)| (n, u64::from(i)))
+        .collect();
     let oldest = api
         .all_pages(&format!("{path}sortOrder=asc"), "transactions", 4)
         .await;
@@ -116,14 +96,10 @@ pub async fn address_endpoints_match_the_store(store: Store) {
     assert_eq!(erc20["erc20Token"]["symbol"], "TWE");
 
     // Internal transactions of an address (the busiest): value-moving ones only, newest first.
-    let moves = |a: Address| {
-        blocks
-            .iter()
-            .flat_map(|b| b.internal_txs.iter())
-            .filter(|i| i.moves_value() && (i.from == a || i.to == a))
-            .count()
-    };
-    let a = (0..12).map(evm_address).max_by_key(|a| moves(*a)).unwrap();
+    let a = (0..12)
+        .map(evm_address)
+        .max_by_key(|a| moves_of(blocks, *a).len())
+        .unwrap();
     let internal = api
         .all_pages(
             &format!("/v1/chains/{CHAIN}/addresses/{a:#x}/transactions:listInternals?"),
@@ -131,15 +107,15 @@ pub async fn address_endpoints_match_the_store(store: Store) {
             3,
         )
         .await;
-    let mut want: Vec<(String, u64)> = Vec::new();
-    for b in blocks {
-        for i in b.internal_txs.iter().filter(|i| i.moves_value()) {
-            if i.from == a || i.to == a {
-                let hash = b.txs[i.tx_index as usize].hash;
-                want.push((hash.to_string(), i.value.to::<u64>()));
-            }
-        }
-    }
+    let mut want: Vec<(String, u64)> = moves_of(blocks, a)
+        .into_iter()
+        .map(|(b, i)| {
+            (
+                b.txs[i.tx_index as usize].hash.to_string(),
+                i.value.to::<u64>(),
+            )
+        })
+        .collect();
     want.reverse();
     assert!(want.len() > 3);
     let got: Vec<(String, u64)> = internal
@@ -302,14 +278,7 @@ pub async fn nft_collections_list_their_tokens(store: Store) {
     let api = Api::new(store);
     for (token, erc_type) in [(ERC721, "ERC-721"), (ERC1155, "ERC-1155")] {
         let token = evm_address(token);
-        let minted: BTreeSet<U256> = world
-            .evm
-            .blocks
-            .iter()
-            .flat_map(|b| b.transfers.iter())
-            .filter(|t| t.token == token && t.from == Address::ZERO)
-            .filter_map(|t| t.token_id)
-            .collect();
+        let minted = minted_ids(&world.evm.blocks, token);
         assert!(minted.len() > 2);
         let path = format!("/v1/chains/{CHAIN}/nfts/collections/{token:#x}/tokens");
         let got = api.all_pages(&format!("{path}?"), "tokens", 2).await;

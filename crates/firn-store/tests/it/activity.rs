@@ -2,8 +2,6 @@
 //! contracts and blocks by time, each walked page by page against a model of the generated
 //! history, with every read on an index.
 
-use std::collections::BTreeSet;
-
 use firn_store::page::{DeploymentCursor, EventCursor, TxCursor};
 use firn_store::rows::evm::{EvmBlockRows, TokenStandard};
 use firn_store::types::{Address, U256};
@@ -12,7 +10,10 @@ use firn_store::{
 };
 use sqlx::{Connection, Executor};
 
-use crate::fixtures::{ERC20, ERC721, ERC1155, EvmHistory, FACTORY, evm_address, evm_chain};
+use crate::fixtures::{
+    ERC20, ERC721, ERC1155, EvmHistory, FACTORY, activity_of, evm_address, evm_chain, minted_ids,
+    moves_of,
+};
 
 const CHAIN: u64 = 43114;
 const RARE: u64 = 900_100;
@@ -34,29 +35,14 @@ macro_rules! walk {
     }};
 }
 
-/// The transactions `a` took part in, by position, oldest first.
+/// The transactions `a` took part in within `range` (blocks), oldest first.
 fn model_activity(blocks: &[EvmBlockRows], a: Address, range: (u64, u64)) -> Vec<(u64, u32)> {
-    let mut out = BTreeSet::new();
-    for b in blocks
+    let within: Vec<EvmBlockRows> = blocks
         .iter()
         .filter(|b| (range.0..range.1).contains(&b.block.number))
-    {
-        let n = b.block.number;
-        for t in &b.txs {
-            if t.from == a || t.to == Some(a) || t.contract_address == Some(a) {
-                out.insert((n, t.index));
-            }
-        }
-        for t in b.transfers.iter().filter(|t| t.from == a || t.to == a) {
-            out.insert((n, t.tx_index));
-        }
-        for i in b.internal_txs.iter().filter(|i| i.from == a || i.to == a) {
-            if i.moves_value() {
-                out.insert((n, i.tx_index));
-            }
-        }
-    }
-    out.into_iter().collect()
+        .cloned()
+        .collect();
+    activity_of(&within, a)
 }
 
 pub async fn evm_address_activity(store: Store) {
@@ -253,12 +239,7 @@ pub async fn evm_address_activity(store: Store) {
             .iter()
             .map(|m| m.token_id)
             .collect();
-        let minted: BTreeSet<U256> = blocks
-            .iter()
-            .flat_map(|b| b.transfers.iter())
-            .filter(|t| t.token == token && t.from == Address::ZERO)
-            .filter_map(|t| t.token_id)
-            .collect();
+        let minted = minted_ids(&blocks, token);
         assert!(minted.len() > 3);
         assert_eq!(got, minted.into_iter().collect::<Vec<_>>());
     }
@@ -343,17 +324,11 @@ async fn check_internal_txs(store: &Store, blocks: &[EvmBlockRows], a: Address, 
         end_block: (range.1 < u64::MAX).then_some(range.1),
     };
     let got = walk!(p => store.list_address_internal_txs(&filter, &p));
-    let mut want = Vec::new();
-    for b in blocks
-        .iter()
-        .filter(|b| (range.0..range.1).contains(&b.block.number))
-    {
-        for i in b.internal_txs.iter().filter(|i| i.from == a || i.to == a) {
-            if i.moves_value() {
-                want.push((b.block.number, i.clone(), b.txs[i.tx_index as usize].hash));
-            }
-        }
-    }
+    let mut want: Vec<_> = moves_of(blocks, a)
+        .into_iter()
+        .filter(|(b, _)| (range.0..range.1).contains(&b.block.number))
+        .map(|(b, i)| (b.block.number, i.clone(), b.txs[i.tx_index as usize].hash))
+        .collect();
     want.reverse();
     assert!(
         want.len() > 3,

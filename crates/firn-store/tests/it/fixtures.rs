@@ -616,3 +616,45 @@ impl EvmHistory {
         b
     }
 }
+
+/// The transactions `a` took part in, as `(block, index)` oldest first: sent, received or
+/// created a contract with, a token transfer's sender or recipient, or the caller or callee
+/// of an internal call that moves value.
+pub fn activity_of(blocks: &[EvmBlockRows], a: Address) -> Vec<(u64, u32)> {
+    let mut out = std::collections::BTreeSet::new();
+    for b in blocks {
+        let n = b.block.number;
+        for t in &b.txs {
+            if t.from == a || t.to == Some(a) || t.contract_address == Some(a) {
+                out.insert((n, t.index));
+            }
+        }
+        for t in b.transfers.iter().filter(|t| t.from == a || t.to == a) {
+            out.insert((n, t.tx_index));
+        }
+        for (_, i) in moves_of(std::slice::from_ref(b), a) {
+            out.insert((n, i.tx_index));
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The internal calls that move value with `a` as caller or callee, oldest first, with their
+/// blocks.
+pub fn moves_of(blocks: &[EvmBlockRows], a: Address) -> Vec<(&EvmBlockRows, &EvmInternalTx)> {
+    blocks
+        .iter()
+        .flat_map(|b| b.internal_txs.iter().map(move |i| (b, i)))
+        .filter(|(_, i)| i.moves_value() && (i.from == a || i.to == a))
+        .collect()
+}
+
+/// The token IDs of collection `token` minted (sent from the zero address), in order.
+pub fn minted_ids(blocks: &[EvmBlockRows], token: Address) -> std::collections::BTreeSet<U256> {
+    blocks
+        .iter()
+        .flat_map(|b| b.transfers.iter())
+        .filter(|t| t.token == token && t.from == Address::ZERO)
+        .filter_map(|t| t.token_id)
+        .collect()
+}

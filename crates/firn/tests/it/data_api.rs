@@ -146,23 +146,8 @@ fn fill(path: &Path) -> Value {
             transfers().filter(erc1155).filter(|t| t.from == *a || t.to == *a).count()
         }).unwrap();
         let erc1155_count = transfers().filter(erc1155).filter(|t| t.from == erc1155_address || t.to == erc1155_address).count();
-        // Every transaction an address took part in: native, token transfers, value-moving calls.
-        let mut took_part = std::collections::BTreeSet::new();
-        for b in &world.evm.blocks {
-            let n = b.block.number;
-            for t in b.txs.iter().filter(|t| t.from == evm_address_1 || t.to == Some(evm_address_1) || t.contract_address == Some(evm_address_1)) {
-                took_part.insert((n, t.index));
-            }
-            for t in b.transfers.iter().filter(|t| t.from == evm_address_1 || t.to == evm_address_1) {
-                took_part.insert((n, t.tx_index));
-            }
-            for i in b.internal_txs.iter().filter(|i| i.moves_value() && (i.from == evm_address_1 || i.to == evm_address_1)) {
-                took_part.insert((n, i.tx_index));
-            }
-        }
-        let activity = took_part.len();
-        let internals = || world.evm.blocks.iter().flat_map(|b| b.internal_txs.iter()).filter(|i| i.moves_value());
-        let internal_moves = |a: firn_store::types::Address| internals().filter(|i| i.from == a || i.to == a).count();
+        let activity = fixtures::activity_of(&world.evm.blocks, evm_address_1).len();
+        let internal_moves = |a| fixtures::moves_of(&world.evm.blocks, a).len();
         let internal_address = (0..12).map(evm_address).max_by_key(|a| internal_moves(*a)).unwrap();
         let internal_count = internal_moves(internal_address);
         let factory = evm_address(fixtures::FACTORY);
@@ -208,11 +193,7 @@ fn fill(path: &Path) -> Value {
             "deployedCount": deployed,
             "allChainsTxCount": txs().count(),
             "nftCollection": format!("{:#x}", evm_address(fixtures::ERC721)),
-            "nftTokenCount": transfers()
-                .filter(|t| t.token == evm_address(fixtures::ERC721) && t.from == firn_store::types::Address::ZERO)
-                .filter_map(|t| t.token_id)
-                .collect::<std::collections::BTreeSet<_>>()
-                .len(),
+            "nftTokenCount": fixtures::minted_ids(&world.evm.blocks, evm_address(fixtures::ERC721)).len(),
             "allChainsBlockCount": world.evm.number,
         })
     })
