@@ -283,6 +283,25 @@ impl PageCursor for CollectibleCursor {
     }
 }
 
+/// Cursor of an owner's ERC-20 balances, keyed by token contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TokenCursor {
+    /// Token contract.
+    pub token: Address,
+}
+
+impl PageCursor for TokenCursor {
+    fn to_token(&self) -> String {
+        format!("{:#x}", self.token)
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [t] = fields(token)?;
+        Ok(Self {
+            token: Address::parse_text(t).map_err(|_| StoreError::BadCursor(token.into()))?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,6 +324,11 @@ mod tests {
             token_id: U256::MAX,
         };
         assert_eq!(CollectibleCursor::from_token(&c.to_token()).unwrap(), c);
+        let t = TokenCursor {
+            token: Address::new([5; 20]),
+        };
+        assert_eq!(TokenCursor::from_token(&t.to_token()).unwrap(), t);
+        assert!(TokenCursor::from_token("0x12").is_err());
         let d = DeploymentCursor {
             height: 3,
             index: 1,

@@ -11,12 +11,12 @@ use firn_core::ids::{Id, NodeId, ShortId};
 use crate::error::Result;
 use crate::page::{
     CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, Page,
-    PageRequest, SortOrder, TxCursor,
+    PageRequest, SortOrder, TokenCursor, TxCursor,
 };
 use crate::rows::evm::{
-    ChainRef, CollectibleRecord, ContractDeployment, ContractRecord, EvmBlockRecord, EvmBlockRows,
-    EvmChainRecord, EvmInternalTx, EvmLog, EvmTxRecord, InternalTxRecord, MetadataQueue,
-    NftMetadata, Token, TokenStandard, TransferRecord,
+    ChainRef, CollectibleRecord, ContractDeployment, ContractRecord, Erc20BalanceRecord,
+    EvmBlockRecord, EvmBlockRows, EvmChainRecord, EvmInternalTx, EvmLog, EvmTxRecord,
+    InternalTxRecord, MetadataQueue, NftMetadata, Token, TokenStandard, TransferRecord,
 };
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
@@ -427,14 +427,25 @@ pub trait EvmReader {
         after: Option<(Address, U256)>,
         limit: u32,
     ) -> impl Future<Output = Result<Vec<NftMetadata>>> + Send;
-    /// Current ERC-721 and ERC-1155 holdings of `owner`, by contract then token ID.
+    /// Current ERC-721 and ERC-1155 holdings of `owner` (of one `standard` when given), by
+    /// contract then token ID.
     fn list_collectibles(
         &self,
         chain_id: u64,
         owner: Address,
+        standard: Option<TokenStandard>,
         contract: Option<Address>,
         page: &PageRequest<CollectibleCursor>,
     ) -> impl Future<Output = Result<Page<CollectibleRecord, CollectibleCursor>>> + Send;
+    /// Current ERC-20 balances of `owner` (of the `contracts` given, all when empty; at most
+    /// [`MAX_LISTED_CONTRACTS`](crate::MAX_LISTED_CONTRACTS)), by token contract.
+    fn list_erc20_balances(
+        &self,
+        chain_id: u64,
+        owner: Address,
+        contracts: &[Address],
+        page: &PageRequest<TokenCursor>,
+    ) -> impl Future<Output = Result<Page<Erc20BalanceRecord, TokenCursor>>> + Send;
     /// Contracts `deployer` created (by transaction or as a factory), newest first.
     fn list_contracts(
         &self,

@@ -4,20 +4,112 @@
 //! derives the data in the same transaction, so a crash leaves the marker for the next open and
 //! a second process finds nothing left to do.
 
+use std::collections::HashMap;
+
 use tracing::info;
 
 use crate::codec::{RowExt, int};
 use crate::error::Result;
+use crate::evm::put_holdings;
 use crate::metrics::{decode_metrics, upsert_metrics};
+use crate::rows::evm::TokenStandard;
 use crate::rows::metrics::{ChainMetrics, Granularity};
-use crate::store::{Backend, Store};
-use crate::types::U256;
+use crate::store::{Backend, Store, WriteTx};
+use crate::types::{Address, U256};
 
 const WEEK_MONTH_METRICS: &str = "evm_week_month_metrics";
+const ERC20_BALANCES: &str = "evm_erc20_balances";
 
 /// Runs every upgrade a migration left a marker for (each finds its own marker, or returns).
 pub(crate) async fn run_pending(store: &Store) -> Result<()> {
-    week_and_month_metrics(store).await
+    week_and_month_metrics(store).await?;
+    erc20_balances(store).await
+}
+
+/// Takes the marker `name` in `w`'s transaction: false when there is none (done, or another
+/// process is doing it). On PostgreSQL, also locks `table` against other processes' indexers
+/// until the upgrade commits.
+async fn claim(w: &mut WriteTx<'_>, backend: Backend, name: &str, table: &str) -> Result<bool> {
+    let claimed = sqlx::query("DELETE FROM store_upgrades WHERE name = $1")
+        .bind(name)
+        .execute(&mut *w.tx)
+        .await?
+        .rows_affected();
+    if claimed > 0 && backend == Backend::Postgres {
+        // `table` is one of this module's constants, never input.
+        sqlx::query(&format!("LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE"))
+            .execute(&mut *w.tx)
+            .await?;
+    }
+    Ok(claimed > 0)
+}
+
+/// Derives every holder's ERC-20 balances from the transfers stored before the store kept
+/// them, token by token (memory holds one token's holders at a time), in the order a commit
+/// folds them.
+async fn erc20_balances(store: &Store) -> Result<()> {
+    let mut w = store.begin_write().await?;
+    if !claim(
+        &mut w,
+        store.backend(),
+        ERC20_BALANCES,
+        "evm_erc20_balances",
+    )
+    .await?
+    {
+        return Ok(());
+    }
+    let erc20 = TokenStandard::Erc20.code();
+    let tokens =
+        sqlx::query("SELECT DISTINCT chain_id, token FROM evm_transfers WHERE standard = $1")
+            .bind(erc20)
+            .fetch_all(&mut *w.tx)
+            .await?
+            .iter()
+            .map(|r| Ok((r.i64("chain_id")?, r.address("token")?)))
+            .collect::<Result<Vec<_>>>()?;
+    let mut holders = 0usize;
+    for (chain, token) in &tokens {
+        let transfers = sqlx::query(
+            "SELECT from_addr, to_addr, value FROM evm_transfers \
+             WHERE chain_id = $1 AND token = $2 AND standard = $3 \
+             ORDER BY number, log_index, batch_index",
+        )
+        .bind(*chain)
+        .bind(token.0.to_vec())
+        .bind(erc20)
+        .fetch_all(&mut *w.tx)
+        .await?;
+        let mut balances: HashMap<Address, U256> = HashMap::new();
+        for t in &transfers {
+            let (from, to, value) = (
+                t.address("from_addr")?,
+                t.address("to_addr")?,
+                t.u256("value")?,
+            );
+            if from != Address::ZERO {
+                let b = balances.entry(from).or_default();
+                *b = b.saturating_sub(value);
+            }
+            if to != Address::ZERO {
+                let b = balances.entry(to).or_default();
+                *b = b.saturating_add(value);
+            }
+        }
+        let kept: Vec<_> = balances
+            .into_iter()
+            .filter(|(_, b)| !b.is_zero())
+            .map(|(owner, b)| ((*chain, owner, *token, None), erc20, b))
+            .collect();
+        holders += kept.len();
+        put_holdings(&mut w.tx, &kept).await?;
+    }
+    w.commit().await?;
+    info!(
+        tokens = tokens.len(),
+        holders, "derived ERC-20 balances from stored transfers"
+    );
+    Ok(())
 }
 
 /// Derives the week and month metrics rows (and their distinct-address sets) of every chain
@@ -25,19 +117,8 @@ pub(crate) async fn run_pending(store: &Store) -> Result<()> {
 /// totals combine exactly, and the distinct sets are the union of the days' sets.
 async fn week_and_month_metrics(store: &Store) -> Result<()> {
     let mut w = store.begin_write().await?;
-    let claimed = sqlx::query("DELETE FROM store_upgrades WHERE name = $1")
-        .bind(WEEK_MONTH_METRICS)
-        .execute(&mut *w.tx)
-        .await?
-        .rows_affected();
-    if claimed == 0 {
+    if !claim(&mut w, store.backend(), WEEK_MONTH_METRICS, "evm_metrics").await? {
         return Ok(());
-    }
-    if store.backend() == Backend::Postgres {
-        // Indexers of other processes wait until the rows are derived.
-        sqlx::query("LOCK TABLE evm_metrics IN SHARE ROW EXCLUSIVE MODE")
-            .execute(&mut *w.tx)
-            .await?;
     }
     let day = int("period", Granularity::Day.period_code())?;
     let chains: Vec<i64> =

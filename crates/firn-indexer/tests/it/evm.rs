@@ -238,7 +238,7 @@ async fn check_collectibles(client: &EthClient, store: &Store, chain_id: u64, sc
     let mut held: HashMap<(Address, U256), Vec<(Address, U256)>> = HashMap::new();
     for owner in &script.holders {
         let page = store
-            .list_collectibles(chain_id, *owner, None, &PageRequest::first(100))
+            .list_collectibles(chain_id, *owner, None, None, &PageRequest::first(100))
             .await
             .unwrap();
         assert!(page.next.is_none());

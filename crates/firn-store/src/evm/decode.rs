@@ -5,8 +5,9 @@ use crate::codec::RowExt;
 use crate::error::Result;
 use crate::row::Row;
 use crate::rows::evm::{
-    CollectibleRecord, ContractDeployment, EvmBlock, EvmBlockRecord, EvmChainRecord, EvmInternalTx,
-    EvmTx, EvmTxRecord, NftMetadata, Token, TokenStandard, TokenTransfer, TransferRecord,
+    CollectibleRecord, ContractDeployment, Erc20BalanceRecord, EvmBlock, EvmBlockRecord,
+    EvmChainRecord, EvmInternalTx, EvmTx, EvmTxRecord, NftMetadata, Token, TokenStandard,
+    TokenTransfer, TransferRecord,
 };
 
 pub(super) fn decode_chain(r: &dyn Row) -> Result<EvmChainRecord> {
@@ -175,6 +176,16 @@ pub(super) fn decode_collectible(r: &dyn Row) -> Result<CollectibleRecord> {
         balance: r.u256("balance")?,
         token_info: decode_token_join(r)?,
         metadata: decode_metadata(r)?,
+    })
+}
+
+pub(super) fn decode_erc20_balance(r: &dyn Row) -> Result<Erc20BalanceRecord> {
+    Ok(Erc20BalanceRecord {
+        chain_id: r.u64("chain_id")?,
+        owner: r.address("owner")?,
+        token: r.address("token")?,
+        balance: r.u256("balance")?,
+        token_info: decode_token_join(r)?,
     })
 }
 

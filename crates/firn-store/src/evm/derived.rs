@@ -1,5 +1,6 @@
 //! State the store derives from a batch of EVM blocks inside the commit transaction:
-//! collectible balances and contract deployments. Each touched key is read at most once and
+//! token balances (ERC-20 in `evm_erc20_balances`, ERC-721 and ERC-1155 in
+//! `evm_collectibles`) and contract deployments. Each touched key is read at most once and
 //! written once per batch.
 
 use std::collections::{HashMap, HashSet};
@@ -14,8 +15,8 @@ use crate::rows::evm::{EvmTx, NftMetadata, TokenStandard};
 use crate::sql::{insert_many, insert_many_returning};
 use crate::types::{Address, U256};
 
-/// (chain, owner, token, token ID)
-type HoldingKey = (i64, Address, Address, U256);
+/// (chain, owner, token, token ID): an ERC-20 balance has no token ID.
+pub(crate) type HoldingKey = (i64, Address, Address, Option<U256>);
 
 struct Holding {
     standard: TokenStandard,
@@ -24,18 +25,42 @@ struct Holding {
 
 /// The stored holding of `key`: standard code and balance.
 async fn load_holding(conn: &mut AnyConnection, key: &HoldingKey) -> Result<Option<(i64, U256)>> {
-    let row = sqlx::query(
-        "SELECT standard, balance FROM evm_collectibles \
-         WHERE chain_id = $1 AND owner = $2 AND token = $3 AND token_id = $4",
-    )
-    .bind(key.0)
-    .bind(key.1.0.to_vec())
-    .bind(key.2.0.to_vec())
-    .bind(u256(&key.3))
-    .fetch_optional(&mut *conn)
-    .await?;
-    row.map(|r| Ok((r.i64("standard")?, r.u256("balance")?)))
-        .transpose()
+    let (chain, owner, token, id) = key;
+    let row = match id {
+        Some(id) => {
+            sqlx::query(
+                "SELECT standard, balance FROM evm_collectibles \
+                 WHERE chain_id = $1 AND owner = $2 AND token = $3 AND token_id = $4",
+            )
+            .bind(*chain)
+            .bind(owner.0.to_vec())
+            .bind(token.0.to_vec())
+            .bind(u256(id))
+            .fetch_optional(&mut *conn)
+            .await?
+        }
+        None => {
+            sqlx::query(
+                "SELECT balance FROM evm_erc20_balances \
+                 WHERE chain_id = $1 AND owner = $2 AND token = $3",
+            )
+            .bind(*chain)
+            .bind(owner.0.to_vec())
+            .bind(token.0.to_vec())
+            .fetch_optional(&mut *conn)
+            .await?
+        }
+    };
+    let erc20 = TokenStandard::Erc20.code();
+    row.map(|r| {
+        let standard = if id.is_some() {
+            r.i64("standard")?
+        } else {
+            erc20
+        };
+        Ok((standard, r.u256("balance")?))
+    })
+    .transpose()
 }
 
 /// The holding of `key`, read once per batch (what it was goes to `undo`).
@@ -65,9 +90,9 @@ async fn holding<'m>(
     Ok(h)
 }
 
-/// Moves ERC-721 tokens and ERC-1155 amounts between holders, transfer by transfer in block
-/// order, then writes each touched holding once. Mints come from and burns go to the zero
-/// address, which holds nothing.
+/// Moves ERC-20 and ERC-1155 amounts and ERC-721 tokens between holders, transfer by
+/// transfer in block order, then writes each touched holding once. Mints come from and burns
+/// go to the zero address, which holds nothing.
 ///
 /// The transfers are events, and any contract can emit any event: a `Transfer` from an
 /// address that holds nothing is a lie a contract may tell, never a reason to fail the commit.
@@ -80,11 +105,11 @@ pub(super) async fn update_collectibles(
     let mut held: HashMap<HoldingKey, Holding> = HashMap::new();
     for s in staged {
         for t in &s.rows.transfers {
-            let Some(id) = t.token_id else { continue };
-            let amount = match t.standard {
-                TokenStandard::Erc20 => continue,
-                TokenStandard::Erc721 => U256::ONE,
-                TokenStandard::Erc1155 => t.value,
+            let (id, amount) = match (t.standard, t.token_id) {
+                (TokenStandard::Erc20, _) => (None, t.value),
+                (TokenStandard::Erc721, Some(id)) => (Some(id), U256::ONE),
+                (TokenStandard::Erc1155, Some(id)) => (Some(id), t.value),
+                (_, None) => continue,
             };
             if amount.is_zero() {
                 continue;
@@ -93,7 +118,7 @@ pub(super) async fn update_collectibles(
                 let key = (s.chain, t.from, t.token, id);
                 let h = holding(conn, &mut held, undo, key, t.standard).await?;
                 if h.balance < amount {
-                    tracing::debug!(token = %format!("{:#x}", t.token), token_id = %id, owner = %format!("{:#x}", t.from), "a transfer moves more than its sender holds; its balance stays at zero");
+                    tracing::debug!(token = %format!("{:#x}", t.token), token_id = ?id, owner = %format!("{:#x}", t.from), "a transfer moves more than its sender holds; its balance stays at zero");
                 }
                 h.balance = h.balance.saturating_sub(amount);
             }
@@ -109,27 +134,71 @@ pub(super) async fn update_collectibles(
     }
     let (empty, kept): (Vec<_>, Vec<_>) = held.iter().partition(|(_, h)| h.balance.is_zero());
     for (key, _) in empty {
-        sqlx::query(
+        delete_holding(conn, key).await?;
+    }
+    let kept: Vec<_> = kept
+        .into_iter()
+        .map(|(k, h)| (*k, h.standard.code(), h.balance))
+        .collect();
+    put_holdings(conn, &kept).await
+}
+
+/// Removes the holding of `key` (a holder with nothing is not stored).
+pub(super) async fn delete_holding(conn: &mut AnyConnection, key: &HoldingKey) -> Result<()> {
+    let (chain, owner, token, id) = key;
+    let q = match id {
+        Some(id) => sqlx::query(
             "DELETE FROM evm_collectibles \
              WHERE chain_id = $1 AND owner = $2 AND token = $3 AND token_id = $4",
         )
-        .bind(key.0)
-        .bind(key.1.0.to_vec())
-        .bind(key.2.0.to_vec())
-        .bind(u256(&key.3))
-        .execute(&mut *conn)
-        .await?;
-    }
+        .bind(*chain)
+        .bind(owner.0.to_vec())
+        .bind(token.0.to_vec())
+        .bind(u256(id)),
+        None => sqlx::query(
+            "DELETE FROM evm_erc20_balances WHERE chain_id = $1 AND owner = $2 AND token = $3",
+        )
+        .bind(*chain)
+        .bind(owner.0.to_vec())
+        .bind(token.0.to_vec()),
+    };
+    q.execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Writes holdings: key, standard code and balance. ERC-20 balances and collectibles go to
+/// their own tables.
+pub(crate) async fn put_holdings(
+    conn: &mut AnyConnection,
+    holdings: &[(HoldingKey, i64, U256)],
+) -> Result<()> {
+    let (erc20, collectibles): (Vec<_>, Vec<_>) = holdings
+        .iter()
+        .partition(|((_, _, _, id), _, _)| id.is_none());
+    insert_many(
+        conn,
+        "INSERT INTO evm_erc20_balances (chain_id, owner, token, balance) VALUES ",
+        " ON CONFLICT (chain_id, owner, token) DO UPDATE SET balance = excluded.balance",
+        4,
+        &erc20,
+        |q, ((chain, owner, token, _), _, balance)| {
+            q.arg(*chain).arg(owner.0.to_vec()).arg(token.0.to_vec());
+            q.arg(u256(balance));
+            Ok(())
+        },
+    )
+    .await?;
     insert_many(
         conn,
         "INSERT INTO evm_collectibles (chain_id, owner, token, token_id, standard, balance) VALUES ",
         " ON CONFLICT (chain_id, owner, token, token_id) DO UPDATE SET balance = excluded.balance, \
          standard = excluded.standard",
         6,
-        &kept,
-        |q, (key, h)| {
-            q.arg(key.0).arg(key.1.0.to_vec()).arg(key.2.0.to_vec()).arg(u256(&key.3));
-            q.arg(h.standard.code()).arg(u256(&h.balance));
+        &collectibles,
+        |q, ((chain, owner, token, id), standard, balance)| {
+            let id = id.unwrap_or_default();
+            q.arg(*chain).arg(owner.0.to_vec()).arg(token.0.to_vec()).arg(u256(&id));
+            q.arg(*standard).arg(u256(balance));
             Ok(())
         },
     )

@@ -1,5 +1,5 @@
 //! EVM queries: [`crate::EvmWriter`] in `write`, which stages a batch of blocks and writes
-//! their plain rows set-wise (`insert`), folds collectible balances and deployments
+//! their plain rows set-wise (`insert`), folds token balances and deployments
 //! (`derived`) and the chain totals and metrics rows (`counters`) over the batch, recording
 //! what they overwrote so that a rollback can put it back (`undo`); [`crate::EvmReader`] in
 //! `read` (rows decoded in `decode`), and an address's whole activity, a token's transfers and a deployer's contracts in
@@ -14,12 +14,16 @@ mod read;
 mod undo;
 mod write;
 
+pub(crate) use derived::put_holdings;
 pub use undo::UNDO_BLOCKS;
 
 /// Rows one transaction's (or one block's) list returns at most: its logs, internal
 /// transactions, token transfers, or a block's transactions. Anyone can make a transaction
 /// emit a million logs; a detail view shows the first ones, in order.
 pub const MAX_ROWS_PER_TX: usize = 10_000;
+
+/// Token contracts one balance list can be narrowed to (`contractAddresses`).
+pub const MAX_LISTED_CONTRACTS: usize = 64;
 
 /// Token transfers and internal transactions an address list shows per transaction, at most.
 pub const MAX_ROWS_PER_LISTED_TX: usize = 1_000;

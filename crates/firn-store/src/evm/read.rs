@@ -1,21 +1,22 @@
 //! EVM reads.
 
-use super::MAX_ROWS_PER_TX;
 use super::decode::{
     METADATA_COLUMNS, TOKEN_COLUMNS, TRANSFER_JOINS, TRANSFER_SELECT, decode_block, decode_chain,
-    decode_collectible, decode_deployment, decode_internal, decode_metadata, decode_token_join,
-    decode_transfer, decode_tx,
+    decode_collectible, decode_deployment, decode_erc20_balance, decode_internal, decode_metadata,
+    decode_token_join, decode_transfer, decode_tx,
 };
+use super::{MAX_LISTED_CONTRACTS, MAX_ROWS_PER_TX};
 use crate::codec::{RowExt, int, u256};
 use crate::error::{Result, StoreError};
 use crate::page::{
-    CollectibleCursor, DeploymentCursor, EventCursor, HeightCursor, Page, PageRequest, TxCursor,
+    CollectibleCursor, DeploymentCursor, EventCursor, HeightCursor, Page, PageRequest, TokenCursor,
+    TxCursor,
 };
 use crate::row::Row;
 use crate::rows::evm::{
-    ChainRef, CollectibleRecord, ContractDeployment, ContractRecord, EvmBlockRecord,
-    EvmChainRecord, EvmInternalTx, EvmLog, EvmTxRecord, InternalTxRecord, MetadataQueue,
-    NftMetadata, Token, TransferRecord,
+    ChainRef, CollectibleRecord, ContractDeployment, ContractRecord, Erc20BalanceRecord,
+    EvmBlockRecord, EvmChainRecord, EvmInternalTx, EvmLog, EvmTxRecord, InternalTxRecord,
+    MetadataQueue, NftMetadata, Token, TokenStandard, TransferRecord,
 };
 use crate::sql::Sql;
 use crate::store::Store;
@@ -523,6 +524,7 @@ impl EvmReader for Store {
         &self,
         chain_id: u64,
         owner: Address,
+        standard: Option<TokenStandard>,
         contract: Option<Address>,
         page: &PageRequest<CollectibleCursor>,
     ) -> Result<Page<CollectibleRecord, CollectibleCursor>> {
@@ -536,6 +538,9 @@ impl EvmReader for Store {
         q.bind(int("chain id", chain_id)?)
             .push(" AND c.owner = ")
             .bind(owner.0.to_vec());
+        if let Some(s) = standard {
+            q.push(" AND c.standard = ").bind(s.code());
+        }
         if let Some(c) = contract {
             q.push(" AND c.token = ").bind(c.0.to_vec());
         }
@@ -551,6 +556,48 @@ impl EvmReader for Store {
         Ok(Page::from_rows(items, limit, |c| CollectibleCursor {
             contract: c.token,
             token_id: c.token_id,
+        }))
+    }
+
+    async fn list_erc20_balances(
+        &self,
+        chain_id: u64,
+        owner: Address,
+        contracts: &[Address],
+        page: &PageRequest<TokenCursor>,
+    ) -> Result<Page<Erc20BalanceRecord, TokenCursor>> {
+        let limit = page.checked_limit()?;
+        if contracts.len() > MAX_LISTED_CONTRACTS {
+            return Err(StoreError::OutOfRange {
+                field: "number of contracts",
+                value: contracts.len().to_string(),
+            });
+        }
+        let mut q = Sql::new(&format!(
+            "SELECT b.*, {TOKEN_COLUMNS} FROM evm_erc20_balances b \
+             LEFT JOIN evm_tokens tk ON tk.chain_id = b.chain_id AND tk.address = b.token \
+             WHERE b.chain_id = "
+        ));
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND b.owner = ")
+            .bind(owner.0.to_vec());
+        if !contracts.is_empty() {
+            q.push(" AND b.token IN (");
+            for (i, c) in contracts.iter().enumerate() {
+                if i > 0 {
+                    q.push(", ");
+                }
+                q.bind(c.0.to_vec());
+            }
+            q.push(")");
+        }
+        if let Some(c) = page.after {
+            q.push(" AND b.token > ").bind(c.token.0.to_vec());
+        }
+        q.push(" ORDER BY b.token").limit(limit + 1);
+        let items = self.fetch(q, decode_erc20_balance).await?;
+        Ok(Page::from_rows(items, limit, |b| TokenCursor {
+            token: b.token,
         }))
     }
 

@@ -14,7 +14,8 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use sqlx::AnyConnection;
 
-use crate::codec::{RowExt, int, u256};
+use super::derived::{delete_holding, put_holdings};
+use crate::codec::{RowExt, int};
 use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
 use crate::metrics::upsert_metrics;
@@ -55,12 +56,13 @@ pub(super) struct Undo {
     pub(super) totals: TotalsUndo,
     /// Metrics rows by period code and start.
     pub(super) metrics: Vec<(i64, i64, Option<ChainMetrics>)>,
-    /// Collectible holdings by owner, token and token ID: standard code and balance.
+    /// Token holdings by owner, token and token ID (none for ERC-20): standard code and
+    /// balance. (The name is older than ERC-20 balances; records read back either way.)
     pub(super) collectibles: Vec<(HoldingKey, Option<(i64, U256)>)>,
 }
 
-/// One collectible holding: owner, token contract and token ID.
-pub(super) type HoldingKey = (Address, Address, U256);
+/// One holding: owner, token contract and token ID (none for ERC-20).
+pub(super) type HoldingKey = (Address, Address, Option<U256>);
 
 /// The undo records of one commit, by chain.
 pub(super) type UndoLog = HashMap<i64, Undo>;
@@ -236,35 +238,10 @@ async fn restore(conn: &mut AnyConnection, chain: i64, undo: &Undo) -> Result<()
         }
     }
     for ((owner, token, id), before) in &undo.collectibles {
+        let key = (chain, *owner, *token, *id);
         match before {
-            Some((standard, balance)) => {
-                sqlx::query(
-                    "INSERT INTO evm_collectibles (chain_id, owner, token, token_id, standard, \
-                     balance) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chain_id, owner, \
-                     token, token_id) DO UPDATE SET standard = excluded.standard, \
-                     balance = excluded.balance",
-                )
-                .bind(chain)
-                .bind(owner.0.to_vec())
-                .bind(token.0.to_vec())
-                .bind(u256(id))
-                .bind(*standard)
-                .bind(u256(balance))
-                .execute(&mut *conn)
-                .await?;
-            }
-            None => {
-                sqlx::query(
-                    "DELETE FROM evm_collectibles \
-                     WHERE chain_id = $1 AND owner = $2 AND token = $3 AND token_id = $4",
-                )
-                .bind(chain)
-                .bind(owner.0.to_vec())
-                .bind(token.0.to_vec())
-                .bind(u256(id))
-                .execute(&mut *conn)
-                .await?;
-            }
+            Some((standard, balance)) => put_holdings(conn, &[(key, *standard, *balance)]).await?,
+            None => delete_holding(conn, &key).await?,
         }
     }
     Ok(())

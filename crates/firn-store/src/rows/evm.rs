@@ -390,6 +390,21 @@ pub struct CollectibleRecord {
     pub metadata: Option<NftMetadata>,
 }
 
+/// An ERC-20 balance, folded from the token's transfers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Erc20BalanceRecord {
+    /// EVM chain ID.
+    pub chain_id: u64,
+    /// Holder.
+    pub owner: Address,
+    /// Token contract.
+    pub token: Address,
+    /// Balance, in the token's smallest unit.
+    pub balance: U256,
+    /// Contract metadata, when known.
+    pub token_info: Option<Token>,
+}
+
 /// How a contract was deployed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContractDeployment {

@@ -347,8 +347,8 @@ async fn check_internal_txs(store: &Store, blocks: &[EvmBlockRows], a: Address, 
     assert_eq!(got, want, "{filter:?}");
 }
 
-/// A store made before version 8 gets its activity table filled from what it holds: the
-/// same lists as a store that had it from the start.
+/// A store made before versions 8 and 9 gets its activity table and its ERC-20 balances
+/// derived from what it holds: the same lists as a store that had them from the start.
 async fn older_store_gets_address_activity(location: &str, raw: &str) {
     let mut h = EvmHistory::new(33, CHAIN, 5);
     let blocks: Vec<_> = (0..60).map(|_| h.next_block()).collect();
@@ -356,7 +356,7 @@ async fn older_store_gets_address_activity(location: &str, raw: &str) {
     store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
     store.commit_evm_blocks(&blocks).await.unwrap();
     let lists = async |store: &Store| {
-        let mut out = Vec::new();
+        let mut out: Vec<Vec<String>> = Vec::new();
         for a in (0..5)
             .map(evm_address)
             .chain([Address::ZERO, evm_address(FACTORY)])
@@ -371,12 +371,29 @@ async fn older_store_gets_address_activity(location: &str, raw: &str) {
                 .list_evm_txs(&filter, &PageRequest::first(1_000))
                 .await
                 .unwrap();
-            out.push(page.items.iter().map(|t| t.tx.hash).collect::<Vec<_>>());
+            out.push(
+                page.items
+                    .iter()
+                    .map(|t| format!("{:#x}", t.tx.hash))
+                    .collect(),
+            );
+            let balances = store
+                .list_erc20_balances(CHAIN, a, &[], &PageRequest::first(1_000))
+                .await
+                .unwrap();
+            out.push(
+                balances
+                    .items
+                    .iter()
+                    .map(|b| format!("{:#x}={}", b.token, b.balance))
+                    .collect(),
+            );
         }
         out
     };
     let fresh = lists(&store).await;
-    assert!(fresh.iter().all(|l| !l.is_empty()));
+    assert!(fresh.iter().step_by(2).all(|l| !l.is_empty()));
+    assert!(fresh.iter().skip(1).step_by(2).any(|l| !l.is_empty()));
     store.close().await;
     let mut conn = sqlx::AnyConnection::connect(raw).await.unwrap();
     for sql in [
@@ -387,6 +404,10 @@ async fn older_store_gets_address_activity(location: &str, raw: &str) {
         "DROP INDEX evm_contracts_by_deployer",
         "DROP INDEX evm_blocks_by_time",
         "DELETE FROM _sqlx_migrations WHERE version = 8",
+        "DROP TABLE evm_erc20_balances",
+        "DROP INDEX evm_collectibles_by_standard",
+        "DELETE FROM store_upgrades",
+        "DELETE FROM _sqlx_migrations WHERE version = 9",
     ] {
         conn.execute(sql).await.unwrap();
     }

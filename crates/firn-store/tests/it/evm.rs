@@ -282,7 +282,7 @@ pub async fn evm_round_trip(store: Store) {
         Some(meta.clone())
     );
     let held = store
-        .list_collectibles(CHAIN, evm_address(2), None, &PageRequest::first(10))
+        .list_collectibles(CHAIN, evm_address(2), None, None, &PageRequest::first(10))
         .await
         .unwrap();
     assert_eq!(held.items.len(), 2);
@@ -312,6 +312,7 @@ pub async fn evm_round_trip(store: Store) {
         .list_collectibles(
             CHAIN,
             evm_address(2),
+            None,
             Some(evm_address(1155)),
             &PageRequest::first(10),
         )
@@ -348,7 +349,7 @@ pub async fn evm_failed_block_leaves_nothing(store: Store) {
     assert_eq!(store.find_evm_block(CHAIN, 1).await.unwrap(), None);
     assert!(
         store
-            .list_collectibles(CHAIN, evm_address(2), None, &PageRequest::first(10))
+            .list_collectibles(CHAIN, evm_address(2), None, None, &PageRequest::first(10))
             .await
             .unwrap()
             .items
@@ -408,6 +409,7 @@ pub async fn evm_forged_collectible_transfers_never_fail_a_commit(store: Store) 
         .list_collectibles(
             CHAIN,
             evm_address(1),
+            None,
             Some(evm_address(1155)),
             &PageRequest::first(10),
         )
@@ -419,7 +421,7 @@ pub async fn evm_forged_collectible_transfers_never_fail_a_commit(store: Store) 
         alice.items
     );
     let carol = store
-        .list_collectibles(CHAIN, evm_address(3), None, &PageRequest::first(10))
+        .list_collectibles(CHAIN, evm_address(3), None, None, &PageRequest::first(10))
         .await
         .unwrap();
     let got: Vec<_> = carol
@@ -636,7 +638,13 @@ async fn check_collectibles(store: &Store, h: &EvmHistory) {
         let mut after = None;
         loop {
             let page = store
-                .list_collectibles(h.chain_id, owner, None, &PageRequest { limit: 2, after })
+                .list_collectibles(
+                    h.chain_id,
+                    owner,
+                    None,
+                    None,
+                    &PageRequest { limit: 2, after },
+                )
                 .await
                 .unwrap();
             got.extend(page.items.iter().map(|c| (c.token, c.token_id, c.balance)));
@@ -648,7 +656,7 @@ async fn check_collectibles(store: &Store, h: &EvmHistory) {
         assert_eq!(got, want, "holdings of {owner:#x}");
         let nft = crate::fixtures::evm_address(crate::fixtures::ERC721);
         let only = store
-            .list_collectibles(h.chain_id, owner, Some(nft), &PageRequest::first(500))
+            .list_collectibles(h.chain_id, owner, None, Some(nft), &PageRequest::first(500))
             .await
             .unwrap();
         let want_nft: Vec<_> = want.iter().filter(|(t, _, _)| *t == nft).cloned().collect();
@@ -659,7 +667,95 @@ async fn check_collectibles(store: &Store, h: &EvmHistory) {
                 .collect::<Vec<_>>(),
             want_nft
         );
+        let multi = crate::fixtures::evm_address(crate::fixtures::ERC1155);
+        let only = store
+            .list_collectibles(
+                h.chain_id,
+                owner,
+                Some(TokenStandard::Erc1155),
+                None,
+                &PageRequest::first(500),
+            )
+            .await
+            .unwrap();
+        let want_multi: Vec<_> = want
+            .iter()
+            .filter(|(t, _, _)| *t == multi)
+            .cloned()
+            .collect();
+        assert_eq!(
+            only.items
+                .iter()
+                .map(|c| (c.token, c.token_id, c.balance))
+                .collect::<Vec<_>>(),
+            want_multi
+        );
     }
+    check_erc20_balances(store, h).await;
+}
+
+/// Every holder's ERC-20 balances, page by page and narrowed to contracts, against a fold
+/// of the history's transfers (a sender short of the amount ends at zero, as in the store).
+async fn check_erc20_balances(store: &Store, h: &EvmHistory) {
+    let want = crate::fixtures::erc20_balances(&h.blocks);
+    let mut holders = 0;
+    for n in 0..8 {
+        let owner = evm_address(n);
+        let want: Vec<_> = want
+            .get(&owner)
+            .into_iter()
+            .flatten()
+            .map(|(t, b)| (*t, *b))
+            .collect();
+        holders += usize::from(!want.is_empty());
+        let mut got = Vec::new();
+        let mut after = None;
+        loop {
+            let page = store
+                .list_erc20_balances(h.chain_id, owner, &[], &PageRequest { limit: 1, after })
+                .await
+                .unwrap();
+            got.extend(page.items.iter().map(|b| (b.token, b.balance)));
+            match page.next {
+                Some(c) => after = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(got, want, "ERC-20 balances of {owner:#x}");
+        let twenty = crate::fixtures::evm_address(crate::fixtures::ERC20);
+        let narrowed = store
+            .list_erc20_balances(
+                h.chain_id,
+                owner,
+                &[twenty, evm_address(404)],
+                &PageRequest::first(10),
+            )
+            .await
+            .unwrap();
+        let names: Vec<_> = narrowed
+            .items
+            .iter()
+            .map(|b| b.token_info.as_ref().map(|t| t.symbol.as_str()))
+            .collect();
+        assert_eq!(
+            names.len(),
+            want.iter().filter(|(t, _)| *t == twenty).count()
+        );
+        assert!(names.iter().all(|s| *s == Some("TWE")), "{names:?}");
+    }
+    assert!(holders > 1, "the history leaves several ERC-20 holders");
+    let too_many = vec![evm_address(1); firn_store::MAX_LISTED_CONTRACTS + 1];
+    assert!(
+        store
+            .list_erc20_balances(
+                h.chain_id,
+                evm_address(1),
+                &too_many,
+                &PageRequest::first(10)
+            )
+            .await
+            .is_err()
+    );
 }
 
 /// A block big enough that its rows take several multi-row statements.

@@ -351,6 +351,8 @@ pub const ERC20: u64 = 900_001;
 pub const ERC721: u64 = 900_002;
 pub const ERC1155: u64 = 900_003;
 pub const FACTORY: u64 = 900_004;
+/// A second ERC-20 token, so holders hold several.
+pub const ERC20_B: u64 = 900_005;
 
 /// A generated EVM history with ERC-20/721/1155 traffic, deployments, and a model of the
 /// collectible holdings it implies.
@@ -436,6 +438,7 @@ impl EvmHistory {
         if number == 1 {
             for (address, standard, name) in [
                 (erc20, TokenStandard::Erc20, "Twenty"),
+                (evm_address(ERC20_B), TokenStandard::Erc20, "Bees"),
                 (erc721, TokenStandard::Erc721, "Seven"),
                 (erc1155, TokenStandard::Erc1155, "Multi"),
             ] {
@@ -489,12 +492,17 @@ impl EvmHistory {
                     });
                 }
                 2..=4 => {
-                    tx.to = Some(erc20);
+                    let token = if kind == 4 {
+                        evm_address(ERC20_B)
+                    } else {
+                        erc20
+                    };
+                    tx.to = Some(token);
                     b.transfers.push(TokenTransfer {
                         tx_index: i,
                         log_index,
                         batch_index: 0,
-                        token: erc20,
+                        token,
                         standard: TokenStandard::Erc20,
                         from,
                         to,
@@ -504,7 +512,7 @@ impl EvmHistory {
                     b.logs.push(EvmLog {
                         tx_index: i,
                         log_index,
-                        address: erc20,
+                        address: token,
                         topics: vec![b256(0xdd, 1), b256(0, 1), b256(0, 2)],
                         data: vec![1, 2, 3],
                     });
@@ -657,4 +665,28 @@ pub fn minted_ids(blocks: &[EvmBlockRows], token: Address) -> std::collections::
         .filter(|t| t.token == token && t.from == Address::ZERO)
         .filter_map(|t| t.token_id)
         .collect()
+}
+
+/// Every holder's ERC-20 balances, folded from the transfers in `blocks` as the store folds
+/// them (a sender short of the amount ends at zero), by holder then token; no zero balances.
+pub fn erc20_balances(blocks: &[EvmBlockRows]) -> BTreeMap<Address, BTreeMap<Address, U256>> {
+    let mut out: BTreeMap<Address, BTreeMap<Address, U256>> = BTreeMap::new();
+    for t in blocks.iter().flat_map(|b| &b.transfers) {
+        if t.standard != TokenStandard::Erc20 {
+            continue;
+        }
+        if t.from != Address::ZERO {
+            let b = out.entry(t.from).or_default().entry(t.token).or_default();
+            *b = b.saturating_sub(t.value);
+        }
+        if t.to != Address::ZERO {
+            let b = out.entry(t.to).or_default().entry(t.token).or_default();
+            *b = b.saturating_add(t.value);
+        }
+    }
+    for held in out.values_mut() {
+        held.retain(|_, b| !b.is_zero());
+    }
+    out.retain(|_, held| !held.is_empty());
+    out
 }

@@ -12,7 +12,7 @@ const CHAIN: u64 = 4_321;
 /// Every table a rollback must leave as it found it (NFT metadata queued by the blocks taken
 /// back stays: it is keyed by token, not block, and harmless; the undo records depend on how
 /// blocks were batched).
-const TABLES: [&str; 16] = [
+const TABLES: [&str; 17] = [
     "cursors",
     "evm_blocks",
     "evm_txs",
@@ -24,6 +24,7 @@ const TABLES: [&str; 16] = [
     "evm_transfer_addresses",
     "evm_tokens",
     "evm_collectibles",
+    "evm_erc20_balances",
     "evm_contracts",
     "evm_metrics",
     "evm_period_addresses",
