@@ -32,6 +32,8 @@ use crate::state::AppState;
         evm_address::list_internal, evm_contracts::get_contract, evm_contracts::list_deployments,
         evm_contracts::list_token_transfers, evm_latest::list_latest_transactions,
         evm_latest::list_latest_blocks, evm_balances::get_native_balance, evm::list_address_chains,
+        evm_balances::list_erc20_balances, evm_balances::list_erc721_balances,
+        evm_balances::list_erc1155_balances,
         nfts::list_tokens, nfts::get_token,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
     ),

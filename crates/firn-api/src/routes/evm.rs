@@ -376,7 +376,7 @@ pub async fn list_collectibles(
     let owner = owner.ok_or_else(|| ApiError::bad("address is invalid"))?;
     let page = state
         .store
-        .list_collectibles(c.chain_id, owner, contract, &paging.request)
+        .list_collectibles(c.chain_id, owner, None, contract, &paging.request)
         .await?;
     Ok(Json(ListCollectibleBalancesResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),

@@ -10,6 +10,8 @@ pub mod pchain;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use firn_store::types::U256;
+
 use crate::config::PriceTable;
 
 /// A price (`Money`): currency code and a JSON number.
@@ -27,6 +29,16 @@ pub const CURRENCIES: [&str; 14] = [
     "usd", "eur", "aud", "cad", "chf", "clp", "cny", "czk", "dkk", "gbp", "hkd", "huf", "jpy",
     "nzd",
 ];
+
+/// What `amount` (in the smallest unit of a token of `decimals` decimals) is worth at `price`
+/// per whole token; absent without a price.
+pub fn worth(amount: U256, decimals: u8, price: Option<&Money>) -> Option<Money> {
+    let amount: f64 = amount.to_string().parse().unwrap_or(f64::MAX);
+    price.map(|p| Money {
+        currency_code: p.currency_code.clone(),
+        value: amount / 10f64.powi(i32::from(decimals)) * p.value,
+    })
+}
 
 /// The price of `asset` in `currency` from the table, as `Money`.
 pub fn money(prices: &PriceTable, currency: &str, asset: &str) -> Option<Money> {

@@ -35,6 +35,7 @@ firn_store::backend_tests! {
     evm_address::nft_collections_list_their_tokens,
     balances::native_balances_come_from_the_node,
     balances::address_chains_come_from_the_index,
+    balances::token_balances_come_from_the_index,
     service::prices_come_from_the_table_only,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,

@@ -91,12 +91,17 @@ pub fn get(url: &str, path: &str) -> (String, Value) {
     (status, body)
 }
 
-/// Fills a SQLite store at `path` with the API tests' world; returns what the SDK suite checks.
-fn fill(path: &Path) -> Value {
+/// Fills a SQLite store at `path` with the API tests' world, its EVM chain's node at `rpc`
+/// (native balances are read from it); returns what the SDK suite checks.
+fn fill(path: &Path, rpc: &str) -> Value {
+    use firn_store::EvmWriter;
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let store = firn_store::open(path.to_str().unwrap()).await.unwrap();
         let world = fixtures::seed(&store, 40, 120).await;
+        let mut chain = fixtures::evm_chain(CHAIN);
+        chain.rpc_url = rpc.to_owned();
+        store.upsert_evm_chain(&chain).await.unwrap();
         store.close().await;
         let p_address = short(1);
         let tx_count = world.p.facts.iter().filter(|f| f.addresses.contains(&p_address)).count();
@@ -127,6 +132,23 @@ fn fill(path: &Path) -> Value {
             *by_owner.entry(*owner).or_default() += 1;
         }
         let (collector, collectibles) = by_owner.into_iter().max_by_key(|(_, n)| *n).unwrap();
+        let erc20_holdings = fixtures::erc20_balances(&world.evm.blocks);
+        let (erc20_holder, erc20_held) = erc20_holdings
+            .iter()
+            .max_by_key(|(_, h)| h.len())
+            .map(|(a, h)| (*a, h.len()))
+            .unwrap();
+        let busiest_of = |token: u64| {
+            let mut by_owner = std::collections::BTreeMap::<_, usize>::new();
+            for (owner, t, _) in world.evm.holdings.keys() {
+                if *t == evm_address(token) {
+                    *by_owner.entry(*owner).or_default() += 1;
+                }
+            }
+            by_owner.into_iter().max_by_key(|(_, n)| *n).unwrap()
+        };
+        let (erc721_holder, erc721_held) = busiest_of(fixtures::ERC721);
+        let (erc1155_holder, erc1155_held) = busiest_of(fixtures::ERC1155);
         let (contract, contract_tx) = world
             .evm
             .blocks
@@ -158,7 +180,7 @@ fn fill(path: &Path) -> Value {
             .flat_map(|b| b.internal_txs.iter().map(move |i| (b, i)))
             .filter(|(b, i)| i.from == factory && !i.reverted && b.txs[i.tx_index as usize].success)
             .count();
-        json!({
+        let mut ctx = json!({
             "pAddress": fuji(1),
             "pAddressTxCount": tx_count,
             "stakingAddress": fuji(100),
@@ -195,7 +217,20 @@ fn fill(path: &Path) -> Value {
             "nftCollection": format!("{:#x}", evm_address(fixtures::ERC721)),
             "nftTokenCount": fixtures::minted_ids(&world.evm.blocks, evm_address(fixtures::ERC721)).len(),
             "allChainsBlockCount": world.evm.number,
-        })
+        });
+        // A second object: one literal this long overflows json!'s recursion limit.
+        let balances = json!({
+            "erc20Holder": format!("{erc20_holder:#x}"),
+            "erc20BalanceCount": erc20_held,
+            "erc721Holder": format!("{erc721_holder:#x}"),
+            "erc721BalanceCount": erc721_held,
+            "erc1155Holder": format!("{erc1155_holder:#x}"),
+            "erc1155BalanceCount": erc1155_held,
+        });
+        for (k, v) in balances.as_object().unwrap() {
+            ctx[k] = v.clone();
+        }
+        ctx
     })
 }
 
@@ -208,7 +243,7 @@ fn temp_db(name: &str) -> PathBuf {
 #[test]
 fn serve_answers_over_http_and_shuts_down_cleanly() {
     let db = temp_db("http");
-    fill(&db);
+    fill(&db, "http://127.0.0.1:9/ext/bc/C/rpc");
     let served = serve(&db, &[]);
     let (status, body) = get(&served.url, "/v1/health-check");
     assert!(status.contains("200"), "{status} {body}");
@@ -286,7 +321,12 @@ fn official_sdks_validate_every_response() {
         return;
     };
     let db = temp_db("sdk");
-    let context = fill(&db);
+    // The native balances the token lists carry come from a real node.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let node = rt
+        .block_on(firn_node::spawn(firn_node::NodeConfig::test().with_evm()))
+        .unwrap();
+    let context = fill(&db, &node.url_of("/ext/bc/C/rpc"));
     let served = serve(&db, &[]);
     let out = Command::new("node")
         .arg("suite.mjs")
@@ -300,6 +340,7 @@ fn official_sdks_validate_every_response() {
     assert!(out.status.success(), "SDK suite failed:\n{stdout}");
     assert!(stdout.contains(", 0 failures"), "{stdout}");
     drop(served);
+    rt.block_on(node.shutdown());
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
@@ -359,7 +400,7 @@ fn official_sdks_agree_with_the_node_rpc() {
 #[test]
 fn page_tokens_work_across_processes_that_share_a_secret() {
     let db = temp_db("tokens");
-    fill(&db);
+    fill(&db, "http://127.0.0.1:9/ext/bc/C/rpc");
     let secret = ["--page-token-secret", "one shared secret"];
     let (a, b) = (serve(&db, &secret), serve(&db, &secret));
     let other = serve(&db, &["--page-token-secret", "another secret"]);

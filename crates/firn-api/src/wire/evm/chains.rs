@@ -6,7 +6,7 @@ use firn_store::types::U256;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::wire::Money;
+use crate::wire::{Money, worth};
 
 /// The native token of a chain (`NetworkToken`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -138,10 +138,7 @@ pub struct NativeTokenBalance {
 impl NativeTokenBalance {
     /// `balance` of `chain`'s native token, priced with `price` (per whole token).
     pub fn new(chain: &EvmChainRecord, balance: U256, price: Option<Money>) -> Self {
-        let balance_value = price.as_ref().map(|p| Money {
-            currency_code: p.currency_code.clone(),
-            value: whole_tokens(balance, chain.token_decimals) * p.value,
-        });
+        let balance_value = worth(balance, chain.token_decimals, price.as_ref());
         Self {
             name: chain.token_name.clone(),
             symbol: chain.token_symbol.clone(),
@@ -152,12 +149,6 @@ impl NativeTokenBalance {
             balance_value,
         }
     }
-}
-
-/// `amount` in whole tokens of `decimals` decimals, as a float (for prices only).
-fn whole_tokens(amount: U256, decimals: u8) -> f64 {
-    let amount: f64 = amount.to_string().parse().unwrap_or(f64::MAX);
-    amount / 10f64.powi(i32::from(decimals))
 }
 
 /// `GetNativeBalanceResponse`.

@@ -1,7 +1,7 @@
 //! EVM shapes, one module per resource: `activity` (an address's transactions with what it
 //! did in them, its internal calls, a token's transfers), `contracts`, `blocks`, `transactions` (one transaction with its
 //! transfers and internal calls), `transfers` (ERC-20 and ERC-721 lists), `collectibles`
-//! (balances), `tokens` (the token and metadata shapes they embed) and `chains` (with their
+//! (token balances), `tokens` (the token and metadata shapes they embed) and `chains` (with their
 //! native token). Here: the address shape they all share.
 
 mod activity;
@@ -28,7 +28,10 @@ pub use chains::{
     ChainInfo, GetNativeBalanceResponse, ListAddressChainsResponse, ListChainsResponse,
     NativeTokenBalance, NetworkToken, NetworkTokenDetails,
 };
-pub use collectibles::{CollectibleBalance, ListCollectibleBalancesResponse};
+pub use collectibles::{
+    CollectibleBalance, Erc20TokenBalance, ListCollectibleBalancesResponse,
+    ListErc20BalancesResponse, ListErc721BalancesResponse, ListErc1155BalancesResponse,
+};
 pub use contracts::{
     Contract, ContractCommon, ContractDeploymentDetails, Erc20Contract, ListContractsResponse,
     NftContract,

@@ -7,8 +7,9 @@
 //   completed: getRewardUTXOs and the RewardValidatorTx), historical rewards against
 //   getRewardUTXOs, blockchains against getBlockchains and their CreateChainTx;
 // - every EVM chain (eth_*): blocks by number and hash, contract deployments, an address's
-//   ERC-20 and ERC-721 transfers against eth_getLogs, token metadata against eth_call, and
-//   collectible holdings (ERC-721 owners, ERC-1155 balances) computed from the logs.
+//   ERC-20 and ERC-721 transfers against eth_getLogs, token metadata against eth_call,
+//   collectible holdings (ERC-721 owners, ERC-1155 balances) computed from the logs and checked
+//   with ownerOf and balanceOf, and ERC-20 balances against balanceOf.
 // Every paged list is followed for at least two pages. The node is read once before the SDK
 // calls and its heights again after: a chain that moved in between (a reward block on the
 // wall clock) makes the run start again, at most three times.
@@ -18,7 +19,7 @@
 import { Avalanche } from "@avalanche-sdk/chainkit";
 import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 
-import { busiest, balance1155, erc20Metadata, evmView, tokenUri } from "./lib/evm.mjs";
+import { balance20, balance1155, busiest, erc20Metadata, evmView, ownerOf, tokenUri } from "./lib/evm.mjs";
 import { currentStakers, pchainView, rewardUtxos, splitReward, txIdsOf, txsOf } from "./lib/pchain.mjs";
 import { Node, bech32Hex, check, hexNumber, pages, sameSet } from "./lib/rpc.mjs";
 
@@ -470,6 +471,43 @@ function evmSteps(d, c) {
       counter.calls++;
       const r = await d.evm.address.chains.list({ address: sender }, o);
       check(r.indexedChains.some((x) => x.chainId === c.chainId), `${sender} took part on ${c.chainId}`);
+    },
+    [`${c.chainId} listErc20Balances`]: async () => {
+      const holder = busiest(c.erc20);
+      const touched = [...new Set(c.erc20.filter((e) => e.from === holder || e.to === holder).map((e) => e.contract))];
+      const want = [];
+      for (const token of touched) {
+        const onChain = await balance20(node, c.chainPath, token, holder);
+        if (onChain > 0n) want.push(`${token}:${onChain}`);
+      }
+      check(want.length > 0, `${c.chainId} ${holder} holds ERC-20 tokens (balanceOf)`);
+      const got = await pages(counter, "erc20Balances", () => d.evm.address.balances.listErc20({ ...chain, address: holder, pageSize: 1 }, o), "erc20TokenBalances", Math.min(2, want.length));
+      sameSet(got.map((x) => `${x.address}:${x.balance}`.toLowerCase()), want, `${c.chainId} ERC-20 balances of ${holder} (balanceOf)`);
+      // At the head the run read, which the index has reached: the same tokens, and the
+      // holder's native balance at that block.
+      counter.calls++;
+      const native = BigInt(await node.eth(c.chainPath, "eth_getBalance", [holder, hexNumber(c.head)]));
+      const atHead = await d.evm.address.balances.listErc20({ ...chain, address: holder, pageSize: 1, blockNumber: String(c.head) }, o);
+      check(atHead.result.nativeTokenBalance.balance === String(native), `${c.chainId} native balance of ${holder} at ${c.head} with its tokens (eth_getBalance)`);
+      const [one] = atHead.result.erc20TokenBalances;
+      check(one?.address === got[0].address && one?.balance === got[0].balance, `${c.chainId} ${holder}'s first ERC-20 balance at ${c.head}`);
+    },
+    [`${c.chainId} listErc721Balances and listErc1155Balances`]: async () => {
+      const held = [...c.holdings.get(collector).entries()];
+      for (const [ercType, list] of [["ERC-721", "listErc721"], ["ERC-1155", "listErc1155"]]) {
+        const want = held.filter(([, h]) => h.ercType === ercType);
+        const field = ercType === "ERC-721" ? "erc721TokenBalances" : "erc1155TokenBalances";
+        const got = await pages(counter, list, () => d.evm.address.balances[list]({ ...chain, address: collector, pageSize: 1 }, o), field, Math.min(2, want.length));
+        sameSet(got.map((x) => `${x.address}:${x.tokenId}`.toLowerCase()), want.map(([k]) => k), `${c.chainId} ${ercType} holdings of ${collector} (logs)`);
+        for (const x of got.slice(0, 6)) {
+          if (ercType === "ERC-721") {
+            check((await ownerOf(node, c.chainPath, x.address, x.tokenId)) === collector, `${x.address}#${x.tokenId} ownerOf is ${collector}`);
+          } else {
+            const onChain = await balance1155(node, c.chainPath, x.address, collector, x.tokenId);
+            check(x.balance === String(onChain), `${x.address}#${x.tokenId} balance ${x.balance} != balanceOf ${onChain}`);
+          }
+        }
+      }
     },
     [`${c.chainId} listCollectibleBalances`]: async () => {
       const held = c.holdings.get(collector);

@@ -68,6 +68,7 @@ const EVM_STEPS = new Set([
   "listErc1155Transactions", "listTransactions", "listInternalTransactions", "listTransfers",
   "listContractDeployments", "getContractMetadata", "listLatestTransactionsAllChains",
   "listLatestBlocksAllChains", "listAddressChains", "listTokens", "getTokenDetails",
+  "getNativeBalance", "listErc20Balances", "listErc721Balances", "listErc1155Balances",
 ]);
 const skipped = new Set();
 
@@ -268,6 +269,37 @@ async function run(label, sdk) {
     listCollectibleBalances: async () => {
       const r = await pages("collectibles", () => d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o), "collectibleBalances", Math.min(2, ctx.collectibleCount ?? 2));
       if (ctx.collectibleCount !== undefined) check(r.length === ctx.collectibleCount, `collectible count ${r.length}`);
+    },
+    getNativeBalance: async () => {
+      calls++;
+      const r = await d.evm.address.balances.getNative({ chainId: ctx.chainId, address: ctx.evmAddress, currency: "usd" }, o);
+      check(/^[0-9]+$/.test(r.nativeTokenBalance.balance), `a balance: ${r.nativeTokenBalance.balance}`);
+      check(r.nativeTokenBalance.chainId === ctx.chainId, "the chain's token");
+    },
+    listErc20Balances: async () => {
+      const address = ctx.erc20Holder ?? ctx.evmAddress;
+      const r = await pages("erc20Balances", () => d.evm.address.balances.listErc20({ chainId: ctx.chainId, address, pageSize: 1, currency: "usd" }, o), "erc20TokenBalances", ctx.erc20BalanceCount > 1 ? 2 : 1);
+      const tokens = r.map((b) => b.address.toLowerCase());
+      check(tokens.every((t, i) => i === 0 || t > tokens[i - 1]), "by token, no repeats");
+      check(r.every((b) => b.ercType === "ERC-20" && BigInt(b.balance) > 0n), "ERC-20 holdings only");
+      if (ctx.erc20BalanceCount !== undefined) check(r.length === ctx.erc20BalanceCount, `erc20 balance count ${r.length} != ${ctx.erc20BalanceCount}`);
+      if (r.length > 0) {
+        calls++;
+        const one = await d.evm.address.balances.listErc20({ chainId: ctx.chainId, address, contractAddresses: r[0].address }, o);
+        check(one.result.erc20TokenBalances.length === 1 && one.result.erc20TokenBalances[0].balance === r[0].balance, "narrowed to one contract");
+      }
+    },
+    listErc721Balances: async () => {
+      const address = ctx.erc721Holder ?? ctx.collector;
+      const r = await pages("erc721Balances", () => d.evm.address.balances.listErc721({ chainId: ctx.chainId, address, pageSize: 1 }, o), "erc721TokenBalances", ctx.erc721BalanceCount > 1 ? 2 : 1);
+      check(r.every((b) => b.ercType === "ERC-721"), "ERC-721 holdings only");
+      if (ctx.erc721BalanceCount !== undefined) check(r.length === ctx.erc721BalanceCount, `erc721 balance count ${r.length} != ${ctx.erc721BalanceCount}`);
+    },
+    listErc1155Balances: async () => {
+      const address = ctx.erc1155Holder ?? ctx.collector;
+      const r = await pages("erc1155Balances", () => d.evm.address.balances.listErc1155({ chainId: ctx.chainId, address, pageSize: 1 }, o), "erc1155TokenBalances", ctx.erc1155BalanceCount > 1 ? 2 : 1);
+      check(r.every((b) => b.ercType === "ERC-1155" && BigInt(b.balance) > 0n), "ERC-1155 holdings only");
+      if (ctx.erc1155BalanceCount !== undefined) check(r.length === ctx.erc1155BalanceCount, `erc1155 balance count ${r.length} != ${ctx.erc1155BalanceCount}`);
     },
   };
   for (const [name, step] of Object.entries(steps)) {

@@ -125,3 +125,13 @@ export async function tokenUri(node, chainPath, contract, id, ercType) {
 export async function balance1155(node, chainPath, contract, owner, id) {
   return abiWord(await node.call(chainPath, contract, `${SELECTORS.balanceOf1155}${addressWord(owner)}${wordOf(id)}`));
 }
+
+// An ERC-20 balance by eth_call.
+export async function balance20(node, chainPath, contract, owner) {
+  return abiWord(await node.call(chainPath, contract, `${SELECTORS.balanceOf}${addressWord(owner)}`));
+}
+
+// An ERC-721 token's owner by eth_call.
+export async function ownerOf(node, chainPath, contract, id) {
+  return topicAddress(await node.call(chainPath, contract, `${SELECTORS.ownerOf}${wordOf(id)}`));
+}

@@ -109,6 +109,7 @@ export const SELECTORS = {
   tokenURI: "0xc87b56dd",
   uri: "0x0e89341c",
   ownerOf: "0x6352211e",
+  balanceOf: "0x70a08231",
   balanceOf1155: "0x00fdd58e",
 };
 
