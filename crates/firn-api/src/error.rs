@@ -108,9 +108,9 @@ impl ApiError {
 }
 
 /// `message` is a string or, for validation failures, an array of strings (NestJS style).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
-enum Message {
+pub enum Message {
     One(String),
     Many(Vec<String>),
 }
@@ -120,8 +120,7 @@ enum Message {
 #[serde(rename_all = "camelCase")]
 pub struct ErrorBody {
     /// What went wrong: a string, or an array of strings for validation failures.
-    #[schema(value_type = Object)]
-    message: serde_json::Value,
+    message: Message,
     /// The HTTP status code.
     status_code: u16,
     /// The status's reason phrase (`Bad Request`, `Not Found`, …).
@@ -140,7 +139,7 @@ pub fn error_response(status: StatusCode, message: Vec<String>) -> Response {
 
 fn body(status: StatusCode, message: Message) -> Response {
     let body = ErrorBody {
-        message: serde_json::to_value(message).unwrap_or(serde_json::Value::Null),
+        message,
         status_code: status.as_u16(),
         error: status.canonical_reason().unwrap_or("Error").to_owned(),
     };

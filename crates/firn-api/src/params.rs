@@ -169,6 +169,25 @@ impl Query {
         out
     }
 
+    /// A list of primary-network addresses where EVM `0x` addresses also count (the C-Chain's
+    /// atomic transactions name either): the primary-network ones, and the EVM ones.
+    pub fn atomic_addresses(&mut self, name: &str, hrp: &str) -> (Vec<ShortId>, Vec<Address>) {
+        let items = self.list(name);
+        let (mut primary, mut evm) = (Vec::new(), Vec::new());
+        for item in items {
+            if let Some(a) = parse_evm_address(&item) {
+                evm.push(a);
+            } else if let Some(a) = parse_pchain_address(&item, hrp) {
+                primary.push(a);
+            } else {
+                self.error(format!(
+                    "{name} holds an invalid address {item:?}: expected a {hrp}1… bech32 address (optionally prefixed with P-, X- or C-) or an EVM 0x address"
+                ));
+            }
+        }
+        (primary, evm)
+    }
+
     /// A list of node IDs (`NodeID-…`).
     pub fn node_ids(&mut self, name: &str) -> Vec<NodeId> {
         let items = self.list(name);

@@ -75,10 +75,15 @@ pub(crate) async fn chain_time(state: &AppState) -> ApiResult<u64> {
         .unwrap_or(0))
 }
 
-/// The filters shared by the two transaction lists.
-fn tx_filter(state: &AppState, q: &mut Query, allow_validation_id: bool) -> PTxFilter {
-    let addresses = q.pchain_addresses("addresses", &state.config.network.hrp);
-    let l1_validation_id = if allow_validation_id {
+/// The filters shared by the two transaction lists. On the C-Chain, `addresses` may hold EVM
+/// `0x` addresses too (its atomic transactions name both kinds).
+fn tx_filter(state: &AppState, q: &mut Query, chain: Option<PrimaryChain>) -> PTxFilter {
+    let hrp = &state.config.network.hrp;
+    let addresses = match chain {
+        Some(PrimaryChain::C) => q.atomic_addresses("addresses", hrp).0,
+        _ => q.pchain_addresses("addresses", hrp),
+    };
+    let l1_validation_id = if chain == Some(PrimaryChain::P) {
         q.id("l1ValidationId")
     } else {
         None
@@ -108,7 +113,7 @@ fn tx_filter(state: &AppState, q: &mut Query, allow_validation_id: bool) -> PTxF
     params(
         ("network" = String, Path, description = "mainnet, fuji or testnet"),
         ("blockchainId" = String, Path, description = "A primary network blockchain ID or alias (p-chain, x-chain, c-chain)"),
-        ("addresses" = Option<String>, Query, description = "Comma-separated P-Chain addresses (fuji1…, P-fuji1…)"),
+        ("addresses" = Option<String>, Query, description = "Comma-separated P-Chain addresses (fuji1…, P-fuji1…); on the C-Chain, EVM 0x addresses too"),
         ("l1ValidationId" = Option<String>, Query, description = "L1 validation ID (cb58)"),
         ("txTypes" = Option<Vec<String>>, Query, description = "Transaction types (PrimaryNetworkTxType)"),
         ("startTimestamp" = Option<u64>, Query, description = "Transactions at or after this time", minimum = 0),
@@ -128,7 +133,7 @@ pub async fn list_latest_transactions(
 ) -> ApiResult<Response> {
     check_network(&state.config.network, path.get("network"))?;
     let chain = primary_chain(&state.config.network, &mut q, path.get("blockchainId"));
-    let filter = tx_filter(&state, &mut q, chain == Some(PrimaryChain::P));
+    let filter = tx_filter(&state, &mut q, chain);
     let has_filters =
         !filter.tx_types.is_empty() || filter.start_ts.is_some() || filter.end_ts.is_some();
     if has_filters && filter.addresses.is_empty() && filter.l1_validation_id.is_none() {
@@ -205,7 +210,8 @@ pub async fn list_staking_transactions(
     if matches!(chain, Some(PrimaryChain::X | PrimaryChain::C)) {
         q.error("blockchainId must be the P-Chain ID or p-chain");
     }
-    let filter = tx_filter(&state, &mut q, false);
+    // Staking lists take neither EVM addresses nor l1ValidationId.
+    let filter = tx_filter(&state, &mut q, None);
     let order = q.sort_order();
     let paging = q.paging::<TxCursor>(
         uri.path(),

@@ -63,6 +63,14 @@ pub async fn bad_parameters_are_400_naming_the_parameter(store: Store) {
             "addresses holds an invalid address",
         ),
         (
+            format!("{P}/transactions?addresses=0x{}", "ab".repeat(20)),
+            "expected a fuji1… bech32 address, optionally prefixed",
+        ),
+        (
+            "/v1/networks/fuji/blockchains/c-chain/transactions?addresses=0x12".to_owned(),
+            "or an EVM 0x address",
+        ),
+        (
             format!("{P}/transactions?l1ValidationId=zz"),
             "l1ValidationId must be a cb58 ID",
         ),
