@@ -11,8 +11,8 @@ use super::insert::Staged;
 use super::undo::UndoLog;
 use crate::codec::{RowExt, u256};
 use crate::error::Result;
-use crate::rows::evm::{EvmTx, NftMetadata, TokenStandard};
-use crate::sql::{insert_many, insert_many_returning};
+use crate::rows::evm::{EvmTx, NftMetadata, TokenStandard, TokenTransfer};
+use crate::sql::{Sql, insert_many, insert_many_returning};
 use crate::types::{Address, U256};
 
 /// (chain, owner, token, token ID): an ERC-20 balance has no token ID.
@@ -23,71 +23,106 @@ struct Holding {
     balance: U256,
 }
 
-/// The stored holding of `key`: standard code and balance.
-async fn load_holding(conn: &mut AnyConnection, key: &HoldingKey) -> Result<Option<(i64, U256)>> {
-    let (chain, owner, token, id) = key;
-    let row = match id {
-        Some(id) => {
-            sqlx::query(
-                "SELECT standard, balance FROM evm_collectibles \
-                 WHERE chain_id = $1 AND owner = $2 AND token = $3 AND token_id = $4",
-            )
-            .bind(*chain)
-            .bind(owner.0.to_vec())
-            .bind(token.0.to_vec())
-            .bind(u256(id))
-            .fetch_optional(&mut *conn)
-            .await?
-        }
-        None => {
-            sqlx::query(
-                "SELECT balance FROM evm_erc20_balances \
-                 WHERE chain_id = $1 AND owner = $2 AND token = $3",
-            )
-            .bind(*chain)
-            .bind(owner.0.to_vec())
-            .bind(token.0.to_vec())
-            .fetch_optional(&mut *conn)
-            .await?
-        }
-    };
+/// Keys a holdings read looks up per statement (3 or 4 values each).
+const KEYS_PER_READ: usize = 2_000;
+
+/// The stored holdings of `keys` (standard code and balance), in a few statements: a batch of
+/// a busy chain touches thousands, and one round trip each would dominate the commit.
+async fn load_holdings(
+    conn: &mut AnyConnection,
+    keys: &[HoldingKey],
+) -> Result<HashMap<HoldingKey, (i64, U256)>> {
+    let mut out = HashMap::with_capacity(keys.len());
     let erc20 = TokenStandard::Erc20.code();
-    row.map(|r| {
-        let standard = if id.is_some() {
-            r.i64("standard")?
-        } else {
-            erc20
-        };
-        Ok((standard, r.u256("balance")?))
-    })
-    .transpose()
+    let sqlite = conn.backend_name() == "SQLite";
+    let (fungible, collectible): (Vec<&HoldingKey>, Vec<&HoldingKey>) =
+        keys.iter().partition(|k| k.3.is_none());
+    for chunk in fungible.chunks(KEYS_PER_READ) {
+        let mut q = Sql::new("WITH k (c, o, t) AS (VALUES ");
+        if sqlite {
+            q.anonymous_placeholders();
+        }
+        for (i, (chain, owner, token, _)) in chunk.iter().enumerate() {
+            q.push(if i == 0 { "(" } else { ", (" });
+            q.arg(*chain).arg(owner.0.to_vec()).arg(token.0.to_vec());
+            q.push(")");
+        }
+        // A join, not `IN (VALUES …)`: SQLite scans the table for a row-value IN list.
+        q.push(
+            ") SELECT b.chain_id, b.owner, b.token, b.balance FROM k JOIN evm_erc20_balances b \
+             ON b.chain_id = k.c AND b.owner = k.o AND b.token = k.t",
+        );
+        for r in q.fetch_all(&mut *conn).await? {
+            let key = (
+                r.i64("chain_id")?,
+                r.address("owner")?,
+                r.address("token")?,
+                None,
+            );
+            out.insert(key, (erc20, r.u256("balance")?));
+        }
+    }
+    for chunk in collectible.chunks(KEYS_PER_READ) {
+        let mut q = Sql::new("WITH k (c, o, t, i) AS (VALUES ");
+        if sqlite {
+            q.anonymous_placeholders();
+        }
+        for (i, (chain, owner, token, id)) in chunk.iter().enumerate() {
+            q.push(if i == 0 { "(" } else { ", (" });
+            q.arg(*chain).arg(owner.0.to_vec()).arg(token.0.to_vec());
+            q.arg(u256(&id.unwrap_or_default()));
+            q.push(")");
+        }
+        q.push(
+            ") SELECT b.chain_id, b.owner, b.token, b.token_id, b.standard, b.balance FROM k \
+             JOIN evm_collectibles b ON b.chain_id = k.c AND b.owner = k.o AND b.token = k.t \
+             AND b.token_id = k.i",
+        );
+        for r in q.fetch_all(&mut *conn).await? {
+            let id = Some(r.u256("token_id")?);
+            let key = (
+                r.i64("chain_id")?,
+                r.address("owner")?,
+                r.address("token")?,
+                id,
+            );
+            out.insert(key, (r.i64("standard")?, r.u256("balance")?));
+        }
+    }
+    Ok(out)
 }
 
-/// The holding of `key`, read once per batch (what it was goes to `undo`).
-async fn holding<'m>(
-    conn: &mut AnyConnection,
+/// The holding of `key`, as the batch has left it so far (as stored, the first time: what it
+/// was goes to `undo`).
+fn holding<'m>(
+    stored: &HashMap<HoldingKey, (i64, U256)>,
     held: &'m mut HashMap<HoldingKey, Holding>,
     undo: &mut UndoLog,
     key: HoldingKey,
     standard: TokenStandard,
-) -> Result<&'m mut Holding> {
-    use std::collections::hash_map::Entry;
-    let h = match held.entry(key) {
-        Entry::Occupied(e) => e.into_mut(),
-        Entry::Vacant(e) => {
-            // The balance is read before the entry is filled; the borrow of `held` is exclusive.
-            let before = load_holding(conn, e.key()).await?;
-            let k = e.key();
-            undo.entry(k.0)
-                .or_default()
-                .collectibles
-                .push(((k.1, k.2, k.3), before));
-            let balance = before.map_or(U256::ZERO, |(_, b)| b);
-            e.insert(Holding { standard, balance })
-        }
-    };
+) -> &'m mut Holding {
+    let h = held.entry(key).or_insert_with_key(|k| {
+        let before = stored.get(k).copied();
+        undo.entry(k.0)
+            .or_default()
+            .collectibles
+            .push(((k.1, k.2, k.3), before));
+        let balance = before.map_or(U256::ZERO, |(_, b)| b);
+        Holding { standard, balance }
+    });
     h.standard = standard;
-    Ok(h)
+    h
+}
+
+/// The holding key and amount a transfer moves: ERC-20 and ERC-1155 amounts, one ERC-721
+/// token; `None` for a collectible transfer without a token ID.
+fn moved(t: &TokenTransfer) -> Option<(Option<U256>, U256)> {
+    match (t.standard, t.token_id) {
+        (TokenStandard::Erc20, _) => Some((None, t.value)),
+        (TokenStandard::Erc721, Some(id)) => Some((Some(id), U256::ONE)),
+        (TokenStandard::Erc1155, Some(id)) => Some((Some(id), t.value)),
+        (_, None) => None,
+    }
 }
 
 /// Moves ERC-20 and ERC-1155 amounts and ERC-721 tokens between holders, transfer by
@@ -102,21 +137,32 @@ pub(super) async fn update_collectibles(
     staged: &[Staged<'_>],
     undo: &mut UndoLog,
 ) -> Result<()> {
-    let mut held: HashMap<HoldingKey, Holding> = HashMap::new();
+    // Every holding the batch touches, read at once.
+    let mut keys: Vec<HoldingKey> = Vec::new();
+    let mut seen: HashSet<HoldingKey> = HashSet::new();
     for s in staged {
         for t in &s.rows.transfers {
-            let (id, amount) = match (t.standard, t.token_id) {
-                (TokenStandard::Erc20, _) => (None, t.value),
-                (TokenStandard::Erc721, Some(id)) => (Some(id), U256::ONE),
-                (TokenStandard::Erc1155, Some(id)) => (Some(id), t.value),
-                (_, None) => continue,
+            let Some((id, _)) = moved(t) else { continue };
+            for party in [t.from, t.to] {
+                if party != Address::ZERO && seen.insert((s.chain, party, t.token, id)) {
+                    keys.push((s.chain, party, t.token, id));
+                }
+            }
+        }
+    }
+    let stored = load_holdings(conn, &keys).await?;
+    let mut held: HashMap<HoldingKey, Holding> = HashMap::with_capacity(keys.len());
+    for s in staged {
+        for t in &s.rows.transfers {
+            let Some((id, amount)) = moved(t) else {
+                continue;
             };
             if amount.is_zero() {
                 continue;
             }
             if t.from != Address::ZERO {
                 let key = (s.chain, t.from, t.token, id);
-                let h = holding(conn, &mut held, undo, key, t.standard).await?;
+                let h = holding(&stored, &mut held, undo, key, t.standard);
                 if h.balance < amount {
                     tracing::debug!(token = %format!("{:#x}", t.token), token_id = ?id, owner = %format!("{:#x}", t.from), "a transfer moves more than its sender holds; its balance stays at zero");
                 }
@@ -124,7 +170,7 @@ pub(super) async fn update_collectibles(
             }
             if t.to != Address::ZERO {
                 let key = (s.chain, t.to, t.token, id);
-                let h = holding(conn, &mut held, undo, key, t.standard).await?;
+                let h = holding(&stored, &mut held, undo, key, t.standard);
                 h.balance = match t.standard {
                     TokenStandard::Erc721 => U256::ONE,
                     _ => h.balance.saturating_add(amount),
