@@ -33,6 +33,8 @@ pub enum ApiError {
     TooManyRequests {
         /// Seconds until the window resets.
         retry_after: u64,
+        /// What was asked too often, when it is not the rate limit.
+        reason: Option<String>,
     },
     /// The handler ran past the request time limit, or the store is unreachable.
     #[error("service unavailable: {0}")]
@@ -81,9 +83,11 @@ impl ApiError {
             | ApiError::PayloadTooLarge(m)
             | ApiError::UnsupportedMediaType(m)
             | ApiError::Unavailable(m) => Message::One(m.clone()),
-            ApiError::TooManyRequests { .. } => {
-                Message::One("ThrottlerException: Too Many Requests".to_owned())
-            }
+            ApiError::TooManyRequests { reason, .. } => Message::One(
+                reason
+                    .clone()
+                    .unwrap_or_else(|| "ThrottlerException: Too Many Requests".to_owned()),
+            ),
             ApiError::Store(StoreError::BadCursor(_)) => {
                 Message::Many(vec!["pageToken is invalid".to_owned()])
             }
@@ -153,7 +157,7 @@ impl IntoResponse for ApiError {
             tracing::error!(target: "api", error = %self, "request failed");
         }
         let mut response = body(status, self.message());
-        if let ApiError::TooManyRequests { retry_after } = self
+        if let ApiError::TooManyRequests { retry_after, .. } = self
             && let Ok(v) = HeaderValue::from_str(&retry_after.to_string())
         {
             response.headers_mut().insert(header::RETRY_AFTER, v);

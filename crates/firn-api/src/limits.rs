@@ -279,6 +279,7 @@ pub async fn auth_and_rate_limit(
             if !tries.allowed {
                 return ApiError::TooManyRequests {
                     retry_after: tries.reset_secs,
+                    reason: None,
                 }
                 .into_response();
             }
@@ -293,6 +294,7 @@ pub async fn auth_and_rate_limit(
     } else {
         ApiError::TooManyRequests {
             retry_after: quota.reset_secs,
+            reason: None,
         }
         .into_response()
     };

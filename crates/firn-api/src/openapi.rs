@@ -34,7 +34,7 @@ use crate::state::AppState;
         evm_latest::list_latest_blocks, evm_balances::get_native_balance, evm::list_address_chains,
         evm_balances::list_erc20_balances, evm_balances::list_erc721_balances,
         evm_balances::list_erc1155_balances,
-        nfts::list_tokens, nfts::get_token,
+        nfts::list_tokens, nfts::get_token, nfts::reindex_nft,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
     ),
     components(schemas(crate::error::ErrorBody)),

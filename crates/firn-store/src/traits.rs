@@ -16,7 +16,8 @@ use crate::page::{
 use crate::rows::evm::{
     ChainRef, CollectibleRecord, ContractDeployment, ContractRecord, Erc20BalanceRecord,
     EvmBlockRecord, EvmBlockRows, EvmChainRecord, EvmInternalTx, EvmLog, EvmTxRecord,
-    InternalTxRecord, MetadataQueue, NftMetadata, Token, TokenStandard, TransferRecord,
+    InternalTxRecord, MetadataQueue, NftMetadata, ReindexRequest, Token, TokenStandard,
+    TransferRecord,
 };
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
@@ -221,6 +222,17 @@ pub trait EvmWriter {
         chain_id: u64,
         metadata: &NftMetadata,
     ) -> impl Future<Output = Result<()>> + Send;
+    /// Queues the metadata of NFT `token_id` of `token` to be read again, at time `now` (Unix
+    /// seconds), unless it was queued so less than
+    /// [`REINDEX_INTERVAL_SECS`](crate::rows::evm::REINDEX_INTERVAL_SECS) ago. One statement
+    /// decides, so processes sharing a store queue a token once per interval between them.
+    fn request_nft_reindex(
+        &self,
+        chain_id: u64,
+        token: Address,
+        token_id: U256,
+        now: u64,
+    ) -> impl Future<Output = Result<ReindexRequest>> + Send;
 }
 
 /// Filter of token transfer lists: one address on one chain, one standard, a block range.

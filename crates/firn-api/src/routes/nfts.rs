@@ -1,14 +1,16 @@
 //! NFT collections: the tokens of one (every ID the index has seen minted) and one token, with
-//! the metadata the indexer has read for it.
+//! the metadata the indexer has read for it; and a client's request to read a token's metadata
+//! again, the API's one write (it queues, the indexer's metadata worker reads).
 
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::http::Uri;
 use axum::routing::get;
 use axum::{Json, Router};
-use firn_store::EvmReader;
 use firn_store::page::CollectibleCursor;
-use firn_store::rows::evm::{EvmChainRecord, Token, TokenStandard};
+use firn_store::rows::evm::{EvmChainRecord, ReindexRequest, Token, TokenStandard};
 use firn_store::types::{Address, ParseText, U256};
+use firn_store::{EvmReader, EvmWriter};
 
 use super::evm::{address_param, chain};
 use crate::error::{ApiError, ApiResult};
@@ -22,10 +24,72 @@ pub(crate) fn router() -> Router<AppState> {
             "/v1/chains/{chainId}/nfts/collections/{address}/tokens",
             get(list_tokens),
         )
+        // `…/tokens/{tokenId}:reindex` is this route's POST: a path segment holds one
+        // parameter, so the action comes with the token ID and the handler splits it off.
         .route(
             "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}",
-            get(get_token),
+            get(get_token).post(reindex_nft),
         )
+}
+
+/// The collection address and token ID of the path (`raw_id` from its `tokenId` segment).
+fn token_of(path: &PathParams, q: &mut Query, raw_id: &str) -> (Option<Address>, Option<U256>) {
+    let address = address_param(path, q, "address");
+    let token_id = U256::parse_text(raw_id).ok();
+    if token_id.is_none() {
+        q.error("tokenId must be a token ID (a decimal number below 2^256)");
+    }
+    (address, token_id)
+}
+
+/// `POST /v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex`
+#[utoipa::path(post, path = "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex",
+    operation_id = "reindexNft", tag = "NFTs",
+    summary = "Reindex NFT metadata",
+    description = "Queues one token's metadata to be read again (its token URI, then the document) by the indexer's metadata worker. Once per hour per token; sooner gets a 429 with Retry-After.",
+    params(("chainId" = String, Path), ("address" = String, Path, description = "Collection address"),
+           ("tokenId" = String, Path, description = "Token ID, decimal")),
+    responses((status = 201, description = "Queued"),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Unknown chain or token", body = crate::error::ErrorBody),
+              (status = 429, description = "Asked within the hour", body = crate::error::ErrorBody)))]
+pub async fn reindex_nft(
+    State(state): State<AppState>,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<StatusCode> {
+    let Some(raw) = path.get("tokenId").strip_suffix(":reindex") else {
+        return Err(ApiError::not_found(
+            "POST on a token takes the :reindex action (…/tokens/{tokenId}:reindex)",
+        ));
+    };
+    let (address, token_id) = token_of(&path, &mut q, raw);
+    q.finish()?;
+    let c = chain(&state, path.get("chainId")).await?;
+    let (address, token_id) = address
+        .zip(token_id)
+        .ok_or_else(|| ApiError::bad("address or tokenId is invalid"))?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    match state
+        .store
+        .request_nft_reindex(c.chain_id, address, token_id, now)
+        .await?
+    {
+        ReindexRequest::Queued => Ok(StatusCode::CREATED),
+        ReindexRequest::TooSoon { retry_after } => Err(ApiError::TooManyRequests {
+            retry_after,
+            reason: Some(format!(
+                "token {token_id} of {address:#x} was queued for reindexing less than an hour \
+                 ago; ask again in {retry_after} s"
+            )),
+        }),
+        ReindexRequest::Unknown => Err(ApiError::not_found(format!(
+            "token {token_id} of {address:#x} has not been minted on chain {}",
+            c.chain_id
+        ))),
+    }
 }
 
 /// The collection at `address` on `c`: 404 unless the index knows it as ERC-721 or ERC-1155.
@@ -92,12 +156,8 @@ pub async fn get_token(
     path: PathParams,
     mut q: Query,
 ) -> ApiResult<Json<NftToken>> {
-    let address = address_param(&path, &mut q, "address");
     let raw = path.get("tokenId");
-    let token_id = U256::parse_text(raw).ok();
-    if token_id.is_none() {
-        q.error("tokenId must be a token ID (a decimal number below 2^256)");
-    }
+    let (address, token_id) = token_of(&path, &mut q, raw);
     q.finish()?;
     let c = chain(&state, path.get("chainId")).await?;
     let (address, token_id) = address

@@ -2,9 +2,9 @@
 //! transfers, contracts and their deployments, and the latest transactions and blocks of all
 //! chains, against what the fixtures wrote.
 
-use firn_store::rows::evm::{EvmBlockRows, TokenStandard};
+use firn_store::rows::evm::{EvmBlockRows, NftMetadata, TokenStandard};
 use firn_store::types::{Address, U256};
-use firn_store::{EvmWriter, Store};
+use firn_store::{EvmReader, EvmWriter, Store};
 use serde_json::Value;
 
 use crate::fixtures::{
@@ -336,4 +336,57 @@ pub fn symbol_of(address: &Value) -> &'static str {
     } else {
         "TWE"
     }
+}
+
+/// `reindexNft` queues a minted token's metadata to be read again (the store shows it in the
+/// worker's queue), once an hour: sooner is a 429 with Retry-After; an unknown token is a 404.
+pub async fn nft_reindex_is_queued_once_an_hour(store: Store) {
+    let world = seed(&store, 2, 60).await;
+    let token = evm_address(ERC721);
+    let id = *minted_ids(&world.evm.blocks, token).first().unwrap();
+    // As if the worker had read it: the reindex must put it back in the queue.
+    let mut read = store
+        .find_nft_metadata(CHAIN, token, id)
+        .await
+        .unwrap()
+        .unwrap();
+    read.index_status = "INDEXED".to_owned();
+    store.upsert_nft_metadata(CHAIN, &read).await.unwrap();
+    let api = Api::new(store.clone());
+    let post = |path: String| {
+        let api = &api;
+        async move {
+            api.request(
+                axum::http::Request::post(path)
+                    .body(axum::body::Body::empty())
+                    .unwrap(),
+            )
+            .await
+        }
+    };
+    let path = |id: &dyn std::fmt::Display| {
+        format!("/v1/chains/{CHAIN}/nfts/collections/{token:#x}/tokens/{id}:reindex")
+    };
+    let first = post(path(&id)).await;
+    assert_eq!(first.status, 201, "{}", first.json);
+    let queued = store
+        .find_nft_metadata(CHAIN, token, id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(queued.index_status, NftMetadata::URI_UNREAD);
+    let again = post(path(&id)).await;
+    again.assert_error(429, "less than an hour ago");
+    let wait: u64 = again.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((3_500..=3_600).contains(&wait), "{wait}");
+    post(path(&"424242424242"))
+        .await
+        .assert_error(404, "has not been minted");
+    post(path(&"twelve"))
+        .await
+        .assert_error(400, "tokenId must be a token ID");
 }

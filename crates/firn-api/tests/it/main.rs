@@ -33,6 +33,7 @@ firn_store::backend_tests! {
     evm_address::address_endpoints_match_the_store,
     evm_address::all_chain_lists_merge_by_time,
     evm_address::nft_collections_list_their_tokens,
+    evm_address::nft_reindex_is_queued_once_an_hour,
     balances::native_balances_come_from_the_node,
     balances::address_chains_come_from_the_index,
     balances::token_balances_come_from_the_index,

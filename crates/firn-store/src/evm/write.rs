@@ -16,10 +16,13 @@ use super::undo::{UndoLog, rollback, save_undo};
 use crate::codec::{RowExt, int, u256};
 use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
-use crate::rows::evm::{EvmBlock, EvmBlockRows, EvmChainRecord, NftMetadata};
+use crate::rows::evm::{
+    EvmBlock, EvmBlockRows, EvmChainRecord, NftMetadata, REINDEX_INTERVAL_SECS, ReindexRequest,
+};
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::store::Store;
 use crate::traits::EvmWriter;
+use crate::types::{Address, U256};
 
 impl EvmWriter for Store {
     async fn upsert_evm_chain(&self, c: &EvmChainRecord) -> Result<()> {
@@ -124,6 +127,57 @@ impl EvmWriter for Store {
         let cursor = rollback(&mut w.tx, chain_id, to).await?;
         w.commit().await?;
         Ok(cursor)
+    }
+
+    async fn request_nft_reindex(
+        &self,
+        chain_id: u64,
+        token: Address,
+        token_id: U256,
+        now: u64,
+    ) -> Result<ReindexRequest> {
+        let chain = int("chain id", chain_id)?;
+        let at = int("now", now)?;
+        let interval = int("reindex interval", REINDEX_INTERVAL_SECS)?;
+        let mut w = self.begin_write().await?;
+        // The status is a literal from a fixed set, like the queue's partial index has it.
+        let queued = sqlx::query(&format!(
+            "UPDATE evm_nft_metadata SET index_status = '{}', reindex_requested_at = $4 \
+             WHERE chain_id = $1 AND token = $2 AND token_id = $3 \
+             AND (reindex_requested_at IS NULL OR reindex_requested_at <= $4 - $5)",
+            NftMetadata::URI_UNREAD
+        ))
+        .bind(chain)
+        .bind(token.0.to_vec())
+        .bind(u256(&token_id))
+        .bind(at)
+        .bind(interval)
+        .execute(&mut *w.tx)
+        .await?
+        .rows_affected();
+        if queued > 0 {
+            w.commit().await?;
+            return Ok(ReindexRequest::Queued);
+        }
+        let last = sqlx::query(
+            "SELECT reindex_requested_at FROM evm_nft_metadata \
+             WHERE chain_id = $1 AND token = $2 AND token_id = $3",
+        )
+        .bind(chain)
+        .bind(token.0.to_vec())
+        .bind(u256(&token_id))
+        .fetch_optional(&mut *w.tx)
+        .await?;
+        Ok(match last {
+            None => ReindexRequest::Unknown,
+            Some(r) => {
+                let last = r.opt_u64("reindex_requested_at")?.unwrap_or(0);
+                let next = last.saturating_add(REINDEX_INTERVAL_SECS);
+                ReindexRequest::TooSoon {
+                    retry_after: next.saturating_sub(now).max(1),
+                }
+            }
+        })
     }
 
     async fn upsert_nft_metadata(&self, chain_id: u64, m: &NftMetadata) -> Result<()> {

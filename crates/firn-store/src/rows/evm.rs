@@ -325,6 +325,23 @@ impl MetadataQueue {
     }
 }
 
+/// What became of a request to read an NFT's metadata again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReindexRequest {
+    /// Queued: the metadata worker reads the token URI and the document again.
+    Queued,
+    /// Asked less than [`REINDEX_INTERVAL_SECS`] ago: allowed again in this many seconds.
+    TooSoon {
+        /// Seconds until the token may be queued again.
+        retry_after: u64,
+    },
+    /// The index has seen no such token minted.
+    Unknown,
+}
+
+/// How often one token's metadata may be queued again.
+pub const REINDEX_INTERVAL_SECS: u64 = 3_600;
+
 /// Metadata of one NFT (ERC-721 `tokenURI` or ERC-1155 `uri`) and its fetch status.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NftMetadata {

@@ -69,6 +69,7 @@ const EVM_STEPS = new Set([
   "listContractDeployments", "getContractMetadata", "listLatestTransactionsAllChains",
   "listLatestBlocksAllChains", "listAddressChains", "listTokens", "getTokenDetails",
   "getNativeBalance", "listErc20Balances", "listErc721Balances", "listErc1155Balances",
+  "reindexNft",
 ]);
 const skipped = new Set();
 
@@ -269,6 +270,19 @@ async function run(label, sdk) {
     listCollectibleBalances: async () => {
       const r = await pages("collectibles", () => d.evm.address.balances.listCollectibles({ chainId: ctx.chainId, address: ctx.collector, pageSize: 1 }, o), "collectibleBalances", Math.min(2, ctx.collectibleCount ?? 2));
       if (ctx.collectibleCount !== undefined) check(r.length === ctx.collectibleCount, `collectible count ${r.length}`);
+    },
+    reindexNft: async () => {
+      // Each SDK asks for its own token; a second within the hour must be refused with a 429.
+      const collection = await nftCollection(d);
+      const listed = await d.nfts.list({ chainId: ctx.chainId, address: collection, pageSize: 2 }, o);
+      const token = listed.result.tokens[label === "chainkit" ? 0 : 1] ?? listed.result.tokens[0];
+      const ask = () => d.nfts.reindex({ chainId: ctx.chainId, address: collection, tokenId: token.tokenId }, o);
+      calls += 3;
+      // Another run over the same store (two servers on one database) may have queued it.
+      const first = await ask().then(() => 201, (e) => e);
+      check(first === 201 || (first?.statusCode === 429 && String(first.body$ ?? first.message).includes("less than an hour")), `reindex: ${first}`);
+      const again = await ask().then(() => 201, (e) => e);
+      check(again?.statusCode === 429, `reindex twice within the hour: ${again}`);
     },
     getNativeBalance: async () => {
       calls++;
