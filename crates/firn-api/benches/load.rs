@@ -12,6 +12,9 @@
 //!   run, `FIRN_LOAD_SECONDS` (5) per run; `FIRN_LOAD_BUILD_ONLY=1` builds fixtures and stops.
 //! - `FIRN_LOAD_READERS`: the store's reader connections (default: `StoreOptions`' default).
 //!
+//! The native balances (`balances:getNative` and the token-balance lists) are read from a devnet
+//! node the bench starts, as `firn serve` reads them from each chain's node.
+//!
 //! The load generator runs in the same process and tokio runtime as the server: on a 2-core
 //! machine the figures are for server and client sharing both cores.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -54,6 +57,7 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
     let e_addr = |n: u64| fixtures::evm_address(spread(n, 1_000));
     let sort = |n: u64| if n.is_multiple_of(2) { "desc" } else { "asc" };
     let vary = |f: &dyn Fn(u64) -> String| (0..64).map(f).collect::<Vec<_>>();
+    let token = fixtures::evm_address(1_000_000);
     let mut list = vec![
         Endpoint {
             name: "p_txs_latest",
@@ -171,6 +175,60 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
             name: "chains",
             paths: vec!["/v1/chains".to_owned(), format!("/v1/chains/{c}")],
         },
+        Endpoint {
+            name: "evm_activity_by_address",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/chains/{c}/addresses/{:#x}/transactions?pageSize=10",
+                    e_addr(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "evm_internal_by_address",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/chains/{c}/addresses/{:#x}/transactions:listInternals?pageSize=10",
+                    e_addr(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "token_transfers",
+            paths: vary(&|n| {
+                let start = 1 + built.evm_blocks * (n % 8) / 8;
+                format!(
+                    "/v1/chains/{c}/tokens/{token:#x}/transfers?startBlock={start}&endBlock={}&pageSize=10",
+                    start + 5_000
+                )
+            }),
+        },
+        Endpoint {
+            name: "evm_latest_txs",
+            paths: vec![
+                format!("/v1/chains/{c}/transactions?pageSize=10"),
+                "/v1/transactions?network=testnet&pageSize=10".to_owned(),
+            ],
+        },
+        Endpoint {
+            // Index rows plus one eth_getBalance on the devnet node per request.
+            name: "erc20_balances",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/chains/{c}/addresses/{:#x}/balances:listErc20?pageSize=10",
+                    e_addr(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "native_balance_only",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/chains/{c}/addresses/{:#x}/balances:getNative",
+                    e_addr(n)
+                )
+            }),
+        },
     ];
     for (name, from) in [
         ("p_txs_by_address_page2", "p_txs_by_address"),
@@ -239,6 +297,15 @@ async fn run_backend(backend: &str, filter: Option<&str>) {
         store.close().await;
         return;
     }
+    // Native balances (alone and on the token-balance lists) come from a node: a devnet's.
+    let node = firn_node::spawn(firn_node::NodeConfig::test().with_evm())
+        .await
+        .unwrap();
+    let mut chain = fixtures::evm_chain(fixtures::CHAIN);
+    chain.rpc_url = node.url_of("/ext/bc/C/rpc");
+    firn_store::EvmWriter::upsert_evm_chain(&store, &chain)
+        .await
+        .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let host = listener.local_addr().unwrap().to_string();
     let state = AppState::new(store.clone(), ApiConfig::default());
@@ -274,6 +341,7 @@ async fn run_backend(backend: &str, filter: Option<&str>) {
         print(&format!("mixed ({mixed_conns} connections)"), &s);
     }
     server.abort();
+    node.shutdown().await;
     store.close().await;
 }
 
