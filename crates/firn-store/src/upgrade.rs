@@ -19,6 +19,8 @@ use crate::types::{Address, U256};
 
 const WEEK_MONTH_METRICS: &str = "evm_week_month_metrics";
 const ERC20_BALANCES: &str = "evm_erc20_balances";
+/// Transfers the ERC-20 upgrade reads per statement.
+const TRANSFERS_PER_READ: i64 = 1_000;
 
 /// Runs every upgrade a migration left a marker for (each finds its own marker, or returns).
 pub(crate) async fn run_pending(store: &Store) -> Result<()> {
@@ -45,8 +47,7 @@ async fn claim(w: &mut WriteTx<'_>, backend: Backend, name: &str, table: &str) -
 }
 
 /// Derives every holder's ERC-20 balances from the transfers stored before the store kept
-/// them, token by token (memory holds one token's holders at a time), in the order a commit
-/// folds them.
+/// them, token by token, in the order a commit folds them.
 async fn erc20_balances(store: &Store) -> Result<()> {
     let mut w = store.begin_write().await?;
     if !claim(
@@ -70,30 +71,48 @@ async fn erc20_balances(store: &Store) -> Result<()> {
             .collect::<Result<Vec<_>>>()?;
     let mut holders = 0usize;
     for (chain, token) in &tokens {
-        let transfers = sqlx::query(
-            "SELECT from_addr, to_addr, value FROM evm_transfers \
-             WHERE chain_id = $1 AND token = $2 AND standard = $3 \
-             ORDER BY number, log_index, batch_index",
-        )
-        .bind(*chain)
-        .bind(token.0.to_vec())
-        .bind(erc20)
-        .fetch_all(&mut *w.tx)
-        .await?;
+        // Keyset pages in the order of `evm_transfers_by_token`: memory holds one page of a
+        // token's transfers and its holders, however many transfers it has.
         let mut balances: HashMap<Address, U256> = HashMap::new();
-        for t in &transfers {
-            let (from, to, value) = (
-                t.address("from_addr")?,
-                t.address("to_addr")?,
-                t.u256("value")?,
+        let mut after = (-1i64, 0i64, 0i64);
+        loop {
+            let page = sqlx::query(
+                "SELECT number, log_index, batch_index, standard, from_addr, to_addr, value \
+                 FROM evm_transfers WHERE chain_id = $1 AND token = $2 \
+                 AND (number, log_index, batch_index) > ($3, $4, $5) \
+                 ORDER BY number, log_index, batch_index LIMIT $6",
+            )
+            .bind(*chain)
+            .bind(token.0.to_vec())
+            .bind(after.0)
+            .bind(after.1)
+            .bind(after.2)
+            .bind(TRANSFERS_PER_READ)
+            .fetch_all(&mut *w.tx)
+            .await?;
+            let Some(last) = page.last() else { break };
+            after = (
+                last.i64("number")?,
+                last.i64("log_index")?,
+                last.i64("batch_index")?,
             );
-            if from != Address::ZERO {
-                let b = balances.entry(from).or_default();
-                *b = b.saturating_sub(value);
-            }
-            if to != Address::ZERO {
-                let b = balances.entry(to).or_default();
-                *b = b.saturating_add(value);
+            for t in &page {
+                if t.i64("standard")? != erc20 {
+                    continue;
+                }
+                let (from, to, value) = (
+                    t.address("from_addr")?,
+                    t.address("to_addr")?,
+                    t.u256("value")?,
+                );
+                if from != Address::ZERO {
+                    let b = balances.entry(from).or_default();
+                    *b = b.saturating_sub(value);
+                }
+                if to != Address::ZERO {
+                    let b = balances.entry(to).or_default();
+                    *b = b.saturating_add(value);
+                }
             }
         }
         let kept: Vec<_> = balances

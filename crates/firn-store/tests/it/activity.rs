@@ -351,7 +351,17 @@ async fn check_internal_txs(store: &Store, blocks: &[EvmBlockRows], a: Address, 
 /// derived from what it holds: the same lists as a store that had them from the start.
 async fn older_store_gets_address_activity(location: &str, raw: &str) {
     let mut h = EvmHistory::new(33, CHAIN, 5);
-    let blocks: Vec<_> = (0..60).map(|_| h.next_block()).collect();
+    // Enough that a token's transfers take several of the ERC-20 upgrade's reads.
+    let blocks: Vec<_> = (0..2_500).map(|_| h.next_block()).collect();
+    let twenty = evm_address(crate::fixtures::ERC20);
+    let moves = blocks
+        .iter()
+        .flat_map(|b| &b.transfers)
+        .filter(|t| t.token == twenty);
+    assert!(
+        moves.count() > 1_000,
+        "more transfers than one upgrade read"
+    );
     let store = firn_store::open(location).await.unwrap();
     store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
     store.commit_evm_blocks(&blocks).await.unwrap();
