@@ -66,14 +66,13 @@ pub async fn get_native_balance(
     q.finish()?;
     let c = chain(&state, path.get("chainId")).await?;
     let address = address.ok_or_else(|| ApiError::bad("address is invalid"))?;
-    let balance = state.nodes.native_balance(&c, address, block).await?;
-    let price = money(&state.config.prices, currency, &c.token_symbol);
     Ok(Json(GetNativeBalanceResponse {
-        native_token_balance: NativeTokenBalance::new(&c, balance, price),
+        native_token_balance: native_of(&state, &c, address, block, currency).await?,
     }))
 }
 
-/// The holder's native balance for a token list: at `block` when asked, else the node's latest.
+/// The native balance of `owner` from the chain's node: at `block` when asked, else the
+/// node's latest; priced in `currency` when the table has a price.
 async fn native_of(
     state: &AppState,
     c: &EvmChainRecord,
