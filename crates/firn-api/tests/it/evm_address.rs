@@ -351,8 +351,33 @@ pub async fn nft_reindex_is_queued_once_an_hour(store: Store) {
         .unwrap()
         .unwrap();
     read.index_status = "INDEXED".to_owned();
+    read.token_uri = "ipfs://firn/1.json".to_owned();
+    read.name = Some("One".to_owned());
     store.upsert_nft_metadata(CHAIN, &read).await.unwrap();
     let api = Api::new(store.clone());
+    // Transfers of the token carry what the indexer read.
+    let minter = world
+        .evm
+        .blocks
+        .iter()
+        .flat_map(|b| &b.transfers)
+        .find(|t| t.token == token && t.token_id == Some(id) && t.from == Address::ZERO)
+        .unwrap()
+        .to;
+    let moves = api
+        .all_pages(
+            &format!("/v1/chains/{CHAIN}/addresses/{minter:#x}/transactions:listErc721?"),
+            "transactions",
+            50,
+        )
+        .await;
+    let mint = moves
+        .iter()
+        .find(|t| t["erc721Token"]["tokenId"] == id.to_string())
+        .unwrap();
+    assert_eq!(mint["erc721Token"]["tokenUri"], "ipfs://firn/1.json");
+    assert_eq!(mint["erc721Token"]["metadata"]["indexStatus"], "INDEXED");
+    assert_eq!(mint["erc721Token"]["metadata"]["name"], "One");
     let post = |path: String| {
         let api = &api;
         async move {

@@ -125,16 +125,34 @@ pub(super) fn decode_transfer(r: &dyn Row) -> Result<TransferRecord> {
             value: r.u256("value")?,
         },
         token: decode_token_join(r)?,
+        metadata: decode_metadata(r)?,
     })
 }
 
-/// Select list and joins that complete a transfer row (`tr`) with block, tx and token.
-pub(super) const TRANSFER_SELECT: &str = "SELECT tr.*, b.hash AS block_hash, b.timestamp AS block_ts, \
+/// The NFT metadata columns (of `m`, an `evm_nft_metadata` join), as a literal so that select
+/// lists can `concat!` it.
+macro_rules! metadata_columns {
+    () => {
+        "m.token AS m_token, m.token_id AS m_token_id, m.token_uri, \
+    m.index_status, m.updated_at, m.name AS m_name, m.symbol AS m_symbol, m.image_uri, \
+    m.description, m.animation_uri, m.external_url, m.background, m.attributes, m.properties, \
+    m.decimals AS m_decimals"
+    };
+}
+
+/// Select list and joins that complete a transfer row (`tr`) with block, tx, token and (for
+/// an NFT) the metadata the indexer has read.
+pub(super) const TRANSFER_SELECT: &str = concat!(
+    "SELECT tr.*, b.hash AS block_hash, b.timestamp AS block_ts, \
     tx.hash AS tx_hash, tk.address AS tk_address, tk.standard AS tk_standard, \
-    tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals";
+    tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals, ",
+    metadata_columns!()
+);
 pub(super) const TRANSFER_JOINS: &str = " JOIN evm_blocks b ON b.chain_id = tr.chain_id AND b.number = tr.number \
     JOIN evm_txs tx ON tx.chain_id = tr.chain_id AND tx.number = tr.number AND tx.tx_index = tr.tx_index \
-    LEFT JOIN evm_tokens tk ON tk.chain_id = tr.chain_id AND tk.address = tr.token";
+    LEFT JOIN evm_tokens tk ON tk.chain_id = tr.chain_id AND tk.address = tr.token \
+    LEFT JOIN evm_nft_metadata m ON m.chain_id = tr.chain_id AND m.token = tr.token \
+    AND m.token_id = tr.token_id";
 
 pub(super) fn decode_metadata(r: &dyn Row) -> Result<Option<NftMetadata>> {
     let Some(index_status) = r.opt_text("index_status")? else {
@@ -161,10 +179,7 @@ pub(super) fn decode_metadata(r: &dyn Row) -> Result<Option<NftMetadata>> {
     }))
 }
 
-pub(super) const METADATA_COLUMNS: &str = "m.token AS m_token, m.token_id AS m_token_id, m.token_uri, \
-    m.index_status, m.updated_at, m.name AS m_name, m.symbol AS m_symbol, m.image_uri, \
-    m.description, m.animation_uri, m.external_url, m.background, m.attributes, m.properties, \
-    m.decimals AS m_decimals";
+pub(super) const METADATA_COLUMNS: &str = metadata_columns!();
 
 pub(super) fn decode_collectible(r: &dyn Row) -> Result<CollectibleRecord> {
     Ok(CollectibleRecord {

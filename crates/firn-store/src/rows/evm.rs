@@ -289,6 +289,9 @@ pub struct TransferRecord {
     pub transfer: TokenTransfer,
     /// Token metadata, when known.
     pub token: Option<Token>,
+    /// An NFT's metadata as far as the indexer has read it (none for ERC-20, or a token ID
+    /// the index never saw minted).
+    pub metadata: Option<NftMetadata>,
 }
 
 /// Token contract metadata.

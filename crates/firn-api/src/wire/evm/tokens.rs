@@ -180,6 +180,9 @@ pub struct Erc1155Token {
 }
 
 pub(super) fn erc721_token(t: &TransferRecord) -> Erc721Token {
+    if let Some(m) = &t.metadata {
+        return Erc721Token::of(t.token.as_ref(), m);
+    }
     let x = &t.transfer;
     Erc721Token {
         address: format!("{:#x}", x.token),
@@ -197,6 +200,9 @@ pub(super) fn erc721_token(t: &TransferRecord) -> Erc721Token {
 }
 
 pub(super) fn erc1155_token(t: &TransferRecord) -> Erc1155Token {
+    if let Some(m) = &t.metadata {
+        return Erc1155Token::of(m);
+    }
     let x = &t.transfer;
     Erc1155Token {
         address: format!("{:#x}", x.token),

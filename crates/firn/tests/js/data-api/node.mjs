@@ -342,6 +342,11 @@ function evmSteps(d, c) {
         want.map((e) => key(e.txHash, e.logIndex, e.from, e.to, e.tokenId, e.contract)),
         `${c.chainId} ERC-721 transfers of ${erc721Holder} (eth_getLogs)`,
       );
+      // A token URI the indexer has read is the contract's (what it has not read yet is empty).
+      for (const t of got.filter((x) => x.erc721Token.tokenUri !== "").slice(0, 6)) {
+        const onChain = await tokenUri(node, c.chainPath, t.erc721Token.address, t.erc721Token.tokenId, "ERC-721");
+        check(t.erc721Token.tokenUri === onChain, `${t.erc721Token.address}#${t.erc721Token.tokenId} tokenUri on its transfer (tokenURI)`);
+      }
     },
     [`${c.chainId} listLatestTransactions`]: async () => {
       const newest = c.txs.toReversed();
