@@ -12,7 +12,7 @@
 //! - [`Page`] and the cursor types in [`page`] for keyset paging.
 //!
 //! Data flows indexer → `commit_*_blocks` (one database transaction: the blocks' rows, their
-//! derived state — UTXO consumption, stakers and rewards, collectible balances, contract
+//! derived state — UTXO consumption, stakers and rewards, token balances, contract
 //! deployments, hourly, daily, weekly and monthly metrics — and the chain's cursor) → tables → `list_*` /
 //! `find_*` → API.
 //!
