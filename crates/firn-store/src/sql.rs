@@ -226,9 +226,10 @@ pub(crate) async fn insert_many<T>(
     Ok(inserted)
 }
 
-/// [`insert_many`] with a `RETURNING …` tail: returns the rows the statements returned (with
-/// `ON CONFLICT DO NOTHING`, only the rows actually inserted).
-pub(crate) async fn insert_many_returning<T>(
+/// [`insert_many`]'s statements, returning their rows: an `INSERT … RETURNING …` (with
+/// `ON CONFLICT DO NOTHING`, only the rows actually inserted), or a read over a `VALUES` list
+/// of keys (`head` `WITH k (…) AS (VALUES `, `tail` `) SELECT … FROM k JOIN …`).
+pub(crate) async fn rows_returning<T>(
     conn: &mut AnyConnection,
     head: &str,
     tail: &str,

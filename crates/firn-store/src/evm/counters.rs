@@ -13,7 +13,7 @@ use crate::codec::{RowExt, int};
 use crate::error::{Result, StoreError};
 use crate::metrics::{decode_metrics, upsert_metrics};
 use crate::rows::metrics::{ChainMetrics, Granularity};
-use crate::sql::insert_many_returning;
+use crate::sql::rows_returning;
 use crate::types::{Address, U256};
 
 const KIND_ACTIVE: i64 = 0;
@@ -113,7 +113,7 @@ async fn new_chain_addresses(
     conn: &mut AnyConnection,
     items: &[(i64, i64, Address, i64)],
 ) -> Result<HashSet<(i64, i64, Address)>> {
-    let rows = insert_many_returning(
+    let rows = rows_returning(
         conn,
         "INSERT INTO evm_chain_addresses (chain_id, kind, address, number) VALUES ",
         " ON CONFLICT (chain_id, kind, address) DO NOTHING RETURNING chain_id, kind, address",
@@ -136,7 +136,7 @@ async fn new_period_addresses(
     conn: &mut AnyConnection,
     items: &[(PeriodKey, i64, Address, i64)],
 ) -> Result<HashMap<(PeriodKey, i64), u64>> {
-    let rows = insert_many_returning(
+    let rows = rows_returning(
         conn,
         "INSERT INTO evm_period_addresses (chain_id, period, start_ts, kind, address, number) \
          VALUES ",

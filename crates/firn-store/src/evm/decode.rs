@@ -103,8 +103,16 @@ pub(super) fn decode_token_join(r: &dyn Row) -> Result<Option<Token>> {
     }))
 }
 
-pub(super) const TOKEN_COLUMNS: &str = "tk.address AS tk_address, tk.standard AS tk_standard, \
-    tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals";
+/// The token columns (of `tk`, an `evm_tokens` join), as a literal so that select lists can
+/// `concat!` it.
+macro_rules! token_columns {
+    () => {
+        "tk.address AS tk_address, tk.standard AS tk_standard, \
+    tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals"
+    };
+}
+
+pub(super) const TOKEN_COLUMNS: &str = token_columns!();
 
 pub(super) fn decode_transfer(r: &dyn Row) -> Result<TransferRecord> {
     Ok(TransferRecord {
@@ -143,9 +151,9 @@ macro_rules! metadata_columns {
 /// Select list and joins that complete a transfer row (`tr`) with block, tx, token and (for
 /// an NFT) the metadata the indexer has read.
 pub(super) const TRANSFER_SELECT: &str = concat!(
-    "SELECT tr.*, b.hash AS block_hash, b.timestamp AS block_ts, \
-    tx.hash AS tx_hash, tk.address AS tk_address, tk.standard AS tk_standard, \
-    tk.name AS tk_name, tk.symbol AS tk_symbol, tk.decimals AS tk_decimals, ",
+    "SELECT tr.*, b.hash AS block_hash, b.timestamp AS block_ts, tx.hash AS tx_hash, ",
+    token_columns!(),
+    ", ",
     metadata_columns!()
 );
 pub(super) const TRANSFER_JOINS: &str = " JOIN evm_blocks b ON b.chain_id = tr.chain_id AND b.number = tr.number \

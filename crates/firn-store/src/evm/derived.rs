@@ -12,7 +12,7 @@ use super::undo::UndoLog;
 use crate::codec::{RowExt, u256};
 use crate::error::Result;
 use crate::rows::evm::{EvmTx, NftMetadata, TokenStandard, TokenTransfer};
-use crate::sql::{Sql, insert_many, insert_many_returning};
+use crate::sql::{insert_many, rows_returning};
 use crate::types::{Address, U256};
 
 /// (chain, owner, token, token ID): an ERC-20 balance has no token ID.
@@ -23,71 +23,63 @@ struct Holding {
     balance: U256,
 }
 
-/// Keys a holdings read looks up per statement (3 or 4 values each).
-const KEYS_PER_READ: usize = 2_000;
-
 /// The stored holdings of `keys` (standard code and balance), in a few statements: a batch of
-/// a busy chain touches thousands, and one round trip each would dominate the commit.
+/// a busy chain touches thousands, and one round trip each would dominate the commit. A join
+/// on the keys, not `IN (VALUES …)`: SQLite scans the table for a row-value IN list.
 async fn load_holdings(
     conn: &mut AnyConnection,
     keys: &[HoldingKey],
 ) -> Result<HashMap<HoldingKey, (i64, U256)>> {
     let mut out = HashMap::with_capacity(keys.len());
     let erc20 = TokenStandard::Erc20.code();
-    let sqlite = conn.backend_name() == "SQLite";
     let (fungible, collectible): (Vec<&HoldingKey>, Vec<&HoldingKey>) =
         keys.iter().partition(|k| k.3.is_none());
-    for chunk in fungible.chunks(KEYS_PER_READ) {
-        let mut q = Sql::new("WITH k (c, o, t) AS (VALUES ");
-        if sqlite {
-            q.anonymous_placeholders();
-        }
-        for (i, (chain, owner, token, _)) in chunk.iter().enumerate() {
-            q.push(if i == 0 { "(" } else { ", (" });
+    let rows = rows_returning(
+        conn,
+        "WITH k (c, o, t) AS (VALUES ",
+        ") SELECT b.chain_id, b.owner, b.token, b.balance FROM k JOIN evm_erc20_balances b \
+         ON b.chain_id = k.c AND b.owner = k.o AND b.token = k.t",
+        3,
+        &fungible,
+        |q, (chain, owner, token, _)| {
             q.arg(*chain).arg(owner.0.to_vec()).arg(token.0.to_vec());
-            q.push(")");
-        }
-        // A join, not `IN (VALUES …)`: SQLite scans the table for a row-value IN list.
-        q.push(
-            ") SELECT b.chain_id, b.owner, b.token, b.balance FROM k JOIN evm_erc20_balances b \
-             ON b.chain_id = k.c AND b.owner = k.o AND b.token = k.t",
+            Ok(())
+        },
+    )
+    .await?;
+    for r in rows {
+        let key = (
+            r.i64("chain_id")?,
+            r.address("owner")?,
+            r.address("token")?,
+            None,
         );
-        for r in q.fetch_all(&mut *conn).await? {
-            let key = (
-                r.i64("chain_id")?,
-                r.address("owner")?,
-                r.address("token")?,
-                None,
-            );
-            out.insert(key, (erc20, r.u256("balance")?));
-        }
+        out.insert(key, (erc20, r.u256("balance")?));
     }
-    for chunk in collectible.chunks(KEYS_PER_READ) {
-        let mut q = Sql::new("WITH k (c, o, t, i) AS (VALUES ");
-        if sqlite {
-            q.anonymous_placeholders();
-        }
-        for (i, (chain, owner, token, id)) in chunk.iter().enumerate() {
-            q.push(if i == 0 { "(" } else { ", (" });
+    let rows = rows_returning(
+        conn,
+        "WITH k (c, o, t, i) AS (VALUES ",
+        ") SELECT b.chain_id, b.owner, b.token, b.token_id, b.standard, b.balance FROM k \
+         JOIN evm_collectibles b ON b.chain_id = k.c AND b.owner = k.o AND b.token = k.t \
+         AND b.token_id = k.i",
+        4,
+        &collectible,
+        |q, (chain, owner, token, id)| {
             q.arg(*chain).arg(owner.0.to_vec()).arg(token.0.to_vec());
             q.arg(u256(&id.unwrap_or_default()));
-            q.push(")");
-        }
-        q.push(
-            ") SELECT b.chain_id, b.owner, b.token, b.token_id, b.standard, b.balance FROM k \
-             JOIN evm_collectibles b ON b.chain_id = k.c AND b.owner = k.o AND b.token = k.t \
-             AND b.token_id = k.i",
+            Ok(())
+        },
+    )
+    .await?;
+    for r in rows {
+        let id = Some(r.u256("token_id")?);
+        let key = (
+            r.i64("chain_id")?,
+            r.address("owner")?,
+            r.address("token")?,
+            id,
         );
-        for r in q.fetch_all(&mut *conn).await? {
-            let id = Some(r.u256("token_id")?);
-            let key = (
-                r.i64("chain_id")?,
-                r.address("owner")?,
-                r.address("token")?,
-                id,
-            );
-            out.insert(key, (r.i64("standard")?, r.u256("balance")?));
-        }
+        out.insert(key, (r.i64("standard")?, r.u256("balance")?));
     }
     Ok(out)
 }
@@ -313,7 +305,7 @@ pub(super) async fn write_contracts(
     if found.is_empty() {
         return Ok(out);
     }
-    let inserted = insert_many_returning(
+    let inserted = rows_returning(
         conn,
         "INSERT INTO evm_contracts (chain_id, address, deployer, tx_hash, number, tx_index, \
          trace_index, kind, timestamp) VALUES ",

@@ -582,14 +582,9 @@ impl EvmReader for Store {
             .push(" AND b.owner = ")
             .bind(owner.0.to_vec());
         if !contracts.is_empty() {
-            q.push(" AND b.token IN (");
-            for (i, c) in contracts.iter().enumerate() {
-                if i > 0 {
-                    q.push(", ");
-                }
-                q.bind(c.0.to_vec());
-            }
-            q.push(")");
+            q.push(" AND b.token IN (")
+                .bind_list(contracts.iter().map(|c| c.0.to_vec()))
+                .push(")");
         }
         if let Some(c) = page.after {
             q.push(" AND b.token > ").bind(c.token.0.to_vec());
