@@ -14,6 +14,7 @@ use firn_store::{EvmReader, EvmWriter};
 
 use super::evm::{address_param, chain};
 use crate::error::{ApiError, ApiResult};
+use crate::metrics_api::{Clock, SystemClock};
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
 use crate::wire::evm::{ListNftTokens, NftToken};
@@ -32,14 +33,26 @@ pub(crate) fn router() -> Router<AppState> {
         )
 }
 
-/// The collection address and token ID of the path (`raw_id` from its `tokenId` segment).
-fn token_of(path: &PathParams, q: &mut Query, raw_id: &str) -> (Option<Address>, Option<U256>) {
-    let address = address_param(path, q, "address");
+/// The chain, collection address and token ID a token's path names (`raw_id` is its
+/// `tokenId` segment), with the query checked: 400 on a bad address or ID, 404 on an
+/// unindexed chain.
+async fn token_in(
+    state: &AppState,
+    path: &PathParams,
+    mut q: Query,
+    raw_id: &str,
+) -> ApiResult<(EvmChainRecord, Address, U256)> {
+    let address = address_param(path, &mut q, "address");
     let token_id = U256::parse_text(raw_id).ok();
     if token_id.is_none() {
         q.error("tokenId must be a token ID (a decimal number below 2^256)");
     }
-    (address, token_id)
+    q.finish()?;
+    let c = chain(state, path.get("chainId")).await?;
+    let (address, token_id) = address
+        .zip(token_id)
+        .ok_or_else(|| ApiError::bad("address or tokenId is invalid"))?;
+    Ok((c, address, token_id))
 }
 
 /// `POST /v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex`
@@ -56,25 +69,17 @@ fn token_of(path: &PathParams, q: &mut Query, raw_id: &str) -> (Option<Address>,
 pub async fn reindex_nft(
     State(state): State<AppState>,
     path: PathParams,
-    mut q: Query,
+    q: Query,
 ) -> ApiResult<StatusCode> {
     let Some(raw) = path.get("tokenId").strip_suffix(":reindex") else {
         return Err(ApiError::not_found(
             "POST on a token takes the :reindex action (…/tokens/{tokenId}:reindex)",
         ));
     };
-    let (address, token_id) = token_of(&path, &mut q, raw);
-    q.finish()?;
-    let c = chain(&state, path.get("chainId")).await?;
-    let (address, token_id) = address
-        .zip(token_id)
-        .ok_or_else(|| ApiError::bad("address or tokenId is invalid"))?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let (c, address, token_id) = token_in(&state, &path, q, raw).await?;
     match state
         .store
-        .request_nft_reindex(c.chain_id, address, token_id, now)
+        .request_nft_reindex(c.chain_id, address, token_id, SystemClock.now())
         .await?
     {
         ReindexRequest::Queued => Ok(StatusCode::CREATED),
@@ -154,15 +159,10 @@ pub async fn list_tokens(
 pub async fn get_token(
     State(state): State<AppState>,
     path: PathParams,
-    mut q: Query,
+    q: Query,
 ) -> ApiResult<Json<NftToken>> {
     let raw = path.get("tokenId");
-    let (address, token_id) = token_of(&path, &mut q, raw);
-    q.finish()?;
-    let c = chain(&state, path.get("chainId")).await?;
-    let (address, token_id) = address
-        .zip(token_id)
-        .ok_or_else(|| ApiError::bad("address or tokenId is invalid"))?;
+    let (c, address, token_id) = token_in(&state, &path, q, raw).await?;
     let token = collection(&state, &c, address).await?;
     let not_found = || ApiError::not_found(format!("token {raw} of {address:#x} not found"));
     let m = state

@@ -13,6 +13,7 @@ use firn_store::{CursorStore, PBlockFilter, PChainReader, PTxFilter, SortOrder};
 
 use super::network::{PrimaryChain, check_network, primary_chain};
 use crate::error::{ApiError, ApiResult};
+use crate::metrics_api::{Clock, SystemClock};
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
 use crate::wire::pchain::{
@@ -69,10 +70,7 @@ pub(crate) async fn chain_time(state: &AppState) -> ApiResult<u64> {
     {
         return Ok(b.block.timestamp);
     }
-    Ok(std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0))
+    Ok(SystemClock.now())
 }
 
 /// The filters shared by the two transaction lists. On the C-Chain, `addresses` may hold EVM
