@@ -127,28 +127,25 @@ fn fill(path: &Path, rpc: &str) -> Value {
                 world.evm.blocks.iter().flat_map(|b| b.transfers.iter()).filter(|t| t.standard == firn_store::rows::evm::TokenStandard::Erc721 && (t.from == *a || t.to == *a)).count()
             })
             .unwrap();
-        let mut by_owner = std::collections::BTreeMap::<_, usize>::new();
-        for (owner, _, _) in world.evm.holdings.keys() {
-            *by_owner.entry(*owner).or_default() += 1;
-        }
-        let (collector, collectibles) = by_owner.into_iter().max_by_key(|(_, n)| *n).unwrap();
+        // The owner of the most collectibles (of `token`, or of any), and how many.
+        let busiest_of = |token: Option<u64>| {
+            let mut by_owner = std::collections::BTreeMap::<_, usize>::new();
+            for (owner, t, _) in world.evm.holdings.keys() {
+                if token.is_none_or(|k| *t == evm_address(k)) {
+                    *by_owner.entry(*owner).or_default() += 1;
+                }
+            }
+            by_owner.into_iter().max_by_key(|(_, n)| *n).unwrap()
+        };
+        let (collector, collectibles) = busiest_of(None);
         let erc20_holdings = fixtures::erc20_balances(&world.evm.blocks);
         let (erc20_holder, erc20_held) = erc20_holdings
             .iter()
             .max_by_key(|(_, h)| h.len())
             .map(|(a, h)| (*a, h.len()))
             .unwrap();
-        let busiest_of = |token: u64| {
-            let mut by_owner = std::collections::BTreeMap::<_, usize>::new();
-            for (owner, t, _) in world.evm.holdings.keys() {
-                if *t == evm_address(token) {
-                    *by_owner.entry(*owner).or_default() += 1;
-                }
-            }
-            by_owner.into_iter().max_by_key(|(_, n)| *n).unwrap()
-        };
-        let (erc721_holder, erc721_held) = busiest_of(fixtures::ERC721);
-        let (erc1155_holder, erc1155_held) = busiest_of(fixtures::ERC1155);
+        let (erc721_holder, erc721_held) = busiest_of(Some(fixtures::ERC721));
+        let (erc1155_holder, erc1155_held) = busiest_of(Some(fixtures::ERC1155));
         let (contract, contract_tx) = world
             .evm
             .blocks
