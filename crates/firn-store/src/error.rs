@@ -74,6 +74,12 @@ pub enum StoreError {
     /// A staking transaction referenced by a reward or removal is unknown or already ended.
     #[error("staker {0} is not stored or already ended")]
     StakerUnavailable(String),
+    /// Balances at a past block would replay more than a read's bounds allow.
+    #[error("{0}")]
+    TooMuchToReplay(String),
+    /// The chain kept changing under a read that needs a steady view; retrying may succeed.
+    #[error("{0}")]
+    Busy(String),
     /// A value does not fit the column that stores it (heights and timestamps are signed 64-bit).
     #[error("{field} {value} is out of range")]
     OutOfRange {

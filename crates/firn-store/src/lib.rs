@@ -87,7 +87,10 @@ pub mod types;
 mod upgrade;
 
 pub use error::{Result, StoreError};
-pub use evm::{MAX_LISTED_CONTRACTS, MAX_ROWS_PER_LISTED_TX, MAX_ROWS_PER_TX, UNDO_BLOCKS};
+pub use evm::{
+    MAX_HELD, MAX_LISTED_CONTRACTS, MAX_REPLAYED, MAX_ROWS_PER_LISTED_TX, MAX_ROWS_PER_TX,
+    MAX_TOKEN_LOOKUP, UNDO_BLOCKS,
+};
 pub use open::{DEFAULT_CACHE_MIB, StoreOptions, open};
 pub use page::{Page, PageCursor, PageRequest, SortOrder};
 pub use store::{Backend, Store};

@@ -416,6 +416,14 @@ pub trait EvmReader {
         chain_id: u64,
         address: Address,
     ) -> impl Future<Output = Result<Option<Token>>> + Send;
+    /// The token contracts among `addresses` (at most
+    /// [`MAX_TOKEN_LOOKUP`](crate::MAX_TOKEN_LOOKUP)), in no particular order: what
+    /// responses name the senders and recipients that are tokens with.
+    fn find_tokens(
+        &self,
+        chain_id: u64,
+        addresses: &[Address],
+    ) -> impl Future<Output = Result<Vec<Token>>> + Send;
     /// NFT metadata.
     fn find_nft_metadata(
         &self,
@@ -458,6 +466,30 @@ pub trait EvmReader {
         contracts: &[Address],
         page: &PageRequest<TokenCursor>,
     ) -> impl Future<Output = Result<Page<Erc20BalanceRecord, TokenCursor>>> + Send;
+    /// `owner`'s ERC-20 balances at `block`, earlier than the newest indexed one, as
+    /// [`list_erc20_balances`](Self::list_erc20_balances) pages them: the newest balances with
+    /// the transfers since undone (at most [`MAX_HELD`](crate::MAX_HELD) holdings and
+    /// [`MAX_REPLAYED`](crate::MAX_REPLAYED) transfers, else
+    /// [`StoreError::TooMuchToReplay`](crate::StoreError::TooMuchToReplay)).
+    fn list_erc20_balances_at(
+        &self,
+        chain_id: u64,
+        owner: Address,
+        block: u64,
+        contracts: &[Address],
+        page: &PageRequest<TokenCursor>,
+    ) -> impl Future<Output = Result<Page<Erc20BalanceRecord, TokenCursor>>> + Send;
+    /// `owner`'s ERC-1155 balances at an earlier `block`, as
+    /// [`list_erc20_balances_at`](Self::list_erc20_balances_at) replays them, by contract then
+    /// token ID.
+    fn list_erc1155_balances_at(
+        &self,
+        chain_id: u64,
+        owner: Address,
+        block: u64,
+        contract: Option<Address>,
+        page: &PageRequest<CollectibleCursor>,
+    ) -> impl Future<Output = Result<Page<CollectibleRecord, CollectibleCursor>>> + Send;
     /// Contracts `deployer` created (by transaction or as a factory), newest first.
     fn list_contracts(
         &self,

@@ -2,19 +2,21 @@
 //! their plain rows set-wise (`insert`), folds token balances and deployments
 //! (`derived`) and the chain totals and metrics rows (`counters`) over the batch, recording
 //! what they overwrote so that a rollback can put it back (`undo`); [`crate::EvmReader`] in
-//! `read` (rows decoded in `decode`), and an address's whole activity, a token's transfers and a deployer's contracts in
-//! `activity`.
+//! `read` (rows decoded in `decode`), an address's whole activity, a token's transfers and a
+//! deployer's contracts in `activity`, and token balances at a past block in `history`.
 
 mod activity;
 mod counters;
 mod decode;
 mod derived;
+mod history;
 mod insert;
 mod read;
 mod undo;
 mod write;
 
 pub(crate) use derived::put_holdings;
+pub use history::{MAX_HELD, MAX_REPLAYED};
 pub use undo::UNDO_BLOCKS;
 
 /// Rows one transaction's (or one block's) list returns at most: its logs, internal
@@ -24,6 +26,9 @@ pub const MAX_ROWS_PER_TX: usize = 10_000;
 
 /// Token contracts one balance list can be narrowed to (`contractAddresses`).
 pub const MAX_LISTED_CONTRACTS: usize = 64;
+
+/// Addresses one [`find_tokens`](crate::EvmReader::find_tokens) looks up, at most.
+pub const MAX_TOKEN_LOOKUP: usize = 512;
 
 /// Token transfers and internal transactions an address list shows per transaction, at most.
 pub const MAX_ROWS_PER_LISTED_TX: usize = 1_000;

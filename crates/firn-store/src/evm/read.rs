@@ -5,7 +5,7 @@ use super::decode::{
     decode_collectible, decode_deployment, decode_erc20_balance, decode_internal, decode_metadata,
     decode_token_join, decode_transfer, decode_tx,
 };
-use super::{MAX_LISTED_CONTRACTS, MAX_ROWS_PER_TX};
+use super::{MAX_LISTED_CONTRACTS, MAX_ROWS_PER_TX, MAX_TOKEN_LOOKUP};
 use crate::codec::{RowExt, int, u256};
 use crate::error::{Result, StoreError};
 use crate::page::{
@@ -444,6 +444,27 @@ impl EvmReader for Store {
         Ok(self.fetch_optional(q, decode_token_join).await?.flatten())
     }
 
+    async fn find_tokens(&self, chain_id: u64, addresses: &[Address]) -> Result<Vec<Token>> {
+        if addresses.is_empty() {
+            return Ok(Vec::new());
+        }
+        if addresses.len() > MAX_TOKEN_LOOKUP {
+            return Err(StoreError::OutOfRange {
+                field: "number of addresses",
+                value: addresses.len().to_string(),
+            });
+        }
+        let mut q = Sql::new(&format!(
+            "SELECT {TOKEN_COLUMNS} FROM evm_tokens tk WHERE tk.chain_id = "
+        ));
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND tk.address IN (")
+            .bind_list(addresses.iter().map(|a| a.0.to_vec()))
+            .push(")");
+        let tokens = self.fetch(q, decode_token_join).await?;
+        Ok(tokens.into_iter().flatten().collect())
+    }
+
     async fn find_nft_metadata(
         &self,
         chain_id: u64,
@@ -594,6 +615,30 @@ impl EvmReader for Store {
         Ok(Page::from_rows(items, limit, |b| TokenCursor {
             token: b.token,
         }))
+    }
+
+    async fn list_erc20_balances_at(
+        &self,
+        chain_id: u64,
+        owner: Address,
+        block: u64,
+        contracts: &[Address],
+        page: &PageRequest<TokenCursor>,
+    ) -> Result<Page<Erc20BalanceRecord, TokenCursor>> {
+        self.erc20_balances_at(chain_id, owner, block, contracts, page)
+            .await
+    }
+
+    async fn list_erc1155_balances_at(
+        &self,
+        chain_id: u64,
+        owner: Address,
+        block: u64,
+        contract: Option<Address>,
+        page: &PageRequest<CollectibleCursor>,
+    ) -> Result<Page<CollectibleRecord, CollectibleCursor>> {
+        self.erc1155_balances_at(chain_id, owner, block, contract, page)
+            .await
     }
 
     async fn list_contracts(

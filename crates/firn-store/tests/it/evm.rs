@@ -224,6 +224,28 @@ pub async fn evm_round_trip(store: Store) {
         store.find_token(CHAIN, evm_address(721)).await.unwrap(),
         Some(b.tokens[1].clone())
     );
+    // Several at once: only the tokens among them, none for an empty list, a bounded list.
+    let mut found = store
+        .find_tokens(
+            CHAIN,
+            &[evm_address(2), evm_address(721), b.tokens[0].address],
+        )
+        .await
+        .unwrap();
+    found.sort_by_key(|t| t.address);
+    let mut want = vec![b.tokens[0].clone(), b.tokens[1].clone()];
+    want.sort_by_key(|t| t.address);
+    assert_eq!(found, want);
+    assert!(
+        store
+            .find_tokens(CHAIN + 1, &[evm_address(721)])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(store.find_tokens(CHAIN, &[]).await.unwrap().is_empty());
+    let too_many = vec![evm_address(2); firn_store::MAX_TOKEN_LOOKUP + 1];
+    assert!(store.find_tokens(CHAIN, &too_many).await.is_err());
 
     // Deployments: direct and CREATE2; the reverted CREATE is not a contract.
     let direct = store

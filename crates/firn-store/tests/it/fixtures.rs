@@ -667,6 +667,31 @@ pub fn minted_ids(blocks: &[EvmBlockRows], token: Address) -> std::collections::
         .collect()
 }
 
+/// The (holder, token) pairs whose holder at some point sent more of an ERC-20 token than it
+/// held: the store ends those balances at zero, so a replay back from the newest balance
+/// cannot be exact for them (real tokens never let a holder overdraw).
+pub fn erc20_overdrawn(blocks: &[EvmBlockRows]) -> std::collections::BTreeSet<(Address, Address)> {
+    let mut held: BTreeMap<(Address, Address), U256> = BTreeMap::new();
+    let mut overdrawn = std::collections::BTreeSet::new();
+    for t in blocks.iter().flat_map(|b| &b.transfers) {
+        if t.standard != TokenStandard::Erc20 {
+            continue;
+        }
+        if t.from != Address::ZERO {
+            let b = held.entry((t.from, t.token)).or_default();
+            if *b < t.value {
+                overdrawn.insert((t.from, t.token));
+            }
+            *b = b.saturating_sub(t.value);
+        }
+        if t.to != Address::ZERO {
+            let b = held.entry((t.to, t.token)).or_default();
+            *b = b.saturating_add(t.value);
+        }
+    }
+    overdrawn
+}
+
 /// Every holder's ERC-20 balances, folded from the transfers in `blocks` as the store folds
 /// them (a sender short of the amount ends at zero), by holder then token; no zero balances.
 pub fn erc20_balances(blocks: &[EvmBlockRows]) -> BTreeMap<Address, BTreeMap<Address, U256>> {

@@ -5,6 +5,7 @@ mod activity;
 mod basics;
 mod evm;
 mod fixtures;
+mod history;
 mod limits;
 mod metrics;
 mod pchain;
@@ -28,6 +29,7 @@ firn_store::backend_tests! {
     evm::evm_transfer_filters_and_paging,
     evm::evm_large_block_round_trip,
     evm::evm_tx_lists,
+    history::evm_balances_at_past_blocks,
     activity::evm_address_activity,
     rollback::evm_rollback_restores_what_was_there,
     rollback::evm_rollback_is_bounded,
