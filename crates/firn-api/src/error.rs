@@ -67,10 +67,15 @@ impl ApiError {
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             // The API only reads, so a value that does not fit a column came from the request.
             ApiError::Store(
-                StoreError::BadCursor(_) | StoreError::BadLimit(_) | StoreError::OutOfRange { .. },
+                StoreError::BadCursor(_)
+                | StoreError::BadLimit(_)
+                | StoreError::OutOfRange { .. }
+                | StoreError::TooMuchToReplay(_),
             ) => StatusCode::BAD_REQUEST,
             ApiError::Store(StoreError::NotFound { .. }) => StatusCode::NOT_FOUND,
-            ApiError::Store(StoreError::ReadTimeout(_)) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Store(StoreError::ReadTimeout(_) | StoreError::Busy(_)) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -95,6 +100,11 @@ impl ApiError {
                 Message::Many(vec!["pageSize is out of range".to_owned()])
             }
             ApiError::Store(e @ StoreError::NotFound { .. }) => Message::One(e.to_string()),
+            ApiError::Store(StoreError::TooMuchToReplay(why)) => Message::Many(vec![format!(
+                "{why}: balances at that block are not served; ask for a later block, or omit \
+                 blockNumber"
+            )]),
+            ApiError::Store(StoreError::Busy(why)) => Message::One(format!("{why}; try again")),
             ApiError::Store(StoreError::ReadTimeout(_)) => Message::One(
                 "the query took too long and was stopped; narrow it (fewer addresses, a block \
                  range) or try again"

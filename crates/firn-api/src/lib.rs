@@ -43,6 +43,9 @@ pub mod wire;
 
 pub use config::{ApiConfig, NetworkKind, NetworkProfile, PriceTable, RateLimit};
 pub use error::{ApiError, ApiResult};
+/// Loads 4byte.directory's signatures in the background, for `method.methodName`s beyond
+/// firn's own contracts (see `firn_selectors`).
+pub use firn_selectors::load_directory as load_method_directory;
 pub use metrics_api::{MetricsState, metrics_router, serve_metrics};
 pub use server::{app, serve};
 pub use state::AppState;

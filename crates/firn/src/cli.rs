@@ -250,6 +250,11 @@ pub struct ServeArgs {
     /// answer 503.
     #[arg(long, env = "FIRN_RPC")]
     pub rpc: Option<String>,
+
+    /// Name called methods from firn's own contract ABIs only, without 4byte.directory's
+    /// signatures (which cost ~100 MB of memory and a few seconds of one core at start).
+    #[arg(long, env = "FIRN_NO_METHOD_DIRECTORY")]
+    pub no_method_directory: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -262,7 +262,11 @@ async fn transfers(
     path: &PathParams,
     q: Query,
     standard: TokenStandard,
-) -> ApiResult<(Option<String>, Vec<firn_store::rows::evm::TransferRecord>)> {
+) -> ApiResult<(
+    u64,
+    Option<String>,
+    Vec<firn_store::rows::evm::TransferRecord>,
+)> {
     let (a, paging) = address_filter::<EventCursor>(state, uri, path, q).await?;
     let filter = TransferFilter {
         chain_id: a.chain_id,
@@ -272,7 +276,8 @@ async fn transfers(
         end_block: a.end_block,
     };
     let page = state.store.list_transfers(&filter, &paging.request).await?;
-    Ok((paging.binding.next(page.next.as_ref()), page.items))
+    let next = paging.binding.next(page.next.as_ref());
+    Ok((a.chain_id, next, page.items))
 }
 
 /// `GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc20`
@@ -291,9 +296,9 @@ pub async fn list_erc20(
     path: PathParams,
     q: Query,
 ) -> ApiResult<Json<ListErc20TransactionsResponse>> {
-    let (next, items) = transfers(&state, &uri, &path, q, TokenStandard::Erc20).await?;
+    let (chain, next, items) = transfers(&state, &uri, &path, q, TokenStandard::Erc20).await?;
     let prices = &state.config.prices;
-    Ok(Json(ListErc20TransactionsResponse {
+    let response = ListErc20TransactionsResponse {
         next_page_token: next,
         transactions: items
             .iter()
@@ -304,7 +309,8 @@ pub async fn list_erc20(
                 )
             })
             .collect(),
-    }))
+    };
+    super::named(&state, chain, response).await
 }
 
 /// `GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc721`
@@ -323,11 +329,12 @@ pub async fn list_erc721(
     path: PathParams,
     q: Query,
 ) -> ApiResult<Json<ListErc721TransactionsResponse>> {
-    let (next, items) = transfers(&state, &uri, &path, q, TokenStandard::Erc721).await?;
-    Ok(Json(ListErc721TransactionsResponse {
+    let (chain, next, items) = transfers(&state, &uri, &path, q, TokenStandard::Erc721).await?;
+    let response = ListErc721TransactionsResponse {
         next_page_token: next,
         transactions: items.iter().map(Erc721Transfer::from).collect(),
-    }))
+    };
+    super::named(&state, chain, response).await
 }
 
 /// `GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155`
@@ -346,11 +353,12 @@ pub async fn list_erc1155(
     path: PathParams,
     q: Query,
 ) -> ApiResult<Json<ListErc1155TransactionsResponse>> {
-    let (next, items) = transfers(&state, &uri, &path, q, TokenStandard::Erc1155).await?;
-    Ok(Json(ListErc1155TransactionsResponse {
+    let (chain, next, items) = transfers(&state, &uri, &path, q, TokenStandard::Erc1155).await?;
+    let response = ListErc1155TransactionsResponse {
         next_page_token: next,
         transactions: items.iter().map(Erc1155Transfer::from).collect(),
-    }))
+    };
+    super::named(&state, chain, response).await
 }
 
 /// `GET /v1/chains/{chainId}/addresses/{address}/balances:listCollectibles`

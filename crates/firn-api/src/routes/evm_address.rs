@@ -36,13 +36,13 @@ pub(crate) fn router() -> Router<AppState> {
 }
 
 /// One page of an address's transactions with what each did for it, and the next page's
-/// token. `q` has been read up to the v1/v2 differences.
+/// token, its tokens named. `q` has been read up to the v1/v2 differences.
 async fn activity(
     state: &AppState,
     uri: &Uri,
     path: &PathParams,
     mut q: Query,
-) -> ApiResult<(Vec<TransactionDetails>, Option<String>)> {
+) -> ApiResult<ListTransactionDetailsResponse> {
     let order = q.sort_order();
     let (a, paging) = address_filter::<TxCursor>(state, uri, path, q).await?;
     let filter = EvmTxFilter {
@@ -75,7 +75,12 @@ async fn activity(
         .zip(&effects)
         .map(|(tx, e)| TransactionDetails::new(tx, e, |a| money(prices, "usd", &format!("{a:#x}"))))
         .collect();
-    Ok((txs, paging.binding.next(page.next.as_ref())))
+    let mut response = ListTransactionDetailsResponse {
+        next_page_token: paging.binding.next(page.next.as_ref()),
+        transactions: txs,
+    };
+    super::name_addresses(state, a.chain_id, &mut response).await?;
+    Ok(response)
 }
 
 /// `GET /v1/chains/{chainId}/addresses/{address}/transactions`
@@ -97,11 +102,7 @@ pub async fn list_transactions(
     path: PathParams,
     q: Query,
 ) -> ApiResult<Json<ListTransactionDetailsResponse>> {
-    let (transactions, next_page_token) = activity(&state, &uri, &path, q).await?;
-    Ok(Json(ListTransactionDetailsResponse {
-        next_page_token,
-        transactions,
-    }))
+    Ok(Json(activity(&state, &uri, &path, q).await?))
 }
 
 /// `GET /v2/chains/{chainId}/addresses/{address}/transactions`
@@ -126,10 +127,10 @@ pub async fn list_transactions_v2(
 ) -> ApiResult<Json<ListTransactionDetailsResponseV2>> {
     // Checked, but there is nothing to filter: no token is known to be malicious.
     let _ = q.one_of("filterSpamTokens", &["true", "false"]);
-    let (transactions, next_page_token) = activity(&state, &uri, &path, q).await?;
+    let v1 = activity(&state, &uri, &path, q).await?;
     Ok(Json(ListTransactionDetailsResponseV2 {
-        next_page_token,
-        transactions: transactions.into_iter().map(Into::into).collect(),
+        next_page_token: v1.next_page_token,
+        transactions: v1.transactions.into_iter().map(Into::into).collect(),
     }))
 }
 
@@ -156,8 +157,9 @@ pub async fn list_internal(
         .store
         .list_address_internal_txs(&filter, &paging.request)
         .await?;
-    Ok(Json(ListInternalTransactionsResponse {
+    let response = ListInternalTransactionsResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
         transactions: page.items.iter().map(InternalTransaction::from).collect(),
-    }))
+    };
+    super::named(&state, filter.chain_id, response).await
 }

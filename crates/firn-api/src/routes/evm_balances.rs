@@ -1,7 +1,8 @@
 //! Balances of an EVM address. Its native token is read from the node the chain's indexer
 //! follows (the index holds no native balances), now or at a past block. Token balances come
-//! from the index, which folds every transfer into each holder's balance as it commits: they
-//! are the balances at the newest indexed block.
+//! from the index, which folds every transfer into each holder's balance as it commits: the
+//! balances at the newest indexed block, and at an earlier `blockNumber` those with the
+//! transfers since undone (`balances_at`).
 
 use axum::extract::State;
 use axum::http::Uri;
@@ -85,26 +86,27 @@ async fn native_of(
     Ok(NativeTokenBalance::new(c, balance, price))
 }
 
-/// Token balances are the index's, at its newest block: `blockNumber` may name that block
-/// (a client that read the head first), nothing else.
-async fn check_indexed_block(
+/// The past block `blockNumber` names, if any: token balances are the index's at its newest
+/// block, replayed back to an earlier one by the store; a block the index has not reached is
+/// refused.
+async fn past_block(
     state: &AppState,
     c: &EvmChainRecord,
     block: Option<u64>,
-) -> ApiResult<()> {
-    let Some(block) = block else { return Ok(()) };
+) -> ApiResult<Option<u64>> {
+    let Some(block) = block else { return Ok(None) };
     let head = state
         .store
         .find_cursor(ChainKey::Evm(c.chain_id))
         .await?
         .unwrap_or(0);
-    if block == head {
-        return Ok(());
+    match block.cmp(&head) {
+        std::cmp::Ordering::Less => Ok(Some(block)),
+        std::cmp::Ordering::Equal => Ok(None),
+        std::cmp::Ordering::Greater => Err(ApiError::bad(format!(
+            "blockNumber {block} is past the newest indexed block, {head}"
+        ))),
     }
-    Err(ApiError::bad(format!(
-        "blockNumber {block}: token balances are served at the newest indexed block, {head}; \
-         omit blockNumber or ask for {head}"
-    )))
 }
 
 /// `contractAddresses`: a comma-separated list of EVM addresses (as many as any list
@@ -125,9 +127,9 @@ fn contract_list(q: &mut Query, name: &str) -> Vec<Address> {
 #[utoipa::path(get, path = "/v1/chains/{chainId}/addresses/{address}/balances:listErc20",
     operation_id = "listErc20Balances", tag = "EVM Balances",
     summary = "List ERC-20 balances",
-    description = "Lists the ERC-20 balances of an address at the newest indexed block, by token contract, with its native balance from the chain's node. Balances are folded from the tokens' transfers. firn has no reputation source: `tokenReputation` is null and `filterSpamTokens` removes nothing.",
+    description = "Lists the ERC-20 balances of an address at the newest indexed block or an earlier `blockNumber`, by token contract, with its native balance from the chain's node. Balances are folded from the tokens' transfers. firn has no reputation source: `tokenReputation` is null and `filterSpamTokens` removes nothing.",
     params(("chainId" = String, Path), ("address" = String, Path, description = "Wallet address"),
-           ("blockNumber" = Option<String>, Query, description = "The newest indexed block (any other is refused)"),
+           ("blockNumber" = Option<String>, Query, description = "The block to read balances at (default: the newest indexed; a later one is refused)"),
            ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 500),
            ("filterSpamTokens" = Option<bool>, Query, description = "Leave out tokens known to be malicious"),
            ("contractAddresses" = Option<String>, Query, description = "Only these contracts (comma-separated, at most 64)"),
@@ -151,11 +153,21 @@ pub async fn list_erc20_balances(
     q.finish()?;
     let c = chain(&state, path.get("chainId")).await?;
     let owner = owner.ok_or_else(|| ApiError::bad("address is invalid"))?;
-    check_indexed_block(&state, &c, block).await?;
-    let page = state
-        .store
-        .list_erc20_balances(c.chain_id, owner, &contracts, &paging.request)
-        .await?;
+    let store = &state.store;
+    let page = match past_block(&state, &c, block).await? {
+        Some(past) => {
+            let request = &paging.request;
+            store
+                .list_erc20_balances_at(c.chain_id, owner, past, &contracts, request)
+                .await?
+        }
+        None => {
+            let request = &paging.request;
+            store
+                .list_erc20_balances(c.chain_id, owner, &contracts, request)
+                .await?
+        }
+    };
     let prices = &state.config.prices;
     Ok(Json(ListErc20BalancesResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
@@ -189,11 +201,21 @@ async fn collectibles_of(
     q.finish()?;
     let c = chain(state, path.get("chainId")).await?;
     let owner = owner.ok_or_else(|| ApiError::bad("address is invalid"))?;
-    check_indexed_block(state, &c, block).await?;
-    let page = state
-        .store
-        .list_collectibles(c.chain_id, owner, Some(standard), contract, &paging.request)
-        .await?;
+    let store = &state.store;
+    let page = match past_block(state, &c, block).await? {
+        Some(past) => {
+            let request = &paging.request;
+            store
+                .list_erc1155_balances_at(c.chain_id, owner, past, contract, request)
+                .await?
+        }
+        None => {
+            let request = &paging.request;
+            store
+                .list_collectibles(c.chain_id, owner, Some(standard), contract, request)
+                .await?
+        }
+    };
     Ok((
         paging.binding.next(page.next.as_ref()),
         native_of(state, &c, owner, block, "usd").await?,
@@ -232,9 +254,9 @@ pub async fn list_erc721_balances(
 #[utoipa::path(get, path = "/v1/chains/{chainId}/addresses/{address}/balances:listErc1155",
     operation_id = "listErc1155Balances", tag = "EVM Balances",
     summary = "List ERC-1155 balances",
-    description = "Lists the ERC-1155 balances of an address at the newest indexed block, by contract then token ID, with its native balance from the chain's node.",
+    description = "Lists the ERC-1155 balances of an address at the newest indexed block or an earlier `blockNumber`, by contract then token ID, with its native balance from the chain's node.",
     params(("chainId" = String, Path), ("address" = String, Path, description = "Wallet address"),
-           ("blockNumber" = Option<String>, Query, description = "The newest indexed block (any other is refused)"),
+           ("blockNumber" = Option<String>, Query, description = "The block to read balances at (default: the newest indexed; a later one is refused)"),
            ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 500),
            ("contractAddress" = Option<String>, Query, description = "Only this contract")),
     responses((status = 200, description = "A page of holdings", body = ListErc1155BalancesResponse),

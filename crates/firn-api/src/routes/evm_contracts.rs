@@ -119,12 +119,13 @@ pub async fn list_token_transfers(
         .list_token_transfers(&filter, &paging.request)
         .await?;
     let prices = &state.config.prices;
-    Ok(Json(ListTransfersResponse {
+    let response = ListTransfersResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
         transfers: page
             .items
             .iter()
             .map(|t| AnyTransfer::new(t, |a| money(prices, "usd", &format!("{a:#x}"))))
             .collect(),
-    }))
+    };
+    super::named(&state, filter.chain_id, response).await
 }

@@ -152,10 +152,20 @@ pub async fn list_latest_transactions(
         rows.extend(page.items.into_iter().map(|t| (tx_position(&t), t)));
     }
     let (txs, next) = merge(rows, more, limit);
-    Ok(Json(ListNativeTransactionsResponse::new(
-        &txs,
-        paging.binding.next(next.as_ref()),
-    )))
+    let mut response =
+        ListNativeTransactionsResponse::new(&txs, paging.binding.next(next.as_ref()));
+    // The same address can be a token on one chain and not on another: named chain by chain.
+    let chains: std::collections::BTreeSet<u64> = txs.iter().map(|t| t.chain_id).collect();
+    for chain_id in chains {
+        let wire_id = chain_id.to_string();
+        let mut of_chain: Vec<_> = response
+            .transactions
+            .iter_mut()
+            .filter(|t| t.chain_id == wire_id)
+            .collect();
+        super::name_addresses(&state, chain_id, &mut of_chain).await?;
+    }
+    Ok(Json(response))
 }
 
 /// `GET /v1/blocks`

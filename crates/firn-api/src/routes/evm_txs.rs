@@ -66,13 +66,11 @@ async fn details(
         historical_price: native_price,
     };
     let native = FullNativeTransactionDetails::new(&tx, block.and_then(|b| b.block.base_fee));
-    Ok(Some(GetTransactionResponse::new(
-        native,
-        token,
-        &transfers,
-        &internal,
-        |a| money(prices, currency, &format!("{a:#x}")),
-    )))
+    let mut response = GetTransactionResponse::new(native, token, &transfers, &internal, |a| {
+        money(prices, currency, &format!("{a:#x}"))
+    });
+    super::name_addresses(state, c.chain_id, &mut response).await?;
+    Ok(Some(response))
 }
 
 /// `GET /v1/chains/{chainId}/transactions/{txHash}`
@@ -141,10 +139,9 @@ async fn page(
     filter: EvmTxFilter,
 ) -> ApiResult<Json<ListNativeTransactionsResponse>> {
     let page = state.store.list_evm_txs(&filter, &paging.request).await?;
-    Ok(Json(ListNativeTransactionsResponse::new(
-        &page.items,
-        paging.binding.next(page.next.as_ref()),
-    )))
+    let next = paging.binding.next(page.next.as_ref());
+    let response = ListNativeTransactionsResponse::new(&page.items, next);
+    super::named(state, filter.chain_id, response).await
 }
 
 /// `GET /v1/chains/{chainId}/transactions`

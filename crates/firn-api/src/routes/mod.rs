@@ -2,10 +2,13 @@
 //! A new group (e.g. `/v1/signatureAggregator/...`) adds a module and one `.merge` line here,
 //! and its `#[utoipa::path]` handlers to [`crate::openapi::ApiDoc`].
 
-use axum::Router;
 use axum::routing::get;
+use axum::{Json, Router};
+use firn_store::EvmReader;
 
+use crate::error::ApiResult;
 use crate::state::AppState;
+use crate::wire::evm::RichAddresses;
 
 pub mod evm;
 pub mod evm_address;
@@ -38,4 +41,30 @@ pub fn router() -> Router<AppState> {
         .merge(unsupported::router())
         .merge(crate::openapi::router())
         .route("/metrics", get(crate::metrics::serve_metrics))
+}
+
+/// `response` with the token contracts among its senders and recipients named.
+pub(crate) async fn named<R: RichAddresses>(
+    state: &AppState,
+    chain_id: u64,
+    mut response: R,
+) -> ApiResult<Json<R>> {
+    name_addresses(state, chain_id, &mut response).await?;
+    Ok(Json(response))
+}
+
+/// Names the token contracts among `response`'s senders and recipients (their name, symbol
+/// and decimals), read from the store in one query per 512 addresses.
+pub(crate) async fn name_addresses<R: RichAddresses>(
+    state: &AppState,
+    chain_id: u64,
+    response: &mut R,
+) -> ApiResult<()> {
+    let addresses = response.raw_addresses();
+    let mut tokens = Vec::new();
+    for chunk in addresses.chunks(firn_store::MAX_TOKEN_LOOKUP) {
+        tokens.extend(state.store.find_tokens(chain_id, chunk).await?);
+    }
+    response.name_with(&tokens);
+    Ok(())
 }

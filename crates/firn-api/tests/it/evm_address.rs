@@ -179,7 +179,10 @@ pub async fn address_endpoints_match_the_store(store: Store) {
     let tx = &b.txs[i.tx_index as usize];
     assert_eq!(details["txHash"], tx.hash.to_string());
     assert_eq!(details["deployerAddress"], format!("{:#x}", tx.from));
-    assert_eq!(details["deployerContractAddress"], format!("{factory:#x}"));
+    assert_eq!(
+        details["deployerContractAddress"],
+        factory.to_checksum(None)
+    );
     let one = api
         .ok(&format!("/v1/chains/{CHAIN}/addresses/{:#x}", i.to))
         .await;
@@ -330,7 +333,7 @@ pub async fn nft_collections_list_their_tokens(store: Store) {
 
 /// The symbol the fixtures give the ERC-20 token at `address`.
 pub fn symbol_of(address: &Value) -> &'static str {
-    let b = format!("{:#x}", evm_address(crate::fixtures::ERC20_B));
+    let b = evm_address(crate::fixtures::ERC20_B).to_checksum(None);
     if address.as_str() == Some(b.as_str()) {
         "BEE"
     } else {

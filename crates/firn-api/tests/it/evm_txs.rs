@@ -141,6 +141,24 @@ pub async fn transaction_endpoints_match_the_store(store: Store) {
         .await;
     assert_eq!(body["erc1155Transfers"].as_array().unwrap().len(), 2);
     assert_eq!(body["erc20Transfers"], serde_json::json!([]));
+    // Its recipient is the token contract, named as the token, in EIP-55 case; its method is
+    // known from firn's own ABIs.
+    let native = &body["nativeTransaction"];
+    assert_eq!(
+        native["to"],
+        serde_json::json!({
+            "name": "Multi",
+            "symbol": "MUL",
+            "address": evm_address(ERC1155).to_checksum(None),
+        })
+    );
+    assert_ne!(
+        native["to"]["address"],
+        format!("{:#x}", evm_address(ERC1155))
+    );
+    assert!(native["from"].get("name").is_none());
+    assert_eq!(native["method"]["methodHash"], "0xa9059cbb");
+    assert_eq!(native["method"]["methodName"], "transfer(address,uint256)");
     let missing = format!("0x{}", "ab".repeat(32));
     api.get(&format!("/v1/chains/{CHAIN}/transactions/{missing}"))
         .await
@@ -173,7 +191,7 @@ pub async fn transaction_endpoints_match_the_store(store: Store) {
     for t in &transfers {
         assert_eq!(
             t["erc1155Token"]["address"],
-            format!("{:#x}", evm_address(ERC1155))
+            evm_address(ERC1155).to_checksum(None)
         );
     }
 }

@@ -84,6 +84,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         println!("firn Data API ({} network, local store)", config.network.wire_name());
         println!("OpenAPI: http://{addr}/api-json  reference: http://{addr}/api  metrics: http://{addr}/metrics");
         println!("Metrics API: http://{metrics_addr}");
+        if !args.no_method_directory {
+            firn_api::load_method_directory();
+        }
         let state = AppState::new(store.clone(), config);
         let state = match &args.rpc {
             Some(url) => {

@@ -308,7 +308,11 @@ fn sdk_suite(test: &str) -> Option<PathBuf> {
     }
     Some(crate::js::project(
         "data-api",
-        &["@avalanche-sdk/chainkit", "@avalabs/avacloud-sdk"],
+        &[
+            "@avalanche-sdk/chainkit",
+            "@avalabs/avacloud-sdk",
+            "@noble/hashes",
+        ],
     ))
 }
 

@@ -306,7 +306,8 @@ fn live_context(rpc: &str, api: &str, seed: &str) -> Value {
 fn data_api_suite(api: &str, ctx: &Value) {
     let out = node(
         "data-api",
-        "@avalanche-sdk/chainkit",
+        // Its newest dependency: an install that has it has the rest.
+        "@noble/hashes",
         "suite.mjs",
         &[
             ("FIRN_API_URL", api.to_owned()),
@@ -325,7 +326,8 @@ fn data_api_suite(api: &str, ctx: &Value) {
 fn node_suite(api: &str, rpc: &str) {
     let out = node(
         "data-api",
-        "@avalanche-sdk/chainkit",
+        // Its newest dependency: an install that has it has the rest.
+        "@noble/hashes",
         "node.mjs",
         &[
             ("FIRN_API_URL", api.to_owned()),

@@ -5,8 +5,8 @@ use firn_store::rows::evm::{CollectibleRecord, Erc20BalanceRecord, TokenStandard
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::NativeTokenBalance;
 use super::tokens::{Erc20Token, TokenMetadata};
+use super::{NativeTokenBalance, checksummed};
 use crate::wire::{Money, worth};
 
 /// An ERC-20 balance (`Erc20TokenBalance`): the token, then the holding.
@@ -116,7 +116,7 @@ impl From<&CollectibleRecord> for CollectibleBalance {
         let erc721 = c.standard == TokenStandard::Erc721;
         let info = c.token_info.as_ref();
         Self {
-            address: format!("{:#x}", c.token),
+            address: checksummed(&c.token),
             name: erc721.then(|| info.map(|t| t.name.clone()).unwrap_or_default()),
             symbol: erc721.then(|| info.map(|t| t.symbol.clone()).unwrap_or_default()),
             erc_type: c.standard.as_str().to_owned(),
@@ -127,7 +127,7 @@ impl From<&CollectibleRecord> for CollectibleBalance {
                 .map(|m| m.token_uri.clone())
                 .unwrap_or_default(),
             metadata: TokenMetadata::new(c.metadata.as_ref(), c.standard),
-            owner_address: erc721.then(|| format!("{:#x}", c.owner)),
+            owner_address: erc721.then(|| checksummed(&c.owner)),
             chain_id: c.chain_id.to_string(),
             balance: (!erc721).then(|| c.balance.to_string()),
         }

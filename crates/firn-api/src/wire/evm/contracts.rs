@@ -6,6 +6,8 @@ use firn_store::types::Address;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::checksummed;
+
 /// How a contract was deployed (`ContractDeploymentDetails`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -86,11 +88,11 @@ impl Contract {
     ) -> Self {
         let common = ContractCommon {
             name: token.map(|t| t.name.clone()),
-            address: format!("{address:#x}"),
+            address: checksummed(address),
             deployment_details: deployment.map(|(d, tx_from)| ContractDeploymentDetails {
                 tx_hash: d.tx_hash.to_string(),
-                deployer_address: format!("{tx_from:#x}"),
-                deployer_contract_address: d.trace_index.map(|_| format!("{:#x}", d.deployer)),
+                deployer_address: checksummed(tx_from),
+                deployer_contract_address: d.trace_index.map(|_| checksummed(&d.deployer)),
             }),
         };
         let Some(token) = token else {

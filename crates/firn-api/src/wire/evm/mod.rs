@@ -9,10 +9,12 @@ mod blocks;
 mod chains;
 mod collectibles;
 mod contracts;
+mod rich;
 mod tokens;
 mod transactions;
 mod transfers;
 
+use firn_store::rows::evm::Token;
 use firn_store::types::Address;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -47,18 +49,65 @@ pub use transfers::{
     ListErc721TransactionsResponse, ListErc1155TransactionsResponse, TransferEvent,
 };
 
-/// An address with what is known about it (`RichAddress`).
+/// An address with what is known about it (`RichAddress`): a token contract's name, symbol
+/// and decimals, filled in by [`RichAddresses::name_with`] after the response is built.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RichAddress {
-    /// `0x` address.
+    /// The contract's name, when it is a token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The token's symbol.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// The token's decimals (ERC-20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decimals: Option<u8>,
+    /// `0x` address, EIP-55 checksummed.
     pub address: String,
+    #[serde(skip)]
+    raw: Address,
+}
+
+/// `a` in EIP-55 mixed-case checksum encoding, as the official API writes every EVM address.
+pub fn checksummed(a: &Address) -> String {
+    a.to_checksum(None)
 }
 
 impl From<&Address> for RichAddress {
     fn from(a: &Address) -> Self {
         Self {
-            address: format!("{a:#x}"),
+            name: None,
+            symbol: None,
+            decimals: None,
+            address: checksummed(a),
+            raw: *a,
+        }
+    }
+}
+
+/// A response whose senders and recipients are [`RichAddress`]es.
+pub trait RichAddresses {
+    /// Every rich address in the response.
+    fn rich_addresses(&mut self) -> Vec<&mut RichAddress>;
+
+    /// The addresses to look up: every rich address, once each.
+    fn raw_addresses(&mut self) -> Vec<Address> {
+        let set: std::collections::BTreeSet<Address> =
+            self.rich_addresses().iter().map(|r| r.raw).collect();
+        set.into_iter().collect()
+    }
+
+    /// Names every rich address that is one of `tokens`.
+    fn name_with(&mut self, tokens: &[Token]) {
+        let by_address: std::collections::HashMap<&Address, &Token> =
+            tokens.iter().map(|t| (&t.address, t)).collect();
+        for slot in self.rich_addresses() {
+            if let Some(token) = by_address.get(&slot.raw) {
+                slot.name = Some(token.name.clone());
+                slot.symbol = Some(token.symbol.clone());
+                slot.decimals = token.decimals;
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ use firn_store::types::{Address, U256};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::checksummed;
 use crate::wire::Money;
 
 /// An ERC-20 token (`Erc20Token`).
@@ -30,7 +31,7 @@ pub struct Erc20Token {
 impl Erc20Token {
     pub(super) fn new(address: &Address, token: Option<&Token>, price: Option<Money>) -> Self {
         Self {
-            address: format!("{address:#x}"),
+            address: checksummed(address),
             name: token.map(|t| t.name.clone()).unwrap_or_default(),
             symbol: token.map(|t| t.symbol.clone()).unwrap_or_default(),
             decimals: token.and_then(|t| t.decimals).unwrap_or(0),
@@ -185,7 +186,7 @@ pub(super) fn erc721_token(t: &TransferRecord) -> Erc721Token {
     }
     let x = &t.transfer;
     Erc721Token {
-        address: format!("{:#x}", x.token),
+        address: checksummed(&x.token),
         name: t.token.as_ref().map(|k| k.name.clone()).unwrap_or_default(),
         symbol: t
             .token
@@ -205,7 +206,7 @@ pub(super) fn erc1155_token(t: &TransferRecord) -> Erc1155Token {
     }
     let x = &t.transfer;
     Erc1155Token {
-        address: format!("{:#x}", x.token),
+        address: checksummed(&x.token),
         erc_type: "ERC-1155".to_owned(),
         token_id: x.token_id.unwrap_or(U256::ZERO).to_string(),
         token_uri: String::new(),
@@ -217,7 +218,7 @@ impl Erc721Token {
     /// NFT `m` of collection `token`, with its metadata as far as the index has read it.
     pub fn of(token: Option<&Token>, m: &NftMetadata) -> Self {
         Erc721Token {
-            address: format!("{:#x}", m.token),
+            address: checksummed(&m.token),
             name: token.map(|k| k.name.clone()).unwrap_or_default(),
             symbol: token.map(|k| k.symbol.clone()).unwrap_or_default(),
             erc_type: "ERC-721".to_owned(),
@@ -232,7 +233,7 @@ impl Erc1155Token {
     /// NFT `m` of an ERC-1155 collection, with its metadata as far as the index has read it.
     pub fn of(m: &NftMetadata) -> Self {
         Erc1155Token {
-            address: format!("{:#x}", m.token),
+            address: checksummed(&m.token),
             erc_type: "ERC-1155".to_owned(),
             token_id: m.token_id.to_string(),
             token_uri: m.token_uri.clone(),

@@ -19,6 +19,31 @@ pub struct Method {
     pub call_type: String,
     /// First four bytes of the input, hex (empty for transfers).
     pub method_hash: String,
+    /// The called function's signature (`transfer(address,uint256)`) when firn's ABIs or the
+    /// signature directory know one that fits the input; `Native Transfer` and
+    /// `Contract Created` for the other call types.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method_name: Option<String>,
+}
+
+impl Method {
+    /// The method of a transaction to `to` (`None`: a creation) with `input`.
+    pub fn of(to: Option<&Address>, input: &[u8]) -> Self {
+        let (call_type, method_name) = match to {
+            None => ("CONTRACT_CREATION", Some("Contract Created")),
+            Some(_) if input.is_empty() => ("NATIVE_TRANSFER", Some("Native Transfer")),
+            Some(_) => ("CONTRACT_CALL", firn_selectors::method_name(input)),
+        };
+        let method_hash = match (to, input.get(..4)) {
+            (Some(_), Some(selector)) => format!("0x{}", hex::encode(selector)),
+            _ => String::new(),
+        };
+        Self {
+            call_type: call_type.to_owned(),
+            method_hash,
+            method_name: method_name.map(str::to_owned),
+        }
+    }
 }
 
 /// A transaction as lists show it (`NativeTransaction`).
@@ -63,18 +88,6 @@ impl From<&EvmTxRecord> for NativeTransaction {
     fn from(r: &EvmTxRecord) -> Self {
         let t = &r.tx;
         let to = t.to.or(t.contract_address).unwrap_or(Address::ZERO);
-        let call_type = if t.to.is_none() {
-            "CONTRACT_CREATION"
-        } else if t.input.is_empty() {
-            "NATIVE_TRANSFER"
-        } else {
-            "CONTRACT_CALL"
-        };
-        let method_hash = if t.to.is_some() && t.input.len() >= 4 {
-            format!("0x{}", hex::encode(&t.input[..4]))
-        } else {
-            String::new()
-        };
         Self {
             block_number: r.block_number.to_string(),
             block_timestamp: r.timestamp,
@@ -90,10 +103,7 @@ impl From<&EvmTxRecord> for NativeTransaction {
             nonce: t.nonce.to_string(),
             from: (&t.from).into(),
             to: (&to).into(),
-            method: Method {
-                call_type: call_type.to_owned(),
-                method_hash,
-            },
+            method: Method::of(t.to.as_ref(), &t.input),
             value: t.value.to_string(),
         }
     }

@@ -183,6 +183,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         shutdown.wait(),
     )?;
 
+    firn_api::load_method_directory();
     let api_config = firn_api::ApiConfig {
         network: network_profile(&chain),
         ..firn_api::ApiConfig::default()

@@ -21,7 +21,7 @@ import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 
 import { balance20, balance1155, busiest, erc20Metadata, evmView, ownerOf, tokenUri } from "./lib/evm.mjs";
 import { currentStakers, pchainView, rewardUtxos, splitReward, txIdsOf, txsOf } from "./lib/pchain.mjs";
-import { Node, bech32Hex, check, hexNumber, pages, sameSet } from "./lib/rpc.mjs";
+import { Node, bech32Hex, check, checksummed, functionSelector, hexNumber, pages, sameSet } from "./lib/rpc.mjs";
 
 const serverURL = process.env.FIRN_API_URL;
 const node = new Node(process.env.FIRN_NODE_URL);
@@ -31,6 +31,20 @@ const counter = { calls: 0 };
 const P_CHAIN = "11111111111111111111111111111111LpoYY";
 
 // ---- what the node says, read once per attempt ----
+
+// A transaction's method as its input says: its call type, the input's selector, and a name
+// that hashes to it (every call of firn's history is to a contract it ships the ABI of).
+function checkMethod(hash, m, tx) {
+  if (!tx.to) {
+    check(m.callType === "CONTRACT_CREATION" && m.methodName === "Contract Created", `${hash} method of a deployment`);
+  } else if (tx.input === "0x") {
+    check(m.callType === "NATIVE_TRANSFER" && m.methodName === "Native Transfer", `${hash} method of a transfer`);
+  } else {
+    const selector = tx.input.slice(0, 10);
+    check(m.callType === "CONTRACT_CALL" && m.methodHash === selector, `${hash} method hash ${m.methodHash} != ${selector}`);
+    check(m.methodName !== undefined && functionSelector(m.methodName) === selector, `${hash} method name ${m.methodName} hashes to ${selector}`);
+  }
+}
 
 async function nodeState() {
   const p = await pchainView(node);
@@ -364,7 +378,9 @@ function evmSteps(d, c) {
     },
     [`${c.chainId} getTransaction`]: async () => {
       const busy = [...c.blocks.values()].filter((b) => b.transactions.length > 0).at(-1);
-      for (const hash of busy.transactions.slice(0, 3)) {
+      // A busy block's first, and the newest token call and deployment.
+      const newest = [c.erc20.at(-1), c.erc721.at(-1), [...c.deployments.values()].at(-1)].map((e) => e?.txHash);
+      for (const hash of new Set([...busy.transactions.slice(0, 3), ...newest.filter(Boolean)])) {
         counter.calls++;
         const r = await d.evm.transactions.get({ ...chain, txHash: hash }, o);
         const [tx, receipt] = await Promise.all([node.eth(c.chainPath, "eth_getTransactionByHash", [hash]), node.eth(c.chainPath, "eth_getTransactionReceipt", [hash])]);
@@ -382,6 +398,13 @@ function evmSteps(d, c) {
         const logs = new Set(receipt.logs.map((l) => Number(l.logIndex)));
         const transfers = [...r.erc20Transfers, ...r.erc721Transfers, ...r.erc1155Transfers];
         check(transfers.every((t) => logs.has(t.logIndex)), `${hash} transfers are the receipt's logs`);
+        checkMethod(hash, n.method, tx);
+        const parties = [n, ...transfers, ...r.internalTransactions].flatMap((x) => [x.from, x.to]);
+        check(parties.every((p) => p.address === checksummed(p.address)), `${hash} addresses are EIP-55 checksummed`);
+        for (const p of parties.filter((p) => c.erc20.some((e) => e.contract === p.address.toLowerCase()))) {
+          const meta = await erc20Metadata(node, c.chainPath, p.address);
+          check(p.name === meta.name && p.symbol === meta.symbol && p.decimals === meta.decimals, `${hash} names token ${p.address} ${p.symbol} (eth_call: ${meta.symbol})`);
+        }
       }
     },
     [`${c.chainId} listNativeTransactions`]: async () => {

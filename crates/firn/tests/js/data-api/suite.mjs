@@ -9,6 +9,8 @@
 import { Avalanche } from "@avalanche-sdk/chainkit";
 import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 
+import { checksummed } from "./lib/rpc.mjs";
+
 const serverURL = process.env.FIRN_API_URL;
 const ctx = JSON.parse(process.env.FIRN_SDK_CONTEXT);
 const failures = [];
@@ -164,7 +166,9 @@ async function run(label, sdk) {
       calls++;
       const r = await d.evm.transactions.get({ chainId: ctx.chainId, txHash: ctx.contractTx }, o);
       check(r.nativeTransaction.txHash === ctx.contractTx, "transaction by hash");
-      check(r.nativeTransaction.method.callType === "CONTRACT_CREATION", "a deployment");
+      const n = r.nativeTransaction;
+      check(n.method.callType === "CONTRACT_CREATION" && n.method.methodName === "Contract Created", "a deployment");
+      check([n.from, n.to].every((p) => p.address === checksummed(p.address)), "EIP-55 addresses");
     },
     listLatestTransactions: async () => {
       const r = await pages("evmTxs", () => d.evm.transactions.listLatest({ chainId: ctx.chainId, pageSize: 25 }, o), "transactions", 2);

@@ -2,6 +2,8 @@
 // P-Chain methods, geth's eth_* methods, and the small decoders the comparisons need (bech32
 // addresses to their 20 bytes, reward UTXO bytes, ABI-encoded strings and words).
 
+import { keccak_256 } from "@noble/hashes/sha3";
+
 export function check(cond, what) {
   if (!cond) throw new Error(`check failed: ${what}`);
 }
@@ -137,4 +139,16 @@ export function sameSet(got, want, what) {
     missing.length === 0 && extra.length === 0 && got.length === g.size,
     `${what}: missing ${JSON.stringify(missing.slice(0, 5))} (${missing.length}), unexpected ${JSON.stringify(extra.slice(0, 5))} (${extra.length}), ${got.length - g.size} duplicates`,
   );
+}
+
+const keccakHex = (text) => Buffer.from(keccak_256(Buffer.from(text))).toString("hex");
+
+// A function's selector (`0x` and 8 hex digits) from its signature, `transfer(address,uint256)`.
+export const functionSelector = (signature) => `0x${keccakHex(signature).slice(0, 8)}`;
+
+// An address in EIP-55 mixed-case checksum encoding.
+export function checksummed(address) {
+  const hex = address.toLowerCase().replace(/^0x/, "");
+  const hash = keccakHex(hex);
+  return `0x${[...hex].map((ch, i) => (parseInt(hash[i], 16) >= 8 ? ch.toUpperCase() : ch)).join("")}`;
 }
