@@ -169,6 +169,35 @@ mod tests {
         assert_eq!(method_name(&[0xa9, 0x05]), None);
     }
 
+    proptest::proptest! {
+        /// Whatever the calldata (anyone chooses a transaction's input), naming it never
+        /// panics, and a name is a signature whose selector is the input's. Words are small
+        /// numbers as often as noise, so that candidates fit as well as fail.
+        #[test]
+        fn a_name_always_hashes_to_the_calldatas_selector(
+            selector in proptest::sample::select(vec![
+                [0xa9, 0x05, 0x9c, 0xbb], [0x09, 0x5e, 0xa7, 0xb3], [0x3b, 0xb2, 0xde, 0xad],
+                [0x7f, 0xf3, 0x6a, 0xb5], [0x38, 0xed, 0x17, 0x39], [0x12, 0x34, 0x56, 0x78],
+            ]),
+            words in proptest::collection::vec(
+                (proptest::bool::ANY, 0u64..300, proptest::array::uniform32(0u8..)),
+                0..12,
+            ),
+            tail in proptest::collection::vec(0u8.., 0..40),
+        ) {
+            load_directory_now();
+            let mut input = selector.to_vec();
+            for (small, n, noise) in words {
+                input.extend(if small { shape_word(n) } else { noise });
+            }
+            input.extend(tail);
+            if let Some(name) = method_name(&input) {
+                let f = Function::parse(name).expect("a returned name parses");
+                proptest::prop_assert_eq!(f.selector().0, selector);
+            }
+        }
+    }
+
     fn shape_word(n: u64) -> [u8; 32] {
         let mut w = [0u8; 32];
         w[24..].copy_from_slice(&n.to_be_bytes());
