@@ -242,6 +242,10 @@ pub async fn all_chain_lists_merge_by_time(store: Store) {
         }
         blocks.push(next);
     }
+    // Its tokens sit at the same addresses as the first chain's, under other names.
+    for t in blocks.iter_mut().flat_map(|b| b.tokens.iter_mut()) {
+        t.name = format!("Other {}", t.name);
+    }
     store.commit_evm_blocks(&blocks).await.unwrap();
     let api = Api::new(store);
     let chains: [&[EvmBlockRows]; 2] = [&world.evm.blocks, &blocks];
@@ -253,6 +257,22 @@ pub async fn all_chain_lists_merge_by_time(store: Store) {
         .map(|(t, (n, i))| (t["chainId"].as_str().unwrap().parse().unwrap(), n, i))
         .collect();
     assert_eq!(got, merged(&chains, false));
+    // A recipient that is a token is named by its own chain.
+    let named: Vec<(bool, bool)> = txs
+        .iter()
+        .filter_map(|t| {
+            let name = t["to"]["name"].as_str()?;
+            Some((
+                t["chainId"] == OTHER.to_string(),
+                name.starts_with("Other "),
+            ))
+        })
+        .collect();
+    assert!(named.iter().any(|(other, _)| *other) && named.iter().any(|(other, _)| !*other));
+    assert!(
+        named.iter().all(|(other, renamed)| other == renamed),
+        "{named:?}"
+    );
     let failed = api
         .all_pages(
             "/v1/transactions?status=failed&network=fuji",
