@@ -258,14 +258,12 @@ pub async fn all_chain_lists_merge_by_time(store: Store) {
         .collect();
     assert_eq!(got, merged(&chains, false));
     // A recipient that is a token is named by its own chain.
+    let other_id = OTHER.to_string();
     let named: Vec<(bool, bool)> = txs
         .iter()
         .filter_map(|t| {
             let name = t["to"]["name"].as_str()?;
-            Some((
-                t["chainId"] == OTHER.to_string(),
-                name.starts_with("Other "),
-            ))
+            Some((t["chainId"] == other_id, name.starts_with("Other ")))
         })
         .collect();
     assert!(named.iter().any(|(other, _)| *other) && named.iter().any(|(other, _)| !*other));
