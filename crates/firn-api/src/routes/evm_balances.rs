@@ -2,7 +2,7 @@
 //! follows (the index holds no native balances), now or at a past block. Token balances come
 //! from the index, which folds every transfer into each holder's balance as it commits: the
 //! balances at the newest indexed block, and at an earlier `blockNumber` those with the
-//! transfers since undone (`balances_at`).
+//! transfers since undone (the store's `evm/history.rs`).
 
 use axum::extract::State;
 use axum::http::Uri;
