@@ -14,15 +14,15 @@ use crate::page::{
     PageRequest, SortOrder, TokenCursor, TxCursor,
 };
 use crate::rows::evm::{
-    ChainRef, CollectibleRecord, ContractDeployment, ContractRecord, Erc20BalanceRecord,
-    EvmBlockRecord, EvmBlockRows, EvmChainRecord, EvmInternalTx, EvmLog, EvmTxRecord,
-    InternalTxRecord, MetadataQueue, NftMetadata, ReindexRequest, Token, TokenStandard,
-    TransferRecord,
+    BalanceMismatch, ChainRef, CollectibleRecord, ContractDeployment, ContractRecord,
+    Erc20BalanceRecord, EvmBlockRecord, EvmBlockRows, EvmChainRecord, EvmInternalTx, EvmLog,
+    EvmTxRecord, InternalTxRecord, MetadataQueue, NftMetadata, ReindexRequest, Token,
+    TokenStandard, TransferRecord,
 };
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
     BlockchainRecord, L1ValidatorRecord, PBlockRecord, PChainBlockRows, PTxRecord, RewardRecord,
-    StakerRecord, StakerStatus, SubnetRecord,
+    StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
 };
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::types::{Address, B256, U256};
@@ -148,6 +148,13 @@ pub trait PChainReader {
     /// The staker added by transaction `tx_hash`.
     fn find_staker(&self, tx_hash: Id)
     -> impl Future<Output = Result<Option<StakerRecord>>> + Send;
+    /// The totals of the validators and delegators of `subnet_id` active at `now` (started,
+    /// not ended, not removed).
+    fn find_staking_totals(
+        &self,
+        subnet_id: Id,
+        now: u64,
+    ) -> impl Future<Output = Result<StakingTotals>> + Send;
     /// Validators and delegators by position of their staking transaction.
     fn list_stakers(
         &self,
@@ -233,6 +240,14 @@ pub trait EvmWriter {
         token_id: U256,
         now: u64,
     ) -> impl Future<Output = Result<ReindexRequest>> + Send;
+    /// Records that `mismatch.token`'s `balanceOf` disagrees with its transfers, unless the
+    /// token already has such evidence (the first is kept); returns whether it was new. A
+    /// rollback below `mismatch.block_number` forgets it.
+    fn add_balance_mismatch(
+        &self,
+        chain_id: u64,
+        mismatch: &BalanceMismatch,
+    ) -> impl Future<Output = Result<bool>> + Send;
 }
 
 /// Filter of token transfer lists: one address on one chain, one standard, a block range.
@@ -490,6 +505,14 @@ pub trait EvmReader {
         contract: Option<Address>,
         page: &PageRequest<CollectibleCursor>,
     ) -> impl Future<Output = Result<Page<CollectibleRecord, CollectibleCursor>>> + Send;
+    /// The evidence of a `balanceOf` that disagrees with the transfers, for those of `tokens`
+    /// (at most [`MAX_TOKEN_LOOKUP`](crate::MAX_TOKEN_LOOKUP)) that have it, in no particular
+    /// order: the tokens whose balances are read from the node.
+    fn list_balance_mismatches(
+        &self,
+        chain_id: u64,
+        tokens: &[Address],
+    ) -> impl Future<Output = Result<Vec<BalanceMismatch>>> + Send;
     /// Contracts `deployer` created (by transaction or as a factory), newest first.
     fn list_contracts(
         &self,

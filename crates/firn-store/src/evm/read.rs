@@ -5,7 +5,7 @@ use super::decode::{
     decode_collectible, decode_deployment, decode_erc20_balance, decode_internal, decode_metadata,
     decode_token_join, decode_transfer, decode_tx,
 };
-use super::{MAX_LISTED_CONTRACTS, MAX_ROWS_PER_TX, MAX_TOKEN_LOOKUP};
+use super::{MAX_LISTED_CONTRACTS, MAX_ROWS_PER_TX, address_lookup};
 use crate::codec::{RowExt, int, u256};
 use crate::error::{Result, StoreError};
 use crate::page::{
@@ -14,9 +14,9 @@ use crate::page::{
 };
 use crate::row::Row;
 use crate::rows::evm::{
-    ChainRef, CollectibleRecord, ContractDeployment, ContractRecord, Erc20BalanceRecord,
-    EvmBlockRecord, EvmChainRecord, EvmInternalTx, EvmLog, EvmTxRecord, InternalTxRecord,
-    MetadataQueue, NftMetadata, Token, TokenStandard, TransferRecord,
+    BalanceMismatch, ChainRef, CollectibleRecord, ContractDeployment, ContractRecord,
+    Erc20BalanceRecord, EvmBlockRecord, EvmChainRecord, EvmInternalTx, EvmLog, EvmTxRecord,
+    InternalTxRecord, MetadataQueue, NftMetadata, Token, TokenStandard, TransferRecord,
 };
 use crate::sql::Sql;
 use crate::store::Store;
@@ -445,24 +445,20 @@ impl EvmReader for Store {
     }
 
     async fn find_tokens(&self, chain_id: u64, addresses: &[Address]) -> Result<Vec<Token>> {
-        if addresses.is_empty() {
+        let select = format!("SELECT {TOKEN_COLUMNS} FROM evm_tokens tk WHERE tk.chain_id = ");
+        let Some(q) = address_lookup(&select, chain_id, "tk.address", addresses)? else {
             return Ok(Vec::new());
-        }
-        if addresses.len() > MAX_TOKEN_LOOKUP {
-            return Err(StoreError::OutOfRange {
-                field: "number of addresses",
-                value: addresses.len().to_string(),
-            });
-        }
-        let mut q = Sql::new(&format!(
-            "SELECT {TOKEN_COLUMNS} FROM evm_tokens tk WHERE tk.chain_id = "
-        ));
-        q.bind(int("chain id", chain_id)?)
-            .push(" AND tk.address IN (")
-            .bind_list(addresses.iter().map(|a| a.0.to_vec()))
-            .push(")");
+        };
         let tokens = self.fetch(q, decode_token_join).await?;
         Ok(tokens.into_iter().flatten().collect())
+    }
+
+    async fn list_balance_mismatches(
+        &self,
+        chain_id: u64,
+        tokens: &[Address],
+    ) -> Result<Vec<BalanceMismatch>> {
+        super::mismatches::list(self, chain_id, tokens).await
     }
 
     async fn find_nft_metadata(

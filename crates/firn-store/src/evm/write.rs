@@ -17,7 +17,8 @@ use crate::codec::{RowExt, int, u256};
 use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
 use crate::rows::evm::{
-    EvmBlock, EvmBlockRows, EvmChainRecord, NftMetadata, REINDEX_INTERVAL_SECS, ReindexRequest,
+    BalanceMismatch, EvmBlock, EvmBlockRows, EvmChainRecord, NftMetadata, REINDEX_INTERVAL_SECS,
+    ReindexRequest,
 };
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::store::Store;
@@ -178,6 +179,10 @@ impl EvmWriter for Store {
                 }
             }
         })
+    }
+
+    async fn add_balance_mismatch(&self, chain_id: u64, m: &BalanceMismatch) -> Result<bool> {
+        super::mismatches::add(self, chain_id, m).await
     }
 
     async fn upsert_nft_metadata(&self, chain_id: u64, m: &NftMetadata) -> Result<()> {

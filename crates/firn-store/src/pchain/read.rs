@@ -16,7 +16,7 @@ use crate::page::{
 use crate::row::Row;
 use crate::rows::pchain::{
     BlockchainRecord, L1ValidatorRecord, PBlockRecord, PTxRecord, PUtxoRecord, RewardRecord,
-    StakerRecord, StakerStatus, SubnetRecord,
+    StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
 };
 use crate::sql::Sql;
 use crate::store::Store;
@@ -576,6 +576,10 @@ impl PChainReader for Store {
             decode_staker,
         )
         .await
+    }
+
+    async fn find_staking_totals(&self, subnet_id: Id, now: u64) -> Result<StakingTotals> {
+        super::totals::find(self, subnet_id, now).await
     }
 
     async fn list_stakers(

@@ -425,6 +425,24 @@ pub struct Erc20BalanceRecord {
     pub token_info: Option<Token>,
 }
 
+/// Evidence that an ERC-20 token's `balanceOf` disagrees with the balances folded from its
+/// transfers (a rebasing or fee-on-transfer token, or one that lies): one holder's balances at
+/// one block. The index keeps the first such evidence per token; balances of these tokens are
+/// read from the node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceMismatch {
+    /// Token contract.
+    pub token: Address,
+    /// The block both balances are at.
+    pub block_number: u64,
+    /// The holder compared.
+    pub holder: Address,
+    /// The balance folded from the token's transfers.
+    pub derived: U256,
+    /// What the token's `balanceOf` said.
+    pub reported: U256,
+}
+
 /// How a contract was deployed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContractDeployment {

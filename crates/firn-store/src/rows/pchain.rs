@@ -465,6 +465,21 @@ pub enum SubnetChange {
     },
 }
 
+/// What the stakers active at one moment add up to (validators and delegators apart).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StakingTotals {
+    /// Active validators.
+    pub validators: u64,
+    /// Their summed weight (stake), nAVAX.
+    pub validator_weight: u128,
+    /// Active delegators.
+    pub delegators: u64,
+    /// Their summed weight, nAVAX.
+    pub delegator_weight: u128,
+    /// The rewards all of them stand to earn (the node's potential rewards), nAVAX.
+    pub potential_reward: u128,
+}
+
 /// A stored subnet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubnetRecord {

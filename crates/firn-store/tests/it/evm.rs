@@ -656,25 +656,19 @@ async fn check_collectibles(store: &Store, h: &EvmHistory) {
     for n in 0..8 {
         let owner = evm_address(n);
         let want = by_owner.get(&owner).cloned().unwrap_or_default();
-        let mut got = Vec::new();
-        let mut after = None;
-        loop {
-            let page = store
-                .list_collectibles(
-                    h.chain_id,
-                    owner,
-                    None,
-                    None,
-                    &PageRequest { limit: 2, after },
-                )
+        let (store, chain_id) = (&store, h.chain_id);
+        let pages = crate::fixtures::all_pages(|after| async move {
+            let request = PageRequest { limit: 2, after };
+            store
+                .list_collectibles(chain_id, owner, None, None, &request)
                 .await
-                .unwrap();
-            got.extend(page.items.iter().map(|c| (c.token, c.token_id, c.balance)));
-            match page.next {
-                Some(c) => after = Some(c),
-                None => break,
-            }
-        }
+                .unwrap()
+        })
+        .await;
+        let got: Vec<_> = pages
+            .iter()
+            .map(|c| (c.token, c.token_id, c.balance))
+            .collect();
         assert_eq!(got, want, "holdings of {owner:#x}");
         let nft = crate::fixtures::evm_address(crate::fixtures::ERC721);
         let only = store

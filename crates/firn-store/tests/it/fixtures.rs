@@ -715,3 +715,22 @@ pub fn erc20_balances(blocks: &[EvmBlockRows]) -> BTreeMap<Address, BTreeMap<Add
     out.retain(|_, held| !held.is_empty());
     out
 }
+
+/// Every item of a paged list, following the `next` cursors from the first page: `fetch` reads
+/// the page after a cursor.
+pub async fn all_pages<T, C, F, Fut>(mut fetch: F) -> Vec<T>
+where
+    F: FnMut(Option<C>) -> Fut,
+    Fut: std::future::Future<Output = firn_store::Page<T, C>>,
+{
+    let mut out = Vec::new();
+    let mut after = None;
+    loop {
+        let page = fetch(after.take()).await;
+        out.extend(page.items);
+        match page.next {
+            Some(c) => after = Some(c),
+            None => return out,
+        }
+    }
+}

@@ -5,11 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use firn_store::rows::evm::{EvmBlockRows, TokenStandard};
+use firn_store::rows::evm::{BalanceMismatch, EvmBlockRows, TokenStandard};
 use firn_store::types::{Address, U256};
 use firn_store::{EvmReader, EvmWriter, PageRequest, Store};
 
-use crate::fixtures::{EvmHistory, erc20_balances, erc20_overdrawn, evm_address, evm_chain};
+use crate::fixtures::{
+    EvmHistory, all_pages, erc20_balances, erc20_overdrawn, evm_address, evm_chain,
+};
 
 const CHAIN: u64 = 43115;
 
@@ -54,24 +56,19 @@ pub async fn evm_balances_at_past_blocks(store: Store) {
         for n in 0..6 {
             let owner = evm_address(n);
             // ERC-20, a page of one at a time.
-            let mut got = Vec::new();
-            let mut after = None;
-            loop {
+            let store = &store;
+            let pages = all_pages(|after| async move {
                 let request = PageRequest { limit: 1, after };
-                let page = store
+                store
                     .list_erc20_balances_at(CHAIN, owner, at, &[], &request)
                     .await
-                    .unwrap();
-                got.extend(
-                    page.items
-                        .iter()
-                        .map(|b| (b.token, b.balance, b.token_info.clone())),
-                );
-                match page.next {
-                    Some(c) => after = Some(c),
-                    None => break,
-                }
-            }
+                    .unwrap()
+            })
+            .await;
+            let got: Vec<_> = pages
+                .into_iter()
+                .map(|b| (b.token, b.balance, b.token_info))
+                .collect();
             let want: Vec<(Address, U256)> = erc20
                 .get(&owner)
                 .into_iter()
@@ -104,20 +101,18 @@ pub async fn evm_balances_at_past_blocks(store: Store) {
                 assert_eq!(one.items[0].balance, *balance);
             }
             // ERC-1155, two at a time.
-            let mut got = Vec::new();
-            let mut after = None;
-            loop {
+            let pages = all_pages(|after| async move {
                 let request = PageRequest { limit: 2, after };
-                let page = store
+                store
                     .list_erc1155_balances_at(CHAIN, owner, at, None, &request)
                     .await
-                    .unwrap();
-                got.extend(page.items.iter().map(|c| (c.token, c.token_id, c.balance)));
-                match page.next {
-                    Some(c) => after = Some(c),
-                    None => break,
-                }
-            }
+                    .unwrap()
+            })
+            .await;
+            let got: Vec<_> = pages
+                .iter()
+                .map(|c| (c.token, c.token_id, c.balance))
+                .collect();
             let want: Vec<_> = erc1155
                 .iter()
                 .filter(|((o, _, _), _)| *o == owner)
@@ -133,4 +128,68 @@ pub async fn evm_balances_at_past_blocks(store: Store) {
         .list_erc20_balances_at(CHAIN, evm_address(1), head + 1, &[], &PageRequest::first(5))
         .await;
     assert!(refused.is_err());
+}
+
+/// Evidence of a token whose `balanceOf` disagrees with its transfers: the first is kept, a
+/// lookup finds the tokens that have it, and a rollback below its block forgets it.
+pub async fn evm_balance_mismatches(store: Store) {
+    store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
+    let mut h = EvmHistory::new(12, CHAIN, 4);
+    let blocks: Vec<_> = (0..20).map(|_| h.next_block()).collect();
+    store.commit_evm_blocks(&blocks[..10]).await.unwrap();
+    store.commit_evm_blocks(&blocks[10..]).await.unwrap();
+    let (early, late) = (blocks[5].block.number, blocks[15].block.number);
+    let token = |n: u8| Address::repeat_byte(n);
+    let evidence = |t: u8, block_number: u64, reported: u64| BalanceMismatch {
+        token: token(t),
+        block_number,
+        holder: evm_address(1),
+        derived: U256::from(100u64),
+        reported: U256::from(reported),
+    };
+    assert!(
+        store
+            .add_balance_mismatch(CHAIN, &evidence(1, early, 110))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .add_balance_mismatch(CHAIN, &evidence(1, late, 120))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .add_balance_mismatch(CHAIN, &evidence(2, late, 90))
+            .await
+            .unwrap()
+    );
+    let mut found = store
+        .list_balance_mismatches(CHAIN, &[token(1), token(2), token(3)])
+        .await
+        .unwrap();
+    found.sort_by_key(|m| m.token);
+    assert_eq!(found, vec![evidence(1, early, 110), evidence(2, late, 90)]);
+    // Another chain knows nothing of them.
+    let other = store
+        .list_balance_mismatches(CHAIN + 1, &[token(1)])
+        .await
+        .unwrap();
+    assert!(other.is_empty());
+    // Too many tokens at once is an error, not a huge query.
+    let many: Vec<Address> = (0..=firn_store::MAX_TOKEN_LOOKUP as u32)
+        .map(|i| Address::left_padding_from(&i.to_be_bytes()))
+        .collect();
+    assert!(store.list_balance_mismatches(CHAIN, &many).await.is_err());
+    // Rolled back below the later evidence: only the earlier remains.
+    store
+        .rollback_evm_chain(CHAIN, blocks[9].block.number)
+        .await
+        .unwrap();
+    let found = store
+        .list_balance_mismatches(CHAIN, &[token(1), token(2)])
+        .await
+        .unwrap();
+    assert_eq!(found, vec![evidence(1, early, 110)]);
 }

@@ -30,6 +30,7 @@ firn_store::backend_tests! {
     evm::evm_large_block_round_trip,
     evm::evm_tx_lists,
     history::evm_balances_at_past_blocks,
+    history::evm_balance_mismatches,
     activity::evm_address_activity,
     rollback::evm_rollback_restores_what_was_there,
     rollback::evm_rollback_is_bounded,

@@ -3,7 +3,9 @@
 use firn_core::ids::Id;
 use firn_core::network::P_CHAIN_ID;
 use firn_store::page::EventCursor;
-use firn_store::rows::pchain::{NewReward, NewStaker, PChainBlockRows, RewardType, StakerStatus};
+use firn_store::rows::pchain::{
+    NewReward, NewStaker, PChainBlockRows, RewardType, StakerStatus, StakingTotals,
+};
 use firn_store::{
     PChainReader, PChainWriter, PageRequest, RewardFilter, SortOrder, StakerFilter, Store,
     StoreError,
@@ -252,4 +254,37 @@ pub async fn pchain_stakers_and_rewards(store: Store) {
         .unwrap_err();
     assert!(matches!(err, StoreError::StakerUnavailable(_)), "{err}");
     firn_store::testing::assert_reads_use_indexes(&store).await;
+
+    // What is staked at a few moments (read after the index check: the totals walk every
+    // open staker by design), against the history.
+    for now in [T, T + 1_000, T + 5_000, T + 10_010, T + 30_000] {
+        let active: Vec<&NewStaker> = stakers
+            .iter()
+            .filter(|(_, s, ended)| !ended && s.start_ts <= now && s.end_ts > now)
+            .map(|(_, s, _)| s)
+            .collect();
+        let of = |delegators: bool| active.iter().filter(move |s| s.is_delegator == delegators);
+        let want = StakingTotals {
+            validators: of(false).count() as u64,
+            validator_weight: of(false).map(|s| u128::from(s.weight)).sum(),
+            delegators: of(true).count() as u64,
+            delegator_weight: of(true).map(|s| u128::from(s.weight)).sum(),
+            potential_reward: active
+                .iter()
+                .map(|s| u128::from(s.estimated_reward.unwrap_or(0)))
+                .sum(),
+        };
+        let got = store.find_staking_totals(P_CHAIN_ID, now).await.unwrap();
+        assert_eq!(got, want, "at {now}");
+    }
+    let busy = store
+        .find_staking_totals(P_CHAIN_ID, T + 5_000)
+        .await
+        .unwrap();
+    assert!(busy.validators > 0 && busy.delegators > 0, "{busy:?}");
+    let elsewhere = store
+        .find_staking_totals(id(6, 1), T + 5_000)
+        .await
+        .unwrap();
+    assert_eq!(elsewhere, StakingTotals::default());
 }

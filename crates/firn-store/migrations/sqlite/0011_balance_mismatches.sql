@@ -1,0 +1,13 @@
+-- ERC-20 tokens whose `balanceOf` disagrees with the balances folded from their transfers
+-- (rebasing and fee-on-transfer tokens), with the first evidence the indexer found: one
+-- holder's folded and reported balance at one block (version 11, SQLite). The API reads
+-- these tokens' balances from the node. A rollback below `block_number` forgets the row.
+CREATE TABLE evm_balance_mismatches (
+    chain_id      INTEGER NOT NULL,
+    token         BLOB NOT NULL,
+    block_number  INTEGER NOT NULL,
+    holder        BLOB NOT NULL,
+    derived       BLOB NOT NULL,
+    reported      BLOB NOT NULL,
+    PRIMARY KEY (chain_id, token)
+) WITHOUT ROWID;
