@@ -1,8 +1,10 @@
 //! The EVM follower: one [`EvmIndexer`] per chain (the C-Chain and each subnet-EVM L1) fetches
 //! blocks, receipts and traces in batched requests, derives their rows and commits them with
-//! the chain's cursor, batch by batch; then polls the tip. [`discover`] finds the chains a
-//! node serves and [`follow_all`] runs one follower per chain.
+//! the chain's cursor, batch by batch; then polls the tip. At the tip it compares the ERC-20
+//! balances the store folded with the tokens' `balanceOf` (`balances`). [`discover`] finds
+//! the chains a node serves and [`follow_all`] runs one follower per chain.
 
+mod balances;
 mod derive;
 mod discover;
 mod metadata;
@@ -34,6 +36,7 @@ pub use web::{FetchError, WebClient, is_public};
 
 use crate::error::{IndexerError, Result};
 use crate::pchain::{IndexerConfig, Progress};
+use balances::BalanceCheck;
 use tokens::KnownTokens;
 
 type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
@@ -63,6 +66,7 @@ pub struct EvmIndexer {
     on_progress: Option<ProgressFn>,
     chain_id: Option<u64>,
     tokens: KnownTokens,
+    balances: BalanceCheck,
     /// Number and hash of the last committed block, to check the next one's parent.
     last_hash: Option<(u64, B256)>,
     started_at: Option<Option<u64>>,
@@ -96,6 +100,7 @@ impl EvmIndexer {
             on_progress: None,
             chain_id: None,
             tokens: KnownTokens::default(),
+            balances: BalanceCheck::default(),
             last_hash: None,
             started_at: None,
             committed: 0,
@@ -175,6 +180,7 @@ impl EvmIndexer {
                 Err(error) => {
                     attempt += 1;
                     self.tokens.clear();
+                    self.balances.clear();
                     self.last_hash = None;
                     if self.config.max_attempts.is_some_and(|m| attempt >= m) {
                         return Err(error);
@@ -235,6 +241,7 @@ impl EvmIndexer {
     async fn rewind(&mut self, chain_id: u64, diverged: u64) -> Result<()> {
         self.last_hash = None;
         self.tokens.clear();
+        self.balances.clear();
         let mut height = diverged.saturating_sub(1);
         loop {
             let stored = self.store.find_evm_block(chain_id, height).await?;
@@ -303,7 +310,12 @@ impl EvmIndexer {
             }
         }
         fetcher.abort();
-        result
+        result?;
+        // At the tip: the ERC-20 balances just folded can be compared with `balanceOf`.
+        self.balances
+            .check(&self.source, &self.store, chain_id, tip)
+            .await;
+        Ok(())
     }
 
     /// Derives and commits one fetched batch, with the metadata of its new tokens and NFTs.
@@ -326,6 +338,7 @@ impl EvmIndexer {
         self.add_metadata(chain_id, &mut rows).await?;
         let started = Instant::now();
         let outcome = self.store.commit_evm_blocks(&rows).await?;
+        self.balances.note(rows.iter().flat_map(|r| &r.transfers));
         let mut transfers = rows.iter().flat_map(|r| &r.transfers);
         if transfers.any(|t| t.from == Address::ZERO && t.token_id.is_some()) {
             self.minted.notify_one();

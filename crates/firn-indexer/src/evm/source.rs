@@ -302,9 +302,19 @@ impl EvmSource {
         calls: &[(firn_store::types::Address, Vec<u8>)],
         gas: Option<u64>,
     ) -> Result<Vec<Option<Vec<u8>>>> {
+        self.calls_at(calls, gas, None).await
+    }
+
+    /// [`EvmSource::calls`] against the state at block `at` (the latest when `None`).
+    pub async fn calls_at(
+        &self,
+        calls: &[(firn_store::types::Address, Vec<u8>)],
+        gas: Option<u64>,
+        at: Option<u64>,
+    ) -> Result<Vec<Option<Vec<u8>>>> {
         let mut out = Vec::with_capacity(calls.len());
         for part in calls.chunks(CALLS_PER_REQUEST) {
-            out.extend(self.call_batch(part, gas).await?);
+            out.extend(self.call_batch(part, gas, at).await?);
         }
         Ok(out)
     }
@@ -313,8 +323,10 @@ impl EvmSource {
         &'a self,
         calls: &'a [(firn_store::types::Address, Vec<u8>)],
         gas: Option<u64>,
+        at: Option<u64>,
     ) -> CallOutcomes<'a> {
         Box::pin(async move {
+            let tag = at.map_or_else(|| "latest".to_owned(), |b| format!("{b:#x}"));
             let mut batch = self.client.batch();
             for (to, data) in calls {
                 let mut req =
@@ -322,12 +334,12 @@ impl EvmSource {
                 if let Some(gas) = gas {
                     req["gas"] = json!(format!("{gas:#x}"));
                 }
-                batch.add("eth_call", (req, "latest"))?;
+                batch.add("eth_call", (req, &tag))?;
             }
             let split = |e: &ClientError| too_big(e) && calls.len() > 1;
             let response = match batch.send().await {
                 Ok(r) => r,
-                Err(e) if split(&e) => return self.halves(calls, gas).await,
+                Err(e) if split(&e) => return self.halves(calls, gas, at).await,
                 Err(e) if too_big(&e) => return Ok(vec![None]),
                 Err(e) => return Err(e.into()),
             };
@@ -336,7 +348,7 @@ impl EvmSource {
                 .collect();
             // Results past the node's byte limit: ask for fewer at once.
             if got.iter().any(|r| r.as_ref().is_err_and(split)) {
-                return self.halves(calls, gas).await;
+                return self.halves(calls, gas, at).await;
             }
             Ok(got
                 .into_iter()
@@ -352,10 +364,11 @@ impl EvmSource {
         &self,
         calls: &[(firn_store::types::Address, Vec<u8>)],
         gas: Option<u64>,
+        at: Option<u64>,
     ) -> Result<Vec<Option<Vec<u8>>>> {
         let (first, second) = calls.split_at(calls.len() / 2);
-        let mut out = self.call_batch(first, gas).await?;
-        out.extend(self.call_batch(second, gas).await?);
+        let mut out = self.call_batch(first, gas, at).await?;
+        out.extend(self.call_batch(second, gas, at).await?);
         Ok(out)
     }
 }

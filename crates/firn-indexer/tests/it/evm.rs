@@ -31,12 +31,12 @@ fn hex_u64(v: &Value) -> u64 {
     u64::from_str_radix(v.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
 }
 
-fn word(v: &Value) -> U256 {
+pub fn word(v: &Value) -> U256 {
     let s = v.as_str().unwrap().trim_start_matches("0x");
     U256::from_be_bytes::<32>(hex::decode(s).unwrap()[..32].try_into().unwrap())
 }
 
-async fn eth_call(client: &EthClient, to: Address, data: Vec<u8>) -> Value {
+pub async fn eth_call(client: &EthClient, to: Address, data: Vec<u8>) -> Value {
     client
         .call(
             "eth_call",

@@ -97,6 +97,17 @@ impl EvmDevnet {
         self.chain.submit_raw_tx(&env.encoded_2718()).unwrap()
     }
 
+    /// Pools the creation of a FirnToken (18 decimals) whose `supply` goes to `k`.
+    pub fn send_token(&self, k: &PrivateKeySigner, name: &str, symbol: &str, supply: U256) -> B256 {
+        let args = [
+            Tok::Str(name),
+            Tok::Str(symbol),
+            Tok::Uint(U256::from(18u64)),
+            Tok::Uint(supply),
+        ];
+        self.send(k, None, U256::ZERO, deploy("FirnToken", &args), 3_000_000)
+    }
+
     /// A legacy (type 0) value transfer.
     pub fn send_legacy(&self, k: &PrivateKeySigner, to: Address, value: U256) -> B256 {
         let tx = TxLegacy {
@@ -140,21 +151,7 @@ impl EvmDevnet {
         self.send_legacy(&k1, bob, ether(1));
         self.build();
 
-        let token_tx = self.send(
-            &k0,
-            None,
-            U256::ZERO,
-            deploy(
-                "FirnToken",
-                &[
-                    Tok::Str("Firn Token"),
-                    Tok::Str("FIRN"),
-                    Tok::Uint(U256::from(18u64)),
-                    Tok::Uint(ether(1_000)),
-                ],
-            ),
-            3_000_000,
-        );
+        let token_tx = self.send_token(&k0, "Firn Token", "FIRN", ether(1_000));
         let nft_tx = self.send(
             &k1,
             None,
@@ -354,21 +351,7 @@ impl EvmDevnet {
     /// `n` blocks of `per_block` ERC-20 transfers each (for restarts and benchmarks).
     pub fn token_blocks(&self, n: usize, per_block: usize) {
         let k0 = key(0);
-        let tx = self.send(
-            &k0,
-            None,
-            U256::ZERO,
-            deploy(
-                "FirnToken",
-                &[
-                    Tok::Str("Bulk"),
-                    Tok::Str("BLK"),
-                    Tok::Uint(U256::from(18u64)),
-                    Tok::Uint(ether(1_000_000)),
-                ],
-            ),
-            3_000_000,
-        );
+        let tx = self.send_token(&k0, "Bulk", "BLK", ether(1_000_000));
         self.build();
         let token = self.created(tx);
         for b in 0..n {

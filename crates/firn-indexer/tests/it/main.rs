@@ -2,6 +2,7 @@
 //! SQLite and PostgreSQL, every derived record checked against what the node's RPC says.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod balances;
 mod check;
 mod devnet;
 mod evm;
@@ -15,6 +16,7 @@ firn_store::backend_tests! {
     pchain::follow_picks_up_new_blocks,
     pchain::unreachable_node_is_retried_then_reported,
     evm::evm_activity_matches_the_node,
+    balances::rebasing_token_balances_are_flagged_at_the_tip,
     evm::evm_restart_continues_without_gaps_or_duplicates,
     evm::evm_unreachable_chain_is_retried_then_reported,
     evm::evm_discovery_lists_the_c_chain_and_l1s,
