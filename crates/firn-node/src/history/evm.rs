@@ -9,9 +9,10 @@
 //! from whatever the chains hold.
 //!
 //! On each chain the deployer (funded key 0) first deploys FirnToken (ERC-20), FirnCollectible
-//! (ERC-721), FirnMultiToken (ERC-1155) and FirnRouter; after that each tx is one of: a mint, a
-//! native transfer, an ERC-20, ERC-721 or ERC-1155 transfer, a `FirnRouter.split` (value sent
-//! on by internal calls) or a `FirnRouter.deployToken` (internal CREATE/CREATE2). A sender
+//! (ERC-721), FirnMultiToken (ERC-1155), FirnRouter and FirnRebasing (a rebasing ERC-20); after
+//! that each tx is one of: a mint, a native transfer, an ERC-20 (FIRN or sFIRN), ERC-721 or
+//! ERC-1155 transfer, a rebase of sFIRN, a `FirnRouter.split` (value sent on by internal calls)
+//! or a `FirnRouter.deployToken` (internal CREATE/CREATE2). A sender
 //! sends at most one tx per block, so each tx is estimated against the state it runs on.
 
 use std::collections::HashSet;
@@ -127,6 +128,7 @@ impl EvmHistory {
         }
         Ok(Contract::ALL
             .iter()
+            .filter(|c| **c != Contract::Rebasing)
             .all(|c| !chain.code(&self.contract(*c)).is_empty()))
     }
 
@@ -206,27 +208,16 @@ impl EvmHistory {
         let from = self.addresses[sender];
         let to = self.recipient(rng, sender);
         Some(match roll {
+            35..40 if !chain.code(&self.contract(Contract::Rebasing)).is_empty() => {
+                let token = self.contract(Contract::Rebasing);
+                if rng.below(4) == 0 && used.insert(DEPLOYER) {
+                    return Some(self.rebase(chain, token, rng));
+                }
+                return self.erc20_move(chain, token, sender, to, rng, used);
+            }
             40..60 => {
                 let token = self.contract(Contract::Token);
-                let balance = call_uint(chain, token, balance_of(from));
-                if balance.is_zero() {
-                    if used.insert(DEPLOYER) {
-                        // The deployer holds the initial supply: it hands some out.
-                        let amount = U256::from(1 + rng.below(500)) * U256::from(UNIT);
-                        let data = erc20_transfer(from, amount);
-                        let deployer = &self.keys[DEPLOYER];
-                        return Some(send(chain, deployer, Some(token), U256::ZERO, data));
-                    }
-                    return self.native_transfer(chain, sender, rng);
-                }
-                let amount = balance / U256::from(2 + rng.below(8));
-                send(
-                    chain,
-                    key,
-                    Some(token),
-                    U256::ZERO,
-                    erc20_transfer(to, amount),
-                )
+                return self.erc20_move(chain, token, sender, to, rng, used);
             }
             72..82 => {
                 let multi = self.contract(Contract::MultiToken);
@@ -292,6 +283,61 @@ impl EvmHistory {
             }
             _ => return self.native_transfer(chain, sender, rng),
         })
+    }
+
+    /// Some of `sender`'s `token` to `to`; when it holds none, the deployer (which holds the
+    /// initial supply) hands it some, if it has not sent in this block.
+    fn erc20_move(
+        &self,
+        chain: &EvmChain,
+        token: Address,
+        sender: usize,
+        to: Address,
+        rng: &mut SeededRng,
+        used: &mut HashSet<usize>,
+    ) -> Option<Result<B256, String>> {
+        let from = self.addresses[sender];
+        let balance = call_uint(chain, token, balance_of(from));
+        if balance.is_zero() {
+            if used.insert(DEPLOYER) {
+                let amount = U256::from(1 + rng.below(500)) * U256::from(UNIT);
+                let deployer = &self.keys[DEPLOYER];
+                let data = erc20_transfer(from, amount);
+                return Some(send(chain, deployer, Some(token), U256::ZERO, data));
+            }
+            return self.native_transfer(chain, sender, rng);
+        }
+        let amount = balance / U256::from(2 + rng.below(8));
+        let data = erc20_transfer(to, amount);
+        Some(send(
+            chain,
+            &self.keys[sender],
+            Some(token),
+            U256::ZERO,
+            data,
+        ))
+    }
+
+    /// The deployer raises sFIRN's share price by 0.1–2% (lowers it by as much one time in
+    /// five): every holder's `balanceOf` moves, and no `Transfer` says so.
+    fn rebase(
+        &self,
+        chain: &EvmChain,
+        token: Address,
+        rng: &mut SeededRng,
+    ) -> Result<B256, String> {
+        let price = call_uint(chain, token, calldata("sharePrice()", &[]));
+        let step = U256::from(1 + rng.below(20));
+        let per_mille = if rng.below(5) == 0 {
+            U256::from(1000) - step
+        } else {
+            U256::from(1000) + step
+        };
+        let data = calldata(
+            "rebase(uint256)",
+            &[Arg::Uint(price * per_mille / U256::from(1000))],
+        );
+        send(chain, &self.keys[DEPLOYER], Some(token), U256::ZERO, data)
     }
 
     fn native_transfer(

@@ -15,14 +15,17 @@ pub enum Contract {
     Collectible,
     MultiToken,
     Router,
+    /// Deployed last: a chain whose history began before it existed goes on without it.
+    Rebasing,
 }
 
 impl Contract {
-    pub const ALL: [Contract; 4] = [
+    pub const ALL: [Contract; 5] = [
         Contract::Token,
         Contract::Collectible,
         Contract::MultiToken,
         Contract::Router,
+        Contract::Rebasing,
     ];
 
     fn artifact(self) -> &'static str {
@@ -35,6 +38,9 @@ impl Contract {
                 include_str!("../../../../contracts/artifacts/FirnMultiToken.json")
             }
             Contract::Router => include_str!("../../../../contracts/artifacts/FirnRouter.json"),
+            Contract::Rebasing => {
+                include_str!("../../../../contracts/artifacts/FirnRebasing.json")
+            }
         }
     }
 
@@ -57,6 +63,11 @@ impl Contract {
             Contract::Collectible => encode(&[Arg::Str("Firn Collectible"), Arg::Str("FCOL")]),
             Contract::MultiToken => encode(&[Arg::Str("Firn Multi")]),
             Contract::Router => Vec::new(),
+            Contract::Rebasing => encode(&[
+                Arg::Str("Firn Staked"),
+                Arg::Str("sFIRN"),
+                Arg::Uint(supply),
+            ]),
         });
         Ok(out)
     }
