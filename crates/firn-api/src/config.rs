@@ -1,5 +1,5 @@
 //! What a server is configured with: the network it answers for, limits, API keys, rate
-//! limits and the optional price table. Everything has a safe default ([`ApiConfig::default`]:
+//! limits and the optional price table and token list. Everything has a safe default ([`ApiConfig::default`]:
 //! Fuji identity, no keys required, no rate limit, 30 s per request, 1 MiB bodies).
 
 use std::collections::BTreeMap;
@@ -122,6 +122,8 @@ pub struct ApiConfig {
     pub ip_rate_limit: Option<RateLimit>,
     /// Prices; empty = price fields are left out.
     pub prices: PriceTable,
+    /// Token logos from the operator's token list; empty = `logoUri` is left out.
+    pub token_logos: crate::TokenLogos,
     /// Connection limits and timeouts of the listeners.
     pub http: firn_http::ServeLimits,
     /// The key page tokens are signed with: the same secret on every process behind one load
@@ -140,6 +142,7 @@ impl Default for ApiConfig {
             key_rate_limit: None,
             ip_rate_limit: None,
             prices: PriceTable::default(),
+            token_logos: crate::TokenLogos::default(),
             http: firn_http::ServeLimits::default(),
             page_token_key: crate::signing::TokenKey::random(),
         }

@@ -84,13 +84,14 @@ pub fn directory_ready() -> bool {
 }
 
 /// The artifacts of the contracts firn ships.
-const ARTIFACTS: [&str; 6] = [
+const ARTIFACTS: [&str; 7] = [
     include_str!("../../../contracts/artifacts/FirnToken.json"),
     include_str!("../../../contracts/artifacts/FirnCollectible.json"),
     include_str!("../../../contracts/artifacts/FirnMultiToken.json"),
     include_str!("../../../contracts/artifacts/FirnRouter.json"),
     include_str!("../../../contracts/artifacts/FirnProbe.json"),
     include_str!("../../../contracts/artifacts/FirnHostile.json"),
+    include_str!("../../../contracts/artifacts/FirnRebasing.json"),
 ];
 
 #[derive(Deserialize)]

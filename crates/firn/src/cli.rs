@@ -240,6 +240,11 @@ pub struct ServeArgs {
     #[arg(long)]
     pub prices: Option<std::path::PathBuf>,
 
+    /// A token list (Uniswap token-list JSON: `{"tokens": [{"chainId", "address", "logoURI"}]}`)
+    /// whose logos become `logoUri` on tokens; without one, `logoUri` is left out.
+    #[arg(long, env = "FIRN_TOKEN_LIST")]
+    pub token_list: Option<std::path::PathBuf>,
+
     /// Longest a request may run, in seconds.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout: u64,

@@ -22,7 +22,6 @@ use crate::wire::evm::{
     ListErc20TransactionsResponse, ListErc721TransactionsResponse, ListErc1155TransactionsResponse,
     ListEvmBlocksResponse,
 };
-use crate::wire::money;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
@@ -297,17 +296,12 @@ pub async fn list_erc20(
     q: Query,
 ) -> ApiResult<Json<ListErc20TransactionsResponse>> {
     let (chain, next, items) = transfers(&state, &uri, &path, q, TokenStandard::Erc20).await?;
-    let prices = &state.config.prices;
+    let extras = super::erc20_extras(&state, chain, "usd");
     let response = ListErc20TransactionsResponse {
         next_page_token: next,
         transactions: items
             .iter()
-            .map(|t| {
-                Erc20Transfer::from_record(
-                    t,
-                    money(prices, "usd", &format!("{:#x}", t.transfer.token)),
-                )
-            })
+            .map(|t| Erc20Transfer::from_record(t, extras(&t.transfer.token)))
             .collect(),
     };
     super::named(&state, chain, response).await

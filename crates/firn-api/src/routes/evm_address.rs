@@ -17,7 +17,6 @@ use crate::wire::evm::{
     InternalTransaction, ListInternalTransactionsResponse, ListTransactionDetailsResponse,
     ListTransactionDetailsResponseV2, TransactionDetails,
 };
-use crate::wire::money;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
@@ -68,12 +67,12 @@ async fn activity(
         .list_evm_tx_effects(a.chain_id, &positions, a.address)
         .await?;
     // The official operations take no currency: prices in USD.
-    let prices = &state.config.prices;
+    let extras = super::erc20_extras(state, a.chain_id, "usd");
     let txs = page
         .items
         .iter()
         .zip(&effects)
-        .map(|(tx, e)| TransactionDetails::new(tx, e, |a| money(prices, "usd", &format!("{a:#x}"))))
+        .map(|(tx, e)| TransactionDetails::new(tx, e, &extras))
         .collect();
     let mut response = ListTransactionDetailsResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),

@@ -2,7 +2,9 @@
 //! follows (the index holds no native balances), now or at a past block. Token balances come
 //! from the index, which folds every transfer into each holder's balance as it commits: the
 //! balances at the newest indexed block, and at an earlier `blockNumber` those with the
-//! transfers since undone (the store's `evm/history.rs`).
+//! transfers since undone (the store's `evm/history.rs`). Except for ERC-20 tokens the
+//! indexer found to disagree with their own transfers (rebasing, fee-on-transfer): their
+//! balances are the node's `balanceOf`, at the same block as the native balance.
 
 use axum::extract::State;
 use axum::http::Uri;
@@ -10,7 +12,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use firn_store::page::{CollectibleCursor, TokenCursor};
 use firn_store::rows::ChainKey;
-use firn_store::rows::evm::{EvmChainRecord, TokenStandard};
+use firn_store::rows::evm::{Erc20BalanceRecord, EvmChainRecord, TokenStandard};
 use firn_store::types::Address;
 use firn_store::{CursorStore, EvmReader, MAX_LISTED_CONTRACTS};
 
@@ -127,7 +129,7 @@ fn contract_list(q: &mut Query, name: &str) -> Vec<Address> {
 #[utoipa::path(get, path = "/v1/chains/{chainId}/addresses/{address}/balances:listErc20",
     operation_id = "listErc20Balances", tag = "EVM Balances",
     summary = "List ERC-20 balances",
-    description = "Lists the ERC-20 balances of an address at the newest indexed block or an earlier `blockNumber`, by token contract, with its native balance from the chain's node. Balances are folded from the tokens' transfers. firn has no reputation source: `tokenReputation` is null and `filterSpamTokens` removes nothing.",
+    description = "Lists the ERC-20 balances of an address at the newest indexed block or an earlier `blockNumber`, by token contract, with its native balance from the chain's node. Balances are folded from the tokens' transfers, except those of tokens whose `balanceOf` the indexer found to disagree with their transfers (rebasing, fee-on-transfer), which are read from the node. firn has no reputation source: `tokenReputation` is null and `filterSpamTokens` removes nothing.",
     params(("chainId" = String, Path), ("address" = String, Path, description = "Wallet address"),
            ("blockNumber" = Option<String>, Query, description = "The block to read balances at (default: the newest indexed; a later one is refused)"),
            ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 500),
@@ -154,7 +156,7 @@ pub async fn list_erc20_balances(
     let c = chain(&state, path.get("chainId")).await?;
     let owner = owner.ok_or_else(|| ApiError::bad("address is invalid"))?;
     let store = &state.store;
-    let page = match past_block(&state, &c, block).await? {
+    let mut page = match past_block(&state, &c, block).await? {
         Some(past) => {
             let request = &paging.request;
             store
@@ -168,19 +170,48 @@ pub async fn list_erc20_balances(
                 .await?
         }
     };
-    let prices = &state.config.prices;
+    balances_from_node(&state, &c, owner, block, &mut page.items).await?;
+    let extras = super::erc20_extras(&state, c.chain_id, currency);
     Ok(Json(ListErc20BalancesResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
         native_token_balance: native_of(&state, &c, owner, block, currency).await?,
         erc20_token_balances: page
             .items
             .iter()
-            .map(|b| {
-                let symbol = b.token_info.as_ref().map_or("", |t| t.symbol.as_str());
-                Erc20TokenBalance::new(b, money(prices, currency, symbol))
-            })
+            .map(|b| Erc20TokenBalance::new(b, extras(&b.token)))
             .collect(),
     }))
+}
+
+/// Puts the node's `balanceOf` in place of the folded balance of each token in `items` whose
+/// transfers are known to disagree with it; a token that does not answer keeps its folded
+/// balance.
+async fn balances_from_node(
+    state: &AppState,
+    c: &EvmChainRecord,
+    owner: Address,
+    block: Option<u64>,
+    items: &mut [Erc20BalanceRecord],
+) -> ApiResult<()> {
+    let tokens: Vec<Address> = items.iter().map(|b| b.token).collect();
+    let flagged = state
+        .store
+        .list_balance_mismatches(c.chain_id, &tokens)
+        .await?;
+    if flagged.is_empty() {
+        return Ok(());
+    }
+    let flagged: Vec<Address> = flagged.iter().map(|m| m.token).collect();
+    let read = state
+        .nodes
+        .erc20_balances(c, owner, &flagged, block)
+        .await?;
+    for item in items {
+        if let Some(balance) = read.get(&item.token) {
+            item.balance = *balance;
+        }
+    }
+    Ok(())
 }
 
 /// One standard's collectibles of the path's address, with its native balance.

@@ -13,7 +13,6 @@ use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
 use crate::wire::evm::{AnyTransfer, Contract, ListContractsResponse, ListTransfersResponse};
-use crate::wire::money;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
@@ -118,13 +117,13 @@ pub async fn list_token_transfers(
         .store
         .list_token_transfers(&filter, &paging.request)
         .await?;
-    let prices = &state.config.prices;
+    let extras = super::erc20_extras(&state, filter.chain_id, "usd");
     let response = ListTransfersResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
         transfers: page
             .items
             .iter()
-            .map(|t| AnyTransfer::new(t, |a| money(prices, "usd", &format!("{a:#x}"))))
+            .map(|t| AnyTransfer::new(t, &extras))
             .collect(),
     };
     super::named(&state, filter.chain_id, response).await

@@ -66,9 +66,8 @@ async fn details(
         historical_price: native_price,
     };
     let native = FullNativeTransactionDetails::new(&tx, block.and_then(|b| b.block.base_fee));
-    let mut response = GetTransactionResponse::new(native, token, &transfers, &internal, |a| {
-        money(prices, currency, &format!("{a:#x}"))
-    });
+    let extras = super::erc20_extras(state, c.chain_id, currency);
+    let mut response = GetTransactionResponse::new(native, token, &transfers, &internal, extras);
     super::name_addresses(state, c.chain_id, &mut response).await?;
     Ok(Some(response))
 }

@@ -130,12 +130,7 @@ pub async fn transaction_endpoints_match_the_store(store: Store) {
     assert_eq!(internal.len(), 2);
     assert_eq!(internal[0]["internalTxType"], "CREATE2");
     assert_eq!(internal[1]["isReverted"], true);
-    let batch = blocks
-        .iter()
-        .flat_map(|b| b.transfers.iter().map(move |x| (b, x)))
-        .find(|(_, x)| x.standard == TokenStandard::Erc1155 && x.batch_index == 1)
-        .map(|(b, x)| b.txs[x.tx_index as usize].hash)
-        .expect("an ERC-1155 batch");
+    let batch = crate::fixtures::erc1155_batch_tx(blocks);
     let body = api
         .ok(&format!("/v1/chains/{CHAIN}/transactions/{batch:#x}"))
         .await;

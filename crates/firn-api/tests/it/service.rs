@@ -1,9 +1,14 @@
-//! Service features around the endpoints: prices from a table, the generated OpenAPI document.
+//! Service features around the endpoints: prices from a table, logos from a token list, the
+//! generated OpenAPI document.
 
-use firn_api::{ApiConfig, PriceTable};
+use firn_api::{ApiConfig, PriceTable, TokenLogos};
 use firn_store::Store;
+use firn_store::types::Address;
 
-use crate::fixtures::{fuji, seed};
+use firn_node::NodeConfig;
+use firn_store::EvmWriter;
+
+use crate::fixtures::{CHAIN, ERC1155, evm_address, evm_chain, fuji, seed};
 use crate::harness::Api;
 use crate::schema::official;
 
@@ -49,8 +54,8 @@ pub async fn openapi_document_lists_every_operation(store: Store) {
     let api = Api::new(store);
     let doc = api.ok("/api-json").await;
     let ours = doc["paths"].as_object().unwrap();
-    // 38 read routes, reindexNft and the two signature aggregator routes.
-    assert_eq!(ours.len(), 41, "{:?}", ours.keys().collect::<Vec<_>>());
+    // 43 read routes, reindexNft and the two signature aggregator routes.
+    assert_eq!(ours.len(), 46, "{:?}", ours.keys().collect::<Vec<_>>());
     // An error's `message` is a string or an array of strings, as the official file says (a
     // schema-driven fuzzer checks every 400 against it).
     let schemas = &doc["components"]["schemas"];
@@ -98,5 +103,73 @@ pub async fn openapi_document_lists_every_operation(store: Store) {
                 );
             }
         }
+    }
+}
+
+/// Logos come from the operator's token list: on ERC-20 balances, on transfers' tokens and on
+/// senders and recipients that are tokens; nowhere without a list.
+pub async fn token_logos_come_from_the_list_only(store: Store) {
+    let world = seed(&store, 2, 60).await;
+    // Balance lists carry the holder's native balance, from the chain's node.
+    let node = firn_node::spawn(NodeConfig::test().with_evm())
+        .await
+        .unwrap();
+    let mut chain = evm_chain(CHAIN);
+    chain.rpc_url = node.url_of("/ext/bc/C/rpc");
+    store.upsert_evm_chain(&chain).await.unwrap();
+    let blocks = &world.evm.blocks;
+    let model = crate::fixtures::erc20_balances(blocks);
+    let (holder, held) = model.iter().max_by_key(|(_, h)| h.len()).unwrap();
+    assert!(held.len() > 1, "a holder of several tokens");
+    let listed = *held.keys().next().unwrap();
+    let multi = evm_address(ERC1155);
+    let logo = |a: &Address| format!("https://logos.example/{a:#x}.png");
+    let list = serde_json::json!({"name": "test", "tokens": [
+        {"chainId": CHAIN, "address": listed.to_checksum(None), "logoURI": logo(&listed)},
+        {"chainId": CHAIN, "address": format!("{multi:#x}"), "logoURI": logo(&multi)},
+        {"chainId": CHAIN + 1, "address": format!("{holder:#x}"), "logoURI": "https://elsewhere"},
+    ]});
+    let config = ApiConfig {
+        token_logos: TokenLogos::from_token_list(&list.to_string()).unwrap(),
+        ..ApiConfig::default()
+    };
+    let with_list = Api::with_config(store.clone(), config);
+    let without = Api::new(store);
+    let balances =
+        format!("/v1/chains/{CHAIN}/addresses/{holder:#x}/balances:listErc20?pageSize=100");
+    let transfers =
+        format!("/v1/chains/{CHAIN}/addresses/{holder:#x}/transactions:listErc20?pageSize=100");
+    let batch = crate::fixtures::erc1155_batch_tx(blocks);
+    let tx = format!("/v1/chains/{CHAIN}/transactions/{batch:#x}");
+
+    let body = with_list.ok(&balances).await;
+    let mut seen = 0;
+    for b in body["erc20TokenBalances"].as_array().unwrap() {
+        let want = (b["address"] == listed.to_checksum(None)).then(|| logo(&listed));
+        assert_eq!(b["logoUri"].as_str().map(str::to_owned), want, "{b}");
+        seen += usize::from(want.is_some());
+    }
+    assert_eq!(seen, 1);
+    let body = with_list.ok(&transfers).await;
+    let mut seen = 0;
+    for t in body["transactions"].as_array().unwrap() {
+        let token = &t["erc20Token"];
+        let want = (token["address"] == listed.to_checksum(None)).then(|| logo(&listed));
+        assert_eq!(token["logoUri"].as_str().map(str::to_owned), want, "{t}");
+        seen += usize::from(want.is_some());
+    }
+    assert!(seen > 0, "transfers of the listed token");
+    let body = with_list.ok(&tx).await;
+    let to = &body["nativeTransaction"]["to"];
+    assert_eq!(
+        (&to["symbol"], to["logoUri"].as_str()),
+        (&serde_json::json!("MUL"), Some(logo(&multi).as_str()))
+    );
+    // A sender that is not a token gets no logo, even one the list names on another chain.
+    assert!(body["nativeTransaction"]["from"].get("logoUri").is_none());
+
+    for uri in [&balances, &transfers, &tx] {
+        let body = without.ok(uri).await;
+        assert!(!body.to_string().contains("logoUri"), "{uri}: {body}");
     }
 }

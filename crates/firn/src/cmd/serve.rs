@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use firn_aggregator::{Aggregator, AggregatorConfig};
-use firn_api::{ApiConfig, AppState, NetworkProfile, PriceTable, RateLimit};
+use firn_api::{ApiConfig, AppState, NetworkProfile, PriceTable, RateLimit, TokenLogos};
 use firn_rpc::{RpcNetworkConfig, RpcValidatorNetwork};
 
 use crate::cli::{NetworkArg, ServeArgs};
@@ -27,6 +27,10 @@ fn config(args: &ServeArgs) -> anyhow::Result<ApiConfig> {
                 .with_context(|| format!("invalid price table {}", path.display()))?
         }
         None => PriceTable::default(),
+    };
+    let token_logos = match &args.token_list {
+        Some(path) => read_token_list(path)?,
+        None => TokenLogos::default(),
     };
     let api_keys: Vec<String> = args
         .api_keys
@@ -52,8 +56,37 @@ fn config(args: &ServeArgs) -> anyhow::Result<ApiConfig> {
         key_rate_limit: args.rate_limit_per_key.map(per_minute),
         ip_rate_limit: args.rate_limit_per_ip.map(per_minute),
         prices,
+        token_logos,
         ..ApiConfig::default()
     })
+}
+
+/// Largest token list read: the big public lists are a few megabytes.
+const MAX_TOKEN_LIST_BYTES: u64 = 64 * 1024 * 1024;
+
+fn read_token_list(path: &std::path::Path) -> anyhow::Result<TokenLogos> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("couldn't read the token list {}", path.display()))?;
+    let mut text = String::new();
+    file.take(MAX_TOKEN_LIST_BYTES + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("couldn't read the token list {}", path.display()))?;
+    if text.len() as u64 > MAX_TOKEN_LIST_BYTES {
+        anyhow::bail!(
+            "the token list {} is larger than {} MiB",
+            path.display(),
+            MAX_TOKEN_LIST_BYTES / (1024 * 1024)
+        );
+    }
+    let logos = TokenLogos::from_token_list(&text).with_context(|| {
+        format!(
+            "invalid token list {} (expected {{\"tokens\": [...]}})",
+            path.display()
+        )
+    })?;
+    tracing::info!(path = %path.display(), logos = logos.len(), "loaded the token list");
+    Ok(logos)
 }
 
 /// Opens the store, binds the listener and serves until Ctrl-C or SIGTERM.

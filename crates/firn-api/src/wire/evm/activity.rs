@@ -14,7 +14,7 @@ use super::transactions::{
     InternalTransactionDetails, NativeTransaction, TransferDetails,
 };
 use super::transfers::{Erc20Transfer, Erc721Transfer, Erc1155Transfer};
-use crate::wire::Money;
+use crate::wire::TokenExtras;
 
 /// A transaction of an address's list, with the transfers and value-moving internal calls the
 /// address sent or received in it (`TransactionDetails`).
@@ -38,9 +38,9 @@ impl TransactionDetails {
     pub fn new(
         tx: &EvmTxRecord,
         effects: &EvmTxEffects,
-        erc20_price: impl Fn(&Address) -> Option<Money>,
+        erc20_extras: impl Fn(&Address) -> TokenExtras,
     ) -> Self {
-        let split = TransferDetails::split(&effects.transfers, erc20_price);
+        let split = TransferDetails::split(&effects.transfers, erc20_extras);
         Self {
             native_transaction: tx.into(),
             erc20_transfers: split.erc20,
@@ -195,11 +195,11 @@ pub enum AnyTransfer {
 
 impl AnyTransfer {
     /// From a stored transfer, with the price of an ERC-20 token.
-    pub fn new(t: &TransferRecord, erc20_price: impl Fn(&Address) -> Option<Money>) -> Self {
+    pub fn new(t: &TransferRecord, erc20_extras: impl Fn(&Address) -> TokenExtras) -> Self {
         match t.transfer.standard {
             TokenStandard::Erc20 => AnyTransfer::Erc20(Erc20Transfer::from_record(
                 t,
-                erc20_price(&t.transfer.token),
+                erc20_extras(&t.transfer.token),
             )),
             TokenStandard::Erc721 => AnyTransfer::Erc721(t.into()),
             TokenStandard::Erc1155 => AnyTransfer::Erc1155(t.into()),

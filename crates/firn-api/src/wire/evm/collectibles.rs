@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::tokens::{Erc20Token, TokenMetadata};
 use super::{NativeTokenBalance, checksummed};
-use crate::wire::{Money, worth};
+use crate::wire::{Money, TokenExtras, worth};
 
 /// An ERC-20 balance (`Erc20TokenBalance`): the token, then the holding.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -28,9 +28,9 @@ pub struct Erc20TokenBalance {
 }
 
 impl Erc20TokenBalance {
-    /// `b`, priced with `price` (per whole token) when there is one.
-    pub fn new(b: &Erc20BalanceRecord, price: Option<Money>) -> Self {
-        let token = Erc20Token::new(&b.token, b.token_info.as_ref(), price);
+    /// `b`, with the token's price (per whole token) and logo when the operator gave them.
+    pub fn new(b: &Erc20BalanceRecord, extras: TokenExtras) -> Self {
+        let token = Erc20Token::new(&b.token, b.token_info.as_ref(), extras);
         Self {
             balance_value: worth(b.balance, token.decimals, token.price.as_ref()),
             token,

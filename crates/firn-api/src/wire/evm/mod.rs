@@ -63,6 +63,9 @@ pub struct RichAddress {
     /// The token's decimals (ERC-20).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decimals: Option<u8>,
+    /// The token's logo, from the operator's token list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logo_uri: Option<String>,
     /// `0x` address, EIP-55 checksummed.
     pub address: String,
     #[serde(skip)]
@@ -80,6 +83,7 @@ impl From<&Address> for RichAddress {
             name: None,
             symbol: None,
             decimals: None,
+            logo_uri: None,
             address: checksummed(a),
             raw: *a,
         }
@@ -107,6 +111,18 @@ pub trait RichAddresses {
                 slot.name = Some(token.name.clone());
                 slot.symbol = Some(token.symbol.clone());
                 slot.decimals = token.decimals;
+            }
+        }
+    }
+
+    /// Gives every named rich address (a token) on chain `chain_id` its logo from `logos`.
+    fn add_logos(&mut self, logos: &crate::TokenLogos, chain_id: u64) {
+        if logos.is_empty() {
+            return;
+        }
+        for slot in self.rich_addresses() {
+            if slot.name.is_some() {
+                slot.logo_uri = logos.logo(chain_id, &slot.raw);
             }
         }
     }

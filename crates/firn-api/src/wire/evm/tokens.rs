@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::checksummed;
-use crate::wire::Money;
+use crate::wire::{Money, TokenExtras};
 
 /// An ERC-20 token (`Erc20Token`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -23,20 +23,24 @@ pub struct Erc20Token {
     pub decimals: u8,
     /// `ERC-20`.
     pub erc_type: String,
+    /// Logo from the configured token list; absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logo_uri: Option<String>,
     /// Price from the configured table; absent without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<Money>,
 }
 
 impl Erc20Token {
-    pub(super) fn new(address: &Address, token: Option<&Token>, price: Option<Money>) -> Self {
+    pub(super) fn new(address: &Address, token: Option<&Token>, extras: TokenExtras) -> Self {
         Self {
             address: checksummed(address),
             name: token.map(|t| t.name.clone()).unwrap_or_default(),
             symbol: token.map(|t| t.symbol.clone()).unwrap_or_default(),
             decimals: token.and_then(|t| t.decimals).unwrap_or(0),
             erc_type: "ERC-20".to_owned(),
-            price,
+            logo_uri: extras.logo_uri,
+            price: extras.price,
         }
     }
 }

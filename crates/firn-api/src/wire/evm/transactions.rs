@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use super::RichAddress;
 use super::chains::NetworkTokenDetails;
 use super::tokens::{Erc20Token, Erc721Token, Erc1155Token, erc721_token, erc1155_token};
-use crate::wire::Money;
+use crate::wire::TokenExtras;
 
 /// `Method`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -284,9 +284,9 @@ impl GetTransactionResponse {
         network_token_details: NetworkTokenDetails,
         transfers: &[TransferRecord],
         internal: &[EvmInternalTx],
-        erc20_price: impl Fn(&Address) -> Option<Money>,
+        erc20_extras: impl Fn(&Address) -> TokenExtras,
     ) -> Self {
-        let split = TransferDetails::split(transfers, erc20_price);
+        let split = TransferDetails::split(transfers, erc20_extras);
         Self {
             erc20_transfers: split.erc20,
             erc721_transfers: split.erc721,
@@ -308,7 +308,7 @@ pub(super) struct TransferDetails {
 impl TransferDetails {
     pub(super) fn split(
         transfers: &[TransferRecord],
-        erc20_price: impl Fn(&Address) -> Option<Money>,
+        erc20_extras: impl Fn(&Address) -> TokenExtras,
     ) -> Self {
         let mut out = Self {
             erc20: Vec::new(),
@@ -323,7 +323,11 @@ impl TransferDetails {
                     to: (&x.to).into(),
                     log_index: x.log_index,
                     value: x.value.to_string(),
-                    erc20_token: Erc20Token::new(&x.token, t.token.as_ref(), erc20_price(&x.token)),
+                    erc20_token: Erc20Token::new(
+                        &x.token,
+                        t.token.as_ref(),
+                        erc20_extras(&x.token),
+                    ),
                 }),
                 TokenStandard::Erc721 => out.erc721.push(Erc721TransferDetails {
                     from: (&x.from).into(),

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::RichAddress;
 use super::tokens::{Erc20Token, Erc721Token, Erc1155Token, erc721_token, erc1155_token};
-use crate::wire::Money;
+use crate::wire::TokenExtras;
 
 /// Where a transfer happened and between whom: the fields every transfer of an address
 /// carries, whatever its standard.
@@ -59,13 +59,13 @@ pub struct Erc20Transfer {
 }
 
 impl Erc20Transfer {
-    /// From a stored transfer, with an optional price of the token.
-    pub fn from_record(t: &TransferRecord, price: Option<Money>) -> Self {
+    /// From a stored transfer, with the operator's price and logo of the token.
+    pub fn from_record(t: &TransferRecord, extras: TokenExtras) -> Self {
         let x = &t.transfer;
         Self {
             event: t.into(),
             value: x.value.to_string(),
-            erc20_token: Erc20Token::new(&x.token, t.token.as_ref(), price),
+            erc20_token: Erc20Token::new(&x.token, t.token.as_ref(), extras),
         }
     }
 }
