@@ -213,6 +213,17 @@ fn cursor(db: &Path) -> Option<u64> {
     String::from_utf8(out.stdout).ok()?.trim().parse().ok()
 }
 
+/// Every chain's cursor, as one string (empty before the store exists): it changes at each commit.
+fn cursors_of(db: &Path) -> String {
+    Command::new("sqlite3")
+        .arg("-readonly")
+        .arg(db)
+        .arg("SELECT chain, height FROM cursors ORDER BY chain")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+        .unwrap_or_default()
+}
+
 /// A small deterministic generator for kill delays (no dependency for one test).
 struct XorShift(u64);
 
@@ -252,8 +263,10 @@ async fn index_killed_at_random_points_ends_equal_to_an_uninterrupted_run() {
     assert!(status.success());
     let full_run = started.elapsed();
 
-    // Kill points spread over the early part of a run (startup and migrations included);
-    // the crashed runs commit in smaller batches than the reference, so batch edges differ.
+    // Half the kills land at a random point after the child starts (startup and migrations
+    // included); the other half at a random point after the child's own first commit, so a
+    // loaded machine whose startup outlasts every delay still kills mid-indexing. The crashed
+    // runs commit in smaller batches than the reference, so batch edges differ.
     let crashed = dir.path().join("crashed.db");
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ u64::from(std::process::id()));
     let max_delay_ms = (full_run.as_millis() as u64 / 30).max(20);
@@ -261,7 +274,13 @@ async fn index_killed_at_random_points_ends_equal_to_an_uninterrupted_run() {
     let mut finished_early = false;
     let mut cursors = std::collections::BTreeSet::new();
     while kills < 20 {
+        let before = cursors_of(&crashed);
         let mut child = index_command(&url, &crashed, 4).spawn().unwrap();
+        if kills % 2 == 1 {
+            while cursors_of(&crashed) == before && child.try_wait().unwrap().is_none() {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        }
         let delay = Duration::from_millis(5 + rng.next() % max_delay_ms);
         tokio::time::sleep(delay).await;
         if child.try_wait().unwrap().is_some() {
