@@ -221,6 +221,28 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
             }),
         },
         Endpoint {
+            name: "p_block_by_height",
+            paths: vary(&|n| format!("{P}/blocks/{}", 1 + built.p_height * n / 64)),
+        },
+        Endpoint {
+            name: "blockchains",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/networks/fuji/blockchains?pageSize=10&sortOrder={}",
+                    sort(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "subnets",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/networks/fuji/subnets?pageSize=10&sortOrder={}",
+                    sort(n)
+                )
+            }),
+        },
+        Endpoint {
             name: "native_balance_only",
             paths: vary(&|n| {
                 format!(
@@ -246,6 +268,29 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
             }
         }
         assert!(!paths.is_empty(), "{from}: no second pages");
+        list.push(Endpoint { name, paths });
+    }
+    // One transaction, and one block by ID, of those the latest lists show.
+    for (name, list_path, field, id, prefix) in [
+        (
+            "p_tx_by_hash",
+            "transactions",
+            "transactions",
+            "txHash",
+            "transactions",
+        ),
+        ("p_block_by_hash", "blocks", "blocks", "blockHash", "blocks"),
+    ] {
+        let (status, body) = client::fetch(host, &format!("{P}/{list_path}?pageSize=64")).await;
+        assert_eq!(status, 200, "{list_path}: {body}");
+        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let paths: Vec<String> = json[field]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|x| Some(format!("{P}/{prefix}/{}", x[id].as_str()?)))
+            .collect();
+        assert!(!paths.is_empty(), "{name}: nothing listed");
         list.push(Endpoint { name, paths });
     }
     list

@@ -39,6 +39,7 @@ pub mod routes;
 mod server;
 pub mod signing;
 mod state;
+pub mod token_list;
 pub mod wire;
 
 pub use config::{ApiConfig, NetworkKind, NetworkProfile, PriceTable, RateLimit};
@@ -49,3 +50,4 @@ pub use firn_selectors::load_directory as load_method_directory;
 pub use metrics_api::{MetricsState, metrics_router, serve_metrics};
 pub use server::{app, serve};
 pub use state::AppState;
+pub use token_list::TokenLogos;

@@ -10,7 +10,7 @@ use utoipa::openapi::path::{Operation, ParameterIn};
 
 use crate::routes::{
     evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, nfts, primary,
-    signature_aggregator, staking,
+    primary_lookups, signature_aggregator, staking, subnets,
 };
 use crate::state::AppState;
 
@@ -22,7 +22,9 @@ use crate::state::AppState;
         health::health_check, health::live_check,
         primary::list_latest_transactions, primary::list_staking_transactions,
         primary::list_latest_blocks, primary::list_blocks_by_node, primary::list_chain_ids,
-        primary::get_blockchain,
+        primary_lookups::get_tx_by_hash, primary_lookups::get_block_by_id,
+        subnets::list_subnets, subnets::get_subnet, subnets::list_blockchains,
+        subnets::get_blockchain,
         staking::list_rewards, staking::list_delegators,
         evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block,
         evm::list_erc20, evm::list_erc721, evm::list_erc1155, evm::list_collectibles,

@@ -5,10 +5,12 @@
 use axum::routing::get;
 use axum::{Json, Router};
 use firn_store::EvmReader;
+use firn_store::types::Address;
 
 use crate::error::ApiResult;
 use crate::state::AppState;
 use crate::wire::evm::RichAddresses;
+use crate::wire::{TokenExtras, money};
 
 pub mod evm;
 pub mod evm_address;
@@ -20,8 +22,10 @@ pub mod health;
 mod network;
 pub mod nfts;
 pub mod primary;
+pub mod primary_lookups;
 pub mod signature_aggregator;
 pub mod staking;
+pub mod subnets;
 mod unsupported;
 
 /// Every route of the Data API, plus `/metrics`, `/api-json` and `/api`.
@@ -29,6 +33,8 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .merge(health::router())
         .merge(primary::router())
+        .merge(primary_lookups::router())
+        .merge(subnets::router())
         .merge(staking::router())
         .merge(evm::router())
         .merge(evm_txs::router())
@@ -54,7 +60,8 @@ pub(crate) async fn named<R: RichAddresses>(
 }
 
 /// Names the token contracts among `response`'s senders and recipients (their name, symbol
-/// and decimals), read from the store in one query per 512 addresses.
+/// and decimals, read from the store in one query per 512 addresses, and their logo from the
+/// token list).
 pub(crate) async fn name_addresses<R: RichAddresses>(
     state: &AppState,
     chain_id: u64,
@@ -66,5 +73,18 @@ pub(crate) async fn name_addresses<R: RichAddresses>(
         tokens.extend(state.store.find_tokens(chain_id, chunk).await?);
     }
     response.name_with(&tokens);
+    response.add_logos(&state.config.token_logos, chain_id);
     Ok(())
+}
+
+/// The operator's price (in `currency`) and logo of each ERC-20 token of chain `chain_id`.
+pub(crate) fn erc20_extras<'a>(
+    state: &'a AppState,
+    chain_id: u64,
+    currency: &'a str,
+) -> impl Fn(&Address) -> TokenExtras + 'a {
+    move |token| TokenExtras {
+        price: money(&state.config.prices, currency, &format!("{token:#x}")),
+        logo_uri: state.config.token_logos.logo(chain_id, token),
+    }
 }

@@ -1,5 +1,5 @@
 //! Primary-network routes: latest transactions, active staking transactions, latest blocks,
-//! blocks by proposer, chain IDs of addresses and blockchain details.
+//! blocks by proposer and chain IDs of addresses.
 
 use axum::extract::State;
 use axum::http::Uri;
@@ -17,7 +17,7 @@ use crate::metrics_api::{Clock, SystemClock};
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
 use crate::wire::pchain::{
-    Blockchain, ChainAddressChainIdMap, ChainAddressChainIdMapListResponse, Ctx,
+    ChainAddressChainIdMap, ChainAddressChainIdMapListResponse, Ctx,
     ListCChainAtomicTransactionsResponse, ListPChainTransactionsResponse,
     ListPrimaryNetworkBlocksResponse, PChainTransaction, PrimaryNetworkBlock,
     PrimaryNetworkChainInfo, TX_TYPE_FILTER,
@@ -44,10 +44,6 @@ pub(crate) fn router() -> Router<AppState> {
         .route(
             "/v1/networks/{network}/addresses:listChainIds",
             get(list_chain_ids),
-        )
-        .route(
-            "/v1/networks/{network}/blockchains/{blockchainId}",
-            get(get_blockchain),
         )
 }
 
@@ -363,29 +359,4 @@ pub async fn list_chain_ids(
         })
         .collect();
     Ok(Json(ChainAddressChainIdMapListResponse { addresses }))
-}
-
-/// `GET /v1/networks/{network}/blockchains/{blockchainId}`
-#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}",
-    operation_id = "getBlockchainById", tag = "Primary Network",
-    summary = "Get blockchain details by ID", description = "Details of a blockchain created on the P-Chain, with its genesis data.",
-    params(("network" = String, Path), ("blockchainId" = String, Path, description = "Blockchain ID (cb58)")),
-    responses((status = 200, description = "The blockchain", body = Blockchain),
-              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
-              (status = 404, description = "Unknown blockchain", body = crate::error::ErrorBody)))]
-pub async fn get_blockchain(
-    State(state): State<AppState>,
-    path: PathParams,
-) -> ApiResult<Json<Blockchain>> {
-    check_network(&state.config.network, path.get("network"))?;
-    let raw = path.get("blockchainId");
-    let id: Id = raw
-        .parse()
-        .map_err(|_| ApiError::bad("blockchainId must be a cb58 blockchain ID"))?;
-    let record = state
-        .store
-        .find_blockchain(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("blockchain {raw} not found")))?;
-    Ok(Json(Blockchain::from(&record)))
 }

@@ -40,6 +40,16 @@ pub fn worth(amount: U256, decimals: u8, price: Option<&Money>) -> Option<Money>
     })
 }
 
+/// What the operator says about an ERC-20 token beside what the chain says: its price (from
+/// the price table) and logo (from the token list).
+#[derive(Debug, Clone, Default)]
+pub struct TokenExtras {
+    /// Price per whole token.
+    pub price: Option<Money>,
+    /// Logo URI.
+    pub logo_uri: Option<String>,
+}
+
 /// The price of `asset` in `currency` from the table, as `Money`.
 pub fn money(prices: &PriceTable, currency: &str, asset: &str) -> Option<Money> {
     prices.price(currency, asset).map(|value| Money {

@@ -4,7 +4,9 @@
 
 use firn_core::ids::Id;
 use firn_core::network::P_CHAIN_ID;
-use firn_store::rows::pchain::{NewBlockchain, NewReward, NewStaker, PChainBlockRows, RewardType};
+use firn_store::rows::pchain::{
+    NewBlockchain, NewReward, NewStaker, Owner, PChainBlockRows, RewardType, SubnetChange,
+};
 use firn_store::{EvmWriter, PChainWriter, Store};
 
 #[path = "../../../firn-store/tests/it/fixtures.rs"]
@@ -25,6 +27,10 @@ pub struct World {
     pub rewards: Vec<(Id, NewReward)>,
     /// The blockchain created on the P-Chain.
     pub blockchain: Id,
+    /// The subnet it runs on, converted to an L1 by [`World::conversion_tx`].
+    pub subnet: Id,
+    /// The subnet's `ConvertSubnetToL1Tx`.
+    pub conversion_tx: Id,
 }
 
 /// bech32 of a fixture address on Fuji.
@@ -104,7 +110,24 @@ fn staking_blocks(
         blocks.push(pblock(p.height, p.ts, vec![t]));
         stakers[n as usize].2 = true;
     }
-    // A chain creation.
+    // A subnet, a chain on it, and the subnet's conversion to an L1 managed from that chain.
+    p.height += 1;
+    p.ts += 10;
+    let subnet = id(6, 1);
+    let mut t = ptx(subnet, "CreateSubnetTx");
+    let owner = Owner {
+        locktime: 0,
+        threshold: 1,
+        addresses: vec![short(300)],
+    };
+    t.core.subnet_id = Some(subnet);
+    t.core.details.subnet_owner = Some(owner.clone());
+    t.addresses = owner.addresses.clone();
+    t.subnet = Some(SubnetChange::Created {
+        subnet_id: subnet,
+        owner,
+    });
+    blocks.push(pblock(p.height, p.ts, vec![t]));
     p.height += 1;
     p.ts += 10;
     let chain_tx = id(0x33, 1);
@@ -118,6 +141,18 @@ fn staking_blocks(
         evm_chain_id: Some(777),
     });
     blocks.push(pblock(p.height, p.ts, vec![t]));
+    p.height += 1;
+    p.ts += 10;
+    let mut t = ptx(id(0x66, 1), "ConvertSubnetToL1Tx");
+    t.core.subnet_id = Some(subnet);
+    t.subnet = Some(SubnetChange::Converted {
+        subnet_id: subnet,
+        conversion_id: id(0x55, 1),
+        manager_chain: chain_tx,
+        manager_address: vec![0xaa; 20],
+    });
+    // Another transaction in the same block, before it.
+    blocks.push(pblock(p.height, p.ts, vec![ptx(id(0x67, 1), "BaseTx"), t]));
     blocks
 }
 
@@ -142,5 +177,20 @@ pub async fn seed(store: &Store, p_blocks: u64, evm_blocks: u64) -> World {
         stakers,
         rewards,
         blockchain: id(0x33, 1),
+        subnet: id(6, 1),
+        conversion_tx: id(0x66, 1),
     }
+}
+
+/// The hash of the first transaction in `blocks` with an ERC-1155 batch transfer (sent to the
+/// ERC-1155 contract itself).
+pub fn erc1155_batch_tx(blocks: &[firn_store::rows::evm::EvmBlockRows]) -> firn_store::types::B256 {
+    blocks
+        .iter()
+        .flat_map(|b| b.transfers.iter().map(move |x| (b, x)))
+        .find(|(_, x)| {
+            x.standard == firn_store::rows::evm::TokenStandard::Erc1155 && x.batch_index == 1
+        })
+        .map(|(b, x)| b.txs[x.tx_index as usize].hash)
+        .expect("an ERC-1155 batch")
 }

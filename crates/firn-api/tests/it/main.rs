@@ -16,6 +16,7 @@ mod schema;
 mod service;
 mod shapes;
 mod signature_aggregator;
+mod subnets;
 mod validation;
 
 firn_store::backend_tests! {
@@ -38,6 +39,9 @@ firn_store::backend_tests! {
     balances::address_chains_come_from_the_index,
     balances::token_balances_come_from_the_index,
     service::prices_come_from_the_table_only,
+    service::token_logos_come_from_the_list_only,
+    subnets::subnets_and_blockchains_match_the_store,
+    subnets::pchain_tx_and_block_by_id_match_the_store,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,
     metrics_v1::avg_tps_legacy_start_key,

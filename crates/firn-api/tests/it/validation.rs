@@ -293,8 +293,10 @@ pub async fn unknown_things_are_404(store: Store) {
         ("/v1/icm/messages".to_owned(), "ICM messages"),
         ("/v1/icm/messages/abc".to_owned(), "ICM messages"),
         (
-            "/v1/networks/fuji/blockchains/2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"
-                .to_owned(),
+            format!(
+                "/v1/networks/fuji/blockchains/{}",
+                firn_core::ids::Id([9; 32])
+            ),
             "not found",
         ),
         ("/v1/chains/99999".to_owned(), "chain 99999 is not indexed"),

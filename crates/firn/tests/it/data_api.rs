@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 #[path = "../../../firn-api/tests/it/fixtures.rs"]
 mod fixtures;
 
-use fixtures::{CHAIN, evm_address, fuji, node, short};
+use fixtures::{CHAIN, ERC20, evm_address, fuji, node, short};
 
 struct Served {
     child: Child,
@@ -29,8 +29,10 @@ impl Drop for Served {
     }
 }
 
-fn serve(database: &Path, extra: &[&str]) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+/// `firn serve` on loopback ports the system picks, over the store at `database`.
+fn serve_command(database: &Path, extra: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_firn"));
+    command
         .args([
             "serve",
             "--listen",
@@ -40,7 +42,12 @@ fn serve(database: &Path, extra: &[&str]) -> Served {
             "--database",
         ])
         .arg(database)
-        .args(extra)
+        .args(extra);
+    command
+}
+
+fn serve(database: &Path, extra: &[&str]) -> Served {
+    let mut child = serve_command(database, extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -446,4 +453,48 @@ fn page_tokens_work_across_processes_that_share_a_secret() {
     }
     drop((a, b, other));
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+/// `firn serve --token-list` puts the list's logos on tokens; a list that is not one stops it
+/// at start with a message that names the file.
+#[test]
+fn serve_takes_logos_from_a_token_list() {
+    let db = temp_db("token-list");
+    fill(&db, "http://127.0.0.1:9/ext/bc/C/rpc");
+    let dir = db.parent().unwrap();
+    let token = evm_address(ERC20);
+    let list = dir.join("tokens.json");
+    let logo = "https://logos.example/firn.png";
+    let body = json!({"name": "t", "tokens": [{"chainId": CHAIN, "address": format!("{token:#x}"), "logoURI": logo}]});
+    std::fs::write(&list, body.to_string()).unwrap();
+    let served = serve(&db, &["--token-list", list.to_str().unwrap()]);
+    let path = format!(
+        "/v1/chains/{CHAIN}/addresses/{:#x}/transactions:listErc20?pageSize=50",
+        evm_address(1)
+    );
+    let (status, body) = get(&served.url, &path);
+    assert!(status.contains("200"), "{status} {body}");
+    let transfers = body["transactions"].as_array().unwrap();
+    let listed: Vec<&Value> = transfers
+        .iter()
+        .filter(|t| t["erc20Token"]["address"] == token.to_checksum(None))
+        .collect();
+    assert!(!listed.is_empty(), "{body}");
+    assert!(
+        listed.iter().all(|t| t["erc20Token"]["logoUri"] == logo),
+        "{body}"
+    );
+    drop(served);
+
+    std::fs::write(&list, "{\"tokens\": {}}").unwrap();
+    let out = serve_command(&db, &["--token-list", list.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid token list") && err.contains("tokens.json"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

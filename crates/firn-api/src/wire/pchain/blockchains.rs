@@ -37,9 +37,10 @@ pub struct Blockchain {
     pub subnet_id: String,
     /// Name.
     pub blockchain_name: String,
-    /// EVM chain ID of an EVM chain.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub evm_chain_id: Option<u64>,
+    /// EVM chain ID of an EVM chain; 0 for any other. The official file makes the field
+    /// optional, but `@avalabs/avacloud-sdk` requires it, and 0 is no EVM chain's ID
+    /// (EIP-155), so both kinds of client read "none".
+    pub evm_chain_id: u64,
     /// Genesis: the parsed JSON object for EVM chains (what both official SDKs accept), the
     /// bytes as `0x` hex otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -61,7 +62,7 @@ impl From<&BlockchainRecord> for Blockchain {
             vm_id: c.vm_id.to_string(),
             subnet_id: c.subnet_id.to_string(),
             blockchain_name: c.name.clone(),
-            evm_chain_id: c.evm_chain_id,
+            evm_chain_id: c.evm_chain_id.unwrap_or(0),
             genesis_data: (!c.genesis.is_empty()).then_some(genesis),
         }
     }

@@ -1,5 +1,5 @@
 //! Primary-network shapes, one module per resource: `transactions` (P-Chain transactions and
-//! the C-Chain's atomic ones), `utxos`, `blocks`, `rewards`, `delegators` and `blockchains`.
+//! the C-Chain's atomic ones), `utxos`, `blocks`, `rewards`, `delegators`, `blockchains` and `subnets`.
 //! Here: the rendering context every one of them takes ([`Ctx`]) and the shapes they share.
 //! The reward rule the delegator shapes show is `firn_core::pchain::reward`.
 
@@ -7,6 +7,7 @@ mod blockchains;
 mod blocks;
 mod delegators;
 mod rewards;
+mod subnets;
 mod transactions;
 mod utxos;
 
@@ -22,6 +23,7 @@ pub use blockchains::{Blockchain, ChainAddressChainIdMap, ChainAddressChainIdMap
 pub use blocks::{ListPrimaryNetworkBlocksResponse, PrimaryNetworkBlock, ProposerDetails};
 pub use delegators::{DelegatorDetails, ListDelegatorDetailsResponse};
 pub use rewards::{AssetWithPriceInfo, HistoricalReward, ListHistoricalRewardsResponse};
+pub use subnets::{ListBlockchainsResponse, ListSubnetsResponse, Subnet};
 pub use transactions::{
     BlockchainInfo, BlsCredentials, L1ValidatorDetails, L1ValidatorManagerDetails,
     ListCChainAtomicTransactionsResponse, ListPChainTransactionsResponse, PChainTransaction,

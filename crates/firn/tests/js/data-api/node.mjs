@@ -19,7 +19,7 @@
 import { Avalanche } from "@avalanche-sdk/chainkit";
 import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 
-import { balance20, balance1155, busiest, erc20Metadata, evmView, ownerOf, tokenUri } from "./lib/evm.mjs";
+import { ZERO, balance20, balance1155, busiest, erc20Metadata, evmView, ownerOf, tokenUri } from "./lib/evm.mjs";
 import { currentStakers, pchainView, rewardUtxos, splitReward, txIdsOf, txsOf } from "./lib/pchain.mjs";
 import { Node, bech32Hex, check, checksummed, functionSelector, hexNumber, pages, sameSet } from "./lib/rpc.mjs";
 
@@ -245,6 +245,67 @@ function pchainSteps(label, d, s) {
         else check(canonical(served) === canonical(genesis), `blockchain ${c.id} genesis ${canonical(served).slice(0, 200)} != the CreateChainTx's ${canonical(genesis).slice(0, 200)}`);
         const evm = s.evm.find((e) => e.chainPath === `/ext/bc/${c.id}/rpc`);
         if (evm) check(String(r.evmChainId) === evm.chainId, `blockchain ${c.id} evmChainId ${r.evmChainId} != eth_chainId ${evm.chainId}`);
+      }
+    },
+    listBlockchains: async () => {
+      // Every chain getBlockchains lists, the genesis's X and C included, oldest first.
+      const got = await pages(counter, "blockchains", () => d.primaryNetwork.listBlockchains({ ...net, pageSize: 2, sortOrder: "asc" }, o), "blockchains", 2);
+      const key = (id, name, subnet, vm) => `${id}:${name}:${subnet}:${vm}`;
+      sameSet(got.map((b) => key(b.blockchainId, b.blockchainName, b.subnetId, b.vmId)), s.blockchains.map((c) => key(c.id, c.name, c.subnetID, c.vmID)), "listBlockchains (getBlockchains)");
+      const heights = got.map((b) => Number(b.createBlockNumber));
+      check(heights.every((h, i) => i === 0 || h >= heights[i - 1]), `listBlockchains oldest first: ${heights}`);
+      for (const c of s.blockchains.filter((c) => c.subnetID === P_CHAIN)) {
+        counter.calls++;
+        const r = await d.primaryNetwork.getBlockchainById({ ...net, blockchainId: c.id }, o);
+        check(r.blockchainName === c.name && r.vmId === c.vmID && r.createBlockNumber === "0", `genesis chain ${c.id}: ${JSON.stringify(r)}`);
+        const evm = s.evm.find((e) => e.chainPath === `/ext/bc/${c.id}/rpc`);
+        if (evm) check(String(r.evmChainId) === evm.chainId, `${c.name} evmChainId ${r.evmChainId} != eth_chainId ${evm.chainId}`);
+      }
+    },
+    "listSubnets and getSubnetById": async () => {
+      const { subnets } = await node.platform("getSubnets", {});
+      const ids = subnets.map((x) => x.id).filter((id) => id !== P_CHAIN);
+      check(ids.length > 0, "the history creates a subnet");
+      const got = await pages(counter, "subnets", () => d.primaryNetwork.listSubnets({ ...net, pageSize: 1 }, o), "subnets", Math.min(2, ids.length));
+      sameSet(got.map((x) => x.subnetId), ids, "listSubnets (getSubnets)");
+      // ConvertSubnetToL1Tx: the one tx naming a subnet, a manager address and validators.
+      const conversions = new Map();
+      for (const b of p.blocks.values()) {
+        for (const tx of txsOf(b)) {
+          const u = tx.unsignedTx;
+          if (u.subnetID && u.address !== undefined && Array.isArray(u.validators)) conversions.set(u.subnetID, tx.id);
+        }
+      }
+      for (const id of ids) {
+        counter.calls += 2;
+        const want = await node.platform("getSubnet", { subnetID: id });
+        const r = await d.primaryNetwork.getSubnetById({ ...net, subnetId: id }, o);
+        const owner = r.subnetOwnershipInfo;
+        sameSet(owner.addresses, want.controlKeys.map((k) => k.replace(/^P-/, "")), `subnet ${id} owners (getSubnet)`);
+        check(owner.threshold === Number(want.threshold) && owner.locktime === Number(want.locktime), `subnet ${id} threshold/locktime`);
+        check(r.isL1 === !want.isPermissioned, `subnet ${id} isL1 ${r.isL1}, isPermissioned ${want.isPermissioned}`);
+        if (r.isL1) {
+          const m = r.l1ValidatorManagerDetails;
+          check(m?.blockchainId === want.managerChainID && m?.contractAddress.toLowerCase() === want.managerAddress.toLowerCase(), `subnet ${id} manager ${JSON.stringify(m)} != ${want.managerChainID} ${want.managerAddress}`);
+          check(r.l1ConversionTransactionHash === conversions.get(id), `subnet ${id} conversion tx ${r.l1ConversionTransactionHash} != ${conversions.get(id)}`);
+        }
+        sameSet(r.blockchains.map((c) => c.blockchainId), s.blockchains.filter((c) => c.subnetID === id).map((c) => c.id), `subnet ${id} chains (getBlockchains)`);
+      }
+    },
+    "getTxByHash and getBlockById": async () => {
+      // The newest blocks with transactions, each by height and by ID, and their first tx.
+      const withTxs = [...p.blocks.entries()].filter(([, b]) => txIdsOf(b).length > 0).slice(-4);
+      check(withTxs.length > 0, "blocks with transactions");
+      for (const [height, b] of withTxs) {
+        counter.calls += 3;
+        const byHeight = await d.primaryNetwork.blocks.get({ ...P, blockId: String(height) }, o);
+        const byId = await d.primaryNetwork.blocks.get({ ...P, blockId: b.id }, o);
+        check(JSON.stringify(byHeight) === JSON.stringify(byId), `block ${height} by height and by ID differ`);
+        check(byHeight.blockHash === b.id && byHeight.parentHash === b.parentID && Number(byHeight.blockNumber) === height, `block ${height} (getBlockByHeight)`);
+        check(JSON.stringify(byHeight.transactions) === JSON.stringify(txIdsOf(b)), `block ${height} transactions`);
+        const [first] = txIdsOf(b);
+        const tx = await d.primaryNetwork.transactions.get({ ...P, txHash: first }, o);
+        check(tx.txHash === first && tx.blockHash === b.id && Number(tx.blockNumber) === height, `tx ${first}: block ${tx.blockNumber} ${tx.blockHash}`);
       }
     },
     getChainIdsForAddresses: async () => {
@@ -519,6 +580,42 @@ function evmSteps(d, c) {
       check(atHead.result.nativeTokenBalance.balance === String(native), `${c.chainId} native balance of ${holder} at ${c.head} with its tokens (eth_getBalance)`);
       const [one] = atHead.result.erc20TokenBalances;
       check(one?.address === got[0].address && one?.balance === got[0].balance, `${c.chainId} ${holder}'s first ERC-20 balance at ${c.head}`);
+    },
+    [`${c.chainId} listErc20Balances of a rebasing token (balanceOf)`]: async () => {
+      // Balances folded from the Transfer logs; where balanceOf says otherwise (the history's
+      // sFIRN rebases), the Data API must say what balanceOf says, now and at the head.
+      const folded = new Map();
+      for (const e of c.erc20) {
+        if (e.from !== ZERO) folded.set(`${e.contract}:${e.from}`, (folded.get(`${e.contract}:${e.from}`) ?? 0n) - e.value);
+        folded.set(`${e.contract}:${e.to}`, (folded.get(`${e.contract}:${e.to}`) ?? 0n) + e.value);
+      }
+      const drifted = [];
+      for (const [key, balance] of folded) {
+        const [token, holder] = key.split(":");
+        if (holder === ZERO || balance < 0n) continue;
+        counter.calls++;
+        const onChain = await balance20(node, c.chainPath, token, holder, hexNumber(c.head));
+        if (onChain !== balance) drifted.push({ token, holder, onChain });
+        if (drifted.length === 3) break;
+      }
+      // The history deploys sFIRN on every chain; once it has rebased, its holders drift.
+      let sFirn = null;
+      for (const token of new Set(c.erc20.map((e) => e.contract))) {
+        counter.calls++;
+        if ((await erc20Metadata(node, c.chainPath, token)).symbol === "sFIRN") sFirn = token;
+      }
+      check(sFirn !== null, `${c.chainId}: the history's rebasing token sFIRN has no transfers`);
+      counter.calls++;
+      const sharePrice = BigInt(await node.call(c.chainPath, sFirn, functionSelector("sharePrice()")));
+      check(sharePrice === 10n ** 18n || drifted.some((x) => x.token === sFirn), `${c.chainId}: sFIRN rebased to ${sharePrice}, yet no balance of it drifted from its transfers`);
+      for (const { token, holder, onChain } of drifted) {
+        for (const blockNumber of [undefined, String(c.head)]) {
+          counter.calls++;
+          const r = await d.evm.address.balances.listErc20({ ...chain, address: holder, contractAddresses: token, blockNumber }, o);
+          const [one] = r.result.erc20TokenBalances;
+          check(one?.balance === String(onChain), `${c.chainId} ${token} balance of ${holder} at ${blockNumber ?? "the head"}: ${one?.balance} != balanceOf ${onChain}`);
+        }
+      }
     },
     [`${c.chainId} listErc721Balances and listErc1155Balances`]: async () => {
       const held = [...c.holdings.get(collector).entries()];

@@ -4,7 +4,7 @@
 
 import { SELECTORS, TOPICS, abiString, abiWord, addressWord, hexNumber, topicAddress, wordOf } from "./rpc.mjs";
 
-const ZERO = "0x0000000000000000000000000000000000000000";
+export const ZERO = "0x0000000000000000000000000000000000000000";
 
 export async function evmView(node, chainPath) {
   const head = Number(await node.eth(chainPath, "eth_blockNumber"));
@@ -126,9 +126,9 @@ export async function balance1155(node, chainPath, contract, owner, id) {
   return abiWord(await node.call(chainPath, contract, `${SELECTORS.balanceOf1155}${addressWord(owner)}${wordOf(id)}`));
 }
 
-// An ERC-20 balance by eth_call.
-export async function balance20(node, chainPath, contract, owner) {
-  return abiWord(await node.call(chainPath, contract, `${SELECTORS.balanceOf}${addressWord(owner)}`));
+// An ERC-20 balance by eth_call, at `block` (a hex quantity) or the latest.
+export async function balance20(node, chainPath, contract, owner, block = "latest") {
+  return abiWord(await node.call(chainPath, contract, `${SELECTORS.balanceOf}${addressWord(owner)}`, block));
 }
 
 // An ERC-721 token's owner by eth_call.

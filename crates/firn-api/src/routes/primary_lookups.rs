@@ -1,0 +1,101 @@
+//! One primary-network transaction or block by its ID: `getTxByHash` and `getBlockById`.
+//! The P-Chain's come from the index; the X-Chain and the C-Chain's atomic transactions are
+//! not indexed by firn yet, which the 404 says.
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use firn_core::ids::Id;
+use firn_store::PChainReader;
+
+use super::network::{PrimaryChain, check_network, primary_chain};
+use crate::error::{ApiError, ApiResult};
+use crate::params::{PathParams, Query};
+use crate::state::AppState;
+use crate::wire::pchain::{Ctx, PChainTransaction, PrimaryNetworkBlock};
+
+pub(crate) fn router() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}",
+            get(get_tx_by_hash),
+        )
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}",
+            get(get_block_by_id),
+        )
+}
+
+/// The chain of the path, which must be the P-Chain: the others are not indexed.
+fn p_chain_only(state: &AppState, path: &PathParams, q: &mut Query, what: &str) -> ApiResult<()> {
+    check_network(&state.config.network, path.get("network"))?;
+    let chain = primary_chain(&state.config.network, q, path.get("blockchainId"));
+    q.finish()?;
+    match chain {
+        // `None` left its error in `q`, returned above.
+        Some(PrimaryChain::P) | None => Ok(()),
+        Some(other) => Err(ApiError::not_found(format!(
+            "{} {what} are not indexed by this firn server",
+            other.wire_name()
+        ))),
+    }
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}",
+    operation_id = "getTxByHash", tag = "Primary Network Transactions",
+    summary = "Get transaction", description = "A P-Chain transaction by its ID, with the UTXOs it consumed and emitted.",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain or the P-Chain's ID"),
+           ("txHash" = String, Path, description = "Transaction ID (cb58)")),
+    responses((status = 200, description = "The transaction", body = PChainTransaction),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Unknown transaction, or a chain firn does not index", body = crate::error::ErrorBody)))]
+pub async fn get_tx_by_hash(
+    State(state): State<AppState>,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<PChainTransaction>> {
+    p_chain_only(&state, &path, &mut q, "transactions")?;
+    let raw = path.get("txHash");
+    let hash: Id = raw
+        .parse()
+        .map_err(|_| ApiError::bad("txHash must be a cb58 transaction ID"))?;
+    let tx = state
+        .store
+        .find_pchain_tx(hash)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("transaction {raw} not found")))?;
+    let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
+    Ok(Json(PChainTransaction::from_record(ctx, &tx)))
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}",
+    operation_id = "getBlockById", tag = "Primary Network Blocks",
+    summary = "Get block", description = "A P-Chain block by its height or its ID.",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain or the P-Chain's ID"),
+           ("blockId" = String, Path, description = "Block height, or block ID (cb58)")),
+    responses((status = 200, description = "The block", body = PrimaryNetworkBlock),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Unknown block, or a chain firn does not index", body = crate::error::ErrorBody)))]
+pub async fn get_block_by_id(
+    State(state): State<AppState>,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<PrimaryNetworkBlock>> {
+    p_chain_only(&state, &path, &mut q, "blocks")?;
+    let raw = path.get("blockId");
+    let block = if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) {
+        let height: u64 = raw
+            .parse()
+            .map_err(|_| ApiError::bad("blockId is a height too large for any block"))?;
+        state.store.find_pchain_block(height).await?
+    } else {
+        let id: Id = raw
+            .parse()
+            .map_err(|_| ApiError::bad("blockId must be a block height or a cb58 block ID"))?;
+        state.store.find_pchain_block_by_hash(id).await?
+    };
+    let block = block.ok_or_else(|| ApiError::not_found(format!("block {raw} not found")))?;
+    Ok(Json(PrimaryNetworkBlock::from(&block)))
+}
