@@ -21,8 +21,9 @@ use crate::rows::evm::{
 };
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
-    BlockchainRecord, L1ValidatorRecord, PBlockRecord, PChainBlockRows, PTxRecord, RewardRecord,
-    StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
+    BlockchainRecord, DelegationTotals, L1ValidatorRecord, PBlockRecord, PChainBlockRows,
+    PTxRecord, RewardRecord, StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
+    ValidatorObservation,
 };
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::types::{Address, B256, U256};
@@ -42,6 +43,11 @@ pub trait PChainWriter {
         &self,
         blocks: &[PChainBlockRows],
     ) -> impl Future<Output = Result<CommitOutcome>> + Send;
+    /// Keeps what the followed node says of current validators, replacing its older word.
+    fn record_validator_observations(
+        &self,
+        observed: &[ValidatorObservation],
+    ) -> impl Future<Output = Result<()>> + Send;
 }
 
 /// Filter of P-Chain transaction lists. Empty lists and `None` do not filter.
@@ -79,8 +85,12 @@ pub struct StakerFilter {
     pub node_ids: Vec<NodeId>,
     /// Stakers with any of these reward addresses.
     pub reward_addresses: Vec<ShortId>,
+    /// Stakers of this subnet.
+    pub subnet_id: Option<Id>,
     /// Stakers with this status at `now`.
     pub status: Option<StakerStatus>,
+    /// Only stakers no transaction has ended yet (whose rewards are still to come).
+    pub unended: bool,
     /// The moment `status` is judged at, Unix seconds.
     pub now: u64,
 }
@@ -155,6 +165,18 @@ pub trait PChainReader {
         subnet_id: Id,
         now: u64,
     ) -> impl Future<Output = Result<StakingTotals>> + Send;
+    /// What the followed node last said of each of `nodes` as primary-network validators;
+    /// nodes it never described have no entry.
+    fn list_validator_observations(
+        &self,
+        nodes: &[NodeId],
+    ) -> impl Future<Output = Result<Vec<ValidatorObservation>>> + Send;
+    /// The delegations each of `validators` (staking transactions) received, one entry per
+    /// validator in the order given.
+    fn list_delegation_totals(
+        &self,
+        validators: &[Id],
+    ) -> impl Future<Output = Result<Vec<DelegationTotals>>> + Send;
     /// Validators and delegators by position of their staking transaction.
     fn list_stakers(
         &self,

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use firn_core::ids::{Id, ShortId};
+use firn_core::ids::{Id, NodeId, ShortId};
 
 use super::decode::{
     decode_block, decode_blockchain, decode_core, decode_l1, decode_reward, decode_staker,
@@ -15,8 +15,9 @@ use crate::page::{
 };
 use crate::row::Row;
 use crate::rows::pchain::{
-    BlockchainRecord, L1ValidatorRecord, PBlockRecord, PTxRecord, PUtxoRecord, RewardRecord,
-    StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
+    BlockchainRecord, DelegationTotals, L1ValidatorRecord, PBlockRecord, PTxRecord, PUtxoRecord,
+    RewardRecord, SUBNET_VALIDATOR_TX, StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
+    ValidatorObservation,
 };
 use crate::sql::Sql;
 use crate::store::Store;
@@ -582,6 +583,17 @@ impl PChainReader for Store {
         super::totals::find(self, subnet_id, now).await
     }
 
+    async fn list_validator_observations(
+        &self,
+        nodes: &[NodeId],
+    ) -> Result<Vec<ValidatorObservation>> {
+        super::validators::list_observations(self, nodes).await
+    }
+
+    async fn list_delegation_totals(&self, validators: &[Id]) -> Result<Vec<DelegationTotals>> {
+        super::validators::list_delegation_totals(self, validators).await
+    }
+
     async fn list_stakers(
         &self,
         filter: &StakerFilter,
@@ -615,18 +627,41 @@ impl PChainReader for Store {
                 .bind_list(filter.node_ids.iter().map(|n| n.0.to_vec()))
                 .push(")");
         }
+        if let Some(subnet) = filter.subnet_id {
+            q.push(" AND s.subnet_id = ").bind(subnet.0.to_vec());
+        }
+        if filter.unended {
+            q.push(" AND s.end_tx_hash IS NULL");
+        }
+        // As `StakerRecord::status`: a permissioned subnet's validator ends without a tx at
+        // its end time, and its only ending tx is a removal.
+        let now = int("now", filter.now)?;
+        let subnet_validator = format!("s.tx_type = '{SUBNET_VALIDATOR_TX}'");
         match filter.status {
             None => {}
+            Some(StakerStatus::Removed) => {
+                q.push(&format!(
+                    " AND s.end_tx_hash IS NOT NULL AND {subnet_validator}"
+                ));
+            }
             Some(StakerStatus::Completed) => {
-                q.push(" AND s.end_tx_hash IS NOT NULL");
+                q.push(&format!(
+                    " AND ((s.end_tx_hash IS NOT NULL AND s.tx_type <> '{SUBNET_VALIDATOR_TX}') \
+                     OR (s.end_tx_hash IS NULL AND {subnet_validator} AND s.end_ts <= "
+                ))
+                .bind(now)
+                .push("))");
             }
             Some(StakerStatus::Active) => {
                 q.push(" AND s.end_tx_hash IS NULL AND s.start_ts <= ")
-                    .bind(int("now", filter.now)?);
+                    .bind(now)
+                    .push(&format!(" AND NOT ({subnet_validator} AND s.end_ts <= "))
+                    .bind(now)
+                    .push(")");
             }
             Some(StakerStatus::Pending) => {
                 q.push(" AND s.end_tx_hash IS NULL AND s.start_ts > ")
-                    .bind(int("now", filter.now)?);
+                    .bind(now);
             }
         }
         push_tx_keyset(&mut q, "s", order, page.after)?;

@@ -20,7 +20,7 @@ struct OpenStaker {
 fn decode(r: &dyn Row) -> Result<OpenStaker> {
     Ok(OpenStaker {
         is_delegator: r.bool("is_delegator")?,
-        weight: r.u64("weight")?,
+        weight: r.bits("weight")?,
         estimated_reward: r.opt_u64("estimated_reward")?.unwrap_or(0),
     })
 }

@@ -9,7 +9,9 @@ use tracing::debug;
 use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids, u128_bytes};
 use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
-use crate::rows::pchain::{PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange};
+use crate::rows::pchain::{
+    PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange, ValidatorObservation,
+};
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::store::Store;
 use crate::traits::PChainWriter;
@@ -51,6 +53,10 @@ impl PChainWriter for Store {
             "committed p-chain blocks"
         );
         Ok(outcome)
+    }
+
+    async fn record_validator_observations(&self, observed: &[ValidatorObservation]) -> Result<()> {
+        super::validators::record(self, observed).await
     }
 }
 

@@ -356,8 +356,14 @@ text_enum!(
         Active = "active",
         /// Not started yet.
         Pending = "pending",
+        /// A permissioned subnet's validator taken off by a `RemoveSubnetValidatorTx`.
+        Removed = "removed",
     }
 );
+
+/// The staking transaction of a permissioned subnet's validator: it ends at its end time
+/// without a transaction, or earlier by a `RemoveSubnetValidatorTx`.
+pub const SUBNET_VALIDATOR_TX: &str = "AddSubnetValidatorTx";
 
 /// A stored staker with its end and rewards.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -381,9 +387,14 @@ pub struct StakerRecord {
 }
 
 impl StakerRecord {
-    /// Status at `now` (Unix seconds): completed once ended, pending before start.
+    /// Status at `now` (Unix seconds): completed once ended (rewarded, or for a permissioned
+    /// subnet's validator, past its end time), removed when a subnet validator was taken off,
+    /// pending before start.
     pub fn status(&self, now: u64) -> StakerStatus {
-        if self.ended_by.is_some() {
+        let subnet_validator = self.tx_type == SUBNET_VALIDATOR_TX;
+        if self.ended_by.is_some() && subnet_validator {
+            StakerStatus::Removed
+        } else if self.ended_by.is_some() || (subnet_validator && self.staker.end_ts <= now) {
             StakerStatus::Completed
         } else if self.staker.start_ts > now {
             StakerStatus::Pending
@@ -478,6 +489,39 @@ pub struct StakingTotals {
     pub delegator_weight: u128,
     /// The rewards all of them stand to earn (the node's potential rewards), nAVAX.
     pub potential_reward: u128,
+}
+
+/// What the followed node last said of a node validating the primary network
+/// (`platform.getCurrentValidators`); the node's subnet validations share it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValidatorObservation {
+    /// The node.
+    pub node_id: NodeId,
+    /// Its uptime as the node measures it, percent × 10,000 (the four decimals AvalancheGo
+    /// writes: 99.5 % is 995,000).
+    pub uptime: u32,
+    /// Whether the node was connected to it.
+    pub connected: bool,
+    /// When (Unix seconds).
+    pub observed_at: u64,
+}
+
+/// The delegations a validator received (those inside its staking period, on its node and
+/// subnet).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DelegationTotals {
+    /// The validator's staking transaction.
+    pub validator: Id,
+    /// Delegations in all.
+    pub count: u64,
+    /// Their stake, nAVAX.
+    pub amount: u128,
+    /// Delegations not yet ended (rewarded).
+    pub open_count: u64,
+    /// Their stake, nAVAX.
+    pub open_amount: u128,
+    /// The validator's cut of their potential rewards (its delegation fees to come), nAVAX.
+    pub open_fees: u128,
 }
 
 /// A stored subnet.

@@ -22,6 +22,7 @@ firn_store::backend_tests! {
     pchain::pchain_tx_filters_and_paging,
     pchain::pchain_paging_is_stable_under_inserts,
     staking::pchain_stakers_and_rewards,
+    staking::validator_statuses_delegations_and_observations,
     evm::evm_round_trip,
     evm::evm_failed_block_leaves_nothing,
     evm::evm_forged_collectible_transfers_never_fail_a_commit,

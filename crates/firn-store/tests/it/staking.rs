@@ -4,7 +4,8 @@ use firn_core::ids::Id;
 use firn_core::network::P_CHAIN_ID;
 use firn_store::page::EventCursor;
 use firn_store::rows::pchain::{
-    NewReward, NewStaker, PChainBlockRows, RewardType, StakerStatus, StakingTotals,
+    NewReward, NewStaker, PChainBlockRows, RewardType, StakerRecord, StakerStatus, StakingTotals,
+    ValidatorObservation,
 };
 use firn_store::{
     PChainReader, PChainWriter, PageRequest, RewardFilter, SortOrder, StakerFilter, Store,
@@ -287,4 +288,185 @@ pub async fn pchain_stakers_and_rewards(store: Store) {
         .await
         .unwrap();
     assert_eq!(elsewhere, StakingTotals::default());
+}
+
+/// Validators of the primary network (with delegations inside and outside their periods)
+/// and of a permissioned subnet (one removed, one expired, one current): statuses agree
+/// between the filters and [`StakerRecord::status`], delegations are summed per validator,
+/// and the node's observations are kept, the newest replacing the older.
+pub async fn validator_statuses_delegations_and_observations(store: Store) {
+    firn_store::testing::record_reads(&store);
+    let subnet = id(6, 1);
+    let mut stakers: Vec<(Id, &str, NewStaker)> = Vec::new();
+    let staker =
+        |node_n: u64, subnet_id: Id, start: u64, end: u64, weight: u64, d: bool| NewStaker {
+            node_id: node(node_n),
+            subnet_id,
+            start_ts: T + start,
+            end_ts: T + end,
+            weight,
+            is_delegator: d,
+            delegation_fee: 20_000,
+            reward_addresses: vec![short(node_n)],
+            estimated_reward: Some(weight / 10),
+        };
+    // Two validations of node 0 one after the other, one of node 1; delegations inside them.
+    let v = "AddPermissionlessValidatorTx";
+    let d = "AddPermissionlessDelegatorTx";
+    let s = "AddSubnetValidatorTx";
+    stakers.push((id(5, 0), v, staker(0, P_CHAIN_ID, 0, 1_000, 2_000, false)));
+    stakers.push((id(5, 1), v, staker(1, P_CHAIN_ID, 0, 5_000, 3_000, false)));
+    stakers.push((
+        id(5, 2),
+        d,
+        staker(0, P_CHAIN_ID, 10, 900, u64::MAX / 4, true),
+    ));
+    stakers.push((
+        id(5, 3),
+        d,
+        staker(0, P_CHAIN_ID, 20, 1_000, u64::MAX / 4, true),
+    ));
+    stakers.push((id(5, 4), d, staker(1, P_CHAIN_ID, 30, 4_000, 70, true)));
+    stakers.push((
+        id(5, 5),
+        v,
+        staker(0, P_CHAIN_ID, 1_000, 9_000, 4_000, false),
+    ));
+    stakers.push((id(5, 6), d, staker(0, P_CHAIN_ID, 1_100, 8_000, 80, true)));
+    // Subnet validators of nodes 0, 1 and 2.
+    stakers.push((id(5, 7), s, staker(0, subnet, 50, 9_000, 10, false)));
+    stakers.push((id(5, 8), s, staker(1, subnet, 50, 1_500, 20, false)));
+    stakers.push((id(5, 9), s, staker(2, subnet, 50, 9_000, u64::MAX, false)));
+    let mut blocks = Vec::new();
+    for (n, (hash, kind, s)) in stakers.iter().enumerate() {
+        let mut t = ptx(*hash, kind);
+        t.staker = Some(s.clone());
+        blocks.push(pblock(n as u64 + 1, s.start_ts, vec![t]));
+    }
+    // The first validation of node 0 and both its delegations are rewarded; subnet
+    // validator 7 is removed.
+    let mut height = blocks.len() as u64;
+    for (staking, tx_type, ts) in [
+        (id(5, 2), "RewardValidatorTx", 900),
+        (id(5, 3), "RewardValidatorTx", 1_000),
+        (id(5, 0), "RewardValidatorTx", 1_000),
+        (id(5, 7), "RemoveSubnetValidatorTx", 1_200),
+    ] {
+        height += 1;
+        let mut t = ptx(id(6, 100 + height), tx_type);
+        t.core.ends_staker = Some(staking);
+        blocks.push(pblock(height, T + ts, vec![t]));
+    }
+    store.commit_pchain_blocks(&blocks).await.unwrap();
+
+    let now = T + 2_000;
+    let everyone = StakerFilter {
+        now,
+        ..Default::default()
+    };
+    let (s, f) = (&store, &everyone);
+    let all: Vec<StakerRecord> = crate::fixtures::all_pages(|after| async move {
+        s.list_stakers(f, SortOrder::Asc, &PageRequest { limit: 3, after })
+            .await
+            .unwrap()
+    })
+    .await;
+    let status_of = |h: Id| all.iter().find(|r| r.tx_hash == h).unwrap().status(now);
+    assert_eq!(status_of(id(5, 0)), StakerStatus::Completed);
+    assert_eq!(status_of(id(5, 1)), StakerStatus::Active);
+    assert_eq!(status_of(id(5, 5)), StakerStatus::Active);
+    assert_eq!(status_of(id(5, 7)), StakerStatus::Removed);
+    assert_eq!(status_of(id(5, 8)), StakerStatus::Completed, "expired");
+    assert_eq!(status_of(id(5, 9)), StakerStatus::Active);
+    // Every status filter, with and without the subnet, picks what `status` says.
+    for status in [
+        StakerStatus::Active,
+        StakerStatus::Completed,
+        StakerStatus::Pending,
+        StakerStatus::Removed,
+    ] {
+        for subnet_id in [None, Some(subnet), Some(P_CHAIN_ID)] {
+            let filter = StakerFilter {
+                delegators: Some(false),
+                subnet_id,
+                status: Some(status),
+                now,
+                ..Default::default()
+            };
+            let page = store
+                .list_stakers(&filter, SortOrder::Desc, &PageRequest::first(100))
+                .await
+                .unwrap();
+            let got: Vec<Id> = page.items.iter().map(|r| r.tx_hash).collect();
+            let want: Vec<Id> = all
+                .iter()
+                .rev()
+                .filter(|r| {
+                    !r.staker.is_delegator
+                        && r.status(now) == status
+                        && subnet_id.is_none_or(|s| r.staker.subnet_id == s)
+                })
+                .map(|r| r.tx_hash)
+                .collect();
+            assert_eq!(got, want, "{status:?} on {subnet_id:?}");
+        }
+    }
+
+    // Delegations: node 0's first validation had two (both ended, their weights summed past
+    // u64), its second one open one; node 1's one open; subnet validators none. The fees to
+    // come are the validator's 2 % of each open delegator's potential reward, rounded up
+    // (8 and 7 nAVAX leave 7 and 6 to the delegators).
+    let validators = [id(5, 0), id(5, 5), id(5, 1), id(5, 9), id(5, 2)];
+    let totals = store.list_delegation_totals(&validators).await.unwrap();
+    let big = u128::from(u64::MAX / 4) * 2;
+    let want = [
+        (id(5, 0), 2, big, 0, 0, 0),
+        (id(5, 5), 1, 80, 1, 80, 1),
+        (id(5, 1), 1, 70, 1, 70, 1),
+        (id(5, 9), 0, 0, 0, 0, 0),
+        // A delegator is no validator: nothing delegates to it.
+        (id(5, 2), 0, 0, 0, 0, 0),
+    ];
+    for (t, w) in totals.iter().zip(want) {
+        let got = (
+            t.validator,
+            t.count,
+            t.amount,
+            t.open_count,
+            t.open_amount,
+            t.open_fees,
+        );
+        assert_eq!(got, w);
+    }
+    assert_eq!(totals.len(), want.len());
+    assert!(store.list_delegation_totals(&[]).await.unwrap().is_empty());
+
+    // Observations: kept, replaced by newer word, absent for validators never described.
+    let seen = |n: u64, uptime: u32, connected: bool, observed_at: u64| ValidatorObservation {
+        node_id: node(n),
+        uptime,
+        connected,
+        observed_at,
+    };
+    store
+        .record_validator_observations(&[seen(1, 995_000, true, now), seen(0, 0, false, now)])
+        .await
+        .unwrap();
+    store
+        .record_validator_observations(&[seen(0, 1_000_000, true, now + 60)])
+        .await
+        .unwrap();
+    let mut got = store
+        .list_validator_observations(&[node(0), node(1), node(2)])
+        .await
+        .unwrap();
+    got.sort_by_key(|o| o.node_id);
+    assert_eq!(
+        got,
+        vec![
+            seen(0, 1_000_000, true, now + 60),
+            seen(1, 995_000, true, now)
+        ]
+    );
+    firn_store::testing::assert_reads_use_indexes(&store).await;
 }
