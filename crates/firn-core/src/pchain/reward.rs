@@ -15,6 +15,18 @@ pub const PERCENT_DENOMINATOR: u64 = 1_000_000;
 
 const NANOS_PER_SECOND: u64 = 1_000_000_000;
 
+/// Shares as the Data API writes a delegation fee percentage: 20 000 → `"2"`, 25 000 →
+/// `"2.5"` (up to four decimals, no trailing zeros).
+pub fn fee_percent_text(shares: u32) -> String {
+    let whole = shares / 10_000;
+    let frac = shares % 10_000;
+    if frac == 0 {
+        whole.to_string()
+    } else {
+        format!("{whole}.{}", format!("{frac:04}").trim_end_matches('0'))
+    }
+}
+
 /// AvalancheGo's `reward.Config`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RewardConfig {
@@ -140,6 +152,14 @@ pub fn delegator_reward(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fee_percent_reads_as_the_data_api_writes_it() {
+        assert_eq!(fee_percent_text(20_000), "2");
+        assert_eq!(fee_percent_text(1_000_000), "100");
+        assert_eq!(fee_percent_text(25_000), "2.5");
+        assert_eq!(fee_percent_text(12_345), "1.2345");
+    }
 
     fn avax(n: u64) -> u64 {
         n * 1_000_000_000

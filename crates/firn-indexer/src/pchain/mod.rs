@@ -10,6 +10,7 @@ mod staking;
 use std::time::{Duration, Instant};
 
 use firn_core::ids::Id;
+use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::block::BlockKind;
 use firn_rpc::AvalancheClient;
 use firn_store::rows::ChainKey;
@@ -38,6 +39,9 @@ pub struct IndexerConfig {
     pub window: usize,
     /// Wait between polls of the tip once caught up.
     pub poll_interval: Duration,
+    /// Least wait between two readings of the current validators' uptime and connection
+    /// (`platform.getCurrentValidators`) at the tip.
+    pub observe_every: Duration,
     /// First wait after a failure; doubled up to `max_backoff`.
     pub initial_backoff: Duration,
     /// Longest wait after failures.
@@ -59,6 +63,7 @@ impl Default for IndexerConfig {
             request_blocks: 16,
             window: 4,
             poll_interval: Duration::from_millis(500),
+            observe_every: Duration::from_secs(60),
             initial_backoff: Duration::from_millis(200),
             max_backoff: Duration::from_secs(30),
             max_attempts: None,
@@ -94,6 +99,10 @@ pub struct PChainIndexer {
     last_hash: Option<(u64, Id)>,
     started_at: Option<Option<u64>>,
     committed: u64,
+    /// When the current validators were last read.
+    observed: Option<Instant>,
+    /// A primary-network validator was committed since that reading: read again at once.
+    validators_added: bool,
 }
 
 impl std::fmt::Debug for PChainIndexer {
@@ -121,6 +130,8 @@ impl PChainIndexer {
             last_hash: None,
             started_at: None,
             committed: 0,
+            observed: None,
+            validators_added: false,
         }
     }
 
@@ -135,6 +146,7 @@ impl PChainIndexer {
     pub async fn backfill(&mut self) -> Result<Option<u64>> {
         let tip = self.tip().await?;
         self.sync(tip).await?;
+        self.observe_validators().await;
         Ok(self.deriver.store.find_cursor(ChainKey::PChain).await?)
     }
 
@@ -144,7 +156,43 @@ impl PChainIndexer {
         loop {
             let tip = self.tip().await?;
             self.sync(tip).await?;
+            self.observe_validators().await;
             tokio::time::sleep(self.config.poll_interval).await;
+        }
+    }
+
+    /// Records what the node says of the current primary-network validators (uptime,
+    /// connection): every [`IndexerConfig::observe_every`], and at once when new validators
+    /// were committed. A failure is logged and skipped: this is a reading for the API, never
+    /// a reason to stop indexing.
+    async fn observe_validators(&mut self) {
+        if !self.validators_added
+            && self
+                .observed
+                .is_some_and(|at| at.elapsed() < self.config.observe_every)
+        {
+            return;
+        }
+        self.observed = Some(Instant::now());
+        let observed = match self.deriver.source.validator_health().await {
+            Ok(o) => o,
+            Err(error) => {
+                warn!(target: "indexer::pchain", %error, "reading the current validators' uptime failed; trying again later");
+                return;
+            }
+        };
+        match self
+            .deriver
+            .store
+            .record_validator_observations(&observed)
+            .await
+        {
+            Ok(()) => {
+                debug!(target: "indexer::pchain", validators = observed.len(), "recorded validator uptime")
+            }
+            Err(error) => {
+                warn!(target: "indexer::pchain", %error, "recording the current validators' uptime failed; trying again later");
+            }
         }
     }
 
@@ -256,6 +304,11 @@ impl PChainIndexer {
             }
             let started = Instant::now();
             let outcome = self.deriver.store.commit_pchain_blocks(&rows).await?;
+            self.validators_added |= rows.iter().flat_map(|r| &r.txs).any(|t| {
+                t.staker
+                    .as_ref()
+                    .is_some_and(|s| !s.is_delegator && s.subnet_id == P_CHAIN_ID)
+            });
             let height = rows.last().map_or(0, |r| r.block.height);
             self.committed += outcome.committed as u64;
             debug!(target: "indexer::pchain", height, committed = outcome.committed, skipped = outcome.skipped, commit_ms = started.elapsed().as_millis() as u64, "committed p-chain blocks");

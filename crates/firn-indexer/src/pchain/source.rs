@@ -14,7 +14,12 @@ use firn_rpc::methods::platform::{
 };
 use firn_rpc::methods::{Method, NoParams};
 
+use firn_store::rows::pchain::ValidatorObservation;
+
 use crate::error::{IndexerError, Result};
+
+/// Validators one reading of the current set keeps (mainnet has under 2,000).
+pub const MAX_OBSERVED_VALIDATORS: usize = 100_000;
 
 /// A UTXO as the node encodes it (`platform.getUTXOs`, `platform.getRewardUTXOs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,6 +194,35 @@ impl PChainSource {
             }
         }
         Ok(None)
+    }
+
+    /// What the node says of every current primary-network validator (at most
+    /// [`MAX_OBSERVED_VALIDATORS`]): its uptime, percent × 10,000, and whether it is
+    /// connected, observed now.
+    pub async fn validator_health(&self) -> Result<Vec<ValidatorObservation>> {
+        let r = self
+            .client
+            .request::<GetCurrentValidators>(&ValidatorsParams::default())
+            .await?;
+        let observed_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Ok(r.validators
+            .iter()
+            .filter_map(|v| match v {
+                CurrentValidator::Primary(v) => Some(ValidatorObservation {
+                    node_id: v.staker.node_id,
+                    // Four decimals, as the node writes them; clamped to 0..=100 %.
+                    uptime: (f64::from(v.uptime) * 10_000.0)
+                        .round()
+                        .clamp(0.0, 1_000_000.0) as u32,
+                    connected: v.connected,
+                    observed_at,
+                }),
+                _ => None,
+            })
+            .take(MAX_OBSERVED_VALIDATORS)
+            .collect())
     }
 
     /// `platform.getUTXOs` of `addresses` (first page), on network `network_id`.

@@ -7,6 +7,7 @@ use firn_core::ids::ShortId;
 use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::UnsignedTx;
 use firn_core::pchain::fx::{OutputOwners, Signer, TransferableOutput};
+use firn_core::pchain::reward::fee_percent_text;
 use firn_store::rows::pchain::{
     BlsCredentials, NewReward, NewStaker, PTx, PUtxo, RewardType, UtxoType,
 };
@@ -107,7 +108,7 @@ impl Deriver {
             out.core.end_ts = Some(s.end_ts);
             out.core.details.reward_addresses = s.reward_addresses.clone();
             if !s.is_delegator && !matches!(unsigned, UnsignedTx::AddSubnetValidator(_)) {
-                out.core.details.delegation_fee_percent = Some(fee_percent(s.delegation_fee));
+                out.core.details.delegation_fee_percent = Some(fee_percent_text(s.delegation_fee));
             }
             addresses.extend(s.reward_addresses.iter().copied());
             self.known.staker_added(ctx.id, s.is_delegator);
@@ -227,29 +228,5 @@ fn reward_utxo(r: &RawUtxo, kind: RewardType) -> PUtxo {
         start_ts: None,
         end_ts: None,
         bytes: r.bytes.clone(),
-    }
-}
-
-/// Shares (millionths) as the Data API's percentage: 20000 → "2".
-fn fee_percent(shares: u32) -> String {
-    let whole = shares / 10_000;
-    let frac = shares % 10_000;
-    if frac == 0 {
-        whole.to_string()
-    } else {
-        format!("{whole}.{}", format!("{frac:04}").trim_end_matches('0'))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fee_percent_reads_as_the_data_api_writes_it() {
-        assert_eq!(fee_percent(20_000), "2");
-        assert_eq!(fee_percent(1_000_000), "100");
-        assert_eq!(fee_percent(25_000), "2.5");
-        assert_eq!(fee_percent(12_345), "1.2345");
     }
 }

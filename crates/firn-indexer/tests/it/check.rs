@@ -183,6 +183,45 @@ pub async fn staking(devnet: &Devnet, store: &Store, script: &Script) {
         .map(|s| s.tx_hash.to_string())
         .collect();
     assert_eq!(got, want, "current primary validators");
+    // The node's word on each (read when the backfill reached the tip) and the delegations
+    // it counts.
+    let validators: Vec<Id> = want.iter().map(|t| t.parse().unwrap()).collect();
+    let nodes: Vec<NodeId> = current["validators"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["nodeID"].as_str().unwrap().parse().unwrap())
+        .collect();
+    let observed = store.list_validator_observations(&nodes).await.unwrap();
+    let delegations = store.list_delegation_totals(&validators).await.unwrap();
+    assert_eq!(
+        observed.len(),
+        nodes.len(),
+        "every current validator observed"
+    );
+    for v in current["validators"].as_array().unwrap() {
+        let tx: Id = v["txID"].as_str().unwrap().parse().unwrap();
+        let node: NodeId = v["nodeID"].as_str().unwrap().parse().unwrap();
+        let o = observed.iter().find(|o| o.node_id == node).unwrap();
+        let uptime = (v["uptime"].as_str().unwrap().parse::<f64>().unwrap() * 10_000.0).round();
+        assert_eq!(f64::from(o.uptime), uptime, "uptime of {tx}");
+        assert_eq!(
+            o.connected,
+            v["connected"].as_bool().unwrap(),
+            "connection of {tx}"
+        );
+        let d = delegations.iter().find(|d| d.validator == tx).unwrap();
+        assert_eq!(
+            d.open_count,
+            dec(&v["delegatorCount"]),
+            "delegators of {tx}"
+        );
+        assert_eq!(
+            d.open_amount,
+            u128::from(dec(&v["delegatorWeight"])),
+            "delegated to {tx}"
+        );
+    }
     for v in current["validators"].as_array().unwrap() {
         let node: NodeId = v["nodeID"].as_str().unwrap().parse().unwrap();
         let one = rpc
@@ -280,7 +319,7 @@ pub async fn staking(devnet: &Devnet, store: &Store, script: &Script) {
         .unwrap()
         .unwrap();
     assert_eq!(sv.staker.subnet_id, script.subnet);
-    assert_eq!(sv.status(now), StakerStatus::Completed);
+    assert_eq!(sv.status(now), StakerStatus::Removed);
 }
 
 async fn all_stakers(
