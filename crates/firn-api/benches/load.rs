@@ -130,6 +130,33 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
             paths: vec!["/v1/networks/fuji/delegators?pageSize=10".to_owned()],
         },
         Endpoint {
+            name: "validators",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/networks/fuji/validators?pageSize=10&sortOrder={}",
+                    sort(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "validators_by_capacity",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/networks/fuji/validators?validationStatus=active&sortBy=delegationCapacity&sortOrder={}",
+                    sort(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "pending_rewards",
+            paths: vary(&|n| {
+                format!(
+                    "/v1/networks/fuji/rewards:listPending?addresses={}",
+                    fixtures::fuji(100 + n % 2)
+                )
+            }),
+        },
+        Endpoint {
             name: "evm_blocks",
             paths: vary(&|n| format!("/v1/chains/{c}/blocks?pageSize=10&sortOrder={}", sort(n))),
         },

@@ -10,7 +10,7 @@ use utoipa::openapi::path::{Operation, ParameterIn};
 
 use crate::routes::{
     evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, nfts, primary,
-    primary_lookups, signature_aggregator, staking, subnets,
+    primary_lookups, signature_aggregator, staking, subnets, validators,
 };
 use crate::state::AppState;
 
@@ -26,6 +26,8 @@ use crate::state::AppState;
         subnets::list_subnets, subnets::get_subnet, subnets::list_blockchains,
         subnets::get_blockchain,
         staking::list_rewards, staking::list_delegators,
+        validators::list_validators, validators::get_single_validator_details,
+        validators::list_pending_rewards,
         evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block,
         evm::list_erc20, evm::list_erc721, evm::list_erc1155, evm::list_collectibles,
         evm_txs::get_transaction, evm_txs::get_deployment, evm_txs::list_latest,

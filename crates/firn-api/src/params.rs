@@ -92,6 +92,22 @@ impl Query {
         }
     }
 
+    /// A number in `min..=max`.
+    pub fn f64_in(&mut self, name: &str, min: f64, max: f64) -> Option<f64> {
+        let raw = self.str(name)?.to_owned();
+        match raw.parse::<f64>() {
+            Ok(n) if n.is_finite() && (min..=max).contains(&n) => Some(n),
+            Ok(n) if n.is_finite() => {
+                self.error(format!("{name} must be between {min} and {max}"));
+                None
+            }
+            _ => {
+                self.error(format!("{name} must be a number"));
+                None
+            }
+        }
+    }
+
     /// A Unix timestamp (an integer ≥ 0 that the store can hold).
     pub fn timestamp(&mut self, name: &str) -> Option<u64> {
         self.u64_in(name, 0, i64::MAX as u64)

@@ -27,6 +27,7 @@ pub mod signature_aggregator;
 pub mod staking;
 pub mod subnets;
 mod unsupported;
+pub mod validators;
 
 /// Every route of the Data API, plus `/metrics`, `/api-json` and `/api`.
 pub fn router() -> Router<AppState> {
@@ -36,6 +37,7 @@ pub fn router() -> Router<AppState> {
         .merge(primary_lookups::router())
         .merge(subnets::router())
         .merge(staking::router())
+        .merge(validators::router())
         .merge(evm::router())
         .merge(evm_txs::router())
         .merge(evm_address::router())

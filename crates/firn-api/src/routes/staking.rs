@@ -4,6 +4,7 @@ use axum::extract::State;
 use axum::http::Uri;
 use axum::routing::get;
 use axum::{Json, Router};
+use firn_core::ids::{NodeId, ShortId};
 use firn_store::page::{EventCursor, TxCursor};
 use firn_store::rows::pchain::StakerStatus;
 use firn_store::{PChainReader, RewardFilter, StakerFilter};
@@ -47,13 +48,7 @@ pub async fn list_rewards(
     mut q: Query,
 ) -> ApiResult<Json<ListHistoricalRewardsResponse>> {
     check_network(&state.config.network, path.get("network"))?;
-    let addresses = q.pchain_addresses("addresses", &state.config.network.hrp);
-    let node_ids = q.node_ids("nodeIds");
-    // Judged on what parsed, not on the raw text: `addresses=,` names no address and must not
-    // list every reward.
-    if addresses.is_empty() && node_ids.is_empty() {
-        q.error("addresses or nodeIds is required (at least one address or node ID)");
-    }
+    let (addresses, node_ids) = owners_or_nodes(&mut q, &state.config.network.hrp);
     let order = q.sort_order();
     let currency = q.one_of("currency", &CURRENCIES).unwrap_or("usd");
     let paging = q.paging::<EventCursor>(uri.path(), &state.config.page_token_key, 10, 100);
@@ -76,6 +71,18 @@ pub async fn list_rewards(
             .map(|r| HistoricalReward::from_record(ctx, r, price.clone()))
             .collect(),
     }))
+}
+
+/// `addresses` and `nodeIds` of the reward lists, at least one of them required. Judged on
+/// what parsed, not on the raw text: `addresses=,` names no address and must not list every
+/// reward.
+pub(super) fn owners_or_nodes(q: &mut Query, hrp: &str) -> (Vec<ShortId>, Vec<NodeId>) {
+    let addresses = q.pchain_addresses("addresses", hrp);
+    let node_ids = q.node_ids("nodeIds");
+    if addresses.is_empty() && node_ids.is_empty() {
+        q.error("addresses or nodeIds is required (at least one address or node ID)");
+    }
+    (addresses, node_ids)
 }
 
 /// `GET /v1/networks/{network}/delegators`
@@ -114,6 +121,7 @@ pub async fn list_delegators(
         reward_addresses,
         status,
         now,
+        ..StakerFilter::default()
     };
     let page = state
         .store

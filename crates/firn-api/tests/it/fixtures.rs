@@ -6,6 +6,7 @@ use firn_core::ids::Id;
 use firn_core::network::P_CHAIN_ID;
 use firn_store::rows::pchain::{
     NewBlockchain, NewReward, NewStaker, Owner, PChainBlockRows, RewardType, SubnetChange,
+    ValidatorObservation,
 };
 use firn_store::{EvmWriter, PChainWriter, Store};
 
@@ -25,6 +26,11 @@ pub struct World {
     pub stakers: Vec<(Id, NewStaker, bool)>,
     /// Reward txs with their rewards.
     pub rewards: Vec<(Id, NewReward)>,
+    /// Validators of [`World::subnet`] (AddSubnetValidatorTx): node 0's current, node 1's
+    /// removed by [`World::removal_tx`], node 2's expired.
+    pub subnet_validators: Vec<(Id, NewStaker)>,
+    /// The `RemoveSubnetValidatorTx`.
+    pub removal_tx: Id,
     /// The blockchain created on the P-Chain.
     pub blockchain: Id,
     /// The subnet it runs on, converted to an L1 by [`World::conversion_tx`].
@@ -42,6 +48,7 @@ fn staking_blocks(
     p: &mut PHistory,
     stakers: &mut Vec<(Id, NewStaker, bool)>,
     rewards: &mut Vec<(Id, NewReward)>,
+    subnet_validators: &mut Vec<(Id, NewStaker)>,
 ) -> Vec<PChainBlockRows> {
     let mut blocks = Vec::new();
     let start = p.ts;
@@ -55,7 +62,12 @@ fn staking_blocks(
             subnet_id: P_CHAIN_ID,
             // Some start after the chain's last block: pending.
             start_ts: start + n * 40,
-            end_ts: start + 100_000 + n,
+            // Delegations end inside their validator's period, as the P-Chain requires.
+            end_ts: if delegator {
+                start + 100_000 - n
+            } else {
+                start + 100_000 + n
+            },
             weight: 2_000 + n,
             is_delegator: delegator,
             delegation_fee: if delegator { 0 } else { 20_000 },
@@ -128,6 +140,35 @@ fn staking_blocks(
         owner,
     });
     blocks.push(pblock(p.height, p.ts, vec![t]));
+    // The subnet's validators: node 0's current, node 1's removed, node 2's expired.
+    for n in 0..3u64 {
+        p.height += 1;
+        p.ts += 10;
+        let hash = id(0x58, n);
+        let s = NewStaker {
+            node_id: node(n),
+            subnet_id: subnet,
+            start_ts: p.ts,
+            end_ts: if n == 2 { p.ts + 5 } else { p.ts + 50_000 },
+            weight: 100 + n,
+            is_delegator: false,
+            delegation_fee: 0,
+            reward_addresses: Vec::new(),
+            estimated_reward: None,
+        };
+        let mut t = ptx(hash, "AddSubnetValidatorTx");
+        t.core.node_id = Some(s.node_id);
+        t.core.subnet_id = Some(subnet);
+        t.staker = Some(s.clone());
+        blocks.push(pblock(p.height, p.ts, vec![t]));
+        subnet_validators.push((hash, s));
+    }
+    p.height += 1;
+    p.ts += 10;
+    let mut t = ptx(id(0x59, 1), "RemoveSubnetValidatorTx");
+    t.core.ends_staker = Some(id(0x58, 1));
+    t.core.subnet_id = Some(subnet);
+    blocks.push(pblock(p.height, p.ts, vec![t]));
     p.height += 1;
     p.ts += 10;
     let chain_tx = id(0x33, 1);
@@ -164,8 +205,20 @@ pub async fn seed(store: &Store, p_blocks: u64, evm_blocks: u64) -> World {
     store.commit_pchain_blocks(&blocks).await.unwrap();
     let mut stakers = Vec::new();
     let mut rewards = Vec::new();
-    let blocks = staking_blocks(&mut p, &mut stakers, &mut rewards);
+    let mut subnet_validators = Vec::new();
+    let blocks = staking_blocks(&mut p, &mut stakers, &mut rewards, &mut subnet_validators);
     store.commit_pchain_blocks(&blocks).await.unwrap();
+    // What the node said of nodes 0 and 1 (node 2 was never observed).
+    let seen = |n: u64, uptime: u32, connected: bool| ValidatorObservation {
+        node_id: node(n),
+        uptime,
+        connected,
+        observed_at: p.ts,
+    };
+    store
+        .record_validator_observations(&[seen(0, 995_000, true), seen(1, 0, false)])
+        .await
+        .unwrap();
 
     store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
     let mut evm = EvmHistory::new(2, CHAIN, 12);
@@ -176,6 +229,8 @@ pub async fn seed(store: &Store, p_blocks: u64, evm_blocks: u64) -> World {
         evm,
         stakers,
         rewards,
+        subnet_validators,
+        removal_tx: id(0x59, 1),
         blockchain: id(0x33, 1),
         subnet: id(6, 1),
         conversion_tx: id(0x66, 1),

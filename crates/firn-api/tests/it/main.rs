@@ -18,6 +18,7 @@ mod shapes;
 mod signature_aggregator;
 mod subnets;
 mod validation;
+mod validators;
 
 firn_store::backend_tests! {
     validation::bad_parameters_are_400_naming_the_parameter,
@@ -42,6 +43,7 @@ firn_store::backend_tests! {
     service::token_logos_come_from_the_list_only,
     subnets::subnets_and_blockchains_match_the_store,
     subnets::pchain_tx_and_block_by_id_match_the_store,
+    validators::validators_match_the_store,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,
     metrics_v1::avg_tps_legacy_start_key,

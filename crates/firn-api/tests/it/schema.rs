@@ -39,6 +39,11 @@ fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
 /// Every problem of `value` against `schema`, with JSON paths.
 pub fn check(doc: &Value, schema: &Value, value: &Value, at: &str, problems: &mut Vec<String>) {
     let schema = resolve(doc, schema);
+    // OpenAPI 3.0's `nullable: true` admits null whatever else the schema says (a nullable
+    // `allOf` reference such as a validator's `geolocation`).
+    if value.is_null() && schema["nullable"] == true {
+        return;
+    }
     if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
         for s in all {
             check(doc, s, value, at, problems);

@@ -1,5 +1,6 @@
 //! Primary-network shapes, one module per resource: `transactions` (P-Chain transactions and
-//! the C-Chain's atomic ones), `utxos`, `blocks`, `rewards`, `delegators`, `blockchains` and `subnets`.
+//! the C-Chain's atomic ones), `utxos`, `blocks`, `rewards`, `delegators`, `validators`,
+//! `blockchains` and `subnets`.
 //! Here: the rendering context every one of them takes ([`Ctx`]) and the shapes they share.
 //! The reward rule the delegator shapes show is `firn_core::pchain::reward`.
 
@@ -10,6 +11,7 @@ mod rewards;
 mod subnets;
 mod transactions;
 mod utxos;
+mod validators;
 
 use firn_core::ids::{Id, ShortId};
 use firn_core::network::P_CHAIN_ID;
@@ -30,6 +32,10 @@ pub use transactions::{
     SubnetOwnershipInfo, TX_TYPE_FILTER,
 };
 pub use utxos::PChainUtxo;
+pub use validators::{
+    Geolocation, ListPendingRewardsResponse, ListValidatorDetailsResponse, PendingReward, Rewards,
+    ValidatorDetails, ValidatorFacts, ValidatorHealthDetails,
+};
 
 /// cb58 of the P-Chain's ID (all zeros), the chain of nearly every UTXO.
 const P_CHAIN_ID_CB58: &str = "11111111111111111111111111111111LpoYY";
