@@ -5,7 +5,9 @@
 //   outputs, inputs or reward owners name it), active staking txs against getCurrentValidators,
 //   delegators (active: getCurrentValidators' potential reward split by the validator's fee;
 //   completed: getRewardUTXOs and the RewardValidatorTx), historical rewards against
-//   getRewardUTXOs, blockchains against getBlockchains and their CreateChainTx;
+//   getRewardUTXOs, validators (active: getCurrentValidators' uptime, connection, delegations,
+//   potential rewards and capacity; completed: getRewardUTXOs) and pending rewards, blockchains
+//   against getBlockchains and their CreateChainTx;
 // - every EVM chain (eth_*): blocks by number and hash, contract deployments, an address's
 //   ERC-20 and ERC-721 transfers against eth_getLogs, token metadata against eth_call,
 //   collectible holdings (ERC-721 owners, ERC-1155 balances) computed from the logs and checked
@@ -260,6 +262,66 @@ function pchainSteps(label, d, s) {
         check(r.blockchainName === c.name && r.vmId === c.vmID && r.createBlockNumber === "0", `genesis chain ${c.id}: ${JSON.stringify(r)}`);
         const evm = s.evm.find((e) => e.chainPath === `/ext/bc/${c.id}/rpc`);
         if (evm) check(String(r.evmChainId) === evm.chainId, `${c.name} evmChainId ${r.evmChainId} != eth_chainId ${evm.chainId}`);
+      }
+    },
+    "listValidators and getValidatorDetails": async () => {
+      // Active primary-network validators against getCurrentValidators (asked node by node,
+      // so each carries its delegators), two a page.
+      const vals = [...current.values()].filter((v) => v.kind === "validator");
+      const got = await pages(counter, "validators", () => d.primaryNetwork.listValidators({ ...net, subnetId: P_CHAIN, validationStatus: "active", pageSize: 2 }, o), "validators", Math.min(2, vals.length));
+      sameSet(got.map((x) => x.txHash), vals.map((v) => v.txID), "active validators (getCurrentValidators)");
+      const total = vals.reduce((sum, v) => sum + BigInt(v.weight), 0n);
+      const MAX_WEIGHT = 3_000_000n * 1_000_000_000n;
+      for (const x of got) {
+        const v = current.get(x.txHash);
+        const w = BigInt(v.weight);
+        const delegated = BigInt(v.delegatorWeight);
+        check(x.nodeId === v.nodeID && x.amountStaked === v.weight, `${x.txHash} node/stake`);
+        check(x.startTimestamp === Number(v.startTime) && x.endTimestamp === Number(v.endTime), `${x.txHash} period`);
+        check(x.delegatorCount === Number(v.delegatorCount) && x.amountDelegated === v.delegatorWeight, `${x.txHash} delegations ${x.delegatorCount}/${x.amountDelegated} != ${v.delegatorCount}/${v.delegatorWeight}`);
+        check(x.uptimePerformance === Number(v.uptime), `${x.txHash} uptime ${x.uptimePerformance} != ${v.uptime}`);
+        check(x.validatorHealth.reachabilityPercent === (v.connected ? 100 : 0), `${x.txHash} reachability vs connected ${v.connected}`);
+        check(x.delegationFee === String(Number(v.delegationFee)), `${x.txHash} delegationFee ${x.delegationFee} != ${v.delegationFee}`);
+        const shares = Math.round(Number(v.delegationFee) * 10_000);
+        const fees = (v.delegators ?? []).reduce((sum, d) => sum + splitReward(BigInt(d.potentialReward), shares).fee, 0n);
+        check(x.potentialRewards.validationRewardAmount === v.potentialReward, `${x.txHash} validation reward ${x.potentialRewards.validationRewardAmount} != potentialReward ${v.potentialReward}`);
+        check(x.potentialRewards.delegationRewardAmount === String(fees), `${x.txHash} delegation fees to come ${x.potentialRewards.delegationRewardAmount} != ${fees}`);
+        const most = w * 5n < MAX_WEIGHT ? w * 5n : MAX_WEIGHT;
+        const capacity = most > w + delegated ? most - w - delegated : 0n;
+        check(x.delegationCapacity === String(capacity), `${x.txHash} delegationCapacity ${x.delegationCapacity} != ${capacity}`);
+        check(Math.abs(x.stakePercentage - Number((w * 10n ** 12n) / total) / 1e10) < 1e-6, `${x.txHash} stakePercentage ${x.stakePercentage}`);
+      }
+      // Completed primary validations: their rewards are the node's reward UTXOs.
+      const done = await pages(counter, "completed", () => d.primaryNetwork.listValidators({ ...net, subnetId: P_CHAIN, validationStatus: "completed", pageSize: 3 }, o), "validators", 1);
+      const rewarded = stakers.filter(([id, st]) => st.kind === "validator" && rewards.has(id)).map(([id]) => id);
+      sameSet(done.map((x) => x.txHash), rewarded, "completed validators (RewardValidatorTx)");
+      for (const x of done) {
+        const paid = rewards.get(x.txHash).utxos.reduce((sum, u) => sum + u.amount, 0n);
+        const shown = BigInt(x.rewards.validationRewardAmount) + BigInt(x.rewards.delegationRewardAmount);
+        check(shown === paid, `${x.txHash} rewards ${shown} != reward UTXOs ${paid}`);
+      }
+      // Sorted by delegation capacity, largest first, across pages.
+      const byCapacity = await pages(counter, "byCapacity", () => d.primaryNetwork.listValidators({ ...net, validationStatus: "active", sortBy: "delegationCapacity", pageSize: 2 }, o), "validators", Math.min(2, vals.length));
+      const caps = byCapacity.map((x) => BigInt(x.delegationCapacity ?? 0));
+      check(caps.every((c, i) => i === 0 || c <= caps[i - 1]), `delegationCapacity descending: ${caps}`);
+      // One node's validations, on every subnet (getCurrentValidators of each subnet).
+      const [first] = vals;
+      const one = await pages(counter, "validator", () => d.primaryNetwork.getValidatorDetails({ ...net, nodeId: first.nodeID, pageSize: 1 }, o), "validators", 1);
+      check(one.every((x) => x.nodeId === first.nodeID), "getValidatorDetails: one node");
+      check(one.some((x) => x.txHash === first.txID), `getValidatorDetails lists ${first.txID}`);
+    },
+    listPendingPrimaryNetworkRewards: async () => {
+      const [v] = [...current.values()].filter((x) => x.kind === "validator" && (x.delegators ?? []).length > 0);
+      check(v, "a current validator with delegators");
+      const got = await pages(counter, "pending", () => d.primaryNetwork.rewards.listPendingRewards({ ...net, nodeIds: v.nodeID, pageSize: 1 }, o), "pendingRewards", 2);
+      sameSet(got.map((x) => x.txHash), [v.txID, ...v.delegators.map((x) => x.txID)], `pending rewards of ${v.nodeID} (getCurrentValidators)`);
+      const shares = Math.round(Number(v.delegationFee) * 10_000);
+      for (const x of got) {
+        const st = current.get(x.txHash);
+        const want = st.kind === "validator" ? BigInt(st.potentialReward) : splitReward(BigInt(st.potentialReward), shares).delegator;
+        check(x.rewardType === (st.kind === "validator" ? "VALIDATOR" : "DELEGATOR"), `${x.txHash} rewardType ${x.rewardType}`);
+        check(x.estimatedReward.amount === String(want), `${x.txHash} estimatedReward ${x.estimatedReward.amount} != ${want}`);
+        check(x.progress >= 0 && x.progress <= 100, `${x.txHash} progress ${x.progress}`);
       }
     },
     "listSubnets and getSubnetById": async () => {
