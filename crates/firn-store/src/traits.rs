@@ -23,7 +23,7 @@ use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1ValidatorRecord, PBlockRecord, PChainBlockRows,
     PTxRecord, RewardRecord, StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
-    ValidatorObservation,
+    SupplyReading, ValidatorObservation,
 };
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::types::{Address, B256, U256};
@@ -48,6 +48,8 @@ pub trait PChainWriter {
         &self,
         observed: &[ValidatorObservation],
     ) -> impl Future<Output = Result<()>> + Send;
+    /// Keeps the current supply the followed node reported, replacing the older reading.
+    fn record_supply(&self, reading: &SupplyReading) -> impl Future<Output = Result<()>> + Send;
 }
 
 /// Filter of P-Chain transaction lists. Empty lists and `None` do not filter.
@@ -165,6 +167,11 @@ pub trait PChainReader {
         subnet_id: Id,
         now: u64,
     ) -> impl Future<Output = Result<StakingTotals>> + Send;
+    /// The current supply of `subnet_id` the followed node last reported.
+    fn find_supply(
+        &self,
+        subnet_id: Id,
+    ) -> impl Future<Output = Result<Option<SupplyReading>>> + Send;
     /// What the followed node last said of each of `nodes` as primary-network validators;
     /// nodes it never described have no entry.
     fn list_validator_observations(

@@ -17,7 +17,7 @@ use crate::row::Row;
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1ValidatorRecord, PBlockRecord, PTxRecord, PUtxoRecord,
     RewardRecord, SUBNET_VALIDATOR_TX, StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
-    ValidatorObservation,
+    SupplyReading, ValidatorObservation,
 };
 use crate::sql::Sql;
 use crate::store::Store;
@@ -581,6 +581,10 @@ impl PChainReader for Store {
 
     async fn find_staking_totals(&self, subnet_id: Id, now: u64) -> Result<StakingTotals> {
         super::totals::find(self, subnet_id, now).await
+    }
+
+    async fn find_supply(&self, subnet_id: Id) -> Result<Option<SupplyReading>> {
+        super::validators::find_supply(self, subnet_id).await
     }
 
     async fn list_validator_observations(

@@ -1,14 +1,15 @@
 //! What the validator lists add to the stakers: the followed node's word on each current
-//! validator ([`crate::PChainWriter::record_validator_observations`]) and the delegations
-//! each validator received ([`crate::PChainReader::list_delegation_totals`]), summed in wide
-//! integers so no chain can overflow them.
+//! validator ([`crate::PChainWriter::record_validator_observations`]) and on the current supply
+//! ([`crate::PChainWriter::record_supply`]), and the delegations each validator received
+//! ([`crate::PChainReader::list_delegation_totals`]), summed in wide integers so no chain can
+//! overflow them.
 
 use std::collections::HashMap;
 
-use crate::codec::{RowExt, int};
+use crate::codec::{RowExt, bits, int};
 use crate::error::Result;
 use crate::row::Row;
-use crate::rows::pchain::{DelegationTotals, ValidatorObservation};
+use crate::rows::pchain::{DelegationTotals, SupplyReading, ValidatorObservation};
 use crate::sql::Sql;
 use crate::store::Store;
 use firn_core::ids::{Id, NodeId};
@@ -35,6 +36,41 @@ pub(super) async fn record(store: &Store, observed: &[ValidatorObservation]) -> 
         .await?;
     }
     w.commit().await
+}
+
+/// Keeps `reading`, replacing the subnet's older one.
+pub(super) async fn record_supply(store: &Store, reading: &SupplyReading) -> Result<()> {
+    let mut w = store.begin_write().await?;
+    sqlx::query(
+        "INSERT INTO p_supply_readings (subnet_id, supply, height, observed_at) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT (subnet_id) DO UPDATE SET \
+         supply = excluded.supply, height = excluded.height, observed_at = excluded.observed_at",
+    )
+    .bind(reading.subnet_id.0.to_vec())
+    .bind(bits(reading.supply))
+    .bind(int("height", reading.height)?)
+    .bind(int("observation time", reading.observed_at)?)
+    .execute(&mut *w.tx)
+    .await?;
+    w.commit().await
+}
+
+/// The newest supply reading of `subnet_id`.
+pub(super) async fn find_supply(store: &Store, subnet_id: Id) -> Result<Option<SupplyReading>> {
+    let mut q = Sql::new(
+        "SELECT subnet_id, supply, height, observed_at FROM p_supply_readings WHERE subnet_id = ",
+    );
+    q.bind(subnet_id.0.to_vec());
+    Ok(store.fetch(q, decode_supply).await?.into_iter().next())
+}
+
+fn decode_supply(r: &dyn Row) -> Result<SupplyReading> {
+    Ok(SupplyReading {
+        subnet_id: r.id("subnet_id")?,
+        supply: r.bits("supply")?,
+        height: r.u64("height")?,
+        observed_at: r.u64("observed_at")?,
+    })
 }
 
 /// The observations held for `nodes`.

@@ -10,7 +10,7 @@ use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids, u128_bytes};
 use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
 use crate::rows::pchain::{
-    PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange, ValidatorObservation,
+    PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange, SupplyReading, ValidatorObservation,
 };
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::store::Store;
@@ -57,6 +57,10 @@ impl PChainWriter for Store {
 
     async fn record_validator_observations(&self, observed: &[ValidatorObservation]) -> Result<()> {
         super::validators::record(self, observed).await
+    }
+
+    async fn record_supply(&self, reading: &SupplyReading) -> Result<()> {
+        super::validators::record_supply(self, reading).await
     }
 }
 

@@ -506,6 +506,19 @@ pub struct ValidatorObservation {
     pub observed_at: u64,
 }
 
+/// The current supply the followed node reported (`platform.getCurrentSupply`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SupplyReading {
+    /// The subnet whose supply it is ([`firn_core::network::P_CHAIN_ID`]: AVAX).
+    pub subnet_id: Id,
+    /// The supply, in the subnet's smallest unit (nAVAX).
+    pub supply: u64,
+    /// The P-Chain height the node named.
+    pub height: u64,
+    /// When it was read (Unix seconds).
+    pub observed_at: u64,
+}
+
 /// The delegations a validator received (those inside its staking period, on its node and
 /// subnet).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use firn_core::network::P_CHAIN_ID;
 use firn_store::page::EventCursor;
 use firn_store::rows::pchain::{
     NewReward, NewStaker, PChainBlockRows, RewardType, StakerRecord, StakerStatus, StakingTotals,
-    ValidatorObservation,
+    SupplyReading, ValidatorObservation,
 };
 use firn_store::{
     PChainReader, PChainWriter, PageRequest, RewardFilter, SortOrder, StakerFilter, Store,
@@ -293,7 +293,7 @@ pub async fn pchain_stakers_and_rewards(store: Store) {
 /// Validators of the primary network (with delegations inside and outside their periods)
 /// and of a permissioned subnet (one removed, one expired, one current): statuses agree
 /// between the filters and [`StakerRecord::status`], delegations are summed per validator,
-/// and the node's observations are kept, the newest replacing the older.
+/// and the node's observations and supply readings are kept, the newest replacing the older.
 pub async fn validator_statuses_delegations_and_observations(store: Store) {
     firn_store::testing::record_reads(&store);
     let subnet = id(6, 1);
@@ -468,5 +468,28 @@ pub async fn validator_statuses_delegations_and_observations(store: Store) {
             seen(1, 995_000, true, now)
         ]
     );
+
+    // The supply reading: none at first, then the newest of each subnet (the full u64 range).
+    assert_eq!(store.find_supply(P_CHAIN_ID).await.unwrap(), None);
+    let reading = |supply: u64, height: u64| SupplyReading {
+        subnet_id: P_CHAIN_ID,
+        supply,
+        height,
+        observed_at: now,
+    };
+    store.record_supply(&reading(u64::MAX, 10)).await.unwrap();
+    assert_eq!(
+        store.find_supply(P_CHAIN_ID).await.unwrap(),
+        Some(reading(u64::MAX, 10))
+    );
+    store
+        .record_supply(&reading(360_000_000_000_000_000, 12))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.find_supply(P_CHAIN_ID).await.unwrap(),
+        Some(reading(360_000_000_000_000_000, 12))
+    );
+    assert_eq!(store.find_supply(subnet).await.unwrap(), None);
     firn_store::testing::assert_reads_use_indexes(&store).await;
 }
