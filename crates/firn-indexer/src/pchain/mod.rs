@@ -146,7 +146,7 @@ impl PChainIndexer {
     pub async fn backfill(&mut self) -> Result<Option<u64>> {
         let tip = self.tip().await?;
         self.sync(tip).await?;
-        self.observe_validators().await;
+        self.observe_staking().await;
         Ok(self.deriver.store.find_cursor(ChainKey::PChain).await?)
     }
 
@@ -156,16 +156,16 @@ impl PChainIndexer {
         loop {
             let tip = self.tip().await?;
             self.sync(tip).await?;
-            self.observe_validators().await;
+            self.observe_staking().await;
             tokio::time::sleep(self.config.poll_interval).await;
         }
     }
 
     /// Records what the node says of the current primary-network validators (uptime,
-    /// connection): every [`IndexerConfig::observe_every`], and at once when new validators
-    /// were committed. A failure is logged and skipped: this is a reading for the API, never
-    /// a reason to stop indexing.
-    async fn observe_validators(&mut self) {
+    /// connection) and of the current supply: every [`IndexerConfig::observe_every`], and at
+    /// once when new validators were committed. A failure is logged and skipped: these are
+    /// readings for the API, never a reason to stop indexing.
+    async fn observe_staking(&mut self) {
         if !self.validators_added
             && self
                 .observed
@@ -174,25 +174,34 @@ impl PChainIndexer {
             return;
         }
         self.observed = Some(Instant::now());
-        let observed = match self.deriver.source.validator_health().await {
-            Ok(o) => o,
+        let store = &self.deriver.store;
+        let source = &self.deriver.source;
+        let validators = match source.validator_health().await {
+            Ok(observed) => store
+                .record_validator_observations(&observed)
+                .await
+                .map(|()| observed.len())
+                .map_err(IndexerError::from),
+            Err(e) => Err(e),
+        };
+        match validators {
+            Ok(n) => {
+                self.validators_added = false;
+                debug!(target: "indexer::pchain", validators = n, "recorded validator uptime");
+            }
             Err(error) => {
                 warn!(target: "indexer::pchain", %error, "reading the current validators' uptime failed; trying again later");
-                return;
             }
+        }
+        let supply = match source.current_supply().await {
+            Ok(reading) => store
+                .record_supply(&reading)
+                .await
+                .map_err(IndexerError::from),
+            Err(e) => Err(e),
         };
-        match self
-            .deriver
-            .store
-            .record_validator_observations(&observed)
-            .await
-        {
-            Ok(()) => {
-                debug!(target: "indexer::pchain", validators = observed.len(), "recorded validator uptime")
-            }
-            Err(error) => {
-                warn!(target: "indexer::pchain", %error, "recording the current validators' uptime failed; trying again later");
-            }
+        if let Err(error) = supply {
+            warn!(target: "indexer::pchain", %error, "reading the current supply failed; trying again later");
         }
     }
 

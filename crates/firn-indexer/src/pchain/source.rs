@@ -1,5 +1,5 @@
 //! The P-Chain as the node's RPC shows it: heights, blocks (hex), txs, reward UTXOs and the
-//! current stakers' potential rewards.
+//! current stakers' potential rewards, uptime and connection, and the current supply.
 
 use firn_core::address::ChainAddress;
 use firn_core::codec::{self, Decode, Reader};
@@ -9,12 +9,14 @@ use firn_core::pchain::fx::Output;
 use firn_core::pchain::{Block, Tx};
 use firn_rpc::AvalancheClient;
 use firn_rpc::methods::platform::{
-    CurrentValidator, Encoded, GetBlockByHeight, GetBlockByHeightParams, GetCurrentValidators,
-    GetHeight, GetRewardUtxos, GetTx, GetUtxos, GetUtxosParams, TxParams, ValidatorsParams,
+    CurrentValidator, Encoded, GetBlockByHeight, GetBlockByHeightParams, GetCurrentSupply,
+    GetCurrentValidators, GetHeight, GetRewardUtxos, GetTx, GetUtxos, GetUtxosParams, SubnetParams,
+    TxParams, ValidatorsParams,
 };
 use firn_rpc::methods::{Method, NoParams};
 
-use firn_store::rows::pchain::ValidatorObservation;
+use firn_core::network::P_CHAIN_ID;
+use firn_store::rows::pchain::{SupplyReading, ValidatorObservation};
 
 use crate::error::{IndexerError, Result};
 
@@ -204,9 +206,7 @@ impl PChainSource {
             .client
             .request::<GetCurrentValidators>(&ValidatorsParams::default())
             .await?;
-        let observed_at = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let observed_at = unix_now();
         Ok(r.validators
             .iter()
             .filter_map(|v| match v {
@@ -225,6 +225,22 @@ impl PChainSource {
             .collect())
     }
 
+    /// The primary network's current supply as the node reports it, read now.
+    pub async fn current_supply(&self) -> Result<SupplyReading> {
+        let r = self
+            .client
+            .request::<GetCurrentSupply>(&SubnetParams {
+                subnet_id: P_CHAIN_ID,
+            })
+            .await?;
+        Ok(SupplyReading {
+            subnet_id: P_CHAIN_ID,
+            supply: r.supply,
+            height: r.height,
+            observed_at: unix_now(),
+        })
+    }
+
     /// `platform.getUTXOs` of `addresses` (first page), on network `network_id`.
     pub async fn utxos(&self, network_id: u32, addresses: &[ShortId]) -> Result<Vec<RawUtxo>> {
         let addresses: Vec<String> = addresses
@@ -239,6 +255,13 @@ impl PChainSource {
         let r = self.client.request::<GetUtxos>(&params).await?;
         decode_utxos(&r.utxos)
     }
+}
+
+/// The wall clock, Unix seconds (when a reading was taken).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// `{txID, encoding: hex}`.
