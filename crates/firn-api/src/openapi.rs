@@ -25,7 +25,7 @@ use crate::state::AppState;
         primary_lookups::get_tx_by_hash, primary_lookups::get_block_by_id,
         subnets::list_subnets, subnets::get_subnet, subnets::list_blockchains,
         subnets::get_blockchain,
-        staking::list_rewards, staking::list_delegators,
+        staking::list_rewards, staking::list_delegators, staking::get_network_details,
         validators::list_validators, validators::get_single_validator_details,
         validators::list_pending_rewards,
         evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block,

@@ -1,22 +1,24 @@
-//! Staking routes of the primary network: historical rewards and delegators.
+//! Staking routes of the primary network: historical rewards, delegators and the network's
+//! staking totals.
 
 use axum::extract::State;
 use axum::http::Uri;
 use axum::routing::get;
 use axum::{Json, Router};
 use firn_core::ids::{NodeId, ShortId};
+use firn_core::network::P_CHAIN_ID;
 use firn_store::page::{EventCursor, TxCursor};
 use firn_store::rows::pchain::StakerStatus;
 use firn_store::{PChainReader, RewardFilter, StakerFilter};
 
 use super::network::check_network;
 use super::primary::chain_time;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
 use crate::wire::pchain::{
-    Ctx, DelegatorDetails, HistoricalReward, ListDelegatorDetailsResponse,
-    ListHistoricalRewardsResponse,
+    Ctx, DelegatorDetails, GetNetworkDetailsResponse, HistoricalReward,
+    ListDelegatorDetailsResponse, ListHistoricalRewardsResponse,
 };
 use crate::wire::{CURRENCIES, money};
 
@@ -24,6 +26,7 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/networks/{network}/rewards", get(list_rewards))
         .route("/v1/networks/{network}/delegators", get(list_delegators))
+        .route("/v1/networks/{network}", get(get_network_details))
 }
 
 /// `GET /v1/networks/{network}/rewards`
@@ -83,6 +86,31 @@ pub(super) fn owners_or_nodes(q: &mut Query, hrp: &str) -> (Vec<ShortId>, Vec<No
         q.error("addresses or nodeIds is required (at least one address or node ID)");
     }
     (addresses, node_ids)
+}
+
+/// `GET /v1/networks/{network}`
+#[utoipa::path(get, path = "/v1/networks/{network}",
+    operation_id = "getNetworkDetails", tag = "Primary Network",
+    summary = "Get network details",
+    description = "Gets the primary network's active validator and delegator counts and stake, their potential rewards, and the share of the current supply staked.",
+    params(("network" = String, Path)),
+    responses((status = 200, description = "The network's staking totals", body = GetNetworkDetailsResponse),
+              (status = 503, description = "The indexer has not read the current supply yet", body = crate::error::ErrorBody)))]
+pub async fn get_network_details(
+    State(state): State<AppState>,
+    path: PathParams,
+) -> ApiResult<Json<GetNetworkDetailsResponse>> {
+    check_network(&state.config.network, path.get("network"))?;
+    let now = chain_time(&state).await?;
+    let totals = state.store.find_staking_totals(P_CHAIN_ID, now).await?;
+    let supply = state.store.find_supply(P_CHAIN_ID).await?.ok_or_else(|| {
+        ApiError::Unavailable(
+            "the indexer has not read the current supply from its node yet (it does once it \
+             reaches the P-Chain's tip)"
+                .to_owned(),
+        )
+    })?;
+    Ok(Json(GetNetworkDetailsResponse::new(&totals, supply.supply)))
 }
 
 /// `GET /v1/networks/{network}/delegators`

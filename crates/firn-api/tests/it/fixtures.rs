@@ -6,13 +6,16 @@ use firn_core::ids::Id;
 use firn_core::network::P_CHAIN_ID;
 use firn_store::rows::pchain::{
     NewBlockchain, NewReward, NewStaker, Owner, PChainBlockRows, RewardType, SubnetChange,
-    ValidatorObservation,
+    SupplyReading, ValidatorObservation,
 };
 use firn_store::{EvmWriter, PChainWriter, Store};
 
 #[path = "../../../firn-store/tests/it/fixtures.rs"]
 mod store_fixtures;
 pub use store_fixtures::*;
+
+/// The current supply the world's node reported, nAVAX.
+pub const SUPPLY: u64 = 400_000_000_000_000_000;
 
 /// The EVM chain ID the world registers (Fuji's C-Chain ID, so SDK enums accept it).
 pub const CHAIN: u64 = 43113;
@@ -217,6 +220,15 @@ pub async fn seed(store: &Store, p_blocks: u64, evm_blocks: u64) -> World {
     };
     store
         .record_validator_observations(&[seen(0, 995_000, true), seen(1, 0, false)])
+        .await
+        .unwrap();
+    store
+        .record_supply(&SupplyReading {
+            subnet_id: P_CHAIN_ID,
+            supply: SUPPLY,
+            height: p.height,
+            observed_at: p.ts,
+        })
         .await
         .unwrap();
 

@@ -44,6 +44,7 @@ firn_store::backend_tests! {
     subnets::subnets_and_blockchains_match_the_store,
     subnets::pchain_tx_and_block_by_id_match_the_store,
     validators::validators_match_the_store,
+    validators::network_details_match_the_store,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,
     metrics_v1::avg_tps_legacy_start_key,

@@ -7,7 +7,7 @@ use firn_store::Store;
 use firn_store::rows::pchain::NewStaker;
 use serde_json::{Value, json};
 
-use crate::fixtures::{World, fuji, node, seed, short};
+use crate::fixtures::{SUPPLY, World, fuji, node, seed, short};
 use crate::harness::Api;
 use crate::schema::{assert_valid, official};
 
@@ -366,4 +366,42 @@ pub async fn validators_match_the_store(store: Store) {
     api.get(&pending)
         .await
         .assert_error(400, "addresses or nodeIds");
+}
+
+pub async fn network_details_match_the_store(store: Store) {
+    // Before the indexer has read the supply: a 503 that says so.
+    let empty = Api::new(store.clone());
+    empty.get(NET).await.assert_error(503, "current supply");
+
+    let world = seed(&store, 3, 0).await;
+    let api = Api::new(store);
+    let got = api.ok(NET).await;
+    if let Some(doc) = official() {
+        assert_valid(&doc, "get", "/v1/networks/{network}", &got);
+    }
+    let now = world.p.ts;
+    let active: Vec<&NewStaker> = world
+        .stakers
+        .iter()
+        .filter(|(_, s, rewarded)| !rewarded && s.start_ts <= now && s.end_ts > now)
+        .map(|(_, s, _)| s)
+        .collect();
+    let of = |delegators: bool| active.iter().filter(move |s| s.is_delegator == delegators);
+    let stake = |delegators: bool| of(delegators).map(|s| s.weight).sum::<u64>();
+    let potential: u64 = active.iter().map(|s| s.estimated_reward.unwrap()).sum();
+    let v = &got["validatorDetails"];
+    assert_eq!(v["validatorCount"], of(false).count());
+    assert_eq!(v["totalAmountStaked"], stake(false).to_string());
+    assert_eq!(v["estimatedAnnualStakingReward"], potential.to_string());
+    assert_eq!(v["stakingDistributionByVersion"], json!([]));
+    let ratio: f64 = v["stakingRatio"].as_str().unwrap().parse().unwrap();
+    let want = (stake(false) + stake(true)) as f64 / SUPPLY as f64;
+    assert!((ratio - want).abs() < 1e-15, "{ratio} != {want}");
+    let d = &got["delegatorDetails"];
+    assert_eq!(d["delegatorCount"], of(true).count());
+    assert_eq!(d["totalAmountStaked"], stake(true).to_string());
+    assert!(of(true).count() > 0 && of(false).count() > 0);
+    api.get("/v1/networks/mainnet")
+        .await
+        .assert_error(404, "not indexed");
 }

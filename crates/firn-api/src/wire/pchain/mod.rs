@@ -1,5 +1,5 @@
 //! Primary-network shapes, one module per resource: `transactions` (P-Chain transactions and
-//! the C-Chain's atomic ones), `utxos`, `blocks`, `rewards`, `delegators`, `validators`,
+//! the C-Chain's atomic ones), `utxos`, `blocks`, `rewards`, `delegators`, `validators`, `network`,
 //! `blockchains` and `subnets`.
 //! Here: the rendering context every one of them takes ([`Ctx`]) and the shapes they share.
 //! The reward rule the delegator shapes show is `firn_core::pchain::reward`.
@@ -7,6 +7,7 @@
 mod blockchains;
 mod blocks;
 mod delegators;
+mod network;
 mod rewards;
 mod subnets;
 mod transactions;
@@ -24,6 +25,9 @@ use crate::config::NetworkProfile;
 pub use blockchains::{Blockchain, ChainAddressChainIdMap, ChainAddressChainIdMapListResponse};
 pub use blocks::{ListPrimaryNetworkBlocksResponse, PrimaryNetworkBlock, ProposerDetails};
 pub use delegators::{DelegatorDetails, ListDelegatorDetailsResponse};
+pub use network::{
+    DelegatorsDetails, GetNetworkDetailsResponse, StakingDistribution, ValidatorsDetails,
+};
 pub use rewards::{AssetWithPriceInfo, HistoricalReward, ListHistoricalRewardsResponse};
 pub use subnets::{ListBlockchainsResponse, ListSubnetsResponse, Subnet};
 pub use transactions::{

@@ -6,7 +6,8 @@
 //   delegators (active: getCurrentValidators' potential reward split by the validator's fee;
 //   completed: getRewardUTXOs and the RewardValidatorTx), historical rewards against
 //   getRewardUTXOs, validators (active: getCurrentValidators' uptime, connection, delegations,
-//   potential rewards and capacity; completed: getRewardUTXOs) and pending rewards, blockchains
+//   potential rewards and capacity; completed: getRewardUTXOs), pending rewards, the network's
+//   staking totals (getCurrentValidators, getCurrentSupply), blockchains
 //   against getBlockchains and their CreateChainTx;
 // - every EVM chain (eth_*): blocks by number and hash, contract deployments, an address's
 //   ERC-20 and ERC-721 transfers against eth_getLogs, token metadata against eth_call,
@@ -309,6 +310,21 @@ function pchainSteps(label, d, s) {
       const one = await pages(counter, "validator", () => d.primaryNetwork.getValidatorDetails({ ...net, nodeId: first.nodeID, pageSize: 1 }, o), "validators", 1);
       check(one.every((x) => x.nodeId === first.nodeID), "getValidatorDetails: one node");
       check(one.some((x) => x.txHash === first.txID), `getValidatorDetails lists ${first.txID}`);
+    },
+    getNetworkDetails: async () => {
+      counter.calls++;
+      const r = await d.primaryNetwork.getNetworkDetails(net, o);
+      const { supply } = await node.platform("getCurrentSupply", {});
+      const all = [...current.values()];
+      const sum = (xs, f) => xs.reduce((acc, x) => acc + BigInt(f(x)), 0n);
+      const vals = all.filter((x) => x.kind === "validator");
+      const dels = all.filter((x) => x.kind === "delegator");
+      const v = r.validatorDetails;
+      check(v.validatorCount === vals.length && v.totalAmountStaked === String(sum(vals, (x) => x.weight)), `validators ${v.validatorCount}/${v.totalAmountStaked} (getCurrentValidators)`);
+      check(r.delegatorDetails.delegatorCount === dels.length && r.delegatorDetails.totalAmountStaked === String(sum(dels, (x) => x.weight)), `delegators ${JSON.stringify(r.delegatorDetails)}`);
+      check(v.estimatedAnnualStakingReward === String(sum(all, (x) => x.potentialReward)), `potential rewards ${v.estimatedAnnualStakingReward}`);
+      const ratio = Number(sum(all, (x) => x.weight)) / Number(supply);
+      check(Math.abs(Number(v.stakingRatio) - ratio) < 1e-12, `stakingRatio ${v.stakingRatio} != ${ratio} (getCurrentSupply ${supply})`);
     },
     listPendingPrimaryNetworkRewards: async () => {
       const [v] = [...current.values()].filter((x) => x.kind === "validator" && (x.delegators ?? []).length > 0);
