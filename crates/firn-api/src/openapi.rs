@@ -27,7 +27,7 @@ use crate::state::AppState;
         subnets::get_blockchain,
         staking::list_rewards, staking::list_delegators, staking::get_network_details,
         validators::list_validators, validators::get_single_validator_details,
-        validators::list_pending_rewards,
+        staking::list_pending_rewards,
         evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block,
         evm::list_erc20, evm::list_erc721, evm::list_erc1155, evm::list_collectibles,
         evm_txs::get_transaction, evm_txs::get_deployment, evm_txs::list_latest,

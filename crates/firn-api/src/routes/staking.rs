@@ -1,5 +1,5 @@
-//! Staking routes of the primary network: historical rewards, delegators and the network's
-//! staking totals.
+//! Staking routes of the primary network: historical and pending rewards, delegators and the
+//! network's staking totals.
 
 use axum::extract::State;
 use axum::http::Uri;
@@ -18,7 +18,8 @@ use crate::params::{PathParams, Query};
 use crate::state::AppState;
 use crate::wire::pchain::{
     Ctx, DelegatorDetails, GetNetworkDetailsResponse, HistoricalReward,
-    ListDelegatorDetailsResponse, ListHistoricalRewardsResponse,
+    ListDelegatorDetailsResponse, ListHistoricalRewardsResponse, ListPendingRewardsResponse,
+    PendingReward,
 };
 use crate::wire::{CURRENCIES, money};
 
@@ -27,6 +28,10 @@ pub(crate) fn router() -> Router<AppState> {
         .route("/v1/networks/{network}/rewards", get(list_rewards))
         .route("/v1/networks/{network}/delegators", get(list_delegators))
         .route("/v1/networks/{network}", get(get_network_details))
+        .route(
+            "/v1/networks/{network}/rewards:listPending",
+            get(list_pending_rewards),
+        )
 }
 
 /// `GET /v1/networks/{network}/rewards`
@@ -79,7 +84,7 @@ pub async fn list_rewards(
 /// `addresses` and `nodeIds` of the reward lists, at least one of them required. Judged on
 /// what parsed, not on the raw text: `addresses=,` names no address and must not list every
 /// reward.
-pub(super) fn owners_or_nodes(q: &mut Query, hrp: &str) -> (Vec<ShortId>, Vec<NodeId>) {
+fn owners_or_nodes(q: &mut Query, hrp: &str) -> (Vec<ShortId>, Vec<NodeId>) {
     let addresses = q.pchain_addresses("addresses", hrp);
     let node_ids = q.node_ids("nodeIds");
     if addresses.is_empty() && node_ids.is_empty() {
@@ -162,6 +167,55 @@ pub async fn list_delegators(
             .items
             .iter()
             .map(|s| DelegatorDetails::from_record(ctx, s, now))
+            .collect(),
+    }))
+}
+
+/// `GET /v1/networks/{network}/rewards:listPending`
+#[utoipa::path(get, path = "/v1/networks/{network}/rewards:listPending",
+    operation_id = "listPendingPrimaryNetworkRewards", tag = "Primary Network Rewards",
+    summary = "List pending rewards",
+    description = "Lists the rewards current primary-network stakers stand to earn, for the supplied addresses or node IDs (at least one is required).",
+    params(
+        ("network" = String, Path),
+        ("addresses" = Option<String>, Query, description = "Comma-separated P-Chain addresses"),
+        ("nodeIds" = Option<String>, Query, description = "Comma-separated node IDs"),
+        ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+        ("sortOrder" = Option<String>, Query, description = "asc or desc (default desc)"),
+    ),
+    responses((status = 200, description = "A page of pending rewards", body = ListPendingRewardsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_pending_rewards(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<ListPendingRewardsResponse>> {
+    check_network(&state.config.network, path.get("network"))?;
+    let (reward_addresses, node_ids) = owners_or_nodes(&mut q, &state.config.network.hrp);
+    let order = q.sort_order();
+    let paging = q.paging::<TxCursor>(uri.path(), &state.config.page_token_key, 10, 100);
+    q.finish()?;
+    let now = chain_time(&state).await?;
+    let filter = StakerFilter {
+        node_ids,
+        reward_addresses,
+        subnet_id: Some(P_CHAIN_ID),
+        unended: true,
+        now,
+        ..StakerFilter::default()
+    };
+    let page = state
+        .store
+        .list_stakers(&filter, order, &paging.request)
+        .await?;
+    let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
+    Ok(Json(ListPendingRewardsResponse {
+        next_page_token: paging.binding.next(page.next.as_ref()),
+        pending_rewards: page
+            .items
+            .iter()
+            .map(|r| PendingReward::from_record(ctx, r, now))
             .collect(),
     }))
 }

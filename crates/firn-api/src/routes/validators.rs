@@ -1,5 +1,4 @@
-//! Validators and pending rewards: `listValidators`, `getSingleValidatorDetails` and
-//! `listPendingPrimaryNetworkRewards`.
+//! Validators: `listValidators` and `getSingleValidatorDetails`.
 //!
 //! A validator list in staking-transaction order pages through the store's keyset. One
 //! sorted by what is worked out per validator (delegation capacity, time remaining, fee,
@@ -15,7 +14,6 @@ use axum::http::Uri;
 use axum::routing::get;
 use axum::{Json, Router};
 use firn_core::ids::{Id, NodeId};
-use firn_core::network::P_CHAIN_ID;
 use firn_store::page::TxCursor;
 use firn_store::rows::pchain::{
     DelegationTotals, StakerRecord, StakerStatus, ValidatorObservation,
@@ -24,15 +22,11 @@ use firn_store::{PChainReader, PageCursor, PageRequest, SortOrder, StakerFilter,
 
 use super::network::check_network;
 use super::primary::chain_time;
-use super::staking::owners_or_nodes;
 use crate::error::{ApiError, ApiResult};
 use crate::paging::Paging;
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
-use crate::wire::pchain::{
-    Ctx, ListPendingRewardsResponse, ListValidatorDetailsResponse, PendingReward, ValidatorDetails,
-    ValidatorFacts,
-};
+use crate::wire::pchain::{Ctx, ListValidatorDetailsResponse, ValidatorDetails, ValidatorFacts};
 
 /// Most validators one ranked list (sorted or filtered by derived values) weighs.
 pub const MAX_RANKED: u32 = 10_000;
@@ -46,10 +40,6 @@ pub(crate) fn router() -> Router<AppState> {
         .route(
             "/v1/networks/{network}/validators/{nodeId}",
             get(get_single_validator_details),
-        )
-        .route(
-            "/v1/networks/{network}/rewards:listPending",
-            get(list_pending_rewards),
         )
 }
 
@@ -494,53 +484,4 @@ async fn subnet_stakes(
         out.insert(subnet, totals.validator_weight);
     }
     Ok(out)
-}
-
-/// `GET /v1/networks/{network}/rewards:listPending`
-#[utoipa::path(get, path = "/v1/networks/{network}/rewards:listPending",
-    operation_id = "listPendingPrimaryNetworkRewards", tag = "Primary Network Rewards",
-    summary = "List pending rewards",
-    description = "Lists the rewards current primary-network stakers stand to earn, for the supplied addresses or node IDs (at least one is required).",
-    params(
-        ("network" = String, Path),
-        ("addresses" = Option<String>, Query, description = "Comma-separated P-Chain addresses"),
-        ("nodeIds" = Option<String>, Query, description = "Comma-separated node IDs"),
-        ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
-        ("sortOrder" = Option<String>, Query, description = "asc or desc (default desc)"),
-    ),
-    responses((status = 200, description = "A page of pending rewards", body = ListPendingRewardsResponse),
-              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
-pub async fn list_pending_rewards(
-    State(state): State<AppState>,
-    uri: Uri,
-    path: PathParams,
-    mut q: Query,
-) -> ApiResult<Json<ListPendingRewardsResponse>> {
-    check_network(&state.config.network, path.get("network"))?;
-    let (reward_addresses, node_ids) = owners_or_nodes(&mut q, &state.config.network.hrp);
-    let order = q.sort_order();
-    let paging = q.paging::<TxCursor>(uri.path(), &state.config.page_token_key, 10, 100);
-    q.finish()?;
-    let now = chain_time(&state).await?;
-    let filter = StakerFilter {
-        node_ids,
-        reward_addresses,
-        subnet_id: Some(P_CHAIN_ID),
-        unended: true,
-        now,
-        ..StakerFilter::default()
-    };
-    let page = state
-        .store
-        .list_stakers(&filter, order, &paging.request)
-        .await?;
-    let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
-    Ok(Json(ListPendingRewardsResponse {
-        next_page_token: paging.binding.next(page.next.as_ref()),
-        pending_rewards: page
-            .items
-            .iter()
-            .map(|r| PendingReward::from_record(ctx, r, now))
-            .collect(),
-    }))
 }

@@ -39,8 +39,8 @@ pub struct IndexerConfig {
     pub window: usize,
     /// Wait between polls of the tip once caught up.
     pub poll_interval: Duration,
-    /// Least wait between two readings of the current validators' uptime and connection
-    /// (`platform.getCurrentValidators`) at the tip.
+    /// Least wait between two readings, at the tip, of the current validators' uptime and
+    /// connection (`platform.getCurrentValidators`) and of the current supply.
     pub observe_every: Duration,
     /// First wait after a failure; doubled up to `max_backoff`.
     pub initial_backoff: Duration,
@@ -99,7 +99,7 @@ pub struct PChainIndexer {
     last_hash: Option<(u64, Id)>,
     started_at: Option<Option<u64>>,
     committed: u64,
-    /// When the current validators were last read.
+    /// When the current validators and supply were last read.
     observed: Option<Instant>,
     /// A primary-network validator was committed since that reading: read again at once.
     validators_added: bool,
