@@ -154,6 +154,33 @@ impl PageCursor for TxCursor {
     }
 }
 
+/// Cursor of lists ranked by a value worked out per row, then by the row's transaction
+/// position (validators sorted by delegation capacity, uptime, …): the last row's key (0 when
+/// the list is in transaction order) and position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RankCursor {
+    /// The sort key.
+    pub key: u64,
+    /// Block height.
+    pub height: u64,
+    /// Index of the transaction in its block.
+    pub index: u32,
+}
+
+impl PageCursor for RankCursor {
+    fn to_token(&self) -> String {
+        format!("{}.{}.{}", self.key, self.height, self.index)
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [k, h, i] = fields(token)?;
+        Ok(Self {
+            key: num(token, k)?,
+            height: num(token, h)?,
+            index: num(token, i)?,
+        })
+    }
+}
+
 /// Cursor of lists keyed by an event inside a block (token transfers, rewards).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct EventCursor {
@@ -348,6 +375,13 @@ mod tests {
             id: Id([3; 32]),
         };
         assert_eq!(CreatedCursor::from_token(&k.to_token()).unwrap(), k);
+        let r = RankCursor {
+            key: u64::MAX,
+            height: 6,
+            index: 1,
+        };
+        assert_eq!(RankCursor::from_token(&r.to_token()).unwrap(), r);
+        assert!(RankCursor::from_token("1.2").is_err());
         for bad in ["", "1.2.3.4", "x.1", "-1.0", "1..2"] {
             assert!(TxCursor::from_token(bad).is_err(), "{bad}");
         }

@@ -14,11 +14,11 @@ use axum::http::Uri;
 use axum::routing::get;
 use axum::{Json, Router};
 use firn_core::ids::{Id, NodeId};
-use firn_store::page::TxCursor;
+use firn_store::page::{RankCursor, TxCursor};
 use firn_store::rows::pchain::{
     DelegationTotals, StakerRecord, StakerStatus, ValidatorObservation,
 };
-use firn_store::{PChainReader, PageCursor, PageRequest, SortOrder, StakerFilter, StoreError};
+use firn_store::{PChainReader, PageRequest, SortOrder, StakerFilter};
 
 use super::network::check_network;
 use super::primary::chain_time;
@@ -41,36 +41,6 @@ pub(crate) fn router() -> Router<AppState> {
             "/v1/networks/{network}/validators/{nodeId}",
             get(get_single_validator_details),
         )
-}
-
-/// Where a validator page stopped: the last row's sort key (0 in staking-transaction order)
-/// and its staking transaction's position.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct RankCursor {
-    key: u64,
-    height: u64,
-    index: u32,
-}
-
-impl PageCursor for RankCursor {
-    fn to_token(&self) -> String {
-        format!("{}.{}.{}", self.key, self.height, self.index)
-    }
-
-    fn from_token(token: &str) -> firn_store::Result<Self> {
-        let bad = || StoreError::BadCursor(token.to_owned());
-        let mut parts = token.split('.');
-        let mut next = || parts.next().ok_or_else(bad);
-        let (key, height, index) = (next()?, next()?, next()?);
-        if parts.next().is_some() {
-            return Err(bad());
-        }
-        Ok(Self {
-            key: key.parse().map_err(|_| bad())?,
-            height: height.parse().map_err(|_| bad())?,
-            index: index.parse().map_err(|_| bad())?,
-        })
-    }
 }
 
 /// `sortBy`.
