@@ -97,5 +97,5 @@ pub use store::{Backend, Store};
 pub use traits::{
     AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, MetricsReader,
     PBlockFilter, PChainReader, PChainWriter, PTxFilter, RewardFilter, StakerFilter,
-    TransferFilter, TxParties,
+    TransferFilter, TxParties, UtxoFilter, UtxoSort,
 };

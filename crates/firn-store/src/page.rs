@@ -113,6 +113,12 @@ fn num<T: std::str::FromStr>(token: &str, s: &str) -> Result<T> {
         .map_err(|_| StoreError::BadCursor(token.to_owned()))
 }
 
+fn hex_id(token: &str, s: &str) -> Result<Id> {
+    let mut bytes = [0u8; 32];
+    hex::decode_to_slice(s, &mut bytes).map_err(|_| StoreError::BadCursor(token.to_owned()))?;
+    Ok(Id(bytes))
+}
+
 /// Cursor of lists keyed by one height or timestamp (blocks, metric periods).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct HeightCursor {
@@ -221,11 +227,31 @@ impl PageCursor for CreatedCursor {
     }
     fn from_token(token: &str) -> Result<Self> {
         let [h, id] = fields(token)?;
-        let mut bytes = [0u8; 32];
-        hex::decode_to_slice(id, &mut bytes).map_err(|_| StoreError::BadCursor(token.into()))?;
         Ok(Self {
             height: num(token, h)?,
-            id: Id(bytes),
+            id: hex_id(token, id)?,
+        })
+    }
+}
+
+/// Cursor of UTXO lists, keyed by the sort key (creating height, or amount) and the UTXO's ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UtxoCursor {
+    /// The sort key.
+    pub key: u64,
+    /// The UTXO.
+    pub utxo_id: Id,
+}
+
+impl PageCursor for UtxoCursor {
+    fn to_token(&self) -> String {
+        format!("{}.{}", self.key, hex::encode(self.utxo_id.0))
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [k, id] = fields(token)?;
+        Ok(Self {
+            key: num(token, k)?,
+            utxo_id: hex_id(token, id)?,
         })
     }
 }
@@ -382,6 +408,12 @@ mod tests {
         };
         assert_eq!(RankCursor::from_token(&r.to_token()).unwrap(), r);
         assert!(RankCursor::from_token("1.2").is_err());
+        let u = UtxoCursor {
+            key: u64::MAX,
+            utxo_id: Id([8; 32]),
+        };
+        assert_eq!(UtxoCursor::from_token(&u.to_token()).unwrap(), u);
+        assert!(UtxoCursor::from_token("1.abc").is_err());
         for bad in ["", "1.2.3.4", "x.1", "-1.0", "1..2"] {
             assert!(TxCursor::from_token(bad).is_err(), "{bad}");
         }

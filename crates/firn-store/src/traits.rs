@@ -11,7 +11,7 @@ use firn_core::ids::{Id, NodeId, ShortId};
 use crate::error::Result;
 use crate::page::{
     CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, Page,
-    PageRequest, SortOrder, TokenCursor, TxCursor,
+    PageRequest, SortOrder, TokenCursor, TxCursor, UtxoCursor,
 };
 use crate::rows::evm::{
     BalanceMismatch, ChainRef, CollectibleRecord, ContractDeployment, ContractRecord,
@@ -22,9 +22,10 @@ use crate::rows::evm::{
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1ValidatorRecord, PBlockRecord, PChainBlockRows,
-    PTxRecord, RewardRecord, StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
+    PTxRecord, PUtxoRecord, RewardRecord, StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
     SupplyReading, ValidatorObservation,
 };
+use crate::rows::utxos::{BalanceSum, UtxoActivity};
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::types::{Address, B256, U256};
 
@@ -104,6 +105,31 @@ pub struct RewardFilter {
     pub addresses: Vec<ShortId>,
     /// Rewards for stakes on any of these nodes.
     pub node_ids: Vec<NodeId>,
+}
+
+/// What UTXO lists are sorted by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum UtxoSort {
+    /// Creation (block height; block times never decrease with height).
+    #[default]
+    Created,
+    /// Amount.
+    Amount,
+}
+
+/// Filter of UTXO lists: the UTXOs any of `addresses` owns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UtxoFilter {
+    /// Owners (at least one; a UTXO owned by several is listed once).
+    pub addresses: Vec<ShortId>,
+    /// Only UTXOs of this asset.
+    pub asset_id: Option<Id>,
+    /// Only UTXOs of at least this amount.
+    pub min_amount: Option<u64>,
+    /// Spent UTXOs too (unspent only by default).
+    pub include_spent: bool,
+    /// Sort key.
+    pub sort: UtxoSort,
 }
 
 /// Reads P-Chain data.
@@ -219,6 +245,26 @@ pub trait PChainReader {
         &self,
         validation_id: Id,
     ) -> impl Future<Output = Result<Option<L1ValidatorRecord>>> + Send;
+    /// UTXOs of some owners, by creation or amount (ties by UTXO ID).
+    fn list_utxos(
+        &self,
+        filter: &UtxoFilter,
+        order: SortOrder,
+        page: &PageRequest<UtxoCursor>,
+    ) -> impl Future<Output = Result<Page<PUtxoRecord, UtxoCursor>>> + Send;
+    /// What the P-Chain UTXOs any of `addresses` owns held at time `at` (created at or before
+    /// it, not spent by then) add up to, per asset and kind; a UTXO owned by several counts
+    /// once. UTXOs exported to another chain are left out.
+    fn list_balances(
+        &self,
+        addresses: &[ShortId],
+        at: u64,
+    ) -> impl Future<Output = Result<Vec<BalanceSum>>> + Send;
+    /// The newest creation or spending of a UTXO any of `addresses` owns.
+    fn find_last_activity(
+        &self,
+        addresses: &[ShortId],
+    ) -> impl Future<Output = Result<Option<UtxoActivity>>> + Send;
     /// L1 validators by creation, optionally of one subnet.
     fn list_l1_validators(
         &self,

@@ -12,6 +12,7 @@ use crate::codec::{RowExt, int};
 use crate::error::Result;
 use crate::evm::put_holdings;
 use crate::metrics::{decode_metrics, upsert_metrics};
+use crate::pchain::insert_owners;
 use crate::rows::evm::TokenStandard;
 use crate::rows::metrics::{ChainMetrics, Granularity};
 use crate::store::{Backend, Store, WriteTx};
@@ -19,13 +20,17 @@ use crate::types::{Address, U256};
 
 const WEEK_MONTH_METRICS: &str = "evm_week_month_metrics";
 const ERC20_BALANCES: &str = "evm_erc20_balances";
+const UTXO_OWNERS: &str = "p_utxo_owners";
+/// UTXOs the owners upgrade reads per statement.
+const UTXOS_PER_READ: i64 = 1_000;
 /// Transfers the ERC-20 upgrade reads per statement.
 const TRANSFERS_PER_READ: i64 = 1_000;
 
 /// Runs every upgrade a migration left a marker for (each finds its own marker, or returns).
 pub(crate) async fn run_pending(store: &Store) -> Result<()> {
     week_and_month_metrics(store).await?;
-    erc20_balances(store).await
+    erc20_balances(store).await?;
+    utxo_owners(store).await
 }
 
 /// Takes the marker `name` in `w`'s transaction: false when there is none (done, or another
@@ -127,6 +132,45 @@ async fn erc20_balances(store: &Store) -> Result<()> {
     info!(
         tokens = tokens.len(),
         holders, "derived ERC-20 balances from stored transfers"
+    );
+    Ok(())
+}
+
+/// Files every stored P-Chain UTXO under its owners, spent as it is, in pages of UTXO IDs.
+async fn utxo_owners(store: &Store) -> Result<()> {
+    let mut w = store.begin_write().await?;
+    if !claim(&mut w, store.backend(), UTXO_OWNERS, "p_utxos").await? {
+        return Ok(());
+    }
+    let mut after: Vec<u8> = Vec::new();
+    let mut filed = 0usize;
+    loop {
+        let page = sqlx::query(
+            "SELECT utxo_id, addresses, height, timestamp, amount, consuming_height, \
+             consuming_timestamp FROM p_utxos WHERE utxo_id > $1 ORDER BY utxo_id LIMIT $2",
+        )
+        .bind(after.clone())
+        .bind(UTXOS_PER_READ)
+        .fetch_all(&mut *w.tx)
+        .await?;
+        let Some(last) = page.last() else { break };
+        after = last.bytes("utxo_id")?;
+        for u in &page {
+            let spent = match u.opt_i64("consuming_height")? {
+                Some(h) => Some((h, u.i64("consuming_timestamp")?)),
+                None => None,
+            };
+            let owners = u.short_ids("addresses")?;
+            let id = u.id("utxo_id")?;
+            let (height, ts, amount) = (u.i64("height")?, u.i64("timestamp")?, u.i64("amount")?);
+            insert_owners(&mut w.tx, &id, &owners, height, ts, amount, spent).await?;
+            filed += 1;
+        }
+    }
+    w.commit().await?;
+    info!(
+        utxos = filed,
+        "filed stored P-Chain UTXOs under their owners"
     );
     Ok(())
 }

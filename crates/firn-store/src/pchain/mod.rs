@@ -1,9 +1,13 @@
 //! P-Chain queries: [`crate::PChainWriter`] in `write`, [`crate::PChainReader`] in `read`
 //! (rows decoded in `decode`; the totals of what is staked now in `totals`; what the validator
-//! lists add, the node's observations and each validator's delegations, in `validators`).
+//! lists add, the node's observations and each validator's delegations, in `validators`; the
+//! UTXOs of owners, their balances and last activity, in `utxos`).
 
 mod decode;
 mod read;
 mod totals;
+mod utxos;
 mod validators;
 mod write;
+
+pub(crate) use utxos::insert_owners;

@@ -11,7 +11,7 @@ use super::decode::{
 use crate::codec::{RowExt, int};
 use crate::error::{Result, StoreError};
 use crate::page::{
-    CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor,
+    CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor, UtxoCursor,
 };
 use crate::row::Row;
 use crate::rows::pchain::{
@@ -19,9 +19,12 @@ use crate::rows::pchain::{
     RewardRecord, SUBNET_VALIDATOR_TX, StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
     SupplyReading, ValidatorObservation,
 };
+use crate::rows::utxos::{BalanceSum, UtxoActivity};
 use crate::sql::Sql;
 use crate::store::Store;
-use crate::traits::{PBlockFilter, PChainReader, PTxFilter, RewardFilter, StakerFilter};
+use crate::traits::{
+    PBlockFilter, PChainReader, PTxFilter, RewardFilter, StakerFilter, UtxoFilter,
+};
 
 /// Appends `AND (h, i) <op> ($a, $b)` for a transaction-position cursor.
 fn push_tx_keyset(
@@ -596,6 +599,23 @@ impl PChainReader for Store {
 
     async fn list_delegation_totals(&self, validators: &[Id]) -> Result<Vec<DelegationTotals>> {
         super::validators::list_delegation_totals(self, validators).await
+    }
+
+    async fn list_utxos(
+        &self,
+        filter: &UtxoFilter,
+        order: SortOrder,
+        page: &PageRequest<UtxoCursor>,
+    ) -> Result<Page<PUtxoRecord, UtxoCursor>> {
+        super::utxos::list(self, filter, order, page).await
+    }
+
+    async fn list_balances(&self, addresses: &[ShortId], at: u64) -> Result<Vec<BalanceSum>> {
+        super::utxos::list_balances(self, addresses, at).await
+    }
+
+    async fn find_last_activity(&self, addresses: &[ShortId]) -> Result<Option<UtxoActivity>> {
+        super::utxos::find_last_activity(self, addresses).await
     }
 
     async fn list_stakers(

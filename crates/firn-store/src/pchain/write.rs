@@ -186,20 +186,21 @@ async fn write_tx(
 
     for (i, utxo_id) in tx.consumed.iter().enumerate() {
         let i = int("input index", i as u64)?;
-        let done = sqlx::query(
+        let spent = sqlx::query(
             "UPDATE p_utxos SET consuming_tx_hash = $1, consuming_height = $2, \
              consuming_timestamp = $3, consume_index = $4 \
-             WHERE utxo_id = $5 AND consuming_tx_hash IS NULL",
+             WHERE utxo_id = $5 AND consuming_tx_hash IS NULL RETURNING addresses",
         )
         .bind(c.tx_hash.0.to_vec())
         .bind(height)
         .bind(ts)
         .bind(i)
         .bind(utxo_id.0.to_vec())
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
-        if done == 1 {
+        .fetch_optional(&mut *conn)
+        .await?;
+        if let Some(row) = spent {
+            let owners = row.short_ids("addresses")?;
+            super::utxos::mark_spent(conn, &owners, utxo_id, height, ts).await?;
             continue;
         }
         let imported = tx
@@ -492,7 +493,17 @@ async fn insert_utxo(
     .bind(consumed_by.map(|(_, i)| i))
     .execute(&mut *conn)
     .await?;
-    Ok(())
+    let spent = consumed_by.map(|_| (height, ts));
+    super::utxos::insert_owners(
+        conn,
+        &u.utxo_id,
+        &u.addresses,
+        height,
+        ts,
+        bits(u.amount),
+        spent,
+    )
+    .await
 }
 
 async fn write_subnet_change(

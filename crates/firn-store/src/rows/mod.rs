@@ -4,6 +4,7 @@
 pub mod evm;
 pub mod metrics;
 pub mod pchain;
+pub mod utxos;
 
 /// Chains the store keeps a cursor for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -11,6 +11,7 @@ mod metrics;
 mod pchain;
 mod rollback;
 mod staking;
+mod utxos;
 
 firn_store::backend_tests! {
     basics::migrations_from_empty,
@@ -23,6 +24,7 @@ firn_store::backend_tests! {
     pchain::pchain_paging_is_stable_under_inserts,
     staking::pchain_stakers_and_rewards,
     staking::validator_statuses_delegations_and_observations,
+    utxos::utxo_lists_balances_and_last_activity,
     evm::evm_round_trip,
     evm::evm_failed_block_leaves_nothing,
     evm::evm_forged_collectible_transfers_never_fail_a_commit,

@@ -1,0 +1,406 @@
+//! Owners' UTXOs: every list order and filter against a model of the generated history, the
+//! balances of every kind at several moments, the last activity, and an older store's owners
+//! derived at open.
+
+use std::collections::BTreeMap;
+
+use firn_core::ids::{Id, ShortId};
+use firn_store::page::UtxoCursor;
+use firn_store::rows::pchain::{PChainBlockRows, PUtxo};
+use firn_store::rows::utxos::{BalanceKind, UtxoActivity};
+use firn_store::{PChainReader, PChainWriter, PageRequest, SortOrder, Store, UtxoFilter, UtxoSort};
+use sqlx::{Connection, Executor};
+
+use crate::fixtures::{PHistory, all_pages, avax, id, pblock, ptx, short, utxo};
+
+/// A UTXO as the model remembers it.
+#[derive(Debug, Clone)]
+struct Owned {
+    utxo: PUtxo,
+    height: u64,
+    ts: u64,
+    /// Spending (height, time, tx).
+    spent: Option<(u64, u64, Id)>,
+}
+
+fn model(blocks: &[PChainBlockRows]) -> BTreeMap<Id, Owned> {
+    let mut out: BTreeMap<Id, Owned> = BTreeMap::new();
+    for b in blocks {
+        let (height, ts) = (b.block.height, b.block.timestamp);
+        for tx in &b.txs {
+            for c in &tx.consumed {
+                if let Some(o) = out.get_mut(c) {
+                    o.spent = Some((height, ts, tx.core.tx_hash));
+                }
+            }
+            for u in &tx.emitted {
+                out.insert(
+                    u.utxo_id,
+                    Owned {
+                        utxo: u.clone(),
+                        height,
+                        ts,
+                        spent: None,
+                    },
+                );
+            }
+        }
+    }
+    out
+}
+
+fn owned_by<'a>(
+    m: &'a BTreeMap<Id, Owned>,
+    addresses: &'a [ShortId],
+) -> impl Iterator<Item = &'a Owned> + 'a {
+    m.values()
+        .filter(|o| o.utxo.addresses.iter().any(|a| addresses.contains(a)))
+}
+
+/// The history, then a block of UTXOs of every kind for `short(100..=102)` at `ts`, and one
+/// spending the first of them at `ts + 3_000`.
+fn history() -> (Vec<PChainBlockRows>, u64) {
+    let mut h = PHistory::new(71, 6);
+    let mut blocks: Vec<_> = (0..400).map(|_| h.next_block()).collect();
+    let ts = h.ts + 10;
+    let (who, other, rich) = (short(100), short(101), short(102));
+    let maker = id(0x5a, 1);
+    let mut tx = ptx(maker, "BaseTx");
+    let mut kinds = Vec::new();
+    let mut add = |i: u32, amount: u64, f: &dyn Fn(&mut PUtxo)| {
+        let mut u = utxo(maker, i, who, amount);
+        f(&mut u);
+        kinds.push(u);
+    };
+    add(0, 5, &|_| {});
+    add(1, 7, &|u| u.locktime = ts + 1_000);
+    add(2, 11, &|u| u.locktime = u64::MAX);
+    add(3, 13, &|u| u.stakeable_locktime = Some(ts + 500));
+    let stake = |start: u64, lock: Option<u64>| {
+        move |u: &mut PUtxo| {
+            u.staked = true;
+            u.start_ts = Some(start);
+            u.end_ts = Some(ts + 2_000);
+            u.stakeable_locktime = lock;
+        }
+    };
+    add(4, 17, &stake(ts, None));
+    add(5, 19, &stake(ts + 100, None));
+    add(6, 23, &stake(ts, Some(ts + 5_000)));
+    add(7, 29, &|u| u.consumed_on_chain = id(3, 3));
+    add(8, 31, &|u| u.addresses = vec![who, other]);
+    add(9, 3 << 61, &|u| u.addresses = vec![rich]);
+    add(10, 3 << 61, &|u| u.addresses = vec![rich]);
+    tx.emitted = kinds;
+    let first = tx.emitted[0].utxo_id;
+    blocks.push(pblock(h.height + 1, ts, vec![tx]));
+    let mut spend = ptx(id(0x5a, 2), "BaseTx");
+    spend.consumed = vec![first];
+    blocks.push(pblock(h.height + 2, ts + 3_000, vec![spend]));
+    (blocks, ts)
+}
+
+pub async fn utxo_lists_balances_and_last_activity(store: Store) {
+    let (blocks, ts) = history();
+    store.commit_pchain_blocks(&blocks).await.unwrap();
+    let m = model(&blocks);
+    check_lists(&store, &m).await;
+    check_balances(&store, ts).await;
+    check_last_activity(&store, &m).await;
+}
+
+async fn check_lists(store: &Store, m: &BTreeMap<Id, Owned>) {
+    let all: Vec<ShortId> = (0..6).map(short).collect();
+    let sets: [&[ShortId]; 4] = [
+        &[short(0)],
+        &[short(1), short(2), short(1)],
+        &all,
+        &[short(100), short(101)],
+    ];
+    let mut seen_spent = false;
+    for addresses in sets {
+        for sort in [UtxoSort::Created, UtxoSort::Amount] {
+            for order in [SortOrder::Asc, SortOrder::Desc] {
+                for include_spent in [false, true] {
+                    for min_amount in [None, Some(500_000)] {
+                        let filter = UtxoFilter {
+                            addresses: addresses.to_vec(),
+                            asset_id: None,
+                            min_amount,
+                            include_spent,
+                            sort,
+                        };
+                        let key = |o: &Owned| match sort {
+                            UtxoSort::Created => o.height,
+                            UtxoSort::Amount => o.utxo.amount,
+                        };
+                        let mut want: Vec<(u64, Id)> = owned_by(m, addresses)
+                            .filter(|o| include_spent || o.spent.is_none())
+                            .filter(|o| min_amount.is_none_or(|min| o.utxo.amount >= min))
+                            .map(|o| (key(o), o.utxo.utxo_id))
+                            .collect();
+                        want.sort();
+                        if order == SortOrder::Desc {
+                            want.reverse();
+                        }
+                        let got = all_pages(|after| {
+                            let filter = filter.clone();
+                            async move {
+                                let page = PageRequest { limit: 7, after };
+                                store.list_utxos(&filter, order, &page).await.unwrap()
+                            }
+                        })
+                        .await;
+                        for u in &got {
+                            let o = &m[&u.utxo.utxo_id];
+                            assert_eq!(u.utxo, o.utxo);
+                            assert_eq!((u.height, u.timestamp), (o.height, o.ts));
+                            let spent = u.consumed.map(|c| (c.height, c.timestamp, c.tx_hash));
+                            assert_eq!(spent, o.spent);
+                            seen_spent |= spent.is_some();
+                        }
+                        let got: Vec<(u64, Id)> = got
+                            .iter()
+                            .map(|u| (key(&m[&u.utxo.utxo_id]), u.utxo.utxo_id))
+                            .collect();
+                        let special = addresses.contains(&short(100));
+                        assert!(
+                            want.len() > 7 || special,
+                            "{filter:?}: too few UTXOs to page"
+                        );
+                        assert_eq!(got, want, "{filter:?} {order:?}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen_spent, "spent UTXOs listed with includeSpent");
+
+    // The asset filter, and a minimum no UTXO reaches.
+    let mut filter = UtxoFilter {
+        addresses: vec![short(0)],
+        include_spent: true,
+        ..UtxoFilter::default()
+    };
+    let everything = store
+        .list_utxos(&filter, SortOrder::Asc, &PageRequest::first(10_000))
+        .await
+        .unwrap();
+    filter.asset_id = Some(avax());
+    let avax_only = store
+        .list_utxos(&filter, SortOrder::Asc, &PageRequest::first(10_000))
+        .await
+        .unwrap();
+    assert_eq!(avax_only.items, everything.items);
+    filter.asset_id = Some(id(9, 2));
+    let none = store
+        .list_utxos(&filter, SortOrder::Asc, &PageRequest::first(10))
+        .await
+        .unwrap();
+    assert!(none.items.is_empty() && none.next.is_none());
+    filter.asset_id = None;
+    filter.min_amount = Some(u64::MAX);
+    let none = store
+        .list_utxos(&filter, SortOrder::Desc, &PageRequest::first(10))
+        .await
+        .unwrap();
+    assert!(none.items.is_empty());
+    // A cursor past the end.
+    let past = PageRequest::after(
+        10,
+        UtxoCursor {
+            key: u64::MAX >> 1,
+            utxo_id: Id([0xff; 32]),
+        },
+    );
+    filter.min_amount = None;
+    let none = store
+        .list_utxos(&filter, SortOrder::Asc, &past)
+        .await
+        .unwrap();
+    assert!(none.items.is_empty());
+}
+
+async fn check_balances(store: &Store, ts: u64) {
+    use BalanceKind::*;
+    let who = [short(100), short(101)];
+    let at = async |t: u64| -> BTreeMap<&'static str, (u128, u64)> {
+        store
+            .list_balances(&who, t)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|s| {
+                assert_eq!(s.asset_id, avax());
+                (s.kind.as_str(), (s.amount, s.utxo_count))
+            })
+            .collect()
+    };
+    let want = |items: &[(BalanceKind, u128, u64)]| -> BTreeMap<&'static str, (u128, u64)> {
+        items
+            .iter()
+            .map(|(k, a, n)| (k.as_str(), (*a, *n)))
+            .collect()
+    };
+    assert!(
+        at(ts - 1).await.is_empty(),
+        "nothing before the UTXOs exist"
+    );
+    assert_eq!(
+        at(ts).await,
+        want(&[
+            (UnlockedUnstaked, 5 + 31, 2),
+            (LockedPlatform, 7 + 11, 2),
+            (LockedStakeable, 13, 1),
+            (UnlockedStaked, 17, 1),
+            (PendingStaked, 19, 1),
+            (LockedStaked, 23, 1),
+        ])
+    );
+    assert_eq!(
+        at(ts + 1_500).await,
+        want(&[
+            (UnlockedUnstaked, 5 + 31 + 7 + 13, 4),
+            (LockedPlatform, 11, 1),
+            (UnlockedStaked, 17 + 19, 2),
+            (LockedStaked, 23, 1),
+        ])
+    );
+    // The staking period is over: the stake is the owner's again, still stakeable-locked.
+    assert_eq!(
+        at(ts + 2_500).await,
+        want(&[
+            (UnlockedUnstaked, 5 + 31 + 7 + 13 + 17 + 19, 6),
+            (LockedPlatform, 11, 1),
+            (LockedStakeable, 23, 1),
+        ])
+    );
+    // The first UTXO is spent at ts + 3,000.
+    assert_eq!(
+        at(ts + 3_000).await,
+        want(&[
+            (UnlockedUnstaked, 31 + 7 + 13 + 17 + 19, 5),
+            (LockedPlatform, 11, 1),
+            (LockedStakeable, 23, 1),
+        ])
+    );
+    // Sums past what a signed 64-bit column holds.
+    let rich = store.list_balances(&[short(102)], ts).await.unwrap();
+    assert_eq!(rich.len(), 1);
+    assert_eq!(rich[0].kind, UnlockedUnstaked);
+    assert_eq!(rich[0].amount, 2 * (3u128 << 61));
+    assert!(
+        store
+            .list_balances(&[short(99)], ts)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+async fn check_last_activity(store: &Store, m: &BTreeMap<Id, Owned>) {
+    let sets: [&[ShortId]; 5] = [
+        &[short(0)],
+        &[short(3), short(4)],
+        &[short(100)],
+        &[short(101)],
+        &[short(102), short(5)],
+    ];
+    for addresses in sets {
+        // Newest block first; in one block the outputs come after the spending.
+        let want = owned_by(m, addresses)
+            .flat_map(|o| {
+                let created = UtxoActivity {
+                    utxo_id: o.utxo.utxo_id,
+                    tx_hash: o.utxo.tx_hash,
+                    height: o.height,
+                    timestamp: o.ts,
+                    consumed: false,
+                };
+                let spent = o.spent.map(|(height, timestamp, tx_hash)| UtxoActivity {
+                    utxo_id: o.utxo.utxo_id,
+                    tx_hash,
+                    height,
+                    timestamp,
+                    consumed: true,
+                });
+                [Some(created), spent]
+            })
+            .flatten()
+            .max_by_key(|a| (a.height, !a.consumed, a.utxo_id));
+        let got = store.find_last_activity(addresses).await.unwrap();
+        assert!(want.is_some());
+        assert_eq!(got, want, "{addresses:?}");
+    }
+    let spent = store
+        .find_last_activity(&[short(100)])
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(spent.consumed, "the last thing short(100) did was spend");
+    assert_eq!(store.find_last_activity(&[short(99)]).await.unwrap(), None);
+}
+
+/// A store made before version 14 gets its owners filed from the UTXOs it holds: the same
+/// answers as a store that had them from the start.
+async fn older_store_gets_utxo_owners(location: &str, raw: &str) {
+    let (blocks, ts) = history();
+    let store = firn_store::open(location).await.unwrap();
+    store.commit_pchain_blocks(&blocks).await.unwrap();
+    let answers = async |store: &Store| {
+        let mut out = Vec::new();
+        for a in (0..6).map(short).chain([short(100), short(101)]) {
+            let filter = UtxoFilter {
+                addresses: vec![a],
+                include_spent: true,
+                ..UtxoFilter::default()
+            };
+            let page = store
+                .list_utxos(&filter, SortOrder::Desc, &PageRequest::first(10_000))
+                .await
+                .unwrap();
+            out.push(format!("{:?}", page.items));
+            out.push(format!(
+                "{:?}",
+                store.list_balances(&[a], ts).await.unwrap()
+            ));
+            out.push(format!(
+                "{:?}",
+                store.find_last_activity(&[a]).await.unwrap()
+            ));
+        }
+        out
+    };
+    let fresh = answers(&store).await;
+    store.close().await;
+    let mut conn = sqlx::AnyConnection::connect(raw).await.unwrap();
+    for sql in [
+        "DROP TABLE p_utxo_owners",
+        "DELETE FROM store_upgrades",
+        "DELETE FROM _sqlx_migrations WHERE version = 14",
+    ] {
+        conn.execute(sql).await.unwrap();
+    }
+    conn.close().await.unwrap();
+    let store = firn_store::open(location).await.unwrap();
+    assert_eq!(answers(&store).await, fresh);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn sqlite_older_store_gets_utxo_owners() {
+    let dir = std::env::temp_dir().join(format!("firn-store-owners-{}", uuid::Uuid::new_v4()));
+    let path = dir.join("firn.db");
+    let path = path.to_str().unwrap();
+    older_store_gets_utxo_owners(path, &format!("sqlite://{path}")).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn postgres_older_store_gets_utxo_owners() {
+    let Some(db) = firn_store::testing::TestDb::postgres().await else {
+        eprintln!("SKIPPED utxos::postgres_older_store_gets_utxo_owners: PostgreSQL not reachable");
+        return;
+    };
+    older_store_gets_utxo_owners(db.url(), db.url()).await;
+}
