@@ -10,7 +10,7 @@ use utoipa::openapi::path::{Operation, ParameterIn};
 
 use crate::routes::{
     evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, nfts, primary,
-    primary_lookups, signature_aggregator, staking, subnets, validators,
+    primary_lookups, signature_aggregator, staking, subnets, utxos, validators,
 };
 use crate::state::AppState;
 
@@ -28,6 +28,8 @@ use crate::state::AppState;
         staking::list_rewards, staking::list_delegators, staking::get_network_details,
         validators::list_validators, validators::get_single_validator_details,
         staking::list_pending_rewards,
+        utxos::get_utxos_by_addresses, utxos::get_utxos_by_addresses_v2,
+        utxos::get_balances_by_addresses, utxos::get_last_activity, utxos::get_last_activity_v2,
         evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block,
         evm::list_erc20, evm::list_erc721, evm::list_erc1155, evm::list_collectibles,
         evm_txs::get_transaction, evm_txs::get_deployment, evm_txs::list_latest,

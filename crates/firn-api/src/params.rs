@@ -136,8 +136,19 @@ impl Query {
         }
     }
 
+    /// Adds a parameter that came another way (a POST body's field), so that it is read, and
+    /// binds page tokens, like one of the query string.
+    pub fn add(&mut self, name: &str, value: String) {
+        self.pairs.push((name.to_owned(), value));
+    }
+
     /// Every value of a list parameter: repeated keys and comma-separated values both count.
     pub fn list(&mut self, name: &str) -> Vec<String> {
+        self.list_up_to(name, MAX_LIST)
+    }
+
+    /// [`Query::list`] of at most `max` values.
+    pub fn list_up_to(&mut self, name: &str, max: usize) -> Vec<String> {
         let items: Vec<String> = self
             .pairs
             .iter()
@@ -147,10 +158,8 @@ impl Query {
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
             .collect();
-        if items.len() > MAX_LIST {
-            self.error(format!(
-                "{name} must contain no more than {MAX_LIST} elements"
-            ));
+        if items.len() > max {
+            self.error(format!("{name} must contain no more than {max} elements"));
             return Vec::new();
         }
         items
@@ -172,7 +181,12 @@ impl Query {
 
     /// A list of primary-network addresses (`fuji1…`, `P-fuji1…`, `X-fuji1…`) of network `hrp`.
     pub fn pchain_addresses(&mut self, name: &str, hrp: &str) -> Vec<ShortId> {
-        let items = self.list(name);
+        self.pchain_addresses_up_to(name, hrp, MAX_LIST)
+    }
+
+    /// [`Query::pchain_addresses`] of at most `max` addresses.
+    pub fn pchain_addresses_up_to(&mut self, name: &str, hrp: &str, max: usize) -> Vec<ShortId> {
+        let items = self.list_up_to(name, max);
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             match parse_pchain_address(&item, hrp) {

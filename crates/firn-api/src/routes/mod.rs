@@ -2,12 +2,13 @@
 //! A new group (e.g. `/v1/signatureAggregator/...`) adds a module and one `.merge` line here,
 //! and its `#[utoipa::path]` handlers to [`crate::openapi::ApiDoc`].
 
+use axum::http::{HeaderMap, header};
 use axum::routing::get;
 use axum::{Json, Router};
 use firn_store::EvmReader;
 use firn_store::types::Address;
 
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::wire::evm::RichAddresses;
 use crate::wire::{TokenExtras, money};
@@ -27,6 +28,7 @@ pub mod signature_aggregator;
 pub mod staking;
 pub mod subnets;
 mod unsupported;
+pub mod utxos;
 pub mod validators;
 
 /// Every route of the Data API, plus `/metrics`, `/api-json` and `/api`.
@@ -38,6 +40,7 @@ pub fn router() -> Router<AppState> {
         .merge(subnets::router())
         .merge(staking::router())
         .merge(validators::router())
+        .merge(utxos::router())
         .merge(evm::router())
         .merge(evm_txs::router())
         .merge(evm_address::router())
@@ -88,5 +91,21 @@ pub(crate) fn erc20_extras<'a>(
     move |token| TokenExtras {
         price: money(&state.config.prices, currency, &format!("{token:#x}")),
         logo_uri: state.config.token_logos.logo(chain_id, token),
+    }
+}
+
+/// Refuses a body that is not declared JSON: a browser sends a cross-site form post without
+/// asking first, but never one of type `application/json`.
+pub(crate) fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    let declared = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(str::trim);
+    match declared {
+        Some(t) if t.eq_ignore_ascii_case("application/json") => Ok(()),
+        _ => Err(ApiError::UnsupportedMediaType(
+            "the request body must be JSON, sent with Content-Type: application/json".to_owned(),
+        )),
     }
 }

@@ -74,3 +74,15 @@ pub fn primary_chain(
     }
     chain
 }
+
+/// The P-Chain, or the 404 of a primary-network chain firn does not index (`what` is what was
+/// asked for, e.g. "UTXOs"). Call after [`Query::finish`]: `None` left its 400 there.
+pub(crate) fn p_chain_only(chain: Option<PrimaryChain>, what: &str) -> Result<(), ApiError> {
+    match chain {
+        Some(PrimaryChain::P) | None => Ok(()),
+        Some(other) => Err(ApiError::not_found(format!(
+            "{} {what} are not indexed by this firn server",
+            other.wire_name()
+        ))),
+    }
+}

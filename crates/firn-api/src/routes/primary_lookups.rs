@@ -8,7 +8,7 @@ use axum::{Json, Router};
 use firn_core::ids::Id;
 use firn_store::PChainReader;
 
-use super::network::{PrimaryChain, check_network, primary_chain};
+use super::network::{check_network, p_chain_only, primary_chain};
 use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
@@ -27,18 +27,16 @@ pub(crate) fn router() -> Router<AppState> {
 }
 
 /// The chain of the path, which must be the P-Chain: the others are not indexed.
-fn p_chain_only(state: &AppState, path: &PathParams, q: &mut Query, what: &str) -> ApiResult<()> {
+fn checked_p_chain(
+    state: &AppState,
+    path: &PathParams,
+    q: &mut Query,
+    what: &str,
+) -> ApiResult<()> {
     check_network(&state.config.network, path.get("network"))?;
     let chain = primary_chain(&state.config.network, q, path.get("blockchainId"));
     q.finish()?;
-    match chain {
-        // `None` left its error in `q`, returned above.
-        Some(PrimaryChain::P) | None => Ok(()),
-        Some(other) => Err(ApiError::not_found(format!(
-            "{} {what} are not indexed by this firn server",
-            other.wire_name()
-        ))),
-    }
+    p_chain_only(chain, what)
 }
 
 /// `GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`
@@ -55,7 +53,7 @@ pub async fn get_tx_by_hash(
     path: PathParams,
     mut q: Query,
 ) -> ApiResult<Json<PChainTransaction>> {
-    p_chain_only(&state, &path, &mut q, "transactions")?;
+    checked_p_chain(&state, &path, &mut q, "transactions")?;
     let raw = path.get("txHash");
     let hash: Id = raw
         .parse()
@@ -83,7 +81,7 @@ pub async fn get_block_by_id(
     path: PathParams,
     mut q: Query,
 ) -> ApiResult<Json<PrimaryNetworkBlock>> {
-    p_chain_only(&state, &path, &mut q, "blocks")?;
+    checked_p_chain(&state, &path, &mut q, "blocks")?;
     let raw = path.get("blockId");
     let block = if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) {
         let height: u64 = raw

@@ -14,7 +14,7 @@ use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use firn_aggregator::pchain::{TxMessageError, message_for_justification, message_for_tx};
@@ -31,6 +31,7 @@ use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::routes::network::check_network;
+use crate::routes::require_json;
 use crate::state::AppState;
 
 /// What the signature routes need: the aggregator and the P-Chain reads behind the GET.
@@ -158,22 +159,6 @@ pub async fn get_aggregated_signatures(
         .await
         .map_err(aggregate_error)?;
     Ok(created(&out.message.bytes()))
-}
-
-/// Refuses a body that is not declared JSON: a browser sends a cross-site form post without
-/// asking first, but never one of type `application/json`.
-fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
-    let declared = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .map(str::trim);
-    match declared {
-        Some(t) if t.eq_ignore_ascii_case("application/json") => Ok(()),
-        _ => Err(ApiError::UnsupportedMediaType(
-            "the request body must be JSON, sent with Content-Type: application/json".to_owned(),
-        )),
-    }
 }
 
 fn created(signed: &[u8]) -> Response {

@@ -119,6 +119,17 @@ impl Api {
         field: &str,
         page_size: usize,
     ) -> Vec<serde_json::Value> {
+        self.all_pages_of(uri, field, page_size, None).await
+    }
+
+    /// [`Api::all_pages`] of GETs, or of POSTs of the JSON `body`.
+    pub async fn all_pages_of(
+        &self,
+        uri: &str,
+        field: &str,
+        page_size: usize,
+        body: Option<&serde_json::Value>,
+    ) -> Vec<serde_json::Value> {
         let mut out = Vec::new();
         let mut token: Option<String> = None;
         loop {
@@ -126,7 +137,10 @@ impl Api {
                 Some(t) => format!("{uri}&pageSize={page_size}&pageToken={t}"),
                 None => format!("{uri}&pageSize={page_size}"),
             };
-            let r = self.get(&url).await;
+            let r = match body {
+                Some(b) => self.post_json(&url, b).await,
+                None => self.get(&url).await,
+            };
             assert_eq!(r.status, StatusCode::OK, "{url}: {}", r.json);
             let items = r.json[field].as_array().expect("list field").clone();
             assert!(items.len() <= page_size);
@@ -136,5 +150,16 @@ impl Api {
                 None => return out,
             }
         }
+    }
+
+    /// POST of the JSON `body`.
+    pub async fn post_json(&self, uri: &str, body: &serde_json::Value) -> Reply {
+        self.request(
+            Request::post(uri)
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string()))
+                .unwrap(),
+        )
+        .await
     }
 }

@@ -17,6 +17,7 @@ mod service;
 mod shapes;
 mod signature_aggregator;
 mod subnets;
+mod utxos;
 mod validation;
 mod validators;
 
@@ -45,6 +46,7 @@ firn_store::backend_tests! {
     subnets::pchain_tx_and_block_by_id_match_the_store,
     validators::validators_match_the_store,
     validators::network_details_match_the_store,
+    utxos::utxo_endpoints_match_the_store,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,
     metrics_v1::avg_tps_legacy_start_key,

@@ -1,9 +1,10 @@
 //! Primary-network shapes, one module per resource: `transactions` (P-Chain transactions and
 //! the C-Chain's atomic ones), `utxos`, `blocks`, `rewards`, `delegators`, `validators`, `network`,
-//! `blockchains` and `subnets`.
+//! `blockchains`, `subnets`, and the balances and last activity of addresses (`balances`).
 //! Here: the rendering context every one of them takes ([`Ctx`]) and the shapes they share.
 //! The reward rule the delegator shapes show is `firn_core::pchain::reward`.
 
+mod balances;
 mod blockchains;
 mod blocks;
 mod delegators;
@@ -22,6 +23,10 @@ use utoipa::ToSchema;
 
 use crate::config::NetworkProfile;
 
+pub use balances::{
+    AggregatedAssetAmount, LastActivityTimestamp, ListPChainBalancesResponse, PChainBalance,
+    PChainSharedAsset,
+};
 pub use blockchains::{Blockchain, ChainAddressChainIdMap, ChainAddressChainIdMapListResponse};
 pub use blocks::{ListPrimaryNetworkBlocksResponse, PrimaryNetworkBlock, ProposerDetails};
 pub use delegators::{DelegatorDetails, ListDelegatorDetailsResponse};
@@ -35,7 +40,7 @@ pub use transactions::{
     ListCChainAtomicTransactionsResponse, ListPChainTransactionsResponse, PChainTransaction,
     SubnetOwnershipInfo, TX_TYPE_FILTER,
 };
-pub use utxos::PChainUtxo;
+pub use utxos::{ListPChainUtxosResponse, PChainUtxo};
 pub use validators::{
     Geolocation, ListPendingRewardsResponse, ListValidatorDetailsResponse, PendingReward, Rewards,
     ValidatorDetails, ValidatorFacts, ValidatorHealthDetails,
@@ -90,7 +95,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// An amount of an asset with its name, symbol and denomination.
-    pub fn amount(&self, asset_id: Id, amount: u64) -> AssetAmount {
+    pub fn amount(&self, asset_id: Id, amount: impl Into<u128>) -> AssetAmount {
         let avax = asset_id == self.network.avax_asset_id;
         AssetAmount {
             asset_id: self.asset(&asset_id),
@@ -98,7 +103,7 @@ impl<'a> Ctx<'a> {
             symbol: if avax { "AVAX" } else { "UNKNOWN" }.to_owned(),
             denomination: if avax { 9 } else { 0 },
             r#type: "secp256k1".to_owned(),
-            amount: amount.to_string(),
+            amount: amount.into().to_string(),
         }
     }
 

@@ -1,10 +1,10 @@
-//! P-Chain UTXOs (`PChainUtxo`).
+//! P-Chain UTXOs (`PChainUtxo`) and their lists.
 
 use firn_store::rows::pchain::PUtxoRecord;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{AssetAmount, Ctx};
+use super::{AssetAmount, Ctx, PrimaryNetworkChainInfo};
 
 /// A P-Chain UTXO (`PChainUtxo`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -96,4 +96,17 @@ impl PChainUtxo {
             utxo_start_timestamp: u.start_ts,
         }
     }
+}
+
+/// A page of P-Chain UTXOs (`ListPChainUtxosResponse`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListPChainUtxosResponse {
+    /// Token of the next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+    /// The UTXOs.
+    pub utxos: Vec<PChainUtxo>,
+    /// The chain and network.
+    pub chain_info: PrimaryNetworkChainInfo,
 }
