@@ -27,9 +27,16 @@ export async function pchainView(node) {
   const touched = new Map(); // address hex → Set of tx IDs
   const stakers = new Map(); // staking tx ID → { kind, nodeID, weight, start, end, owners, tx, height }
   const ended = new Map(); // staking tx ID → { rewardTxId, height }
+  // address hex → its newest UTXO event in the blocks: { height, txId, consumed } (in one
+  // block the outputs come after the spending).
+  const lastUtxoEvent = new Map();
   const touch = (address, txId) => {
     if (!touched.has(address)) touched.set(address, new Set());
     touched.get(address).add(txId);
+  };
+  const event = (address, height, txId, consumed) => {
+    const e = lastUtxoEvent.get(address);
+    if (!e || height > e.height || (height === e.height && e.consumed && !consumed)) lastUtxoEvent.set(address, { height, txId, consumed });
   };
   for (let h = 0; h <= height; h++) {
     const { block } = await node.platform("getBlockByHeight", { height: String(h), encoding: "json" });
@@ -43,8 +50,12 @@ export async function pchainView(node) {
         for (const a of owners) touch(a, tx.id);
       });
       for (const input of [...(u.inputs ?? []), ...(u.importedInputs ?? [])]) {
-        for (const a of outputs.get(`${input.txID}:${input.outputIndex}`) ?? []) touch(a, tx.id);
+        for (const a of outputs.get(`${input.txID}:${input.outputIndex}`) ?? []) {
+          touch(a, tx.id);
+          event(a, h, tx.id, true);
+        }
       }
+      for (const out of outs) for (const a of ownersOf(out)) event(a, h, tx.id, false);
       const kind = stakingKind(u);
       if (kind) {
         const owner = u.rewardsOwner ?? u.validationRewardsOwner;
@@ -68,7 +79,7 @@ export async function pchainView(node) {
       }
     }
   }
-  return { height, blocks, touched, stakers, ended };
+  return { height, blocks, touched, stakers, ended, lastUtxoEvent };
 }
 
 // The node's current primary-network validators and delegators, by staking tx.
