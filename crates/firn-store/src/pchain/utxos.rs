@@ -258,6 +258,13 @@ pub(super) async fn list_balances(
     if owners.is_empty() {
         return Ok(Vec::new());
     }
+    // At or after the last block, what is held is what is unspent: the unspent rows' own
+    // index (walked by height) holds it, however many UTXOs the owners spent before.
+    let mut last = Sql::new("SELECT height, timestamp FROM p_blocks ORDER BY height DESC");
+    last.limit(1);
+    let last = store
+        .fetch(last, |r| Ok((r.i64("height")?, r.i64("timestamp")?)))
+        .await?;
     // Amounts are summed in two 32-bit halves, so no sum overflows a signed 64-bit column.
     let mut q = Sql::new("SELECT u.asset_id, ");
     push_kind(&mut q, at);
@@ -266,12 +273,22 @@ pub(super) async fn list_balances(
          CAST(SUM(u.amount & 4294967295) AS BIGINT) AS lo FROM p_utxos u \
          WHERE u.utxo_id IN (SELECT o.utxo_id FROM p_utxo_owners o WHERE o.address IN (",
     );
-    q.bind_list(owners.iter().map(|a| a.0.to_vec()))
-        .push(") AND o.timestamp <= ")
-        .bind(at)
-        .push(" AND (o.spent_timestamp IS NULL OR o.spent_timestamp > ")
-        .bind(at)
-        .push(")) AND u.consumed_on_chain = ")
+    q.bind_list(owners.iter().map(|a| a.0.to_vec())).push(")");
+    match last.first() {
+        Some((height, ts)) if at >= *ts => {
+            q.push(" AND o.height <= ")
+                .bind(*height)
+                .push(" AND o.spent_height IS NULL");
+        }
+        _ => {
+            q.push(" AND o.timestamp <= ")
+                .bind(at)
+                .push(" AND (o.spent_timestamp IS NULL OR o.spent_timestamp > ")
+                .bind(at)
+                .push(")");
+        }
+    }
+    q.push(") AND u.consumed_on_chain = ")
         .bind(P_CHAIN_ID.0.to_vec())
         .push(" GROUP BY u.asset_id, kind ORDER BY u.asset_id, kind");
     store.fetch(q, decode_sum).await
