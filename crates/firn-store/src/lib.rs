@@ -95,7 +95,7 @@ pub use open::{DEFAULT_CACHE_MIB, StoreOptions, open};
 pub use page::{Page, PageCursor, PageRequest, SortOrder};
 pub use store::{Backend, Store};
 pub use traits::{
-    AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, MetricsReader,
-    PBlockFilter, PChainReader, PChainWriter, PTxFilter, RewardFilter, StakerFilter,
+    AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, L1ValidatorFilter,
+    MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter, RewardFilter, StakerFilter,
     TransferFilter, TxParties, UtxoFilter, UtxoSort,
 };

@@ -21,9 +21,9 @@ use crate::rows::evm::{
 };
 use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
-    BlockchainRecord, DelegationTotals, L1ValidatorRecord, PBlockRecord, PChainBlockRows,
-    PTxRecord, PUtxoRecord, RewardRecord, StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
-    SupplyReading, ValidatorObservation,
+    BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord,
+    PChainBlockRows, PTxRecord, PUtxoRecord, RewardRecord, StakerRecord, StakerStatus,
+    StakingTotals, SubnetRecord, SupplyReading, ValidatorObservation,
 };
 use crate::rows::utxos::{BalanceSum, UtxoActivity};
 use crate::rows::{ChainKey, CommitOutcome};
@@ -51,6 +51,12 @@ pub trait PChainWriter {
     ) -> impl Future<Output = Result<()>> + Send;
     /// Keeps the current supply the followed node reported, replacing the older reading.
     fn record_supply(&self, reading: &SupplyReading) -> impl Future<Output = Result<()>> + Send;
+    /// Keeps what the followed node says of L1 validators' remaining balances, replacing its
+    /// older word.
+    fn record_l1_observations(
+        &self,
+        observed: &[L1Observation],
+    ) -> impl Future<Output = Result<()>> + Send;
 }
 
 /// Filter of P-Chain transaction lists. Empty lists and `None` do not filter.
@@ -105,6 +111,19 @@ pub struct RewardFilter {
     pub addresses: Vec<ShortId>,
     /// Rewards for stakes on any of these nodes.
     pub node_ids: Vec<NodeId>,
+}
+
+/// Filter of L1 validator lists. `None` does not filter.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct L1ValidatorFilter {
+    /// Validators of this L1.
+    pub subnet_id: Option<Id>,
+    /// Validators on this node.
+    pub node_id: Option<NodeId>,
+    /// This validation.
+    pub validation_id: Option<Id>,
+    /// Disabled and removed validators too (active ones only by default).
+    pub include_inactive: bool,
 }
 
 /// What UTXO lists are sorted by.
@@ -265,13 +284,19 @@ pub trait PChainReader {
         &self,
         addresses: &[ShortId],
     ) -> impl Future<Output = Result<Option<UtxoActivity>>> + Send;
-    /// L1 validators by creation, optionally of one subnet.
+    /// L1 validators by creation.
     fn list_l1_validators(
         &self,
-        subnet_id: Option<Id>,
+        filter: &L1ValidatorFilter,
         order: SortOrder,
         page: &PageRequest<CreatedCursor>,
     ) -> impl Future<Output = Result<Page<L1ValidatorRecord, CreatedCursor>>> + Send;
+    /// What the followed node last said of each of `validations`' remaining balance; those
+    /// it never described have no entry.
+    fn list_l1_observations(
+        &self,
+        validations: &[Id],
+    ) -> impl Future<Output = Result<Vec<L1Observation>>> + Send;
 }
 
 /// Writes EVM chains and their accepted blocks.

@@ -202,9 +202,20 @@ pub(super) fn decode_l1(r: &dyn Row) -> Result<L1ValidatorRecord> {
             balance: r.bits("balance")?,
             bls_public_key: r.bytes("bls_public_key")?,
             active: r.bool("active")?,
+            remaining_balance_owner: Owner {
+                locktime: 0,
+                threshold: r.u32("remaining_owner_threshold")?,
+                addresses: r.short_ids("remaining_owner_addresses")?,
+            },
+            deactivation_owner: Owner {
+                locktime: 0,
+                threshold: r.u32("deactivation_owner_threshold")?,
+                addresses: r.short_ids("deactivation_owner_addresses")?,
+            },
         },
         created_height: r.u64("created_height")?,
         created_tx_hash: r.id("created_tx_hash")?,
+        created_timestamp: r.u64("created_timestamp")?,
         updated_height: r.u64("updated_height")?,
     })
 }

@@ -1,9 +1,11 @@
 //! P-Chain queries: [`crate::PChainWriter`] in `write`, [`crate::PChainReader`] in `read`
 //! (rows decoded in `decode`; the totals of what is staked now in `totals`; what the validator
 //! lists add, the node's observations and each validator's delegations, in `validators`; the
-//! UTXOs of owners, their balances and last activity, in `utxos`).
+//! UTXOs of owners, their balances and last activity, in `utxos`; L1 validators and the
+//! node's word on their balances in `l1`).
 
 mod decode;
+mod l1;
 mod read;
 mod totals;
 mod utxos;

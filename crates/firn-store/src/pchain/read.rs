@@ -15,15 +15,16 @@ use crate::page::{
 };
 use crate::row::Row;
 use crate::rows::pchain::{
-    BlockchainRecord, DelegationTotals, L1ValidatorRecord, PBlockRecord, PTxRecord, PUtxoRecord,
-    RewardRecord, SUBNET_VALIDATOR_TX, StakerRecord, StakerStatus, StakingTotals, SubnetRecord,
-    SupplyReading, ValidatorObservation,
+    BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord, PTxRecord,
+    PUtxoRecord, RewardRecord, SUBNET_VALIDATOR_TX, StakerRecord, StakerStatus, StakingTotals,
+    SubnetRecord, SupplyReading, ValidatorObservation,
 };
 use crate::rows::utxos::{BalanceSum, UtxoActivity};
 use crate::sql::Sql;
 use crate::store::Store;
 use crate::traits::{
-    PBlockFilter, PChainReader, PTxFilter, RewardFilter, StakerFilter, UtxoFilter,
+    L1ValidatorFilter, PBlockFilter, PChainReader, PTxFilter, RewardFilter, StakerFilter,
+    UtxoFilter,
 };
 
 /// Appends `AND (h, i) <op> ($a, $b)` for a transaction-position cursor.
@@ -93,11 +94,6 @@ const BLOCKCHAINS: CreatedTable = CreatedTable {
     table: "blockchains",
     height_col: "height",
     id_col: "blockchain_id",
-};
-const L1_VALIDATORS: CreatedTable = CreatedTable {
-    table: "l1_validators",
-    height_col: "created_height",
-    id_col: "validation_id",
 };
 
 /// One index range of the transaction list, in page order, at most a page plus one.
@@ -752,7 +748,7 @@ impl PChainReader for Store {
 
     async fn find_l1_validator(&self, validation_id: Id) -> Result<Option<L1ValidatorRecord>> {
         self.find_one(
-            "SELECT * FROM l1_validators WHERE validation_id = ",
+            &format!("{} WHERE v.validation_id = ", super::l1::SELECT_L1),
             validation_id.0.to_vec(),
             decode_l1,
         )
@@ -761,21 +757,14 @@ impl PChainReader for Store {
 
     async fn list_l1_validators(
         &self,
-        subnet_id: Option<Id>,
+        filter: &L1ValidatorFilter,
         order: SortOrder,
         page: &PageRequest<CreatedCursor>,
     ) -> Result<Page<L1ValidatorRecord, CreatedCursor>> {
-        self.list_created(
-            L1_VALIDATORS,
-            subnet_id.map(|s| ("subnet_id", s.0.to_vec())),
-            order,
-            page,
-            decode_l1,
-            |v| CreatedCursor {
-                height: v.created_height,
-                id: v.validator.validation_id,
-            },
-        )
-        .await
+        super::l1::list(self, filter, order, page).await
+    }
+
+    async fn list_l1_observations(&self, validations: &[Id]) -> Result<Vec<L1Observation>> {
+        super::l1::list_observations(self, validations).await
     }
 }

@@ -10,7 +10,8 @@ use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids, u128_bytes};
 use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
 use crate::rows::pchain::{
-    PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange, SupplyReading, ValidatorObservation,
+    L1Observation, PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange, SupplyReading,
+    ValidatorObservation,
 };
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::store::Store;
@@ -61,6 +62,10 @@ impl PChainWriter for Store {
 
     async fn record_supply(&self, reading: &SupplyReading) -> Result<()> {
         super::validators::record_supply(self, reading).await
+    }
+
+    async fn record_l1_observations(&self, observed: &[L1Observation]) -> Result<()> {
+        super::l1::record(self, observed).await
     }
 }
 
@@ -367,8 +372,10 @@ async fn write_tx(
     for v in &tx.l1_validators {
         sqlx::query(
             "INSERT INTO l1_validators (validation_id, subnet_id, node_id, weight, balance, \
-             bls_public_key, created_height, created_tx_hash, updated_height, active) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7, $9) \
+             bls_public_key, created_height, created_tx_hash, updated_height, active, \
+             remaining_owner_threshold, remaining_owner_addresses, deactivation_owner_threshold, \
+             deactivation_owner_addresses) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7, $9, $10, $11, $12, $13) \
              ON CONFLICT (validation_id) DO UPDATE SET subnet_id = excluded.subnet_id, \
              node_id = excluded.node_id, weight = excluded.weight, balance = excluded.balance, \
              bls_public_key = excluded.bls_public_key, updated_height = excluded.updated_height, \
@@ -383,6 +390,10 @@ async fn write_tx(
         .bind(height)
         .bind(c.tx_hash.0.to_vec())
         .bind(i64::from(v.active))
+        .bind(i64::from(v.remaining_balance_owner.threshold))
+        .bind(short_ids(&v.remaining_balance_owner.addresses))
+        .bind(i64::from(v.deactivation_owner.threshold))
+        .bind(short_ids(&v.deactivation_owner.addresses))
         .execute(&mut *conn)
         .await?;
     }

@@ -506,6 +506,21 @@ pub struct ValidatorObservation {
     pub observed_at: u64,
 }
 
+/// What the followed node last said of an L1 validator's remaining balance
+/// (`platform.getCurrentValidators` of its L1): fees drain it every second by a rule only the
+/// node's fee state knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct L1Observation {
+    /// The validation.
+    pub validation_id: Id,
+    /// Its remaining balance, nAVAX.
+    pub balance: u64,
+    /// The P-Chain height the node named.
+    pub height: u64,
+    /// When (Unix seconds).
+    pub observed_at: u64,
+}
+
 /// The current supply the followed node reported (`platform.getCurrentSupply`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SupplyReading {
@@ -614,6 +629,11 @@ pub struct L1Validator {
     pub bls_public_key: Vec<u8>,
     /// False once disabled or removed.
     pub active: bool,
+    /// Who gets the remaining balance back (locktime 0; empty for validators stored before
+    /// the store kept owners).
+    pub remaining_balance_owner: Owner,
+    /// Who may disable it.
+    pub deactivation_owner: Owner,
 }
 
 /// A stored L1 validator.
@@ -625,6 +645,8 @@ pub struct L1ValidatorRecord {
     pub created_height: u64,
     /// Transaction that created it.
     pub created_tx_hash: Id,
+    /// Time of the block that created it.
+    pub created_timestamp: u64,
     /// Height of its last change.
     pub updated_height: u64,
 }

@@ -5,16 +5,16 @@ use firn_core::network::P_CHAIN_ID;
 use firn_store::page::TxCursor;
 use firn_store::rows::ChainKey;
 use firn_store::rows::pchain::{
-    AssetAmount, BlockchainRecord, L1Validator, L1ValidatorManager, NewBlockchain, NewReward,
-    NewStaker, Owner, PBlockRecord, PChainBlockRows, PTxRecord, PUtxo, RewardType, StakerStatus,
-    SubnetChange, UtxoType,
+    AssetAmount, BlockchainRecord, L1Observation, L1Validator, L1ValidatorManager,
+    L1ValidatorRecord, NewBlockchain, NewReward, NewStaker, Owner, PBlockRecord, PChainBlockRows,
+    PTxRecord, PUtxo, RewardType, StakerStatus, SubnetChange, UtxoType,
 };
 use firn_store::{
-    CursorStore, PBlockFilter, PChainReader, PChainWriter, PTxFilter, PageRequest, RewardFilter,
-    SortOrder, Store, StoreError,
+    CursorStore, L1ValidatorFilter, PBlockFilter, PChainReader, PChainWriter, PTxFilter,
+    PageRequest, RewardFilter, SortOrder, Store, StoreError,
 };
 
-use crate::fixtures::{PHistory, PTxFacts, avax, id, node, pblock, ptx, short, utxo};
+use crate::fixtures::{PHistory, PTxFacts, all_pages, avax, id, node, pblock, ptx, short, utxo};
 
 pub const T: u64 = 1_700_000_000;
 
@@ -161,16 +161,37 @@ fn scenario() -> Vec<PChainBlockRows> {
         manager_chain: c,
         manager_address: vec![0x0f; 20],
     });
-    tl.l1_validation_ids = vec![id(7, 1)];
-    tl.l1_validators = vec![L1Validator {
-        validation_id: id(7, 1),
-        subnet_id: s,
-        node_id: node(9),
-        weight: u64::MAX,
-        balance: u64::MAX,
-        bls_public_key: vec![0xb1; 48],
-        active: true,
-    }];
+    tl.l1_validation_ids = vec![id(7, 1), id(7, 2)];
+    let owner = |threshold: u32, addresses: Vec<_>| Owner {
+        locktime: 0,
+        threshold,
+        addresses,
+    };
+    tl.l1_validators = vec![
+        L1Validator {
+            validation_id: id(7, 1),
+            subnet_id: s,
+            node_id: node(9),
+            weight: u64::MAX,
+            balance: u64::MAX,
+            bls_public_key: vec![0xb1; 48],
+            active: true,
+            remaining_balance_owner: owner(1, vec![short(3)]),
+            deactivation_owner: owner(2, vec![short(4), short(5)]),
+        },
+        // Converted without a balance: inactive from the start.
+        L1Validator {
+            validation_id: id(7, 2),
+            subnet_id: s,
+            node_id: node(8),
+            weight: 5,
+            balance: 0,
+            bls_public_key: vec![0xb2; 48],
+            active: false,
+            remaining_balance_owner: owner(0, Vec::new()),
+            deactivation_owner: owner(1, vec![short(6)]),
+        },
+    ];
 
     let mut to = ptx(o, "TransferSubnetOwnershipTx");
     to.subnet = Some(SubnetChange::OwnerChanged {
@@ -346,11 +367,10 @@ pub async fn pchain_round_trip(store: Store) {
     let l1 = store.find_l1_validator(id(7, 1)).await.unwrap().unwrap();
     assert_eq!(l1.validator, blocks[2].txs[3].l1_validators[0]);
     assert_eq!((l1.created_height, l1.created_tx_hash), (3, id(4, 9)));
-    let l1s = store
-        .list_l1_validators(Some(id(4, 2)), SortOrder::Asc, &PageRequest::first(10))
-        .await
-        .unwrap();
-    assert_eq!(l1s.items, vec![l1]);
+    assert_eq!(l1.created_timestamp, blocks[2].block.timestamp);
+    let off = store.find_l1_validator(id(7, 2)).await.unwrap().unwrap();
+    assert_eq!(off.validator, blocks[2].txs[3].l1_validators[1]);
+    check_l1_lists(&store, &l1, &off).await;
     let by_validation = store
         .list_pchain_txs(
             &PTxFilter {
@@ -666,4 +686,70 @@ pub async fn pchain_paging_is_stable_under_inserts(store: Store) {
         }
     }
     assert_eq!(got, expected(&history.facts, &filter, SortOrder::Asc));
+}
+
+/// Every filter of the L1 validator list, and the node's word on their balances.
+async fn check_l1_lists(store: &Store, on: &L1ValidatorRecord, off: &L1ValidatorRecord) {
+    let list = async |filter: L1ValidatorFilter| {
+        all_pages(|after| async move {
+            let page = PageRequest { limit: 1, after };
+            store
+                .list_l1_validators(&filter, SortOrder::Asc, &page)
+                .await
+                .unwrap()
+        })
+        .await
+    };
+    let subnet = Some(id(4, 2));
+    let both = L1ValidatorFilter {
+        subnet_id: subnet,
+        include_inactive: true,
+        ..L1ValidatorFilter::default()
+    };
+    assert_eq!(
+        list(L1ValidatorFilter {
+            subnet_id: subnet,
+            ..L1ValidatorFilter::default()
+        })
+        .await,
+        vec![on.clone()]
+    );
+    let mut want = vec![on.clone(), off.clone()];
+    want.sort_by_key(|v| v.validator.validation_id);
+    assert_eq!(list(both).await, want);
+    let by_node = L1ValidatorFilter {
+        node_id: Some(node(8)),
+        include_inactive: true,
+        ..L1ValidatorFilter::default()
+    };
+    assert_eq!(list(by_node).await, vec![off.clone()]);
+    let by_validation = L1ValidatorFilter {
+        validation_id: Some(id(7, 1)),
+        ..L1ValidatorFilter::default()
+    };
+    assert_eq!(list(by_validation).await, vec![on.clone()]);
+    let elsewhere = L1ValidatorFilter {
+        subnet_id: Some(id(9, 9)),
+        include_inactive: true,
+        ..L1ValidatorFilter::default()
+    };
+    assert!(list(elsewhere).await.is_empty());
+
+    let seen = |balance: u64, height: u64| L1Observation {
+        validation_id: id(7, 1),
+        balance,
+        height,
+        observed_at: T + height,
+    };
+    let ids = [id(7, 1), id(7, 2)];
+    assert!(store.list_l1_observations(&ids).await.unwrap().is_empty());
+    store
+        .record_l1_observations(&[seen(u64::MAX - 1, 3)])
+        .await
+        .unwrap();
+    store.record_l1_observations(&[seen(7, 4)]).await.unwrap();
+    assert_eq!(
+        store.list_l1_observations(&ids).await.unwrap(),
+        vec![seen(7, 4)]
+    );
 }

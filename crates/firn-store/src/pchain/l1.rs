@@ -1,0 +1,110 @@
+//! L1 validators: the list with its filters, and the followed node's word on their remaining
+//! balance ([`crate::PChainWriter::record_l1_observations`]).
+
+use firn_core::ids::Id;
+
+use super::decode::decode_l1;
+use crate::codec::{RowExt, bits, int};
+use crate::error::Result;
+use crate::page::{CreatedCursor, Page, PageRequest, SortOrder};
+use crate::row::Row;
+use crate::rows::pchain::{L1Observation, L1ValidatorRecord};
+use crate::sql::Sql;
+use crate::store::Store;
+use crate::traits::L1ValidatorFilter;
+
+/// Validators one observation lookup binds.
+const LOOKUP_CHUNK: usize = 500;
+
+/// The validator columns and the creating block's time.
+pub(super) const SELECT_L1: &str = "SELECT v.*, b.timestamp AS created_timestamp \
+     FROM l1_validators v JOIN p_blocks b ON b.height = v.created_height";
+
+pub(super) async fn list(
+    store: &Store,
+    filter: &L1ValidatorFilter,
+    order: SortOrder,
+    page: &PageRequest<CreatedCursor>,
+) -> Result<Page<L1ValidatorRecord, CreatedCursor>> {
+    let limit = page.checked_limit()?;
+    let ord = order.sql();
+    let mut q = Sql::new(SELECT_L1);
+    q.push(" WHERE 1 = 1");
+    if let Some(s) = filter.subnet_id {
+        q.push(" AND v.subnet_id = ").bind(s.0.to_vec());
+    }
+    if let Some(n) = filter.node_id {
+        q.push(" AND v.node_id = ").bind(n.0.to_vec());
+    }
+    if let Some(v) = filter.validation_id {
+        q.push(" AND v.validation_id = ").bind(v.0.to_vec());
+    }
+    if !filter.include_inactive {
+        q.push(" AND v.active = 1");
+    }
+    if let Some(c) = page.after {
+        q.push(&format!(
+            " AND (v.created_height, v.validation_id) {} (",
+            order.after_op()
+        ))
+        .bind(int("cursor height", c.height)?)
+        .push(", ")
+        .bind(c.id.0.to_vec())
+        .push(")");
+    }
+    q.push(&format!(
+        " ORDER BY v.created_height {ord}, v.validation_id {ord}"
+    ))
+    .limit(limit + 1);
+    let items = store.fetch(q, decode_l1).await?;
+    Ok(Page::from_rows(items, limit, |v| CreatedCursor {
+        height: v.created_height,
+        id: v.validator.validation_id,
+    }))
+}
+
+/// Keeps `observed` (the newest word on each validator replaces the older one).
+pub(super) async fn record(store: &Store, observed: &[L1Observation]) -> Result<()> {
+    let mut w = store.begin_write().await?;
+    for o in observed {
+        sqlx::query(
+            "INSERT INTO l1_validator_observations (validation_id, balance, height, observed_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (validation_id) DO UPDATE SET \
+             balance = excluded.balance, height = excluded.height, \
+             observed_at = excluded.observed_at",
+        )
+        .bind(o.validation_id.0.to_vec())
+        .bind(bits(o.balance))
+        .bind(int("height", o.height)?)
+        .bind(int("observation time", o.observed_at)?)
+        .execute(&mut *w.tx)
+        .await?;
+    }
+    w.commit().await
+}
+
+/// The observations held for `validations`.
+pub(super) async fn list_observations(
+    store: &Store,
+    validations: &[Id],
+) -> Result<Vec<L1Observation>> {
+    let mut out = Vec::with_capacity(validations.len());
+    for chunk in validations.chunks(LOOKUP_CHUNK) {
+        let mut q = Sql::new(
+            "SELECT validation_id, balance, height, observed_at FROM l1_validator_observations \
+             WHERE validation_id IN (",
+        );
+        q.bind_list(chunk.iter().map(|v| v.0.to_vec())).push(")");
+        out.extend(store.fetch(q, decode_observation).await?);
+    }
+    Ok(out)
+}
+
+fn decode_observation(r: &dyn Row) -> Result<L1Observation> {
+    Ok(L1Observation {
+        validation_id: r.id("validation_id")?,
+        balance: r.bits("balance")?,
+        height: r.u64("height")?,
+        observed_at: r.u64("observed_at")?,
+    })
+}
