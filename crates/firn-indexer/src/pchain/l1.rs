@@ -8,11 +8,11 @@ use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::UnsignedTx;
 use firn_core::warp::Message;
-use firn_core::warp::messages::{L1Message, L1ValidatorWeight, RegisterL1Validator};
+use firn_core::warp::messages::{L1Message, L1ValidatorWeight, PChainOwner, RegisterL1Validator};
 use firn_core::warp::payload::Payload;
 use firn_store::rows::pchain::{
-    BlsCredentials, L1Validator, L1ValidatorDetail, L1ValidatorManager, PTx, PUtxo, SubnetChange,
-    UtxoType,
+    BlsCredentials, L1Validator, L1ValidatorDetail, L1ValidatorManager, Owner, PTx, PUtxo,
+    SubnetChange, UtxoType,
 };
 use tracing::warn;
 
@@ -104,6 +104,8 @@ pub(crate) async fn derive(
                     balance: v.balance,
                     bls_public_key: v.signer.public_key.to_vec(),
                     active: v.balance > 0,
+                    remaining_balance_owner: owner(&v.remaining_balance_owner),
+                    deactivation_owner: owner(&v.deactivation_owner),
                 };
                 add(&mut burned, asset, v.balance);
                 addresses.extend(v.remaining_balance_owner.addresses.iter().copied());
@@ -134,6 +136,8 @@ pub(crate) async fn derive(
                 balance: t.balance,
                 bls_public_key: reg.bls_public_key.to_vec(),
                 active: t.balance > 0,
+                remaining_balance_owner: owner(&reg.remaining_balance_owner),
+                deactivation_owner: owner(&reg.disable_owner),
             };
             out.core.subnet_id = Some(reg.subnet_id);
             out.core.node_id = Some(reg.node_id);
@@ -190,6 +194,15 @@ pub(crate) async fn derive(
         _ => {}
     }
     Ok(burned)
+}
+
+/// An L1 owner as the store keeps owners (no locktime).
+fn owner(o: &PChainOwner) -> Owner {
+    Owner {
+        locktime: 0,
+        threshold: o.threshold,
+        addresses: o.addresses.clone(),
+    }
 }
 
 fn detail(

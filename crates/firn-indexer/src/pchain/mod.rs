@@ -7,14 +7,18 @@ mod l1;
 mod source;
 mod staking;
 
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use firn_core::ids::Id;
 use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::block::BlockKind;
 use firn_rpc::AvalancheClient;
+use firn_store::page::MAX_PAGE_LIMIT;
 use firn_store::rows::ChainKey;
-use firn_store::{CursorStore, PChainReader, PChainWriter, Store};
+use firn_store::{
+    CursorStore, L1ValidatorFilter, PChainReader, PChainWriter, PageRequest, SortOrder, Store,
+};
 use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
@@ -23,6 +27,9 @@ pub use source::{FetchedBlock, PChainSource, RawUtxo};
 use crate::error::{IndexerError, Result};
 use crate::evm::{MetadataLimits, WorkerConfig};
 use derive::Deriver;
+
+/// L1s whose validators' balances one observation round reads.
+pub const MAX_OBSERVED_L1S: usize = 1_000;
 use known::Known;
 
 /// How the follower fetches and commits.
@@ -101,7 +108,8 @@ pub struct PChainIndexer {
     committed: u64,
     /// When the current validators and supply were last read.
     observed: Option<Instant>,
-    /// A primary-network validator was committed since that reading: read again at once.
+    /// A primary-network validator or an L1 validator change was committed since that
+    /// reading: read again at once.
     validators_added: bool,
 }
 
@@ -162,7 +170,7 @@ impl PChainIndexer {
     }
 
     /// Records what the node says of the current primary-network validators (uptime,
-    /// connection) and of the current supply: every [`IndexerConfig::observe_every`], and at
+    /// connection), of the current supply and of L1 validators' remaining balances: every [`IndexerConfig::observe_every`], and at
     /// once when new validators were committed. A failure is logged and skipped: these are
     /// readings for the API, never a reason to stop indexing.
     async fn observe_staking(&mut self) {
@@ -203,6 +211,42 @@ impl PChainIndexer {
         if let Err(error) = supply {
             warn!(target: "indexer::pchain", %error, "reading the current supply failed; trying again later");
         }
+        match self.observe_l1_balances().await {
+            Ok(n) => {
+                debug!(target: "indexer::pchain", validators = n, "recorded L1 validator balances")
+            }
+            Err(error) => {
+                warn!(target: "indexer::pchain", %error, "reading the L1 validators' balances failed; trying again later");
+            }
+        }
+    }
+
+    /// Records the remaining balance the node reports for the validators of every L1 with an
+    /// active validator (at most [`MAX_OBSERVED_L1S`] L1s a round); the number recorded.
+    async fn observe_l1_balances(&self) -> Result<usize> {
+        let store = &self.deriver.store;
+        let mut subnets = BTreeSet::new();
+        let mut page = PageRequest::first(MAX_PAGE_LIMIT);
+        loop {
+            let active = store
+                .list_l1_validators(&L1ValidatorFilter::default(), SortOrder::Asc, &page)
+                .await?;
+            subnets.extend(active.items.iter().map(|v| v.validator.subnet_id));
+            match active.next {
+                Some(c) if subnets.len() < MAX_OBSERVED_L1S => {
+                    page = PageRequest::after(MAX_PAGE_LIMIT, c)
+                }
+                _ => break,
+            }
+        }
+        let mut recorded = 0;
+        for subnet_id in subnets.into_iter().take(MAX_OBSERVED_L1S) {
+            if let Some(observed) = self.deriver.source.l1_balances(subnet_id).await? {
+                store.record_l1_observations(&observed).await?;
+                recorded += observed.len();
+            }
+        }
+        Ok(recorded)
     }
 
     async fn tip(&mut self) -> Result<u64> {
@@ -314,9 +358,10 @@ impl PChainIndexer {
             let started = Instant::now();
             let outcome = self.deriver.store.commit_pchain_blocks(&rows).await?;
             self.validators_added |= rows.iter().flat_map(|r| &r.txs).any(|t| {
-                t.staker
-                    .as_ref()
-                    .is_some_and(|s| !s.is_delegator && s.subnet_id == P_CHAIN_ID)
+                !t.l1_validators.is_empty()
+                    || t.staker
+                        .as_ref()
+                        .is_some_and(|s| !s.is_delegator && s.subnet_id == P_CHAIN_ID)
             });
             let height = rows.last().map_or(0, |r| r.block.height);
             self.committed += outcome.committed as u64;

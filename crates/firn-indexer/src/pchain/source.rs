@@ -16,7 +16,7 @@ use firn_rpc::methods::platform::{
 use firn_rpc::methods::{Method, NoParams};
 
 use firn_core::network::P_CHAIN_ID;
-use firn_store::rows::pchain::{SupplyReading, ValidatorObservation};
+use firn_store::rows::pchain::{L1Observation, SupplyReading, ValidatorObservation};
 
 use crate::error::{IndexerError, Result};
 
@@ -223,6 +223,39 @@ impl PChainSource {
             })
             .take(MAX_OBSERVED_VALIDATORS)
             .collect())
+    }
+
+    /// The remaining balance of each current validator of L1 `subnet_id` (at most
+    /// [`MAX_OBSERVED_VALIDATORS`]), at the node's last accepted height; `None` when a block was
+    /// accepted while reading, so that the height is unknown (the next round reads again).
+    pub async fn l1_balances(&self, subnet_id: Id) -> Result<Option<Vec<L1Observation>>> {
+        let before = self.height().await?;
+        let r = self
+            .client
+            .request::<GetCurrentValidators>(&ValidatorsParams {
+                subnet_id,
+                node_ids: Vec::new(),
+            })
+            .await?;
+        if self.height().await? != before {
+            return Ok(None);
+        }
+        let observed_at = unix_now();
+        Ok(Some(
+            r.validators
+                .iter()
+                .filter_map(|v| match v {
+                    CurrentValidator::L1(v) => Some(L1Observation {
+                        validation_id: v.validation_id,
+                        balance: v.balance,
+                        height: before,
+                        observed_at,
+                    }),
+                    _ => None,
+                })
+                .take(MAX_OBSERVED_VALIDATORS)
+                .collect(),
+        ))
     }
 
     /// The primary network's current supply as the node reports it, read now.

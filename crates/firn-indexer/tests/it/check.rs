@@ -425,6 +425,33 @@ pub async fn subnets_and_l1(devnet: &Devnet, store: &Store, script: &Script) {
         let balance = dec(&want["balance"]);
         assert!(got.validator.balance >= balance, "balance of {v}");
         assert_eq!(got.validator.active, balance > 0, "active {v}");
+        // The owners, as the transaction that made it named them.
+        for (owner, key) in [
+            (
+                &got.validator.remaining_balance_owner,
+                "remainingBalanceOwner",
+            ),
+            (&got.validator.deactivation_owner, "deactivationOwner"),
+        ] {
+            let want_addresses: Vec<_> = want[key]["addresses"]
+                .as_array()
+                .map(|l| {
+                    l.iter()
+                        .map(|a| {
+                            let bare = a.as_str().unwrap().trim_start_matches("P-");
+                            firn_core::address::bech32_decode(bare).unwrap().1
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            assert!(!want_addresses.is_empty(), "{key} of {v} names no address");
+            assert_eq!(owner.addresses, want_addresses, "{key} of {v}");
+            assert_eq!(
+                owner.threshold,
+                dec(&want[key]["threshold"]) as u32,
+                "{key} of {v}"
+            );
+        }
         let txs = store
             .list_pchain_txs(
                 &PTxFilter {

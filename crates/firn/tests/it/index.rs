@@ -188,7 +188,7 @@ fn dump(db: &Path) -> Vec<(String, Vec<String>)> {
     };
     let tables = sqlite(&[
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_sqlx%' \
-         AND name NOT LIKE 'sqlite_%' AND name NOT IN ('evm_undo', 'p_validator_observations', 'p_supply_readings') \
+         AND name NOT LIKE 'sqlite_%' AND name NOT IN ('evm_undo', 'p_validator_observations', 'p_supply_readings', 'l1_validator_observations') \
          ORDER BY name",
     ]);
     tables
