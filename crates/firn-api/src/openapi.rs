@@ -9,8 +9,8 @@ use utoipa::OpenApi;
 use utoipa::openapi::path::{Operation, ParameterIn};
 
 use crate::routes::{
-    evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, nfts, primary,
-    primary_lookups, signature_aggregator, staking, subnets, utxos, validators,
+    evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, l1_validators,
+    nfts, primary, primary_lookups, signature_aggregator, staking, subnets, utxos, validators,
 };
 use crate::state::AppState;
 
@@ -30,6 +30,7 @@ use crate::state::AppState;
         staking::list_pending_rewards,
         utxos::get_utxos_by_addresses, utxos::get_utxos_by_addresses_v2,
         utxos::get_balances_by_addresses, utxos::get_last_activity, utxos::get_last_activity_v2,
+        l1_validators::list_l1_validators,
         evm::list_chains, evm::get_chain, evm::list_blocks, evm::get_block,
         evm::list_erc20, evm::list_erc721, evm::list_erc1155, evm::list_collectibles,
         evm_txs::get_transaction, evm_txs::get_deployment, evm_txs::list_latest,

@@ -20,6 +20,7 @@ pub mod evm_contracts;
 pub mod evm_latest;
 pub mod evm_txs;
 pub mod health;
+pub mod l1_validators;
 mod network;
 pub mod nfts;
 pub mod primary;
@@ -41,6 +42,7 @@ pub fn router() -> Router<AppState> {
         .merge(staking::router())
         .merge(validators::router())
         .merge(utxos::router())
+        .merge(l1_validators::router())
         .merge(evm::router())
         .merge(evm_txs::router())
         .merge(evm_address::router())

@@ -5,8 +5,8 @@
 use firn_core::ids::Id;
 use firn_core::network::P_CHAIN_ID;
 use firn_store::rows::pchain::{
-    NewBlockchain, NewReward, NewStaker, Owner, PChainBlockRows, RewardType, SubnetChange,
-    SupplyReading, ValidatorObservation,
+    L1Observation, L1Validator, NewBlockchain, NewReward, NewStaker, Owner, PChainBlockRows,
+    RewardType, SubnetChange, SupplyReading, ValidatorObservation,
 };
 use firn_store::{EvmWriter, PChainWriter, Store};
 
@@ -195,9 +195,37 @@ fn staking_blocks(
         manager_chain: chain_tx,
         manager_address: vec![0xaa; 20],
     });
+    t.l1_validators = l1_validators(subnet);
+    t.l1_validation_ids = t.l1_validators.iter().map(|v| v.validation_id).collect();
     // Another transaction in the same block, before it.
     blocks.push(pblock(p.height, p.ts, vec![ptx(id(0x67, 1), "BaseTx"), t]));
     blocks
+}
+
+/// The L1's validators, as its conversion made them: nodes 10 to 12, the last without a
+/// balance (inactive).
+pub fn l1_validators(subnet: Id) -> Vec<L1Validator> {
+    (0..3u64)
+        .map(|i| L1Validator {
+            validation_id: id(0x68, i),
+            subnet_id: subnet,
+            node_id: node(10 + i),
+            weight: 100 * (i + 1),
+            balance: if i == 2 { 0 } else { 1_000_000_000 * (i + 1) },
+            bls_public_key: vec![0xb0 + i as u8; 48],
+            active: i != 2,
+            remaining_balance_owner: Owner {
+                locktime: 0,
+                threshold: 1,
+                addresses: vec![short(i)],
+            },
+            deactivation_owner: Owner {
+                locktime: 0,
+                threshold: 1,
+                addresses: vec![short(i + 1)],
+            },
+        })
+        .collect()
 }
 
 /// Writes the world: `p_blocks` transfer blocks, the staking story, and `evm_blocks` EVM
@@ -220,6 +248,15 @@ pub async fn seed(store: &Store, p_blocks: u64, evm_blocks: u64) -> World {
     };
     store
         .record_validator_observations(&[seen(0, 995_000, true), seen(1, 0, false)])
+        .await
+        .unwrap();
+    store
+        .record_l1_observations(&[L1Observation {
+            validation_id: id(0x68, 0),
+            balance: 999_000_000,
+            height: p.height,
+            observed_at: p.ts,
+        }])
         .await
         .unwrap();
     store

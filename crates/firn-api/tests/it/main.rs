@@ -44,6 +44,7 @@ firn_store::backend_tests! {
     service::token_logos_come_from_the_list_only,
     subnets::subnets_and_blockchains_match_the_store,
     subnets::pchain_tx_and_block_by_id_match_the_store,
+    subnets::l1_validators_match_the_store,
     validators::validators_match_the_store,
     validators::network_details_match_the_store,
     utxos::utxo_endpoints_match_the_store,

@@ -185,3 +185,122 @@ pub async fn pchain_tx_and_block_by_id_match_the_store(store: Store) {
         .await
         .assert_error(404, "not indexed");
 }
+
+pub async fn l1_validators_match_the_store(store: Store) {
+    let world = seed(&store, 3, 0).await;
+    let api = Api::new(store);
+    let list = format!("{NET}/l1Validators?");
+    let doc = official();
+    let made = crate::fixtures::l1_validators(world.subnet);
+    let ids = |items: &[Value]| -> Vec<String> {
+        items
+            .iter()
+            .map(|v| v["validationId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // The active ones, newest first (one conversion made them: by validation ID, descending).
+    let mut active: Vec<String> = made
+        .iter()
+        .filter(|v| v.active)
+        .map(|v| v.validation_id.to_string())
+        .collect();
+    active.sort_by_key(|s| std::cmp::Reverse(s.parse::<Id>().unwrap()));
+    let got = api.all_pages(&list, "validators", 1).await;
+    assert_eq!(ids(&got), active);
+    let mut all: Vec<String> = made.iter().map(|v| v.validation_id.to_string()).collect();
+    all.sort_by_key(|s| std::cmp::Reverse(s.parse::<Id>().unwrap()));
+    let every = api
+        .all_pages(
+            &format!("{list}includeInactiveL1Validators=true"),
+            "validators",
+            2,
+        )
+        .await;
+    assert_eq!(ids(&every), all);
+
+    let page = api
+        .ok(&format!("{list}includeInactiveL1Validators=true"))
+        .await;
+    if let Some(doc) = &doc {
+        assert_valid(doc, "get", "/v1/networks/{network}/l1Validators", &page);
+    }
+    // The node's reading is at the last block's height.
+    assert_eq!(page["blockHeight"], world.p.height.to_string());
+    for v in page["validators"].as_array().unwrap() {
+        let m = made
+            .iter()
+            .find(|m| v["validationId"] == m.validation_id.to_string())
+            .unwrap();
+        assert_eq!(
+            v["validationIdHex"],
+            format!("0x{}", hex::encode(m.validation_id.0))
+        );
+        assert_eq!(v["nodeId"], m.node_id.to_string());
+        assert_eq!(v["subnetId"], world.subnet.to_string());
+        assert_eq!(v["weight"], m.weight);
+        // Validator 0 has the node's reading; 1 none (its conversion balance); 2 is inactive.
+        let balance = match m.validation_id {
+            i if i == made[0].validation_id => 999_000_000,
+            _ if !m.active => 0,
+            _ => m.balance,
+        };
+        assert_eq!(v["remainingBalance"], balance, "{v}");
+        assert_eq!(
+            v["blsCredentials"]["publicKey"],
+            format!("0x{}", hex::encode(&m.bls_public_key))
+        );
+        let owner = |o: &firn_store::rows::pchain::Owner| {
+            json!({
+                "addresses": o.addresses.iter().map(|a| firn_core::address::bech32_encode("fuji", a).unwrap()).collect::<Vec<_>>(),
+                "threshold": o.threshold,
+            })
+        };
+        assert_eq!(
+            v["remainingBalanceOwner"],
+            owner(&m.remaining_balance_owner)
+        );
+        assert_eq!(v["deactivationOwner"], owner(&m.deactivation_owner));
+        assert!(v["creationTimestamp"].as_u64().unwrap() > 0);
+    }
+
+    // Each filter.
+    let one = &made[1];
+    for (query, want) in [
+        (
+            format!("nodeId={}", one.node_id),
+            vec![one.validation_id.to_string()],
+        ),
+        (
+            format!("l1ValidationId={}", one.validation_id),
+            vec![one.validation_id.to_string()],
+        ),
+        (format!("subnetId={}", world.subnet), active.clone()),
+        (format!("subnetId={}", Id([9; 32])), Vec::new()),
+        (
+            format!(
+                "nodeId={}&includeInactiveL1Validators=true",
+                made[2].node_id
+            ),
+            vec![made[2].validation_id.to_string()],
+        ),
+        (format!("nodeId={}", made[2].node_id), Vec::new()),
+    ] {
+        let got = api
+            .all_pages(&format!("{list}{query}"), "validators", 5)
+            .await;
+        assert_eq!(ids(&got), want, "{query}");
+    }
+    for (query, needle) in [
+        ("subnetId=nope", "subnetId"),
+        ("nodeId=NodeID-xyz", "nodeId"),
+        (
+            "includeInactiveL1Validators=yes",
+            "includeInactiveL1Validators",
+        ),
+        ("pageSize=101", "pageSize"),
+    ] {
+        api.get(&format!("{list}{query}"))
+            .await
+            .assert_error(400, needle);
+    }
+}

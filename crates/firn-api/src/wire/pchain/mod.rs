@@ -8,6 +8,7 @@ mod balances;
 mod blockchains;
 mod blocks;
 mod delegators;
+mod l1_validators;
 mod network;
 mod rewards;
 mod subnets;
@@ -30,6 +31,9 @@ pub use balances::{
 pub use blockchains::{Blockchain, ChainAddressChainIdMap, ChainAddressChainIdMapListResponse};
 pub use blocks::{ListPrimaryNetworkBlocksResponse, PrimaryNetworkBlock, ProposerDetails};
 pub use delegators::{DelegatorDetails, ListDelegatorDetailsResponse};
+pub use l1_validators::{
+    BalanceOwner, BlsPublicKey, L1Validation, L1ValidatorDetailsFull, ListL1ValidatorsResponse,
+};
 pub use network::{
     DelegatorsDetails, GetNetworkDetailsResponse, StakingDistribution, ValidatorsDetails,
 };

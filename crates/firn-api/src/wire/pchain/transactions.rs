@@ -5,7 +5,7 @@ use firn_store::rows::pchain::PTxRecord;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{AssetAmount, Ctx, PChainUtxo, PrimaryNetworkChainInfo};
+use super::{AssetAmount, Ctx, L1Validation, PChainUtxo, PrimaryNetworkChainInfo};
 
 /// `txTypes` filter values (`PrimaryNetworkTxType`).
 pub const TX_TYPE_FILTER: [&str; 23] = [
@@ -67,18 +67,9 @@ pub struct BlsCredentials {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct L1ValidatorDetails {
-    /// Validation ID, cb58.
-    pub validation_id: String,
-    /// Validation ID, hex.
-    pub validation_id_hex: String,
-    /// Node.
-    pub node_id: String,
-    /// Subnet.
-    pub subnet_id: String,
-    /// Weight.
-    pub weight: u64,
-    /// Remaining balance, nAVAX.
-    pub remaining_balance: u64,
+    /// The validation, its weight and remaining balance.
+    #[serde(flatten)]
+    pub validation: L1Validation,
     /// Balance change made by the transaction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub balance_change: Option<u64>,
@@ -235,12 +226,13 @@ impl PChainTransaction {
                 d.l1_validator_details
                     .iter()
                     .map(|v| L1ValidatorDetails {
-                        validation_id: v.validation_id.to_string(),
-                        validation_id_hex: format!("0x{}", hex::encode(v.validation_id.0)),
-                        node_id: v.node_id.to_string(),
-                        subnet_id: v.subnet_id.to_string(),
-                        weight: v.weight,
-                        remaining_balance: v.remaining_balance,
+                        validation: L1Validation::new(
+                            v.validation_id,
+                            v.node_id,
+                            v.subnet_id,
+                            v.weight,
+                            v.remaining_balance,
+                        ),
                         balance_change: v.balance_change,
                         bls_credentials: v.bls_credentials.as_ref().map(bls),
                     })
