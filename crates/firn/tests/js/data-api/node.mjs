@@ -9,7 +9,9 @@
 //   potential rewards and capacity; completed: getRewardUTXOs), pending rewards, the network's
 //   staking totals (getCurrentValidators, getCurrentSupply), blockchains
 //   against getBlockchains and their CreateChainTx; an address's UTXOs, balances and last
-//   activity against getBalance, getStake and the blocks (lib/utxos.mjs);
+//   activity against getBalance, getStake and the blocks (lib/utxos.mjs); L1 validators with
+//   their remaining balances and owners against getCurrentValidators and getL1Validator
+//   (lib/l1.mjs);
 // - every EVM chain (eth_*): blocks by number and hash, contract deployments, an address's
 //   ERC-20 and ERC-721 transfers against eth_getLogs, token metadata against eth_call,
 //   collectible holdings (ERC-721 owners, ERC-1155 balances) computed from the logs and checked
@@ -25,6 +27,7 @@ import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 
 import { ZERO, balance20, balance1155, busiest, erc20Metadata, evmView, ownerOf, tokenUri } from "./lib/evm.mjs";
 import { currentStakers, pchainView, rewardUtxos, splitReward, txIdsOf, txsOf } from "./lib/pchain.mjs";
+import { l1Steps } from "./lib/l1.mjs";
 import { utxoSteps } from "./lib/utxos.mjs";
 import { Node, bech32Hex, check, checksummed, functionSelector, hexNumber, pages, sameSet } from "./lib/rpc.mjs";
 
@@ -739,7 +742,11 @@ function evmSteps(d, c) {
 
 async function run(label, sdk, s) {
   const failures = [];
-  const steps = { ...pchainSteps(label, sdk.data, s), ...utxoSteps(sdk.data, { label, counter, o, node, p: s.p, bech32Of }) };
+  const steps = {
+    ...pchainSteps(label, sdk.data, s),
+    ...utxoSteps(sdk.data, { label, counter, o, node, p: s.p, bech32Of }),
+    ...l1Steps(sdk.data, { counter, o, node, p: s.p, blockchains: s.blockchains }),
+  };
   for (const c of s.evm) Object.assign(steps, evmSteps(sdk.data, c));
   for (const [name, step] of Object.entries(steps)) {
     try {
