@@ -95,6 +95,39 @@ async fn endpoints(host: &str, built: fixture::Built) -> Vec<Endpoint> {
             }),
         },
         Endpoint {
+            name: "p_utxos_by_address",
+            paths: vary(&|n| {
+                format!(
+                    "{P}/utxos?addresses={}&pageSize=10&sortOrder={}",
+                    p_addr(n),
+                    sort(n)
+                )
+            }),
+        },
+        Endpoint {
+            name: "p_utxos_by_2_addresses_amount",
+            paths: vary(&|n| {
+                format!(
+                    "{P}/utxos?addresses={},{}&sortBy=amount&includeSpent=true&pageSize=25",
+                    p_addr(n),
+                    p_addr(n + 1)
+                )
+            }),
+        },
+        Endpoint {
+            name: "p_balances_by_address",
+            paths: vary(&|n| format!("{P}/balances?addresses={}", p_addr(n))),
+        },
+        Endpoint {
+            name: "p_last_activity_by_address",
+            paths: vary(&|n| {
+                format!(
+                    "{P}/lastActivityTimestampByAddresses?addresses={}",
+                    p_addr(n)
+                )
+            }),
+        },
+        Endpoint {
             name: "p_staking_txs_by_address",
             paths: vary(&|n| format!("{P}/transactions:listStaking?addresses={}", p_addr(n))),
         },
