@@ -27,10 +27,10 @@ pub use source::{FetchedBlock, PChainSource, RawUtxo};
 use crate::error::{IndexerError, Result};
 use crate::evm::{MetadataLimits, WorkerConfig};
 use derive::Deriver;
+use known::Known;
 
 /// L1s whose validators' balances one observation round reads.
 pub const MAX_OBSERVED_L1S: usize = 1_000;
-use known::Known;
 
 /// How the follower fetches and commits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,8 +170,8 @@ impl PChainIndexer {
     }
 
     /// Records what the node says of the current primary-network validators (uptime,
-    /// connection), of the current supply and of L1 validators' remaining balances: every [`IndexerConfig::observe_every`], and at
-    /// once when new validators were committed. A failure is logged and skipped: these are
+    /// connection), of the current supply and of L1 validators' remaining balances: every
+    /// [`IndexerConfig::observe_every`], and at once when validators were committed. A failure is logged and skipped: these are
     /// readings for the API, never a reason to stop indexing.
     async fn observe_staking(&mut self) {
         if !self.validators_added

@@ -33,13 +33,13 @@ export function utxoSteps(d, ctx) {
     return owners;
   };
   // Unspent UTXOs the node lists: all but the stake of stakers still staking.
-  const checkUnspent = (got, o, what) => {
+  const checkUnspent = (got, owner, what) => {
     const staking = got.filter((u) => u.staked && u.utxoEndTimestamp > chainTime);
     const spendable = got.filter((u) => !staking.includes(u));
-    sameSet(spendable.map((u) => `${u.txHash}:${u.outputIndex}`), o.utxoIDs.map((x) => `${x.txID}:${x.outputIndex}`), `${what} (getBalance utxoIDs)`);
-    check(sum(spendable.map((u) => u.amount)) === BigInt(o.balance.balance), `${what}: sum ${sum(spendable.map((u) => u.amount))} != getBalance ${o.balance.balance}`);
-    check(sum(staking.map((u) => u.amount)) === BigInt(o.stake.staked), `${what}: staked ${sum(staking.map((u) => u.amount))} != getStake ${o.stake.staked}`);
-    for (const u of got) check(u.addresses.includes(o.address), `${what}: ${u.utxoId} not owned by ${o.address}`);
+    sameSet(spendable.map((u) => `${u.txHash}:${u.outputIndex}`), owner.utxoIDs.map((x) => `${x.txID}:${x.outputIndex}`), `${what} (getBalance utxoIDs)`);
+    check(sum(spendable.map((u) => u.amount)) === BigInt(owner.balance.balance), `${what}: sum ${sum(spendable.map((u) => u.amount))} != getBalance ${owner.balance.balance}`);
+    check(sum(staking.map((u) => u.amount)) === BigInt(owner.stake.staked), `${what}: staked ${sum(staking.map((u) => u.amount))} != getStake ${owner.stake.staked}`);
+    for (const u of got) check(u.addresses.includes(owner.address), `${what}: ${u.utxoId} not owned by ${owner.address}`);
   };
   const steps = {
     getUtxosByAddresses: async () => {
@@ -65,16 +65,16 @@ export function utxoSteps(d, ctx) {
         const r = await d.primaryNetwork.balances.listByAddresses({ ...P, addresses: group.map((x) => x.address).join(",") }, o);
         const b = r.balances;
         const addresses = group.map((x) => `P-${x.address}`);
-        const node1 = group.length === 1 ? group[0].balance : await node.platform("getBalance", { addresses });
+        const balance = group.length === 1 ? group[0].balance : await node.platform("getBalance", { addresses });
         const stake = group.length === 1 ? group[0].stake : await node.platform("getStake", { addresses });
         const what = `balances of ${group.map((x) => x.address)}`;
-        check(avaxOf(b.unlockedUnstaked) === BigInt(node1.unlocked), `${what}: unlocked ${avaxOf(b.unlockedUnstaked)} != ${node1.unlocked}`);
-        check(avaxOf(b.lockedStakeable) === BigInt(node1.lockedStakeable), `${what}: lockedStakeable`);
-        check(avaxOf(b.lockedPlatform) === BigInt(node1.lockedNotStakeable), `${what}: lockedPlatform ${avaxOf(b.lockedPlatform)} != lockedNotStakeable ${node1.lockedNotStakeable}`);
+        check(avaxOf(b.unlockedUnstaked) === BigInt(balance.unlocked), `${what}: unlocked ${avaxOf(b.unlockedUnstaked)} != ${balance.unlocked}`);
+        check(avaxOf(b.lockedStakeable) === BigInt(balance.lockedStakeable), `${what}: lockedStakeable`);
+        check(avaxOf(b.lockedPlatform) === BigInt(balance.lockedNotStakeable), `${what}: lockedPlatform ${avaxOf(b.lockedPlatform)} != lockedNotStakeable ${balance.lockedNotStakeable}`);
         const staked = avaxOf(b.unlockedStaked) + avaxOf(b.lockedStaked) + avaxOf(b.pendingStaked);
         check(staked === BigInt(stake.staked), `${what}: staked ${staked} != getStake ${stake.staked}`);
         const count = sum([b.unlockedUnstaked, b.lockedStakeable, b.lockedPlatform].flatMap((l) => (l ?? []).map((a) => a.utxoCount)));
-        check(count === BigInt((node1.utxoIDs ?? []).length), `${what}: ${count} unstaked UTXOs != getBalance's ${(node1.utxoIDs ?? []).length}`);
+        check(count === BigInt((balance.utxoIDs ?? []).length), `${what}: ${count} unstaked UTXOs != getBalance's ${(balance.utxoIDs ?? []).length}`);
       }
     },
   };
