@@ -171,8 +171,8 @@ impl PChainIndexer {
 
     /// Records what the node says of the current primary-network validators (uptime,
     /// connection), of the current supply and of L1 validators' remaining balances: every
-    /// [`IndexerConfig::observe_every`], and at once when validators were committed. A failure is logged and skipped: these are
-    /// readings for the API, never a reason to stop indexing.
+    /// [`IndexerConfig::observe_every`], and at once when validators were committed. A failure
+    /// is logged and skipped: these are readings for the API, never a reason to stop indexing.
     async fn observe_staking(&mut self) {
         if !self.validators_added
             && self

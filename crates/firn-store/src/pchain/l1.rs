@@ -4,21 +4,26 @@
 use firn_core::ids::Id;
 
 use super::decode::decode_l1;
+use super::read::CreatedTable;
 use crate::codec::{RowExt, bits, int};
 use crate::error::Result;
 use crate::page::{CreatedCursor, Page, PageRequest, SortOrder};
 use crate::row::Row;
 use crate::rows::pchain::{L1Observation, L1ValidatorRecord};
-use crate::sql::Sql;
+use crate::sql::{Sql, Value};
 use crate::store::Store;
 use crate::traits::L1ValidatorFilter;
 
 /// Validators one observation lookup binds.
 const LOOKUP_CHUNK: usize = 500;
 
-/// The validator columns and the creating block's time.
-pub(super) const SELECT_L1: &str = "SELECT v.*, b.timestamp AS created_timestamp \
-     FROM l1_validators v JOIN p_blocks b ON b.height = v.created_height";
+/// The validators with the creating block's time.
+pub(super) const L1_VALIDATORS: CreatedTable = CreatedTable {
+    select: "SELECT v.*, b.timestamp AS created_timestamp \
+             FROM l1_validators v JOIN p_blocks b ON b.height = v.created_height",
+    height_col: "created_height",
+    id_col: "validation_id",
+};
 
 pub(super) async fn list(
     store: &Store,
@@ -26,41 +31,27 @@ pub(super) async fn list(
     order: SortOrder,
     page: &PageRequest<CreatedCursor>,
 ) -> Result<Page<L1ValidatorRecord, CreatedCursor>> {
-    let limit = page.checked_limit()?;
-    let ord = order.sql();
-    let mut q = Sql::new(SELECT_L1);
-    q.push(" WHERE 1 = 1");
+    let mut filters: Vec<(&str, Value)> = Vec::new();
     if let Some(s) = filter.subnet_id {
-        q.push(" AND v.subnet_id = ").bind(s.0.to_vec());
+        filters.push(("subnet_id", s.0.to_vec().into()));
     }
     if let Some(n) = filter.node_id {
-        q.push(" AND v.node_id = ").bind(n.0.to_vec());
+        filters.push(("node_id", n.0.to_vec().into()));
     }
     if let Some(v) = filter.validation_id {
-        q.push(" AND v.validation_id = ").bind(v.0.to_vec());
+        filters.push(("validation_id", v.0.to_vec().into()));
     }
     if !filter.include_inactive {
-        q.push(" AND v.active = 1");
+        filters.push(("active", 1i64.into()));
     }
-    if let Some(c) = page.after {
-        q.push(&format!(
-            " AND (v.created_height, v.validation_id) {} (",
-            order.after_op()
-        ))
-        .bind(int("cursor height", c.height)?)
-        .push(", ")
-        .bind(c.id.0.to_vec())
-        .push(")");
-    }
-    q.push(&format!(
-        " ORDER BY v.created_height {ord}, v.validation_id {ord}"
-    ))
-    .limit(limit + 1);
-    let items = store.fetch(q, decode_l1).await?;
-    Ok(Page::from_rows(items, limit, |v| CreatedCursor {
-        height: v.created_height,
-        id: v.validator.validation_id,
-    }))
+    store
+        .list_created(L1_VALIDATORS, filters, order, page, decode_l1, |v| {
+            CreatedCursor {
+                height: v.created_height,
+                id: v.validator.validation_id,
+            }
+        })
+        .await
 }
 
 /// Keeps `observed` (the newest word on each validator replaces the older one).

@@ -20,7 +20,7 @@ use crate::rows::pchain::{
     SubnetRecord, SupplyReading, ValidatorObservation,
 };
 use crate::rows::utxos::{BalanceSum, UtxoActivity};
-use crate::sql::Sql;
+use crate::sql::{Sql, Value};
 use crate::store::Store;
 use crate::traits::{
     L1ValidatorFilter, PBlockFilter, PChainReader, PTxFilter, RewardFilter, StakerFilter,
@@ -77,21 +77,22 @@ fn push_time_window(q: &mut Sql, alias: &str, start: Option<u64>, end: Option<u6
     Ok(())
 }
 
-/// A table listed by creation: its name and key columns.
+/// Rows listed by creation: the `SELECT … FROM <table> v …` that reads them (the table
+/// aliased `v`) and its key columns.
 #[derive(Clone, Copy)]
-struct CreatedTable {
-    table: &'static str,
-    height_col: &'static str,
-    id_col: &'static str,
+pub(super) struct CreatedTable {
+    pub(super) select: &'static str,
+    pub(super) height_col: &'static str,
+    pub(super) id_col: &'static str,
 }
 
 const SUBNETS: CreatedTable = CreatedTable {
-    table: "subnets",
+    select: "SELECT v.* FROM subnets v",
     height_col: "height",
     id_col: "subnet_id",
 };
 const BLOCKCHAINS: CreatedTable = CreatedTable {
-    table: "blockchains",
+    select: "SELECT v.* FROM blockchains v",
     height_col: "height",
     id_col: "blockchain_id",
 };
@@ -363,15 +364,16 @@ impl Store {
         self.fetch_optional(q, decode).await
     }
 
-    /// Lists rows keyed by (creation height, id) with an optional equality filter.
-    async fn list_created<T: Send + 'static>(
+    /// Lists rows keyed by (creation height, id), each of `filters` a column of `v` equal to
+    /// its value.
+    pub(super) async fn list_created<T: Send + 'static>(
         &self,
         CreatedTable {
-            table,
+            select,
             height_col,
             id_col,
         }: CreatedTable,
-        filter: Option<(&str, Vec<u8>)>,
+        filters: Vec<(&str, Value)>,
         order: SortOrder,
         page: &PageRequest<CreatedCursor>,
         decode: fn(&dyn Row) -> Result<T>,
@@ -379,13 +381,14 @@ impl Store {
     ) -> Result<Page<T, CreatedCursor>> {
         let limit = page.checked_limit()?;
         let ord = order.sql();
-        let mut q = Sql::new(&format!("SELECT * FROM {table} WHERE 1 = 1"));
-        if let Some((col, v)) = filter {
-            q.push(&format!(" AND {col} = ")).bind(v);
+        let mut q = Sql::new(select);
+        q.push(" WHERE 1 = 1");
+        for (col, v) in filters {
+            q.push(&format!(" AND v.{col} = ")).bind(v);
         }
         if let Some(c) = page.after {
             q.push(&format!(
-                " AND ({height_col}, {id_col}) {} (",
+                " AND (v.{height_col}, v.{id_col}) {} (",
                 order.after_op()
             ))
             .bind(int("cursor height", c.height)?)
@@ -393,7 +396,7 @@ impl Store {
             .bind(c.id.0.to_vec())
             .push(")");
         }
-        q.push(&format!(" ORDER BY {height_col} {ord}, {id_col} {ord}"))
+        q.push(&format!(" ORDER BY v.{height_col} {ord}, v.{id_col} {ord}"))
             .limit(limit + 1);
         let items = self.fetch(q, decode).await?;
         Ok(Page::from_rows(items, limit, key))
@@ -708,7 +711,7 @@ impl PChainReader for Store {
         order: SortOrder,
         page: &PageRequest<CreatedCursor>,
     ) -> Result<Page<SubnetRecord, CreatedCursor>> {
-        self.list_created(SUBNETS, None, order, page, decode_subnet, |s| {
+        self.list_created(SUBNETS, Vec::new(), order, page, decode_subnet, |s| {
             CreatedCursor {
                 height: s.height,
                 id: s.subnet_id,
@@ -734,7 +737,10 @@ impl PChainReader for Store {
     ) -> Result<Page<BlockchainRecord, CreatedCursor>> {
         self.list_created(
             BLOCKCHAINS,
-            subnet_id.map(|s| ("subnet_id", s.0.to_vec())),
+            subnet_id
+                .map(|s| ("subnet_id", Value::from(s.0.to_vec())))
+                .into_iter()
+                .collect(),
             order,
             page,
             decode_blockchain,
@@ -748,7 +754,10 @@ impl PChainReader for Store {
 
     async fn find_l1_validator(&self, validation_id: Id) -> Result<Option<L1ValidatorRecord>> {
         self.find_one(
-            &format!("{} WHERE v.validation_id = ", super::l1::SELECT_L1),
+            &format!(
+                "{} WHERE v.validation_id = ",
+                super::l1::L1_VALIDATORS.select
+            ),
             validation_id.0.to_vec(),
             decode_l1,
         )
