@@ -93,6 +93,7 @@ pub use evm::{
 };
 pub use open::{DEFAULT_CACHE_MIB, StoreOptions, open};
 pub use page::{Page, PageCursor, PageRequest, SortOrder};
+pub use pchain::MAX_STAKING_PERIOD;
 pub use store::{Backend, Store};
 pub use traits::{
     AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, L1ValidatorFilter,

@@ -9,7 +9,7 @@ use crate::codec::{RowExt, int, u256};
 use crate::error::{Result, StoreError};
 use crate::page::{HeightCursor, Page, PageRequest, SortOrder};
 use crate::row::Row;
-use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
+use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, StakingMetrics};
 use crate::sql::Sql;
 use crate::store::Store;
 use crate::traits::MetricsReader;
@@ -132,6 +132,41 @@ impl MetricsReader for Store {
         Ok(Page::from_rows(items, limit, |m| HeightCursor {
             height: m.start_ts,
         }))
+    }
+
+    async fn find_first_tx_period(
+        &self,
+        chain_id: u64,
+        granularity: Granularity,
+    ) -> Result<Option<u64>> {
+        let mut q = Sql::new("SELECT start_ts FROM evm_metrics WHERE chain_id = ");
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND period = ")
+            .bind(int("period", granularity.period_code())?)
+            .push(" AND cumulative_txs > 0 ORDER BY start_ts");
+        q.limit(1);
+        self.fetch_optional(q, |r| r.u64("start_ts")).await
+    }
+
+    async fn count_distinct_addresses(
+        &self,
+        chain_id: u64,
+        granularity: Granularity,
+        role: AddressRole,
+        from_ts: u64,
+    ) -> Result<u64> {
+        let mut q = Sql::new(
+            "SELECT COUNT(DISTINCT address) AS n FROM evm_period_addresses WHERE chain_id = ",
+        );
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND period = ")
+            .bind(int("period", granularity.period_code())?)
+            .push(" AND start_ts >= ")
+            .bind(int("start time", from_ts)?)
+            .push(" AND kind = ")
+            .bind(role.code());
+        let n = self.fetch_optional(q, |r| r.u64("n")).await?;
+        Ok(n.unwrap_or(0))
     }
 
     async fn list_staking_metrics(

@@ -11,7 +11,7 @@ use firn_core::ids::{Id, NodeId, ShortId};
 use crate::error::Result;
 use crate::page::{
     CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, Page,
-    PageRequest, SortOrder, TokenCursor, TxCursor, UtxoCursor,
+    PageRequest, RankCursor, SortOrder, TokenCursor, TxCursor, UtxoCursor,
 };
 use crate::rows::evm::{
     BalanceMismatch, ChainRef, CollectibleRecord, ContractDeployment, ContractRecord,
@@ -19,7 +19,7 @@ use crate::rows::evm::{
     EvmTxRecord, InternalTxRecord, MetadataQueue, NftMetadata, ReindexRequest, Token,
     TokenStandard, TransferRecord,
 };
-use crate::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
+use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord,
     PChainBlockRows, PTxRecord, PUtxoRecord, RewardRecord, StakerRecord, StakerStatus,
@@ -236,6 +236,16 @@ pub trait PChainReader {
         order: SortOrder,
         page: &PageRequest<TxCursor>,
     ) -> impl Future<Output = Result<Page<StakerRecord, TxCursor>>> + Send;
+    /// Validators (not delegators) of `subnet_id` whose period shares a moment with
+    /// `[from, to]`, by start time. Periods longer than [`crate::MAX_STAKING_PERIOD`] that
+    /// began more than that before `from` are not found.
+    fn list_validators_overlapping(
+        &self,
+        subnet_id: Id,
+        from: u64,
+        to: u64,
+        page: &PageRequest<RankCursor>,
+    ) -> impl Future<Output = Result<Page<StakerRecord, RankCursor>>> + Send;
     /// The subnet `subnet_id`.
     fn find_subnet(
         &self,
@@ -647,6 +657,22 @@ pub trait MetricsReader {
         order: SortOrder,
         page: &PageRequest<HeightCursor>,
     ) -> impl Future<Output = Result<Page<ChainMetrics, HeightCursor>>> + Send;
+    /// The start of one chain's first period of `granularity` holding a transaction (`None`
+    /// before its first transaction): where its series begin, however early its genesis.
+    fn find_first_tx_period(
+        &self,
+        chain_id: u64,
+        granularity: Granularity,
+    ) -> impl Future<Output = Result<Option<u64>>> + Send;
+    /// How many distinct addresses played `role` on one chain in the periods of `granularity`
+    /// starting at or after `from_ts`: a rolling window's distinct count.
+    fn count_distinct_addresses(
+        &self,
+        chain_id: u64,
+        granularity: Granularity,
+        role: AddressRole,
+        from_ts: u64,
+    ) -> impl Future<Output = Result<u64>> + Send;
     /// Staking totals of one subnet, one row per day in `[start_ts, end_ts]` (clipped to the
     /// days since the first change; `end_ts` defaults to the last change), each day carrying the
     /// totals at its end.

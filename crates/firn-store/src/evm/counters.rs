@@ -12,13 +12,13 @@ use super::undo::{TotalsBefore, TotalsUndo, UndoLog};
 use crate::codec::{RowExt, int};
 use crate::error::{Result, StoreError};
 use crate::metrics::{decode_metrics, upsert_metrics};
-use crate::rows::metrics::{ChainMetrics, Granularity};
+use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity};
 use crate::sql::rows_returning;
 use crate::types::{Address, U256};
 
-const KIND_ACTIVE: i64 = 0;
-const KIND_SENDER: i64 = 1;
-const KIND_DEPLOYER: i64 = 2;
+const KIND_ACTIVE: i64 = AddressRole::Active.code();
+const KIND_SENDER: i64 = AddressRole::Sender.code();
+const KIND_DEPLOYER: i64 = AddressRole::Deployer.code();
 
 /// (chain, period seconds, period start)
 type PeriodKey = (i64, i64, i64);

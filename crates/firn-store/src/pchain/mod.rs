@@ -13,3 +13,9 @@ mod validators;
 mod write;
 
 pub(crate) use utxos::insert_owners;
+
+/// The longest staking period the store expects: AvalancheGo's `MaxStakeDuration` (one
+/// year) on every network it ships. Validators whose period is longer and began more than
+/// this before a time frame are not found by
+/// [`crate::PChainReader::list_validators_overlapping`].
+pub const MAX_STAKING_PERIOD: u64 = 365 * firn_core::calendar::DAY;

@@ -11,7 +11,8 @@ use super::decode::{
 use crate::codec::{RowExt, int};
 use crate::error::{Result, StoreError};
 use crate::page::{
-    CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, SortOrder, TxCursor, UtxoCursor,
+    CreatedCursor, EventCursor, HeightCursor, Page, PageRequest, RankCursor, SortOrder, TxCursor,
+    UtxoCursor,
 };
 use crate::row::Row;
 use crate::rows::pchain::{
@@ -656,6 +657,7 @@ impl PChainReader for Store {
         if filter.unended {
             q.push(" AND s.end_tx_hash IS NULL");
         }
+
         // As `StakerRecord::status`: a permissioned subnet's validator ends without a tx at
         // its end time, and its only ending tx is a removal.
         let now = int("now", filter.now)?;
@@ -692,6 +694,44 @@ impl PChainReader for Store {
             .limit(limit + 1);
         let items = self.fetch(q, decode_staker).await?;
         Ok(Page::from_rows(items, limit, |s| TxCursor {
+            height: s.height,
+            index: s.tx_index,
+        }))
+    }
+
+    async fn list_validators_overlapping(
+        &self,
+        subnet_id: Id,
+        from: u64,
+        to: u64,
+        page: &PageRequest<RankCursor>,
+    ) -> Result<Page<StakerRecord, RankCursor>> {
+        let limit = page.checked_limit()?;
+        // No period is longer than MAX_STAKING_PERIOD: the walk by start time begins that long
+        // before `from` instead of at the subnet's first validator.
+        let earliest = from.saturating_sub(crate::MAX_STAKING_PERIOD);
+        let mut q = Sql::new("SELECT s.* FROM p_stakers s WHERE s.subnet_id = ");
+        q.bind(subnet_id.0.to_vec())
+            .push(" AND s.is_delegator = 0 AND s.start_ts >= ")
+            .bind(int("period start", earliest)?)
+            .push(" AND s.start_ts <= ")
+            .bind(int("period end", to)?)
+            .push(" AND s.end_ts >= ")
+            .bind(int("period start", from)?);
+        if let Some(c) = page.after {
+            q.push(" AND (s.start_ts, s.height, s.tx_index) > (")
+                .bind(int("cursor start", c.key)?)
+                .push(", ")
+                .bind(int("cursor height", c.height)?)
+                .push(", ")
+                .bind(i64::from(c.index))
+                .push(")");
+        }
+        q.push(" ORDER BY s.start_ts, s.height, s.tx_index")
+            .limit(limit + 1);
+        let items = self.fetch(q, decode_staker).await?;
+        Ok(Page::from_rows(items, limit, |s| RankCursor {
+            key: s.staker.start_ts,
             height: s.height,
             index: s.tx_index,
         }))

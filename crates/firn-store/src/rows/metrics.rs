@@ -22,6 +22,28 @@ pub enum Granularity {
     Month,
 }
 
+/// The part an address plays in a period's distinct counts (`evm_period_addresses.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AddressRole {
+    /// Sender or recipient of a transaction (`activeAddresses`).
+    Active,
+    /// Sender of a transaction (`activeSenders`).
+    Sender,
+    /// Sender of a transaction that created a contract (`deployers`).
+    Deployer,
+}
+
+impl AddressRole {
+    /// The `kind` column's value.
+    pub const fn code(self) -> i64 {
+        match self {
+            AddressRole::Active => 0,
+            AddressRole::Sender => 1,
+            AddressRole::Deployer => 2,
+        }
+    }
+}
+
 impl Granularity {
     /// Every granularity the store maintains.
     pub const ALL: [Granularity; 4] = [

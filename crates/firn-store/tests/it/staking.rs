@@ -189,6 +189,48 @@ pub async fn pchain_stakers_and_rewards(store: Store) {
             assert_eq!(got, want, "{f:?} {order:?}");
         }
     }
+    // Validators whose period overlaps a time frame, by start time, two per page.
+    for (from, to) in [
+        (T + 150, T + 400),
+        (0, T),
+        (T + 10_002, u64::MAX >> 1),
+        (0, 5),
+    ] {
+        // Stakers are in acceptance order: ties in start time keep it.
+        let mut want: Vec<(u64, usize, Id)> = stakers
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, s, _))| !s.is_delegator && s.start_ts <= to && s.end_ts >= from)
+            .map(|(i, (h, s, _))| (s.start_ts, i, *h))
+            .collect();
+        want.sort();
+        let mut got = Vec::new();
+        let mut after = None;
+        loop {
+            let page = store
+                .list_validators_overlapping(P_CHAIN_ID, from, to, &PageRequest { limit: 2, after })
+                .await
+                .unwrap();
+            got.extend(page.items.iter().map(|s| (s.staker.start_ts, s.tx_hash)));
+            match page.next {
+                Some(c) => after = Some(c),
+                None => break,
+            }
+        }
+        let want: Vec<Id> = want.into_iter().map(|(_, _, h)| h).collect();
+        let got: Vec<Id> = got.into_iter().map(|(_, h)| h).collect();
+        assert_eq!(got, want, "validators overlapping {from}..={to}");
+    }
+    assert!(
+        store
+            .list_validators_overlapping(id(9, 9), 0, u64::MAX >> 1, &PageRequest::first(5))
+            .await
+            .unwrap()
+            .items
+            .is_empty(),
+        "another subnet's"
+    );
+
     // Gross = delegator reward + validator fee; net = the delegator's own.
     let d = store.find_staker(id(5, 7)).await.unwrap().unwrap();
     assert_eq!((d.gross_reward, d.net_reward), (90 + 7 + 10, 90 + 7));
