@@ -1,5 +1,6 @@
 //! v2 chain routes: `GET /v2/chains`, `GET /v2/chains/{chainId}` and the series
-//! `GET /v2/chains/{chainId}/metrics/{metric}`.
+//! `GET /v2/chains/{chainId}/metrics/{metric}` (of one chain, or network-wide for `total`,
+//! `mainnet` and `testnet`).
 
 use axum::extract::State;
 use axum::routing::get;
@@ -9,7 +10,7 @@ use firn_store::EvmReader;
 use super::metric::Metric;
 use super::series::{self, SeriesQuery};
 use super::wire::{Chain, ListChainsResponse, MetricsApiResponse, MetricsValue};
-use super::{MetricsState, known_chain, page_size, query_key};
+use super::{MetricsState, chain_scope, known_chain, page_size, query_key};
 use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
 use firn_store::rows::metrics::Granularity;
@@ -88,9 +89,9 @@ async fn chain_metrics(
     let size = page_size(&mut q);
     let token = q.string("pageToken");
     q.finish()?;
-    let chain = known_chain(&state, path.get("chainId")).await?;
+    let scope = chain_scope(&state, path.get("chainId")).await?;
     let key = query_key(
-        &format!("/v2/chains/{}/metrics/{metric_name}", chain.chain_id),
+        &format!("/v2/chains/{}/metrics/{metric_name}", scope.name),
         &q,
     );
     let after = match &token {
@@ -100,7 +101,7 @@ async fn chain_metrics(
     let page = series::page(
         &state.app.store,
         &SeriesQuery {
-            chain_id: chain.chain_id,
+            chains: &scope.chains,
             metric,
             interval,
             start_ts,

@@ -46,6 +46,20 @@ pub enum Metric {
     FeesPaid,
 }
 
+/// How the chains' values of one bucket make a network-wide value (`total`, `mainnet`,
+/// `testnet`): counts, rates and totals add up (an address active on two chains counts on
+/// each), maxima take the highest chain's, the average gas price weighs each chain's by its
+/// transactions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Across {
+    /// The chains' values added.
+    Add,
+    /// The highest chain's value.
+    Max,
+    /// The chains' values weighted by their transaction counts.
+    TxWeighted,
+}
+
 /// How a bucket's rows combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Combine {
@@ -98,6 +112,31 @@ impl Metric {
         self.combine() != Combine::Cumulative
     }
 
+    /// How the chains' values combine.
+    pub fn across_chains(self) -> Across {
+        match self {
+            Metric::MaxGps | Metric::MaxTps | Metric::MaxGasPrice => Across::Max,
+            Metric::AvgGasPrice => Across::TxWeighted,
+            _ => Across::Add,
+        }
+    }
+
+    /// The network-wide value of chains whose values are `values`, with `txs` transactions
+    /// each (read only for [`Across::TxWeighted`]).
+    pub fn across(self, values: &[f64], txs: &[f64]) -> f64 {
+        match self.across_chains() {
+            Across::Add => values.iter().fold(0.0, |a, b| a + b),
+            Across::Max => values.iter().copied().fold(0.0, f64::max),
+            Across::TxWeighted => {
+                let total: f64 = txs.iter().sum();
+                if total == 0.0 {
+                    return 0.0;
+                }
+                values.iter().zip(txs).map(|(v, n)| v * n).sum::<f64>() / total
+            }
+        }
+    }
+
     /// How rows combine.
     pub fn combine(self) -> Combine {
         match self {
@@ -143,7 +182,8 @@ impl Metric {
     /// last row before the bucket (for cumulative metrics over empty buckets).
     pub fn value(self, rows: &[&ChainMetrics], carry: Option<&ChainMetrics>) -> f64 {
         match self.combine() {
-            Combine::Sum => rows.iter().map(|r| self.of_row(r)).sum(),
+            // Folded from +0.0: an empty f64 sum is -0.0, which would reach the wire.
+            Combine::Sum => rows.iter().map(|r| self.of_row(r)).fold(0.0, |a, b| a + b),
             Combine::Max | Combine::Distinct => {
                 rows.iter().map(|r| self.of_row(r)).fold(0.0, f64::max)
             }

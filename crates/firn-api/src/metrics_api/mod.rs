@@ -1,10 +1,12 @@
 //! firn's Metrics API: time series of chain and staking metrics, served from the counters the
 //! store keeps per hour, day, week and month on every EVM commit (no rescans per request).
 //!
-//! Routes: `/v2/health-check` and `/v2/live-check` (the Data API's checks); the legacy `GET /v1/avg_tps/{chainId}` ([`v1`]); the v2 chain list and chain
-//! metrics ([`chains`]); rolling windows and staking metrics ([`windows`]). Every series is
-//! newest first, built by [`series`] from the store's rows; how a bucket combines its rows is
-//! in [`metric`]; bucket boundaries are the store's [`Granularity`].
+//! Routes: `/v2/health-check` and `/v2/live-check` (the Data API's checks); the legacy
+//! `GET /v1/avg_tps/{chainId}` ([`v1`]); the v2 chain list and chain metrics ([`chains`]);
+//! rolling windows and staking metrics ([`windows`]); the Looking Glass ([`looking_glass`]).
+//! Every series is newest first, built by [`series`] from the store's rows; how a bucket
+//! combines its rows, and how chains combine into a network-wide value, is in [`metric`];
+//! bucket boundaries are the store's [`Granularity`].
 //!
 //! Paging uses UUID tokens ([`tokens`]) valid 24 hours on an injectable [`Clock`], bound to the
 //! query that issued them. The service has no authentication and its own listener
@@ -17,6 +19,7 @@ pub mod series;
 pub mod tokens;
 
 mod chains;
+mod looking_glass;
 mod v1;
 mod windows;
 mod wire;
@@ -85,6 +88,7 @@ pub fn metrics_router(state: MetricsState) -> Router {
         .merge(v1::router())
         .merge(chains::router())
         .merge(windows::router())
+        .merge(looking_glass::router())
         // The Data API's checks of the same store, under the Metrics API's paths.
         .route(
             "/v2/health-check",
@@ -154,6 +158,62 @@ fn evm_chain_id(raw: &str) -> ApiResult<u64> {
                 "chainId must be an EVM chain ID (an integer such as 43114), got {raw:?}"
             ))
         })
+}
+
+/// The chains a series' `{chainId}` covers.
+#[derive(Debug, Clone)]
+struct Scope {
+    /// Their EVM chain IDs.
+    chains: Vec<u64>,
+    /// How the path names them in page-token keys: the chain ID, or `total`, `mainnet`,
+    /// `testnet`.
+    name: String,
+}
+
+/// The `{chainId}` words that name every indexed chain of a network.
+const NETWORK_SCOPES: [&str; 3] = ["total", "mainnet", "testnet"];
+
+/// The chains `raw` names: one EVM chain (400 when malformed, 404 when not indexed), every
+/// indexed chain (`total`), or those of one network (`mainnet`, `testnet`; 404 when none is
+/// indexed).
+async fn chain_scope(state: &MetricsState, raw: &str) -> ApiResult<Scope> {
+    use firn_store::EvmReader;
+    if !NETWORK_SCOPES.contains(&raw) {
+        if evm_chain_id(raw).is_err() {
+            return Err(ApiError::bad(format!(
+                "chainId must be an EVM chain ID (an integer such as 43114) or one of {}, got \
+                 {raw:?}",
+                NETWORK_SCOPES.join(", ")
+            )));
+        }
+        let chain = known_chain(state, raw).await?;
+        return Ok(Scope {
+            chains: vec![chain.chain_id],
+            name: chain.chain_id.to_string(),
+        });
+    }
+    let chains: Vec<u64> = state
+        .app
+        .store
+        .list_evm_chains()
+        .await?
+        .iter()
+        .filter(|c| match raw {
+            "mainnet" => !c.is_testnet,
+            "testnet" => c.is_testnet,
+            _ => true,
+        })
+        .map(|c| c.chain_id)
+        .collect();
+    if chains.is_empty() && raw != "total" {
+        return Err(ApiError::not_found(format!(
+            "no {raw} chain is indexed by this server"
+        )));
+    }
+    Ok(Scope {
+        chains,
+        name: raw.to_owned(),
+    })
 }
 
 /// The chain `raw` names: 400 when malformed, 404 when not indexed.

@@ -1,20 +1,23 @@
 //! One page of a chain metric's series, newest bucket first, built from the store's counter
-//! rows: the bucket range comes from the first and last stored period, empty buckets inside it
+//! rows: the bucket range runs from the first period with a transaction (a genesis block's
+//! timestamp is configuration, often 0) to the last stored period; empty buckets inside it
 //! are points too (zero, or the carried total for cumulative metrics), and only the rows of
-//! the page's buckets are read.
+//! the page's buckets are read. A network-wide series (several chains) runs over the buckets
+//! from the oldest chain's first period to the newest one's last, each point combining the
+//! chains' values as [`Metric::across`] says.
 
 use firn_store::page::{HeightCursor, MAX_PAGE_LIMIT, PageRequest};
 use firn_store::rows::metrics::{ChainMetrics, Granularity};
 use firn_store::{MetricsReader, SortOrder, Store};
 
-use super::metric::{Combine, Metric};
+use super::metric::{Across, Combine, Metric};
 use crate::error::ApiResult;
 
 /// What a series page asks for.
 #[derive(Debug, Clone, Copy)]
-pub struct SeriesQuery {
-    /// EVM chain ID.
-    pub chain_id: u64,
+pub struct SeriesQuery<'a> {
+    /// EVM chain IDs: one, or every chain a network-wide series covers.
+    pub chains: &'a [u64],
     /// The metric.
     pub metric: Metric,
     /// Bucket size: one stored row per bucket.
@@ -91,7 +94,7 @@ pub async fn rows_between(
 
 /// The bucket starts of the page, newest first: up to `size + 1` (the extra one only tells
 /// that more exist).
-fn bucket_starts(q: &SeriesQuery, oldest: u64, newest: u64) -> Vec<u64> {
+fn bucket_starts(q: &SeriesQuery<'_>, oldest: u64, newest: u64) -> Vec<u64> {
     let iv = q.interval;
     let lo = iv
         .start_of(oldest)
@@ -116,43 +119,90 @@ fn bucket_starts(q: &SeriesQuery, oldest: u64, newest: u64) -> Vec<u64> {
 }
 
 /// Reads one page of the series `q` describes.
-pub async fn page(store: &Store, q: &SeriesQuery) -> ApiResult<SeriesPage> {
-    let granularity = q.interval;
-    let Some(newest) = one(store, q.chain_id, granularity, None, SortOrder::Desc).await? else {
+pub async fn page(store: &Store, q: &SeriesQuery<'_>) -> ApiResult<SeriesPage> {
+    let g = q.interval;
+    // (oldest period start, newest period start, last block time) over the chains.
+    let mut range: Option<(u64, u64, u64)> = None;
+    for &chain in q.chains {
+        let Some(newest) = one(store, chain, g, None, SortOrder::Desc).await? else {
+            continue;
+        };
+        let Some(oldest) = store.find_first_tx_period(chain, g).await? else {
+            continue;
+        };
+        let (lo, hi, ts) = range.unwrap_or((oldest, newest.start_ts, 0));
+        range = Some((
+            lo.min(oldest),
+            hi.max(newest.start_ts),
+            ts.max(newest.last_block_ts),
+        ));
+    }
+    let Some((oldest, newest, last_ts)) = range else {
         return Ok(SeriesPage::default());
     };
-    let Some(oldest) = one(store, q.chain_id, granularity, None, SortOrder::Asc).await? else {
-        return Ok(SeriesPage::default());
-    };
-    let mut starts = bucket_starts(q, oldest.start_ts, newest.start_ts);
+    let mut starts = bucket_starts(q, oldest, newest);
     let more = starts.len() > q.size;
     starts.truncate(q.size);
-    let last_block_ts = Some(newest.last_block_ts);
-    let (Some(&top), Some(&bottom)) = (starts.first(), starts.last()) else {
+    let last_block_ts = Some(last_ts);
+    let Some(&bottom) = starts.last() else {
         return Ok(SeriesPage {
             last_block_ts,
             ..SeriesPage::default()
         });
     };
-    let end = q.interval.next(top) - 1;
-    let rows = rows_between(store, q.chain_id, granularity, bottom, end).await?;
-    let mut carry = if q.metric.combine() == Combine::Cumulative && bottom > 0 {
-        one(
-            store,
-            q.chain_id,
-            granularity,
-            Some(bottom - 1),
-            SortOrder::Desc,
-        )
-        .await?
+    // Oldest first, so the cumulative carry moves forward.
+    starts.reverse();
+    let mut values = Vec::with_capacity(q.chains.len());
+    let mut txs = Vec::new();
+    for &chain in q.chains {
+        values.push(chain_values(store, chain, q.metric, g, &starts).await?);
+        if q.chains.len() > 1 && q.metric.across_chains() == Across::TxWeighted {
+            txs.push(chain_values(store, chain, Metric::TxCount, g, &starts).await?);
+        }
+    }
+    let mut points: Vec<(u64, f64)> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &start)| {
+            let value = match values.as_slice() {
+                [one] => one[i],
+                many => {
+                    let at = |chains: &[Vec<f64>]| chains.iter().map(|v| v[i]).collect::<Vec<_>>();
+                    q.metric.across(&at(many), &at(&txs))
+                }
+            };
+            (start, value)
+        })
+        .collect();
+    points.reverse();
+    Ok(SeriesPage {
+        next: more.then_some(bottom),
+        points,
+        last_block_ts,
+    })
+}
+
+/// One chain's values of `metric` in the buckets starting at `starts` (ascending, consecutive).
+async fn chain_values(
+    store: &Store,
+    chain_id: u64,
+    metric: Metric,
+    g: Granularity,
+    starts: &[u64],
+) -> ApiResult<Vec<f64>> {
+    let (Some(&bottom), Some(&top)) = (starts.first(), starts.last()) else {
+        return Ok(Vec::new());
+    };
+    let rows = rows_between(store, chain_id, g, bottom, g.next(top) - 1).await?;
+    let mut carry = if metric.combine() == Combine::Cumulative && bottom > 0 {
+        one(store, chain_id, g, Some(bottom - 1), SortOrder::Desc).await?
     } else {
         None
     };
-    // Walk the buckets oldest first so the cumulative carry moves forward.
-    let mut points = Vec::with_capacity(starts.len());
+    let mut values = Vec::with_capacity(starts.len());
     let mut i = 0;
-    for &start in starts.iter().rev() {
-        let next = q.interval.next(start);
+    for &start in starts {
+        let next = g.next(start);
         let mut in_bucket = Vec::new();
         while let Some(r) = rows.get(i).filter(|r| r.start_ts < next) {
             if r.start_ts >= start {
@@ -160,15 +210,10 @@ pub async fn page(store: &Store, q: &SeriesQuery) -> ApiResult<SeriesPage> {
             }
             i += 1;
         }
-        points.push((start, q.metric.value(&in_bucket, carry.as_ref())));
+        values.push(metric.value(&in_bucket, carry.as_ref()));
         if let Some(last) = in_bucket.last() {
             carry = Some((*last).clone());
         }
     }
-    points.reverse();
-    Ok(SeriesPage {
-        next: more.then_some(bottom),
-        points,
-        last_block_ts,
-    })
+    Ok(values)
 }

@@ -4,8 +4,9 @@
 //! memory grows however many tokens clients collect.
 //!
 //! A token is base64url (no padding) of 8 bytes of query fingerprint, the issue time and the
-//! cursor (the period start of the last point of the previous page; 8 bytes each, big-endian)
-//! and a 16-byte tag signing them all. Expiry is measured on the injected [`Clock`].
+//! cursor's words (the period start of the last point of the previous page, or a list's
+//! keyset; 8 bytes each, big-endian) and a 16-byte tag signing them all. Expiry is measured
+//! on the injected [`Clock`].
 
 use std::sync::Arc;
 
@@ -21,7 +22,9 @@ use crate::signing::{TAG_LEN, TokenKey};
 pub const TOKEN_TTL: u64 = 24 * 60 * 60;
 
 const FINGERPRINT_LEN: usize = 8;
-const TOKEN_LEN: usize = FINGERPRINT_LEN + 8 + 8 + TAG_LEN;
+
+/// Most words a cursor may have.
+const MAX_WORDS: usize = 4;
 
 /// Issues and redeems the page tokens of one service.
 #[derive(Debug)]
@@ -45,10 +48,19 @@ impl TokenTable {
 
     /// A token for the page after `cursor` of the series `query` names.
     pub fn issue(&self, query: &str, cursor: u64) -> String {
+        self.issue_words(query, &[cursor])
+    }
+
+    /// A token for the page after the keyset `words` (at most four) of the list `query` names.
+    pub fn issue_words(&self, query: &str, words: &[u64]) -> String {
         let fp = fingerprint(query);
         let issued = self.clock.now().to_be_bytes();
-        let cursor = cursor.to_be_bytes();
-        let mut bytes = Vec::with_capacity(TOKEN_LEN);
+        let cursor: Vec<u8> = words
+            .iter()
+            .take(MAX_WORDS)
+            .flat_map(|w| w.to_be_bytes())
+            .collect();
+        let mut bytes = Vec::with_capacity(FINGERPRINT_LEN + 8 + cursor.len() + TAG_LEN);
         bytes.extend_from_slice(&fp);
         bytes.extend_from_slice(&issued);
         bytes.extend_from_slice(&cursor);
@@ -59,14 +71,25 @@ impl TokenTable {
     /// The cursor behind `token` for the series `query` names; a 400 naming the problem when
     /// the token is malformed, forged, expired or from another query.
     pub fn redeem(&self, query: &str, token: &str) -> Result<u64, ApiError> {
+        match self.redeem_words(query, token)?.as_slice() {
+            [word] => Ok(*word),
+            _ => Err(not_ours()),
+        }
+    }
+
+    /// The keyset words behind `token` for the list `query` names (errors as [`Self::redeem`]).
+    pub fn redeem_words(&self, query: &str, token: &str) -> Result<Vec<u64>, ApiError> {
         let bytes = URL_SAFE_NO_PAD
             .decode(token)
             .ok()
-            .filter(|b| b.len() == TOKEN_LEN)
-            .ok_or_else(|| ApiError::bad("pageToken is not a page token issued by this service"))?;
+            .filter(|b| {
+                let words = b.len().saturating_sub(FINGERPRINT_LEN + 8 + TAG_LEN);
+                b.len() > FINGERPRINT_LEN + 8 + TAG_LEN && words % 8 == 0 && words / 8 <= MAX_WORDS
+            })
+            .ok_or_else(not_ours)?;
         let (fp, rest) = bytes.split_at(FINGERPRINT_LEN);
         let (issued, rest) = rest.split_at(8);
-        let (cursor, tag) = rest.split_at(8);
+        let (cursor, tag) = rest.split_at(rest.len() - TAG_LEN);
         if fp != fingerprint(query) {
             return Err(ApiError::bad(
                 "pageToken belongs to a different query: keep the other parameters of the request that returned it",
@@ -87,8 +110,12 @@ impl TokenTable {
                 "pageToken has expired: page tokens are valid for 24 hours; request the first page again",
             ));
         }
-        Ok(word(cursor))
+        Ok(cursor.chunks(8).map(word).collect())
     }
+}
+
+fn not_ours() -> ApiError {
+    ApiError::bad("pageToken is not a page token issued by this service")
 }
 
 #[cfg(test)]
@@ -111,6 +138,10 @@ mod tests {
         let stranger = TokenTable::new(Arc::new(clock.clone()), TokenKey::random());
         let err = stranger.redeem("a", &t).unwrap_err().to_string();
         assert!(err.contains("not issued by this service"), "{err}");
+        // Keysets of several words; a one-word reader refuses them.
+        let k = table.issue_words("a", &[7, 8, 9]);
+        assert_eq!(table.redeem_words("a", &k).unwrap(), [7, 8, 9]);
+        assert!(table.redeem("a", &k).is_err());
         clock.advance(TOKEN_TTL - 1);
         assert_eq!(table.redeem("a", &t).unwrap(), 42);
         clock.advance(1);

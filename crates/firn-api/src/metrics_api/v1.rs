@@ -1,7 +1,7 @@
 //! `GET /v1/avg_tps/{chainId}`: the legacy average-TPS series — daily points, newest first,
 //! each the day's transactions ÷ the time from the previous day's last block to the day's last
-//! block. Paged by UUID `pageToken`s, or by the legacy `startKey` (the day to start from,
-//! answered with `nextPageStartKey`).
+//! block (`total`, `mainnet` and `testnet` add up the chains'). Paged by UUID `pageToken`s, or
+//! by the legacy `startKey` (the day to start from, answered with `nextPageStartKey`).
 
 use axum::extract::State;
 use axum::routing::get;
@@ -10,7 +10,7 @@ use axum::{Json, Router};
 use super::metric::Metric;
 use super::series::{self, SeriesQuery};
 use super::wire::{AvgTpsResponse, MetricsValue};
-use super::{MetricsState, known_chain, page_size, query_key};
+use super::{MetricsState, chain_scope, page_size, query_key};
 use crate::error::ApiResult;
 use crate::params::{PathParams, Query};
 use firn_store::rows::metrics::Granularity;
@@ -24,7 +24,7 @@ async fn avg_tps(
     path: PathParams,
     mut q: Query,
 ) -> ApiResult<Json<AvgTpsResponse>> {
-    let chain = known_chain(&state, path.get("chainId")).await?;
+    let scope = chain_scope(&state, path.get("chainId")).await?;
     let size = page_size(&mut q);
     let start_key = q.timestamp("startKey");
     let token = q.string("pageToken");
@@ -32,7 +32,7 @@ async fn avg_tps(
         q.error("send either pageToken or startKey, not both");
     }
     q.finish()?;
-    let key = query_key(&format!("/v1/avg_tps/{}", chain.chain_id), &q);
+    let key = query_key(&format!("/v1/avg_tps/{}", scope.name), &q);
     let after = match (&token, start_key) {
         (Some(t), _) => Some(state.tokens.redeem(&key, t)?),
         // The page starting at the day holding `startKey`: as if the previous page ended the
@@ -43,7 +43,7 @@ async fn avg_tps(
     let page = series::page(
         &state.app.store,
         &SeriesQuery {
-            chain_id: chain.chain_id,
+            chains: &scope.chains,
             metric: Metric::AvgTps,
             interval: Granularity::Day,
             start_ts: None,

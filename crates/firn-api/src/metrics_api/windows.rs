@@ -1,5 +1,6 @@
 //! `GET /v2/chains/{chainId}/rollingWindowMetrics/{metric}` (windows ending at the chain's last
-//! block) and `GET /v2/networks/{network}/metrics/{metric}` (daily staking totals of a subnet).
+//! block; for `total`, `mainnet` and `testnet` at the last block of any, the chains' values
+//! combined as [`Metric::across`] says; distinct counts exact per window) and `GET /v2/networks/{network}/metrics/{metric}` (daily staking totals of a subnet).
 
 use axum::extract::State;
 use axum::routing::get;
@@ -8,14 +9,14 @@ use firn_core::calendar::{DAY, HOUR};
 use firn_core::ids::Id;
 use firn_core::network::P_CHAIN_ID;
 use firn_store::page::{HeightCursor, PageRequest};
-use firn_store::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
-use firn_store::{MetricsReader, SortOrder};
+use firn_store::rows::metrics::{AddressRole, ChainMetrics, Granularity, StakingMetrics};
+use firn_store::{MetricsReader, SortOrder, Store};
 
 use super::chains::{NETWORKS, metric_param};
-use super::metric::{Combine, Metric};
+use super::metric::{Across, Metric};
 use super::series::rows_between;
 use super::wire::{MetricsApiResponse, MetricsValue, RollingWindowResponse, RollingWindowValue};
-use super::{MetricsState, known_chain, page_size, query_key};
+use super::{MetricsState, chain_scope, page_size, query_key};
 use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
 
@@ -53,6 +54,17 @@ pub(super) fn router() -> Router<MetricsState> {
         .route("/v2/networks/{network}/metrics/{metric}", get(staking))
 }
 
+/// The rolling windows, shortest first: how far back each reaches and the granularity of the
+/// rows it is read from (hours up to a week, days beyond).
+const WINDOWS: [(u64, Granularity); 6] = [
+    (HOUR, Granularity::Hour),
+    (DAY, Granularity::Hour),
+    (7 * DAY, Granularity::Hour),
+    (30 * DAY, Granularity::Day),
+    (90 * DAY, Granularity::Day),
+    (365 * DAY, Granularity::Day),
+];
+
 /// The value over the rows of `rows` whose period starts at or after the period holding
 /// `from`.
 fn window(metric: Metric, rows: &[ChainMetrics], granularity: Granularity, from: u64) -> f64 {
@@ -61,62 +73,112 @@ fn window(metric: Metric, rows: &[ChainMetrics], granularity: Granularity, from:
     metric.value(&in_window, None)
 }
 
-async fn rolling_window(
-    State(state): State<MetricsState>,
-    path: PathParams,
-) -> ApiResult<Json<RollingWindowResponse>> {
-    let name = path.get("metric");
-    let metric = metric_param(name, &ROLLING)?;
-    let chain = known_chain(&state, path.get("chainId")).await?;
-    let store = &state.app.store;
-    let newest = store
+/// The newest day row of `chain`: its last block's time and all-time totals.
+async fn newest_day(store: &Store, chain: u64) -> ApiResult<Option<ChainMetrics>> {
+    let page = store
         .list_chain_metrics(
-            chain.chain_id,
+            chain,
             Granularity::Day,
             None,
             None,
             SortOrder::Desc,
             &PageRequest::first(1),
         )
-        .await?
-        .items
-        .into_iter()
-        .next();
-    let Some(newest) = newest else {
+        .await?;
+    Ok(page.items.into_iter().next())
+}
+
+/// One chain's value of `metric` in each window ending at `tip` ([`WINDOWS`], then all time).
+async fn chain_windows(
+    store: &Store,
+    chain: u64,
+    metric: Metric,
+    tip: u64,
+    newest: &ChainMetrics,
+) -> ApiResult<[f64; 7]> {
+    let back = |secs: u64| tip.saturating_sub(secs - 1);
+    let mut out = [0.0; 7];
+    let role = match metric {
+        Metric::ActiveAddresses => Some(AddressRole::Active),
+        Metric::ActiveSenders => Some(AddressRole::Sender),
+        Metric::Deployers => Some(AddressRole::Deployer),
+        _ => None,
+    };
+    if let Some(role) = role {
+        // Distinct counts do not add up across periods: each window counts its own set.
+        for (v, (secs, g)) in out.iter_mut().zip(WINDOWS) {
+            let from = g.start_of(back(secs));
+            *v = store.count_distinct_addresses(chain, g, role, from).await? as f64;
+        }
+        out[6] = match role {
+            AddressRole::Active => newest.cumulative_addresses as f64,
+            AddressRole::Deployer => newest.cumulative_deployers as f64,
+            AddressRole::Sender => {
+                store
+                    .count_distinct_addresses(chain, Granularity::Month, role, 0)
+                    .await? as f64
+            }
+        };
+        return Ok(out);
+    }
+    let from = Granularity::Hour.start_of(back(7 * DAY));
+    let hours = rows_between(store, chain, Granularity::Hour, from, i64::MAX as u64).await?;
+    let days = rows_between(store, chain, Granularity::Day, 0, i64::MAX as u64).await?;
+    for (v, (secs, g)) in out.iter_mut().zip(WINDOWS) {
+        let rows = if g == Granularity::Hour {
+            &hours
+        } else {
+            &days
+        };
+        *v = window(metric, rows, g, back(secs));
+    }
+    out[6] = window(metric, &days, Granularity::Day, 0);
+    Ok(out)
+}
+
+async fn rolling_window(
+    State(state): State<MetricsState>,
+    path: PathParams,
+) -> ApiResult<Json<RollingWindowResponse>> {
+    let metric = metric_param(path.get("metric"), &ROLLING)?;
+    let scope = chain_scope(&state, path.get("chainId")).await?;
+    let store = &state.app.store;
+    let mut newest = Vec::new();
+    for &chain in &scope.chains {
+        if let Some(row) = newest_day(store, chain).await? {
+            newest.push((chain, row));
+        }
+    }
+    // Windows end at the last block of any of the chains.
+    let Some(tip) = newest.iter().map(|(_, r)| r.last_block_ts).max() else {
         return Ok(Json(RollingWindowResponse {
             result: RollingWindowValue::default(),
         }));
     };
-    let tip = newest.last_block_ts;
-    let mut result = RollingWindowValue::default();
-    if metric.combine() == Combine::Distinct {
-        // Distinct counts do not add up across periods; only the all-time total is kept.
-        result.all_time = match metric {
-            Metric::ActiveAddresses => Some(newest.cumulative_addresses as f64),
-            Metric::Deployers => Some(newest.cumulative_deployers as f64),
-            _ => None,
-        };
-        return Ok(Json(RollingWindowResponse { result }));
+    let mut values = Vec::with_capacity(newest.len());
+    let mut txs = Vec::new();
+    for (chain, row) in &newest {
+        values.push(chain_windows(store, *chain, metric, tip, row).await?);
+        if newest.len() > 1 && metric.across_chains() == Across::TxWeighted {
+            txs.push(chain_windows(store, *chain, Metric::TxCount, tip, row).await?);
+        }
     }
-    let back = |secs: u64| tip.saturating_sub(secs - 1);
-    let hours = rows_between(
-        store,
-        chain.chain_id,
-        Granularity::Hour,
-        Granularity::Hour.start_of(back(7 * DAY)),
-        i64::MAX as u64,
-    )
-    .await?;
-    let days = rows_between(store, chain.chain_id, Granularity::Day, 0, i64::MAX as u64).await?;
-    let (h, d) = (Granularity::Hour, Granularity::Day);
-    result.last_hour = Some(window(metric, &hours, h, back(HOUR)));
-    result.last_day = Some(window(metric, &hours, h, back(DAY)));
-    result.last_week = Some(window(metric, &hours, h, back(7 * DAY)));
-    result.last_month = Some(window(metric, &days, d, back(30 * DAY)));
-    result.last_90_days = Some(window(metric, &days, d, back(90 * DAY)));
-    result.last_year = Some(window(metric, &days, d, back(365 * DAY)));
-    result.all_time = Some(window(metric, &days, d, 0));
-    Ok(Json(RollingWindowResponse { result }))
+    let at = |chains: &[[f64; 7]], i: usize| chains.iter().map(|w| w[i]).collect::<Vec<_>>();
+    let w: [f64; 7] = std::array::from_fn(|i| match values.as_slice() {
+        [one] => one[i],
+        many => metric.across(&at(many, i), &at(&txs, i)),
+    });
+    Ok(Json(RollingWindowResponse {
+        result: RollingWindowValue {
+            last_hour: Some(w[0]),
+            last_day: Some(w[1]),
+            last_week: Some(w[2]),
+            last_month: Some(w[3]),
+            last_90_days: Some(w[4]),
+            last_year: Some(w[5]),
+            all_time: Some(w[6]),
+        },
+    }))
 }
 
 fn staking_value(metric: &str, m: &StakingMetrics) -> f64 {

@@ -122,3 +122,24 @@ pub struct RollingWindowResponse {
     /// The windows.
     pub result: RollingWindowValue,
 }
+
+/// `PChainAddressDetails`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PChainAddressDetails {
+    /// The reward owner's addresses (bech32 without a chain prefix).
+    pub addresses: Vec<String>,
+    /// The validation's start time, Unix seconds, as text.
+    pub sort_key: String,
+}
+
+/// `PChainLookingGlassResponse`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PChainLookingGlassResponse {
+    /// Present only when more entries may follow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+    /// One entry per validator.
+    pub addresses: Vec<PChainAddressDetails>,
+}

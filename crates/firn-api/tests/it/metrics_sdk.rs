@@ -96,7 +96,41 @@ fn check(report: &serde_json::Value, history: &History) {
         history.tx_count(0, u64::MAX),
         "allTime via the SDK",
     );
+    // One chain indexed: the network-wide series and windows are its own.
+    assert_eq!(
+        report["getMetrics:txCount:total"],
+        report["getMetrics:txCount"]
+    );
+    assert_eq!(
+        report["getRollingWindowMetrics:total"],
+        report["getRollingWindowMetrics"]
+    );
+    let senders = &report["getRollingWindowMetrics:activeSenders"];
+    let tip = history.last_ts();
+    let hour_start = |secs: u64| {
+        let t = tip - (secs - 1);
+        t - t % 3_600
+    };
+    for (field, from) in [
+        ("lastHour", hour_start(3_600)),
+        ("lastDay", hour_start(DAY)),
+        ("lastWeek", hour_start(7 * DAY)),
+        ("allTime", 0),
+    ] {
+        assert_close(
+            senders[field].as_f64().unwrap(),
+            history.active_senders(from, u64::MAX),
+            &format!("activeSenders {field} via the SDK"),
+        );
+    }
     assert!(report["getStakingMetrics"]["pages"].as_u64().unwrap() >= 1);
+    // The fixture's three primary-network validators, one per page.
+    let validators = &report["subnets.getValidators"];
+    assert_eq!(validators["pages"], 3, "{validators}");
+    for v in validators["items"].as_array().unwrap() {
+        assert_eq!(v["addresses"].as_array().unwrap().len(), 1, "{v}");
+        assert!(v["sortKey"].as_str().unwrap().parse::<u64>().is_ok(), "{v}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -58,6 +58,24 @@ pub async fn chain_metrics_match_the_blocks(store: Store) {
         ))
         .await;
     assert_eq!(v1["results"], v2["results"]);
+    // One chain indexed: the network-wide series are its own.
+    for metric in ["txCount", "avgGasPrice", "maxTps", "cumulativeTxCount"] {
+        let own = series(
+            &api,
+            &format!("/v2/chains/{CHAIN}/metrics/{metric}?timeInterval=day"),
+        )
+        .await;
+        let total = series(
+            &api,
+            &format!("/v2/chains/total/metrics/{metric}?timeInterval=day"),
+        )
+        .await;
+        assert_eq!(total, own, "total {metric}");
+    }
+    assert_eq!(
+        api.ok("/v1/avg_tps/testnet").await["results"],
+        v1["results"]
+    );
 }
 
 pub async fn hours_weeks_months_and_time_range(store: Store) {
@@ -210,6 +228,50 @@ pub async fn rolling_windows_and_chains(store: Store) {
         h.active_addresses(0, u64::MAX),
         "distinct addresses ever",
     );
+    // Distinct counts: every window counts its own set of addresses.
+    type Count = fn(&History, u64, u64) -> f64;
+    let distinct: [(&str, Count); 2] = [
+        ("activeAddresses", History::active_addresses),
+        ("activeSenders", History::active_senders),
+    ];
+    for (metric, count) in distinct {
+        let w = api
+            .ok(&format!("/v2/chains/{CHAIN}/rollingWindowMetrics/{metric}"))
+            .await["result"]
+            .clone();
+        let windows = [
+            ("lastHour", hour_start(3_600)),
+            ("lastDay", hour_start(DAY)),
+            ("lastWeek", hour_start(7 * DAY)),
+            ("lastMonth", day_of(tip - (30 * DAY - 1))),
+            ("last90Days", day_of(tip.saturating_sub(90 * DAY - 1))),
+            ("lastYear", day_of(tip.saturating_sub(365 * DAY - 1))),
+            ("allTime", 0),
+        ];
+        for (field, from) in windows {
+            assert_close(
+                w[field].as_f64().unwrap(),
+                count(&h, from, u64::MAX),
+                &format!("{metric} {field}"),
+            );
+        }
+        assert!(
+            w["lastHour"].as_f64() < w["lastMonth"].as_f64(),
+            "{metric}: {w}"
+        );
+        // One chain indexed: the network-wide windows are its own.
+        for network in ["total", "testnet"] {
+            let all = api
+                .ok(&format!(
+                    "/v2/chains/{network}/rollingWindowMetrics/{metric}"
+                ))
+                .await;
+            assert_eq!(all["result"], w, "{network} {metric}");
+        }
+    }
+    api.get("/v2/chains/mainnet/rollingWindowMetrics/txCount")
+        .await
+        .assert_error(404, "no mainnet chain is indexed");
     api.get(&format!(
         "/v2/chains/{CHAIN}/rollingWindowMetrics/cumulativeTxCount"
     ))
@@ -264,6 +326,15 @@ pub async fn v2_error_statuses(store: Store) {
         .await
         .assert_error(404, "not indexed");
     api.get("/v2/chains/abc/metrics/txCount")
+        .await
+        .assert_error(400, "chainId");
+    api.get("/v2/chains/totals/metrics/txCount")
+        .await
+        .assert_error(400, "or one of total, mainnet, testnet");
+    api.get("/v2/chains/mainnet/metrics/txCount")
+        .await
+        .assert_error(404, "no mainnet chain is indexed");
+    api.get("/v2/chains/total")
         .await
         .assert_error(400, "chainId");
     let first = api.get(&format!("{base}/txCount?pageSize=3")).await;
@@ -349,7 +420,7 @@ pub async fn staking_metrics_follow_the_store(store: Store) {
 }
 
 /// The official Metrics API document, or `None` (the caller prints that it skipped).
-fn official_metrics_doc() -> Option<serde_json::Value> {
+pub fn official_metrics_doc() -> Option<serde_json::Value> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/openapi/metrics-api.openapi.json"

@@ -1,8 +1,10 @@
 //! The Metrics API over a month of devnet history: `firn up` generates 31 virtual days of EVM
 //! activity, its indexer follows the node, and every point of every chain metric, at every
 //! time interval, paged through to the end, must equal a direct computation from the blocks
-//! the node serves (`eth_getBlockByNumber`, `eth_getBlockReceipts`, callTracer traces). Then
-//! `/v1/avg_tps` the same way, and page tokens expiring when the devnet's clock moves a day on.
+//! the node serves (`eth_getBlockByNumber`, `eth_getBlockReceipts`, callTracer traces); so must
+//! every rolling window, and the network-wide series and windows (`total`, `testnet`) combine
+//! both chains'. Then `/v1/avg_tps` the same way, and page tokens expiring when the devnet's
+//! clock moves a day on.
 
 use firn_store::rows::metrics::Granularity;
 use serde_json::{Value, json};
@@ -91,14 +93,79 @@ fn node_blocks(rpc: &str, path: &str) -> Vec<Block> {
         .collect()
 }
 
-/// Every chain metric's value per period of `g`, from the chain's first period to its last,
-/// oldest first: what the Metrics API must serve.
+/// The metrics that are not running totals, over the blocks `idx` (consecutive indexes into
+/// `blocks`, possibly none): a period's or a rolling window's values.
+fn values_over(blocks: &[Block], idx: &[usize]) -> Vec<(&'static str, f64)> {
+    let txs: Vec<&Tx> = idx.iter().flat_map(|&i| &blocks[i].txs).collect();
+    let n = txs.len() as f64;
+    let gas: u64 = idx.iter().map(|&i| blocks[i].gas_used).sum();
+    let active: BTreeSet<&str> = txs
+        .iter()
+        .flat_map(|t| std::iter::once(t.from.as_str()).chain(t.to.as_deref()))
+        .collect();
+    let senders: BTreeSet<&str> = txs.iter().map(|t| t.from.as_str()).collect();
+    let deployers: BTreeSet<&str> = txs
+        .iter()
+        .filter(|t| t.deploys > 0)
+        .map(|t| t.from.as_str())
+        .collect();
+    let contracts: u64 = txs.iter().map(|t| t.deploys).sum();
+    // Per block: seconds since the previous block (at least one).
+    let dt = |i: usize| {
+        let prev = if i == 0 {
+            blocks[0].ts
+        } else {
+            blocks[i - 1].ts
+        };
+        blocks[i].ts.saturating_sub(prev).max(1) as f64
+    };
+    let max_of = |f: &dyn Fn(usize) -> f64| idx.iter().map(|&i| f(i)).fold(0.0, f64::max);
+    // Averages run from the last block before the period to the period's last block.
+    let span = idx.last().map_or(1.0, |&l| {
+        let before = idx[0].checked_sub(1).map_or(blocks[0].ts, |p| blocks[p].ts);
+        blocks[l].ts.saturating_sub(before).max(1) as f64
+    });
+    let avg = |total: f64| if idx.is_empty() { 0.0 } else { total / span };
+    let prices = txs.iter().map(|t| t.gas_price as f64);
+    vec![
+        ("txCount", n),
+        ("gasUsed", gas as f64),
+        (
+            "feesPaid",
+            txs.iter()
+                .map(|t| (t.gas_price * u128::from(t.gas_used)) as f64)
+                .sum(),
+        ),
+        ("activeAddresses", active.len() as f64),
+        ("activeSenders", senders.len() as f64),
+        ("contracts", contracts as f64),
+        ("deployers", deployers.len() as f64),
+        ("avgTps", avg(n)),
+        ("avgGps", avg(gas as f64)),
+        ("maxTps", max_of(&|i| blocks[i].txs.len() as f64 / dt(i))),
+        ("maxGps", max_of(&|i| blocks[i].gas_used as f64 / dt(i))),
+        (
+            "avgGasPrice",
+            if txs.is_empty() {
+                0.0
+            } else {
+                prices.clone().sum::<f64>() / n
+            },
+        ),
+        ("maxGasPrice", prices.fold(0.0, f64::max)),
+    ]
+}
+
+/// Every chain metric's value per period of `g`, from the chain's first period with a
+/// transaction (the L1's genesis is dated 1970) to its last, oldest first: what the Metrics
+/// API must serve.
 fn direct(blocks: &[Block], g: Granularity) -> BTreeMap<&'static str, Vec<(u64, f64)>> {
     let mut by_period: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for (i, b) in blocks.iter().enumerate() {
         by_period.entry(g.start_of(b.ts)).or_default().push(i);
     }
-    let first = *by_period.keys().next().unwrap();
+    let first_tx = blocks.iter().find(|b| !b.txs.is_empty()).unwrap();
+    let first = g.start_of(first_tx.ts);
     let last = *by_period.keys().last().unwrap();
     let mut out: BTreeMap<&'static str, Vec<(u64, f64)>> = BTreeMap::new();
     let (mut all_active, mut all_deployers) = (BTreeSet::new(), BTreeSet::new());
@@ -106,74 +173,106 @@ fn direct(blocks: &[Block], g: Granularity) -> BTreeMap<&'static str, Vec<(u64, 
     let mut start = first;
     while start <= last {
         let idx = by_period.get(&start).cloned().unwrap_or_default();
-        let txs: Vec<&Tx> = idx.iter().flat_map(|&i| &blocks[i].txs).collect();
-        let n = txs.len() as f64;
-        let gas: u64 = idx.iter().map(|&i| blocks[i].gas_used).sum();
-        let active: BTreeSet<&str> = txs
-            .iter()
-            .flat_map(|t| std::iter::once(t.from.as_str()).chain(t.to.as_deref()))
-            .collect();
-        let senders: BTreeSet<&str> = txs.iter().map(|t| t.from.as_str()).collect();
-        let deployers: BTreeSet<&str> = txs
-            .iter()
-            .filter(|t| t.deploys > 0)
-            .map(|t| t.from.as_str())
-            .collect();
-        let contracts: u64 = txs.iter().map(|t| t.deploys).sum();
-        // Per block: seconds since the previous block (at least one).
-        let dt = |i: usize| {
-            let prev = if i == 0 {
-                blocks[0].ts
-            } else {
-                blocks[i - 1].ts
-            };
-            blocks[i].ts.saturating_sub(prev).max(1) as f64
-        };
-        let max_of = |f: &dyn Fn(usize) -> f64| idx.iter().map(|&i| f(i)).fold(0.0, f64::max);
-        // Averages run from the last block before the period to the period's last block.
-        let span = idx.last().map_or(1.0, |&l| {
-            let before = idx[0].checked_sub(1).map_or(blocks[0].ts, |p| blocks[p].ts);
-            blocks[l].ts.saturating_sub(before).max(1) as f64
-        });
-        let avg = |total: f64| if idx.is_empty() { 0.0 } else { total / span };
-        cum_txs += txs.len() as u64;
-        cum_contracts += contracts;
-        all_active.extend(active.iter().map(|a| a.to_string()));
-        all_deployers.extend(deployers.iter().map(|a| a.to_string()));
-        let prices = txs.iter().map(|t| t.gas_price as f64);
-        let values = [
-            ("txCount", n),
-            ("gasUsed", gas as f64),
-            (
-                "feesPaid",
-                txs.iter()
-                    .map(|t| (t.gas_price * u128::from(t.gas_used)) as f64)
-                    .sum(),
-            ),
-            ("activeAddresses", active.len() as f64),
-            ("activeSenders", senders.len() as f64),
-            ("contracts", contracts as f64),
-            ("deployers", deployers.len() as f64),
-            ("avgTps", avg(n)),
-            ("avgGps", avg(gas as f64)),
-            ("maxTps", max_of(&|i| blocks[i].txs.len() as f64 / dt(i))),
-            ("maxGps", max_of(&|i| blocks[i].gas_used as f64 / dt(i))),
-            (
-                "avgGasPrice",
-                if txs.is_empty() {
-                    0.0
-                } else {
-                    prices.clone().sum::<f64>() / n
-                },
-            ),
-            ("maxGasPrice", prices.fold(0.0, f64::max)),
+        for t in idx.iter().flat_map(|&i| &blocks[i].txs) {
+            cum_txs += 1;
+            cum_contracts += t.deploys;
+            all_active.insert(t.from.clone());
+            all_active.extend(t.to.clone());
+            if t.deploys > 0 {
+                all_deployers.insert(t.from.clone());
+            }
+        }
+        let cumulative = [
             ("cumulativeTxCount", cum_txs as f64),
             ("cumulativeAddresses", all_active.len() as f64),
             ("cumulativeContracts", cum_contracts as f64),
             ("cumulativeDeployers", all_deployers.len() as f64),
         ];
-        for (name, v) in values {
+        for (name, v) in values_over(blocks, &idx).into_iter().chain(cumulative) {
             out.entry(name).or_default().push((start, v));
+        }
+        start = g.next(start);
+    }
+    out
+}
+
+/// The rolling windows the API serves, shortest first: how far back each reaches before the
+/// tip and the period its start is rounded down to.
+const WINDOWS: [(&str, u64, Granularity); 6] = [
+    ("lastHour", 3_600, Granularity::Hour),
+    ("lastDay", 86_400, Granularity::Hour),
+    ("lastWeek", 7 * 86_400, Granularity::Hour),
+    ("lastMonth", 30 * 86_400, Granularity::Day),
+    ("last90Days", 90 * 86_400, Granularity::Day),
+    ("lastYear", 365 * 86_400, Granularity::Day),
+];
+
+/// Every rolling-window metric of a chain, per window ending at `tip` (then all time).
+fn direct_windows(blocks: &[Block], tip: u64) -> BTreeMap<&'static str, Vec<(&'static str, f64)>> {
+    let mut out: BTreeMap<&'static str, Vec<(&'static str, f64)>> = BTreeMap::new();
+    let windows = WINDOWS
+        .iter()
+        .map(|&(field, secs, g)| (field, g.start_of(tip.saturating_sub(secs - 1))))
+        .chain([("allTime", 0)]);
+    for (field, from) in windows {
+        let idx: Vec<usize> = (0..blocks.len())
+            .filter(|&i| blocks[i].ts >= from)
+            .collect();
+        for (name, v) in values_over(blocks, &idx) {
+            out.entry(name).or_default().push((field, v));
+        }
+    }
+    out
+}
+
+/// The network-wide value of chains whose values are `values` with `txs` transactions each:
+/// maxima the highest, the average gas price weighted by transactions, the rest added up.
+fn across(metric: &str, values: &[f64], txs: &[f64]) -> f64 {
+    match metric {
+        "maxTps" | "maxGps" | "maxGasPrice" => values.iter().copied().fold(0.0, f64::max),
+        "avgGasPrice" => {
+            let n: f64 = txs.iter().sum();
+            if n == 0.0 {
+                0.0
+            } else {
+                values.iter().zip(txs).map(|(v, t)| v * t).sum::<f64>() / n
+            }
+        }
+        _ => values.iter().sum(),
+    }
+}
+
+/// Every chain metric per period of `g` over several chains, from the oldest chain's first
+/// period to the newest one's last, oldest first.
+fn direct_network(chains: &[&[Block]], g: Granularity) -> BTreeMap<&'static str, Vec<(u64, f64)>> {
+    let per_chain: Vec<_> = chains.iter().map(|b| direct(b, g)).collect();
+    let first = per_chain.iter().map(|d| d["txCount"][0].0).min().unwrap();
+    let last = per_chain
+        .iter()
+        .map(|d| d["txCount"].last().unwrap().0)
+        .max()
+        .unwrap();
+    // A chain's value in the period starting at `start`: zero outside its own periods, but a
+    // running total keeps its last value after them.
+    let at = |d: &BTreeMap<&'static str, Vec<(u64, f64)>>, metric: &str, start: u64| {
+        let points = &d[metric];
+        match points.iter().find(|p| p.0 == start) {
+            Some(p) => p.1,
+            None if start > points.last().unwrap().0 && metric.starts_with("cumulative") => {
+                points.last().unwrap().1
+            }
+            None => 0.0,
+        }
+    };
+    let mut out: BTreeMap<&'static str, Vec<(u64, f64)>> = BTreeMap::new();
+    let mut start = first;
+    while start <= last {
+        for &metric in per_chain[0].keys() {
+            let values: Vec<f64> = per_chain.iter().map(|d| at(d, metric, start)).collect();
+            let txs: Vec<f64> = per_chain.iter().map(|d| at(d, "txCount", start)).collect();
+            out.entry(metric)
+                .or_default()
+                .push((start, across(metric, &values, &txs)));
         }
         start = g.next(start);
     }
@@ -218,8 +317,13 @@ fn assert_close(got: f64, want: f64, what: &str) {
     );
 }
 
-/// Compares every metric at every interval of the chain `chain_id` with the direct computation.
-fn check_chain(metrics: &str, chain_id: u64, blocks: &[Block]) {
+/// Compares every metric at every interval of `scope` (an EVM chain ID, `total`, `mainnet` or
+/// `testnet`) with `want`, the direct computation per interval.
+fn check_series(
+    metrics: &str,
+    scope: &str,
+    want: impl Fn(Granularity) -> BTreeMap<&'static str, Vec<(u64, f64)>>,
+) {
     let page_sizes = [
         (Granularity::Hour, "hour", 200),
         (Granularity::Day, "day", 7),
@@ -227,7 +331,7 @@ fn check_chain(metrics: &str, chain_id: u64, blocks: &[Block]) {
         (Granularity::Month, "month", 1),
     ];
     for (g, interval, size) in page_sizes {
-        let want = direct(blocks, g);
+        let want = want(g);
         let periods = want["txCount"].len();
         assert!(
             periods >= 2,
@@ -235,28 +339,57 @@ fn check_chain(metrics: &str, chain_id: u64, blocks: &[Block]) {
         );
         for (metric, points) in &want {
             let (got, pages) = all_points(&format!(
-                "{metrics}/v2/chains/{chain_id}/metrics/{metric}?timeInterval={interval}&pageSize={size}"
+                "{metrics}/v2/chains/{scope}/metrics/{metric}?timeInterval={interval}&pageSize={size}"
             ));
             assert_eq!(
                 pages,
                 periods.div_ceil(size),
-                "{metric} per {interval}: pages"
+                "{scope} {metric} per {interval}: pages"
             );
             let got_times: Vec<u64> = got.iter().map(|p| p.0).collect();
             let want_times: Vec<u64> = points.iter().rev().map(|p| p.0).collect();
             assert_eq!(
                 got_times, want_times,
-                "{metric} per {interval}: periods, newest first"
+                "{scope} {metric} per {interval}: periods, newest first"
             );
             for ((ts, value), (_, expected)) in got.iter().zip(points.iter().rev()) {
                 assert_close(
                     *value,
                     *expected,
-                    &format!("{chain_id} {metric} per {interval} at {ts}"),
+                    &format!("{scope} {metric} per {interval} at {ts}"),
                 );
             }
         }
     }
+}
+
+/// Compares every rolling window of every metric of `scope` with `want`.
+fn check_windows(
+    metrics: &str,
+    scope: &str,
+    want: &BTreeMap<&'static str, Vec<(&'static str, f64)>>,
+) {
+    assert_eq!(want.len(), 13, "every ChainRollingWindowMetric");
+    for (metric, windows) in want {
+        let (status, body) = get(&format!(
+            "{metrics}/v2/chains/{scope}/rollingWindowMetrics/{metric}"
+        ));
+        assert_eq!(status, 200, "{body}");
+        for (field, expected) in windows {
+            let got = body["result"][field]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{scope} {metric}: no {field} in {body}"));
+            assert_close(got, *expected, &format!("{scope} {metric} {field}"));
+        }
+    }
+}
+
+/// Compares every metric at every interval and every rolling window of the chain `chain_id`
+/// with the direct computation, and the legacy `/v1/avg_tps`.
+fn check_chain(metrics: &str, chain_id: u64, blocks: &[Block]) {
+    check_series(metrics, &chain_id.to_string(), |g| direct(blocks, g));
+    let tip = blocks.last().unwrap().ts;
+    check_windows(metrics, &chain_id.to_string(), &direct_windows(blocks, tip));
     // The legacy daily average TPS, by UUID token and by startKey, equals the v2 series.
     let days = direct(blocks, Granularity::Day);
     let want: Vec<(u64, f64)> = days["avgTps"].iter().rev().copied().collect();
@@ -322,6 +455,7 @@ fn metrics_match_a_month_of_devnet_blocks_and_tokens_expire_on_its_clock() {
             format!("/ext/bc/{}/rpc", l1["platformChainId"].as_str().unwrap())
         }),
     ];
+    let mut all_blocks = Vec::new();
     for (chain_id, path) in &chains {
         let head = quantity(&call(&up.url, path, "eth_blockNumber", json!([])));
         // Indexed up to the node's head.
@@ -333,7 +467,34 @@ fn metrics_match_a_month_of_devnet_blocks_and_tokens_expire_on_its_clock() {
         let days = (blocks.last().unwrap().ts - blocks[0].ts) / 86_400;
         assert!(days >= 30, "chain {chain_id}: {days} days of blocks");
         check_chain(&metrics, *chain_id, &blocks);
+        all_blocks.push(blocks);
     }
+
+    // Network-wide: both chains are the devnet's (testnet), none is mainnet.
+    let histories: Vec<&[Block]> = all_blocks.iter().map(Vec::as_slice).collect();
+    check_series(&metrics, "total", |g| direct_network(&histories, g));
+    let tip = histories
+        .iter()
+        .map(|b| b.last().unwrap().ts)
+        .max()
+        .unwrap();
+    let per_chain: Vec<_> = histories.iter().map(|b| direct_windows(b, tip)).collect();
+    let mut want: BTreeMap<&'static str, Vec<(&'static str, f64)>> = BTreeMap::new();
+    for (&metric, windows) in &per_chain[0] {
+        for (i, (field, _)) in windows.iter().enumerate() {
+            let values: Vec<f64> = per_chain.iter().map(|w| w[metric][i].1).collect();
+            let txs: Vec<f64> = per_chain.iter().map(|w| w["txCount"][i].1).collect();
+            want.entry(metric)
+                .or_default()
+                .push((field, across(metric, &values, &txs)));
+        }
+    }
+    check_windows(&metrics, "total", &want);
+    check_windows(&metrics, "testnet", &want);
+    let (status, body) = get(&format!(
+        "{metrics}/v2/chains/mainnet/metrics/txCount?timeInterval=day"
+    ));
+    assert_eq!(status, 404, "{body}");
 
     // A page token is valid for 24 hours of the devnet's clock.
     let first = format!("{metrics}/v2/chains/43113/metrics/txCount?timeInterval=day&pageSize=3");

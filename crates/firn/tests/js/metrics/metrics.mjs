@@ -51,6 +51,19 @@ if (chainId) {
   await run("getRollingWindowMetrics", async () =>
     (await sdk.metrics.chains.getRollingWindowMetrics({ chainId, metric: "txCount" }, options)).result,
   );
+  await run("getRollingWindowMetrics:activeSenders", async () =>
+    (await sdk.metrics.chains.getRollingWindowMetrics({ chainId, metric: "activeSenders" }, options)).result,
+  );
+  // Network-wide: every indexed chain.
+  await run("getMetrics:txCount:total", async () =>
+    allPages(
+      await sdk.metrics.chains.getMetrics({ chainId: "total", metric: "txCount", timeInterval: "day", pageSize: 7 }, options),
+      "results",
+    ),
+  );
+  await run("getRollingWindowMetrics:total", async () =>
+    (await sdk.metrics.chains.getRollingWindowMetrics({ chainId: "total", metric: "txCount" }, options)).result,
+  );
 } else {
   report.skipped = "per-chain metrics (no FIRN_CHAIN_ID)";
 }
@@ -58,6 +71,13 @@ await run("getStakingMetrics", async () =>
   allPages(
     await sdk.metrics.networks.getStakingMetrics({ network: "fuji", metric: "validatorCount", pageSize: 2 }, options),
     "results",
+  ),
+);
+
+await run("subnets.getValidators", async () =>
+  allPages(
+    await sdk.metrics.subnets.getValidators({ subnetId: "11111111111111111111111111111111LpoYY", pageSize: 1 }, options),
+    "addresses",
   ),
 );
 
