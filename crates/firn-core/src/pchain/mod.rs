@@ -5,7 +5,9 @@
 //! - [`block`]: [`Block`] (Apricot 0–4 and Banff 29–32);
 //! - [`json`]: the JSON form `platform.getBlock` and `platform.getTx` give with `encoding: json`;
 //! - [`reward`]: the staking reward calculator, how a delegator's reward is split with its
-//!   validator, and what a delegator earned.
+//!   validator, and what a delegator earned;
+//! - [`validator_fee`]: the continuous fee of L1 validators, and a ledger replaying it over
+//!   the chain's blocks.
 //!
 //! Decoding goes through [`crate::codec::from_bytes`]; IDs are computed while decoding, from the
 //! exact input bytes, so a decoded tx or block knows its ID without re-encoding.
@@ -15,6 +17,7 @@ pub mod fx;
 pub mod json;
 pub mod reward;
 pub mod tx;
+pub mod validator_fee;
 
 pub use block::Block;
 pub use tx::{Tx, UnsignedTx};
