@@ -5,7 +5,7 @@
 //! (active addresses, senders, deployers) do not, so they are served only where one store row
 //! is one bucket (hour and day).
 
-use firn_store::rows::metrics::ChainMetrics;
+use firn_store::rows::metrics::{AddressRole, ChainMetrics};
 
 /// A chain metric, by its wire name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +134,27 @@ impl Metric {
                 }
                 values.iter().zip(txs).map(|(v, n)| v * n).sum::<f64>() / total
             }
+        }
+    }
+
+    /// The network-wide value at position `i` of each chain's values (one chain: its own, as
+    /// it is); `txs` are the chains' transaction counts at the same positions (read only for
+    /// [`Across::TxWeighted`]).
+    pub fn across_at<V: AsRef<[f64]>>(self, values: &[V], txs: &[V], i: usize) -> f64 {
+        let at = |chains: &[V]| chains.iter().map(|v| v.as_ref()[i]).collect::<Vec<_>>();
+        match values {
+            [one] => one.as_ref()[i],
+            many => self.across(&at(many), &at(txs)),
+        }
+    }
+
+    /// The addresses a distinct-count metric counts (`None` for the others).
+    pub fn address_role(self) -> Option<AddressRole> {
+        match self {
+            Metric::ActiveAddresses => Some(AddressRole::Active),
+            Metric::ActiveSenders => Some(AddressRole::Sender),
+            Metric::Deployers => Some(AddressRole::Deployer),
+            _ => None,
         }
     }
 

@@ -43,7 +43,7 @@ pub struct SeriesPage {
     pub last_block_ts: Option<u64>,
 }
 
-async fn one(
+pub(super) async fn one(
     store: &Store,
     chain_id: u64,
     granularity: Granularity,
@@ -163,16 +163,7 @@ pub async fn page(store: &Store, q: &SeriesQuery<'_>) -> ApiResult<SeriesPage> {
     let mut points: Vec<(u64, f64)> = starts
         .iter()
         .enumerate()
-        .map(|(i, &start)| {
-            let value = match values.as_slice() {
-                [one] => one[i],
-                many => {
-                    let at = |chains: &[Vec<f64>]| chains.iter().map(|v| v[i]).collect::<Vec<_>>();
-                    q.metric.across(&at(many), &at(&txs))
-                }
-            };
-            (start, value)
-        })
+        .map(|(i, &start)| (start, q.metric.across_at(&values, &txs, i)))
         .collect();
     points.reverse();
     Ok(SeriesPage {

@@ -1,6 +1,7 @@
 //! `GET /v2/chains/{chainId}/rollingWindowMetrics/{metric}` (windows ending at the chain's last
 //! block; for `total`, `mainnet` and `testnet` at the last block of any, the chains' values
-//! combined as [`Metric::across`] says; distinct counts exact per window) and `GET /v2/networks/{network}/metrics/{metric}` (daily staking totals of a subnet).
+//! combined as [`Metric::across`] says; distinct counts exact per window) and
+//! `GET /v2/networks/{network}/metrics/{metric}` (daily staking totals of a subnet).
 
 use axum::extract::State;
 use axum::routing::get;
@@ -14,7 +15,7 @@ use firn_store::{MetricsReader, SortOrder, Store};
 
 use super::chains::{NETWORKS, metric_param};
 use super::metric::{Across, Metric};
-use super::series::rows_between;
+use super::series::{one, rows_between};
 use super::wire::{MetricsApiResponse, MetricsValue, RollingWindowResponse, RollingWindowValue};
 use super::{MetricsState, chain_scope, page_size, query_key};
 use crate::error::{ApiError, ApiResult};
@@ -73,21 +74,6 @@ fn window(metric: Metric, rows: &[ChainMetrics], granularity: Granularity, from:
     metric.value(&in_window, None)
 }
 
-/// The newest day row of `chain`: its last block's time and all-time totals.
-async fn newest_day(store: &Store, chain: u64) -> ApiResult<Option<ChainMetrics>> {
-    let page = store
-        .list_chain_metrics(
-            chain,
-            Granularity::Day,
-            None,
-            None,
-            SortOrder::Desc,
-            &PageRequest::first(1),
-        )
-        .await?;
-    Ok(page.items.into_iter().next())
-}
-
 /// One chain's value of `metric` in each window ending at `tip` ([`WINDOWS`], then all time).
 async fn chain_windows(
     store: &Store,
@@ -98,13 +84,7 @@ async fn chain_windows(
 ) -> ApiResult<[f64; 7]> {
     let back = |secs: u64| tip.saturating_sub(secs - 1);
     let mut out = [0.0; 7];
-    let role = match metric {
-        Metric::ActiveAddresses => Some(AddressRole::Active),
-        Metric::ActiveSenders => Some(AddressRole::Sender),
-        Metric::Deployers => Some(AddressRole::Deployer),
-        _ => None,
-    };
-    if let Some(role) = role {
+    if let Some(role) = metric.address_role() {
         // Distinct counts do not add up across periods: each window counts its own set.
         for (v, (secs, g)) in out.iter_mut().zip(WINDOWS) {
             let from = g.start_of(back(secs));
@@ -145,7 +125,7 @@ async fn rolling_window(
     let store = &state.app.store;
     let mut newest = Vec::new();
     for &chain in &scope.chains {
-        if let Some(row) = newest_day(store, chain).await? {
+        if let Some(row) = one(store, chain, Granularity::Day, None, SortOrder::Desc).await? {
             newest.push((chain, row));
         }
     }
@@ -163,11 +143,7 @@ async fn rolling_window(
             txs.push(chain_windows(store, *chain, Metric::TxCount, tip, row).await?);
         }
     }
-    let at = |chains: &[[f64; 7]], i: usize| chains.iter().map(|w| w[i]).collect::<Vec<_>>();
-    let w: [f64; 7] = std::array::from_fn(|i| match values.as_slice() {
-        [one] => one[i],
-        many => metric.across(&at(many, i), &at(&txs, i)),
-    });
+    let w: [f64; 7] = std::array::from_fn(|i| metric.across_at(&values, &txs, i));
     Ok(Json(RollingWindowResponse {
         result: RollingWindowValue {
             last_hour: Some(w[0]),
