@@ -137,6 +137,16 @@ impl Metric {
         }
     }
 
+    /// What one chain's rows must be read for to combine this metric across `chains` chains:
+    /// itself, then the transaction counts it is weighted by when several chains are combined.
+    pub fn read_with(self, chains: usize) -> Vec<Metric> {
+        if chains > 1 && self.across_chains() == Across::TxWeighted {
+            vec![self, Metric::TxCount]
+        } else {
+            vec![self]
+        }
+    }
+
     /// The network-wide value at position `i` of each chain's values (one chain: its own, as
     /// it is); `txs` are the chains' transaction counts at the same positions (read only for
     /// [`Across::TxWeighted`]).

@@ -10,7 +10,7 @@ use firn_store::page::{HeightCursor, MAX_PAGE_LIMIT, PageRequest};
 use firn_store::rows::metrics::{ChainMetrics, Granularity};
 use firn_store::{MetricsReader, SortOrder, Store};
 
-use super::metric::{Across, Combine, Metric};
+use super::metric::{Combine, Metric};
 use crate::error::ApiResult;
 
 /// What a series page asks for.
@@ -152,13 +152,15 @@ pub async fn page(store: &Store, q: &SeriesQuery<'_>) -> ApiResult<SeriesPage> {
     };
     // Oldest first, so the cumulative carry moves forward.
     starts.reverse();
+    let metrics = q.metric.read_with(q.chains.len());
     let mut values = Vec::with_capacity(q.chains.len());
     let mut txs = Vec::new();
     for &chain in q.chains {
-        values.push(chain_values(store, chain, q.metric, g, &starts).await?);
-        if q.chains.len() > 1 && q.metric.across_chains() == Across::TxWeighted {
-            txs.push(chain_values(store, chain, Metric::TxCount, g, &starts).await?);
-        }
+        let mut read = chain_values(store, chain, &metrics, g, &starts)
+            .await?
+            .into_iter();
+        values.extend(read.next());
+        txs.extend(read.next());
     }
     let mut points: Vec<(u64, f64)> = starts
         .iter()
@@ -173,24 +175,26 @@ pub async fn page(store: &Store, q: &SeriesQuery<'_>) -> ApiResult<SeriesPage> {
     })
 }
 
-/// One chain's values of `metric` in the buckets starting at `starts` (ascending, consecutive).
+/// One chain's values of each of `metrics` in the buckets starting at `starts` (ascending,
+/// consecutive), from one read of its rows.
 async fn chain_values(
     store: &Store,
     chain_id: u64,
-    metric: Metric,
+    metrics: &[Metric],
     g: Granularity,
     starts: &[u64],
-) -> ApiResult<Vec<f64>> {
+) -> ApiResult<Vec<Vec<f64>>> {
     let (Some(&bottom), Some(&top)) = (starts.first(), starts.last()) else {
-        return Ok(Vec::new());
+        return Ok(vec![Vec::new(); metrics.len()]);
     };
     let rows = rows_between(store, chain_id, g, bottom, g.next(top) - 1).await?;
-    let mut carry = if metric.combine() == Combine::Cumulative && bottom > 0 {
+    let cumulative = metrics.iter().any(|m| m.combine() == Combine::Cumulative);
+    let mut carry = if cumulative && bottom > 0 {
         one(store, chain_id, g, Some(bottom - 1), SortOrder::Desc).await?
     } else {
         None
     };
-    let mut values = Vec::with_capacity(starts.len());
+    let mut values = vec![Vec::with_capacity(starts.len()); metrics.len()];
     let mut i = 0;
     for &start in starts {
         let next = g.next(start);
@@ -201,7 +205,9 @@ async fn chain_values(
             }
             i += 1;
         }
-        values.push(metric.value(&in_bucket, carry.as_ref()));
+        for (m, v) in metrics.iter().zip(&mut values) {
+            v.push(m.value(&in_bucket, carry.as_ref()));
+        }
         if let Some(last) = in_bucket.last() {
             carry = Some((*last).clone());
         }

@@ -14,7 +14,7 @@ use firn_store::rows::metrics::{AddressRole, ChainMetrics, Granularity, StakingM
 use firn_store::{MetricsReader, SortOrder, Store};
 
 use super::chains::{NETWORKS, metric_param};
-use super::metric::{Across, Metric};
+use super::metric::Metric;
 use super::series::{one, rows_between};
 use super::wire::{MetricsApiResponse, MetricsValue, RollingWindowResponse, RollingWindowValue};
 use super::{MetricsState, chain_scope, page_size, query_key};
@@ -74,45 +74,52 @@ fn window(metric: Metric, rows: &[ChainMetrics], granularity: Granularity, from:
     metric.value(&in_window, None)
 }
 
-/// One chain's value of `metric` in each window ending at `tip` ([`WINDOWS`], then all time).
+/// One chain's value of each of `metrics` in each window ending at `tip` ([`WINDOWS`], then
+/// all time), from one read of its rows.
 async fn chain_windows(
     store: &Store,
     chain: u64,
-    metric: Metric,
+    metrics: &[Metric],
     tip: u64,
     newest: &ChainMetrics,
-) -> ApiResult<[f64; 7]> {
+) -> ApiResult<Vec<[f64; 7]>> {
     let back = |secs: u64| tip.saturating_sub(secs - 1);
-    let mut out = [0.0; 7];
-    if let Some(role) = metric.address_role() {
-        // Distinct counts do not add up across periods: each window counts its own set.
-        for (v, (secs, g)) in out.iter_mut().zip(WINDOWS) {
-            let from = g.start_of(back(secs));
-            *v = store.count_distinct_addresses(chain, g, role, from).await? as f64;
+    let mut out = vec![[0.0; 7]; metrics.len()];
+    let mut hours_and_days = None;
+    for (metric, w) in metrics.iter().zip(&mut out) {
+        if let Some(role) = metric.address_role() {
+            // Distinct counts do not add up across periods: each window counts its own set.
+            for (v, (secs, g)) in w.iter_mut().zip(WINDOWS) {
+                let from = g.start_of(back(secs));
+                *v = store.count_distinct_addresses(chain, g, role, from).await? as f64;
+            }
+            w[6] = match role {
+                AddressRole::Active => newest.cumulative_addresses as f64,
+                AddressRole::Deployer => newest.cumulative_deployers as f64,
+                AddressRole::Sender => {
+                    store
+                        .count_distinct_addresses(chain, Granularity::Month, role, 0)
+                        .await? as f64
+                }
+            };
+            continue;
         }
-        out[6] = match role {
-            AddressRole::Active => newest.cumulative_addresses as f64,
-            AddressRole::Deployer => newest.cumulative_deployers as f64,
-            AddressRole::Sender => {
-                store
-                    .count_distinct_addresses(chain, Granularity::Month, role, 0)
-                    .await? as f64
+        let (hours, days) = match &hours_and_days {
+            Some(read) => read,
+            None => {
+                let from = Granularity::Hour.start_of(back(7 * DAY));
+                let hours =
+                    rows_between(store, chain, Granularity::Hour, from, i64::MAX as u64).await?;
+                let days = rows_between(store, chain, Granularity::Day, 0, i64::MAX as u64).await?;
+                hours_and_days.insert((hours, days))
             }
         };
-        return Ok(out);
+        for (v, (secs, g)) in w.iter_mut().zip(WINDOWS) {
+            let rows = if g == Granularity::Hour { hours } else { days };
+            *v = window(*metric, rows, g, back(secs));
+        }
+        w[6] = window(*metric, days, Granularity::Day, 0);
     }
-    let from = Granularity::Hour.start_of(back(7 * DAY));
-    let hours = rows_between(store, chain, Granularity::Hour, from, i64::MAX as u64).await?;
-    let days = rows_between(store, chain, Granularity::Day, 0, i64::MAX as u64).await?;
-    for (v, (secs, g)) in out.iter_mut().zip(WINDOWS) {
-        let rows = if g == Granularity::Hour {
-            &hours
-        } else {
-            &days
-        };
-        *v = window(metric, rows, g, back(secs));
-    }
-    out[6] = window(metric, &days, Granularity::Day, 0);
     Ok(out)
 }
 
@@ -135,13 +142,15 @@ async fn rolling_window(
             result: RollingWindowValue::default(),
         }));
     };
+    let metrics = metric.read_with(newest.len());
     let mut values = Vec::with_capacity(newest.len());
     let mut txs = Vec::new();
     for (chain, row) in &newest {
-        values.push(chain_windows(store, *chain, metric, tip, row).await?);
-        if newest.len() > 1 && metric.across_chains() == Across::TxWeighted {
-            txs.push(chain_windows(store, *chain, Metric::TxCount, tip, row).await?);
-        }
+        let mut read = chain_windows(store, *chain, &metrics, tip, row)
+            .await?
+            .into_iter();
+        values.extend(read.next());
+        txs.extend(read.next());
     }
     let w: [f64; 7] = std::array::from_fn(|i| metric.across_at(&values, &txs, i));
     Ok(Json(RollingWindowResponse {

@@ -657,7 +657,6 @@ impl PChainReader for Store {
         if filter.unended {
             q.push(" AND s.end_tx_hash IS NULL");
         }
-
         // As `StakerRecord::status`: a permissioned subnet's validator ends without a tx at
         // its end time, and its only ending tx is a removal.
         let now = int("now", filter.now)?;
