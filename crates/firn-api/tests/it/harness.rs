@@ -78,6 +78,14 @@ impl Api {
         }
     }
 
+    /// The Metrics API over `store`, on the wall clock and the default configuration.
+    pub fn metrics(store: Store) -> Self {
+        let state = firn_api::MetricsState::new(AppState::new(store, ApiConfig::default()));
+        Self {
+            app: firn_api::metrics_router(state),
+        }
+    }
+
     pub async fn request(&self, request: Request<Body>) -> Reply {
         let response = self.app.clone().oneshot(request).await.expect("infallible");
         let status = response.status();

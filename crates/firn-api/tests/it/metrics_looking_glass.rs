@@ -13,12 +13,8 @@ const PATH: &str = "/v2/subnets/{subnetId}/validators:getAddresses";
 
 pub async fn validator_addresses_over_a_time_frame(store: Store) {
     let world = seed(&store, 3, 0).await;
-    let config = firn_api::ApiConfig::default();
-    let hrp = config.network.hrp.clone();
-    let state = firn_api::MetricsState::new(firn_api::AppState::new(store.clone(), config));
-    let api = Api {
-        app: firn_api::metrics_router(state),
-    };
+    let hrp = firn_api::ApiConfig::default().network.hrp;
+    let api = Api::metrics(store.clone());
     let primary = format!("/v2/subnets/{P_CHAIN_ID}/validators:getAddresses");
     // The primary network's validators (not its delegators), one entry each, by acceptance.
     let validators: Vec<_> = world

@@ -350,13 +350,7 @@ pub async fn v2_error_statuses(store: Store) {
 
 pub async fn staking_metrics_follow_the_store(store: Store) {
     seed(&store, 3, 0).await;
-    let state = firn_api::MetricsState::new(firn_api::AppState::new(
-        store.clone(),
-        firn_api::ApiConfig::default(),
-    ));
-    let api = Api {
-        app: firn_api::metrics_router(state),
-    };
+    let api = Api::metrics(store.clone());
     let want = store
         .list_staking_metrics(
             P_CHAIN_ID,
