@@ -113,6 +113,9 @@ impl FeeState {
                 return cost.saturating_add(zero);
             }
             cost = cost.saturating_add(s.price(c));
+            if cost == u64::MAX {
+                break;
+            }
         }
         cost
     }
@@ -141,6 +144,10 @@ impl FeeState {
         max_seconds
     }
 }
+
+/// The longest time one [`FeeLedger::advance_to`] moves while validators pay: far beyond any
+/// gap between two blocks of a live P-Chain.
+pub const MAX_STEP: u64 = 400 * DAY;
 
 /// The fee state a [`FeeLedger`] carries from block to block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -230,12 +237,18 @@ impl FeeLedger {
     /// pays the step's cost (priced at the step's start, with today's count of active
     /// validators) up to its balance, and those whose balance ran out are deactivated and
     /// returned. What each paid per UTC day is added to `paid`. A `time` not after the
-    /// ledger's changes nothing.
+    /// ledger's changes nothing; while validators pay, one call moves at most [`MAX_STEP`]
+    /// (the work is per second above the target and per day, and a block's time comes from
+    /// the node).
     pub fn advance_to(&mut self, time: u64, paid: &mut Vec<DayFee>) -> Vec<Id> {
         let from = self.state.time;
         if time <= from {
             return Vec::new();
         }
+        let time = match self.by_end.is_empty() {
+            true => time,
+            false => time.min(from.saturating_add(MAX_STEP)),
+        };
         let seconds = time - from;
         let c = &self.config;
         let fs = FeeState {
@@ -245,7 +258,9 @@ impl FeeLedger {
         let accrued = self.state.accrued.saturating_add(fs.cost_of(c, seconds));
         // The step day by day: the per-second price does not depend on where the step is cut.
         let (mut t, mut s, mut acc) = (from, fs, self.state.accrued);
-        while t < time && !self.by_end.is_empty() {
+        // Until everyone has run out.
+        let last_end = self.by_end.last().map_or(0, |e| e.0);
+        while t < time && acc < last_end {
             let day = t - t % DAY;
             let end = day.saturating_add(DAY).min(time);
             let next = acc.saturating_add(s.cost_of(c, end - t)).min(accrued);
@@ -320,17 +335,19 @@ mod tests {
         }
     }
 
+    /// A ledger on Fuji's fee configuration at `time`, with no one paying yet.
+    fn fuji_ledger_at(time: u64) -> FeeLedger {
+        let state = LedgerState {
+            time,
+            ..LedgerState::default()
+        };
+        FeeLedger::new(fuji(), state, &[])
+    }
+
     #[test]
     fn ledger_charges_every_active_validator_per_day_until_it_runs_out() {
         let start = 10 * DAY + DAY - 100;
-        let mut ledger = FeeLedger::new(
-            fuji(),
-            LedgerState {
-                time: start,
-                ..LedgerState::default()
-            },
-            &[],
-        );
+        let mut ledger = fuji_ledger_at(start);
         // 1 has a day and a bit of fees, 2 an hour's.
         ledger.register(vid(1), 512 * (DAY + 50));
         ledger.register(vid(2), 512 * 3_600);
@@ -385,6 +402,37 @@ mod tests {
         let mut paid = Vec::new();
         assert!(ledger.advance_to(ledger.state().time, &mut paid).is_empty());
         assert!(paid.is_empty());
+    }
+
+    #[test]
+    fn ledger_bounds_the_work_of_a_far_future_time() {
+        let mut ledger = FeeLedger::new(fuji(), LedgerState::default(), &[]);
+        // No one pays: any time is reached at once.
+        let mut paid = Vec::new();
+        ledger.advance_to(u64::MAX / 2, &mut paid);
+        assert_eq!(ledger.state().time, u64::MAX / 2);
+        // Balances that never run out: one step moves at most MAX_STEP, split per day.
+        let start = 1_700_000_123;
+        let mut ledger = fuji_ledger_at(start);
+        for n in 1..=3 {
+            ledger.register(vid(n), u64::MAX / 4);
+        }
+        ledger.advance_to(u64::MAX, &mut paid);
+        assert_eq!(ledger.state().time, start + MAX_STEP);
+        let days = (start + MAX_STEP - 1) / DAY - start / DAY + 1;
+        assert_eq!(paid.len() as u64, 3 * days);
+        // Above the target (priced per second) at a price that saturates: the step stops
+        // costing work there, and everyone runs out on the first day.
+        let mut c = fuji();
+        c.target = 1;
+        c.min_price = u64::MAX / 2;
+        let mut busy = FeeLedger::new(c, LedgerState::default(), &[]);
+        for n in 1..=3 {
+            busy.register(vid(n), u64::MAX / 4);
+        }
+        let mut paid = Vec::new();
+        assert_eq!(busy.advance_to(u64::MAX, &mut paid).len(), 3);
+        assert_eq!(paid.len(), 3, "one day each");
     }
 
     #[test]
