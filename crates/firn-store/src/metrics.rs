@@ -9,6 +9,7 @@ use crate::codec::{RowExt, int, u256};
 use crate::error::{Result, StoreError};
 use crate::page::{HeightCursor, Page, PageRequest, SortOrder};
 use crate::row::Row;
+use crate::rows::l1_fees::{L1FeeDayTotal, L1FeeScope};
 use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, StakingMetrics};
 use crate::sql::Sql;
 use crate::store::Store;
@@ -252,5 +253,14 @@ impl MetricsReader for Store {
         Ok(Page::from_rows(items, limit, |m| HeightCursor {
             height: m.day,
         }))
+    }
+
+    async fn list_l1_fee_days(
+        &self,
+        scope: L1FeeScope,
+        from_day: u64,
+        to_day: u64,
+    ) -> Result<Vec<L1FeeDayTotal>> {
+        crate::pchain::list_l1_fee_days(self, scope, from_day, to_day).await
     }
 }

@@ -19,6 +19,7 @@ use crate::rows::evm::{
     EvmTxRecord, InternalTxRecord, MetadataQueue, NftMetadata, ReindexRequest, Token,
     TokenStandard, TransferRecord,
 };
+use crate::rows::l1_fees::{L1FeeDayTotal, L1FeeLedgerRecord, L1FeeScope};
 use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, StakingMetrics};
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord,
@@ -307,6 +308,8 @@ pub trait PChainReader {
         &self,
         validations: &[Id],
     ) -> impl Future<Output = Result<Vec<L1Observation>>> + Send;
+    /// The L1 validator fee ledger as last committed with a block (`None`: never written).
+    fn find_l1_fee_ledger(&self) -> impl Future<Output = Result<Option<L1FeeLedgerRecord>>> + Send;
 }
 
 /// Writes EVM chains and their accepted blocks.
@@ -684,4 +687,12 @@ pub trait MetricsReader {
         order: SortOrder,
         page: &PageRequest<HeightCursor>,
     ) -> impl Future<Output = Result<Page<StakingMetrics, HeightCursor>>> + Send;
+    /// What the L1 validators of `scope` paid per UTC day, for the days in
+    /// `[from_day, to_day]` on which any of them paid, oldest first.
+    fn list_l1_fee_days(
+        &self,
+        scope: L1FeeScope,
+        from_day: u64,
+        to_day: u64,
+    ) -> impl Future<Output = Result<Vec<L1FeeDayTotal>>> + Send;
 }

@@ -15,6 +15,7 @@ use firn_store::rows::pchain::{
     PTxDetails, PUtxo, SubnetChange, UtxoType,
 };
 
+use super::fees::FeeTracker;
 use super::known::Known;
 use super::source::{FetchedBlock, PChainSource};
 use super::staking::{stake_outputs, staking_window};
@@ -31,6 +32,8 @@ pub(crate) struct Deriver {
     pub known: Known,
     /// Network ID, learned from the first tx that carries it.
     pub network_id: Option<u32>,
+    /// The L1 validator fee ledger, when replayed.
+    pub fees: Option<FeeTracker>,
 }
 
 /// One tx being derived, with its block's context.
@@ -66,6 +69,10 @@ impl Deriver {
             }
             _ => None,
         };
+        // AvalancheGo charges the fees up to a block's time before its txs.
+        if let (Some(fees), Some(time)) = (&mut self.fees, block.time()) {
+            fees.advance_to(time);
+        }
         let mut txs = Vec::new();
         for tx in block.txs() {
             let id = tx.id();
@@ -81,6 +88,13 @@ impl Deriver {
             };
             txs.push(self.tx(&ctx).await?);
         }
+        let (accrued, active) = match &self.fees {
+            Some(f) => {
+                let (accrued, active) = f.totals();
+                (Some(accrued), Some(active))
+            }
+            None => (None, None),
+        };
         Ok(PChainBlockRows {
             block: PBlock {
                 height: block.height(),
@@ -90,11 +104,12 @@ impl Deriver {
                 block_type: block.type_name().to_owned(),
                 size_bytes: fetched.size,
                 proposer: None,
-                l1_validators_accrued_fees: None,
-                active_l1_validators: None,
+                l1_validators_accrued_fees: accrued,
+                active_l1_validators: active,
                 current_supply: None,
             },
             txs,
+            l1_fees: None,
         })
     }
 

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::UnsignedTx;
+use firn_core::pchain::fx::{Output, OutputOwners, TransferOutput};
 use firn_core::warp::Message;
 use firn_core::warp::messages::{L1Message, L1ValidatorWeight, PChainOwner, RegisterL1Validator};
 use firn_core::warp::payload::Payload;
@@ -108,6 +109,9 @@ pub(crate) async fn derive(
                     deactivation_owner: owner(&v.deactivation_owner),
                 };
                 add(&mut burned, asset, v.balance);
+                if let Some(fees) = &mut d.fees {
+                    fees.register(validator.validation_id, t.subnet_id, node_id, v.balance);
+                }
                 addresses.extend(v.remaining_balance_owner.addresses.iter().copied());
                 out.core.details.l1_validator_details.push(detail(
                     &validator,
@@ -142,6 +146,14 @@ pub(crate) async fn derive(
             out.core.subnet_id = Some(reg.subnet_id);
             out.core.node_id = Some(reg.node_id);
             add(&mut burned, avax(out), t.balance);
+            if let Some(fees) = &mut d.fees {
+                fees.register(
+                    validator.validation_id,
+                    reg.subnet_id,
+                    reg.node_id,
+                    t.balance,
+                );
+            }
             addresses.extend(reg.remaining_balance_owner.addresses.iter().copied());
             out.core.details.l1_validator_details.push(detail(
                 &validator,
@@ -165,6 +177,9 @@ pub(crate) async fn derive(
             known.validator.weight = msg.weight;
             if msg.weight == 0 {
                 refund(d, ctx, out, &known).await?;
+                if let Some(fees) = &mut d.fees {
+                    fees.deactivate(&msg.validation_id);
+                }
                 known.validator.balance = 0;
                 known.validator.active = false;
             }
@@ -172,7 +187,15 @@ pub(crate) async fn derive(
         }
         UnsignedTx::IncreaseL1ValidatorBalance(t) => {
             let mut known = d.known.l1(t.validation_id, &d.source, &d.store).await?;
-            known.validator.balance = known.validator.balance.saturating_add(t.balance);
+            known.validator.balance = match &mut d.fees {
+                // What it has left after the deposit, not only what was deposited.
+                Some(fees) => {
+                    let v = &known.validator;
+                    fees.top_up(t.validation_id, v.subnet_id, v.node_id, t.balance);
+                    fees.balance(&t.validation_id)
+                }
+                None => known.validator.balance.saturating_add(t.balance),
+            };
             known.validator.active = true;
             add(&mut burned, avax(out), t.balance);
             let mut row = detail(&known.validator, Some(t.balance), None, None);
@@ -187,6 +210,9 @@ pub(crate) async fn derive(
         UnsignedTx::DisableL1Validator(t) => {
             let mut known = d.known.l1(t.validation_id, &d.source, &d.store).await?;
             refund(d, ctx, out, &known).await?;
+            if let Some(fees) = &mut d.fees {
+                fees.deactivate(&t.validation_id);
+            }
             known.validator.balance = 0;
             known.validator.active = false;
             finish(d, out, known);
@@ -244,25 +270,57 @@ fn finish(d: &mut Deriver, out: &mut PTx, known: KnownL1) {
 }
 
 /// The refund of an active validator's remaining balance, at output index `len(outputs)`.
-/// Its amount depends on fees accrued up to the block, which only the node knows: it is read
-/// from the node's UTXO set. If already spent, it is stored when its spender is indexed.
+/// Its amount depends on the fees accrued up to the block: the fee ledger knows it; without
+/// the ledger it is read from the node's UTXO set, and if already spent it is stored when its
+/// spender is indexed.
 async fn refund(d: &mut Deriver, ctx: &TxCtx<'_>, out: &mut PTx, known: &KnownL1) -> Result<()> {
     if !known.validator.active || known.balance_owner.is_empty() {
         return Ok(());
     }
     let index = ctx.tx.unsigned().base().map_or(0, |b| b.outputs.len()) as u32;
     let id = ctx.id.prefix(u64::from(index));
-    let network_id = d.network_id.unwrap_or_default();
-    let utxos = d.source.utxos(network_id, &known.balance_owner).await?;
-    match utxos.into_iter().find(|u| u.id() == id) {
-        Some(u) => {
-            let owners = &u.output.transfer().owners;
+    let owed = d
+        .fees
+        .as_ref()
+        .map(|f| f.balance(&known.validator.validation_id));
+    let fee_asset = ctx
+        .tx
+        .unsigned()
+        .base()
+        .and_then(|b| b.inputs.first())
+        .map(|i| i.asset_id);
+    let found = match (owed, fee_asset) {
+        // Ran out before this block: nothing to refund.
+        (Some(0), _) => return Ok(()),
+        (Some(amount), Some(asset_id)) => Some((
+            asset_id,
+            Output::Transfer(TransferOutput {
+                amount,
+                owners: OutputOwners {
+                    locktime: 0,
+                    threshold: known.balance_threshold,
+                    addresses: known.balance_owner.clone(),
+                },
+            }),
+        )),
+        _ => {
+            let network_id = d.network_id.unwrap_or_default();
+            let utxos = d.source.utxos(network_id, &known.balance_owner).await?;
+            utxos
+                .into_iter()
+                .find(|u| u.id() == id)
+                .map(|u| (u.asset_id, u.output))
+        }
+    };
+    match found {
+        Some((asset_id, output)) => {
+            let owners = &output.transfer().owners;
             let row = PUtxo {
                 utxo_id: id,
                 tx_hash: ctx.id,
                 output_index: index,
-                asset_id: u.asset_id,
-                amount: u.output.amount(),
+                asset_id,
+                amount: output.amount(),
                 addresses: owners.addresses.clone(),
                 threshold: owners.threshold,
                 locktime: owners.locktime,
@@ -274,7 +332,7 @@ async fn refund(d: &mut Deriver, ctx: &TxCtx<'_>, out: &mut PTx, known: &KnownL1
                 consumed_on_chain: P_CHAIN_ID,
                 start_ts: None,
                 end_ts: None,
-                bytes: utxo_bytes(ctx.id, index, u.asset_id, &u.output),
+                bytes: utxo_bytes(ctx.id, index, asset_id, &output),
             };
             d.known.created(&row, true);
             out.emitted.push(row);

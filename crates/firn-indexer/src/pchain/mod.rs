@@ -2,6 +2,7 @@
 //! commits them with the cursor, batch by batch; then polls the tip.
 
 mod derive;
+mod fees;
 mod known;
 mod l1;
 mod source;
@@ -111,6 +112,8 @@ pub struct PChainIndexer {
     /// A primary-network validator or an L1 validator change was committed since that
     /// reading: read again at once.
     validators_added: bool,
+    /// The L1 validator fee ledger cannot be replayed here (see [`fees`]).
+    fees_off: bool,
 }
 
 impl std::fmt::Debug for PChainIndexer {
@@ -131,6 +134,7 @@ impl PChainIndexer {
                 store,
                 known: Known::default(),
                 network_id: None,
+                fees: None,
             },
             config,
             on_progress: None,
@@ -140,6 +144,7 @@ impl PChainIndexer {
             committed: 0,
             observed: None,
             validators_added: false,
+            fees_off: false,
         }
     }
 
@@ -282,6 +287,7 @@ impl PChainIndexer {
     ) -> Result<()> {
         *attempt += 1;
         self.deriver.known.clear();
+        self.deriver.fees = None;
         self.held = None;
         self.last_hash = None;
         if self.config.max_attempts.is_some_and(|m| *attempt >= m) {
@@ -290,6 +296,47 @@ impl PChainIndexer {
         warn!(target: "indexer::pchain", %error, attempt = *attempt, backoff_ms = backoff.as_millis() as u64, "p-chain indexing failed, retrying");
         tokio::time::sleep(*backoff).await;
         *backoff = backoff.saturating_mul(2).min(self.config.max_backoff);
+        Ok(())
+    }
+
+    /// Resumes the L1 validator fee ledger from the store before the first block derived
+    /// (again after a failure): from the chain's start on an empty store; not at all when the
+    /// node has no fee configuration or the store holds L1 validators the ledger never saw.
+    async fn resume_fees(&mut self, cursor: Option<u64>) -> Result<()> {
+        if self.fees_off || self.deriver.fees.is_some() {
+            return Ok(());
+        }
+        let Some(config) = self.deriver.source.validator_fee_config().await? else {
+            info!(target: "indexer::pchain", "the node has no platform.getValidatorFeeConfig: L1 validator fees are not replayed");
+            self.fees_off = true;
+            return Ok(());
+        };
+        let store = &self.deriver.store;
+        let record = match cursor {
+            Some(_) => store.find_l1_fee_ledger().await?,
+            None => None,
+        };
+        let resumable = match (&record, cursor) {
+            (_, None) => true,
+            (Some(r), Some(c)) => r.height == c || r.active.is_empty(),
+            (None, Some(_)) => {
+                let any = L1ValidatorFilter {
+                    include_inactive: true,
+                    ..L1ValidatorFilter::default()
+                };
+                store
+                    .list_l1_validators(&any, SortOrder::Asc, &PageRequest::first(1))
+                    .await?
+                    .items
+                    .is_empty()
+            }
+        };
+        if !resumable {
+            warn!(target: "indexer::pchain", "this store holds L1 validators indexed without the L1 validator fee ledger: their fees are not replayed (index into a new store to have them)");
+            self.fees_off = true;
+            return Ok(());
+        }
+        self.deriver.fees = Some(fees::FeeTracker::resume(config, record.as_ref()));
         Ok(())
     }
 
@@ -314,6 +361,7 @@ impl PChainIndexer {
         {
             self.last_hash = Some((c, b.block.hash));
         }
+        self.resume_fees(cursor).await?;
         let source = self.deriver.source.clone();
         let (mut rx, fetcher) = crate::fetch::spawn_batches(
             from,
@@ -354,6 +402,9 @@ impl PChainIndexer {
             }
             if rows.is_empty() {
                 continue;
+            }
+            if let (Some(fees), Some(last)) = (&mut self.deriver.fees, rows.last_mut()) {
+                last.l1_fees = Some(fees.take_changes());
             }
             let started = Instant::now();
             let outcome = self.deriver.store.commit_pchain_blocks(&rows).await?;

@@ -6,12 +6,14 @@ use firn_core::codec::{self, Decode, Reader};
 use firn_core::encoding::hex_decode_checksummed;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::pchain::fx::Output;
+use firn_core::pchain::validator_fee::L1FeeConfig;
 use firn_core::pchain::{Block, Tx};
 use firn_rpc::AvalancheClient;
+use firn_rpc::error::METHOD_NOT_FOUND;
 use firn_rpc::methods::platform::{
     CurrentValidator, Encoded, GetBlockByHeight, GetBlockByHeightParams, GetCurrentSupply,
-    GetCurrentValidators, GetHeight, GetRewardUtxos, GetTx, GetUtxos, GetUtxosParams, SubnetParams,
-    TxParams, ValidatorsParams,
+    GetCurrentValidators, GetHeight, GetRewardUtxos, GetTx, GetUtxos, GetUtxosParams,
+    GetValidatorFeeConfig, SubnetParams, TxParams, ValidatorsParams,
 };
 use firn_rpc::methods::{Method, NoParams};
 
@@ -272,6 +274,25 @@ impl PChainSource {
             height: r.height,
             observed_at: unix_now(),
         })
+    }
+
+    /// The L1 validator fee configuration (`platform.getValidatorFeeConfig`); `None` when the
+    /// node answers that it has no such method (a node from before Etna).
+    pub async fn validator_fee_config(&self) -> Result<Option<L1FeeConfig>> {
+        match self
+            .client
+            .request::<GetValidatorFeeConfig>(&NoParams {})
+            .await
+        {
+            Ok(r) => Ok(Some(L1FeeConfig {
+                capacity: r.capacity,
+                target: r.target,
+                min_price: r.min_price,
+                excess_conversion_constant: r.excess_conversion_constant,
+            })),
+            Err(firn_rpc::ClientError::Rpc(e)) if e.code == METHOD_NOT_FOUND => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// `platform.getUTXOs` of `addresses` (first page), on network `network_id`.

@@ -15,6 +15,7 @@ use crate::page::{
     UtxoCursor,
 };
 use crate::row::Row;
+use crate::rows::l1_fees::L1FeeLedgerRecord;
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord, PTxRecord,
     PUtxoRecord, RewardRecord, SUBNET_VALIDATOR_TX, StakerRecord, StakerStatus, StakingTotals,
@@ -814,5 +815,9 @@ impl PChainReader for Store {
 
     async fn list_l1_observations(&self, validations: &[Id]) -> Result<Vec<L1Observation>> {
         super::l1::list_observations(self, validations).await
+    }
+
+    async fn find_l1_fee_ledger(&self) -> Result<Option<L1FeeLedgerRecord>> {
+        super::l1_fees::find_ledger(self).await
     }
 }

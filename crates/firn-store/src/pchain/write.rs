@@ -41,6 +41,9 @@ impl PChainWriter for Store {
                 }
             }
             write_block(conn, rows).await?;
+            if let Some(changes) = &rows.l1_fees {
+                super::l1_fees::write(conn, height, changes).await?;
+            }
             cursor = Some(height);
             outcome.committed += 1;
         }

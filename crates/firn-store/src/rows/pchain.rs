@@ -16,6 +16,9 @@ pub struct PChainBlockRows {
     pub block: PBlock,
     /// Its transactions, in block order (the position is the transaction index).
     pub txs: Vec<PTx>,
+    /// What the L1 validator fee ledger changed since the last block that carried changes,
+    /// this one included (`None`: the ledger is not replayed, or nothing to write yet).
+    pub l1_fees: Option<super::l1_fees::L1FeeChanges>,
 }
 
 /// A P-Chain block header.

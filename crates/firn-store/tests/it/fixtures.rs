@@ -83,6 +83,7 @@ pub fn pblock(height: u64, ts: u64, txs: Vec<PTx>) -> PChainBlockRows {
             current_supply: Some(height.wrapping_add(720_000_000_000_000_000)),
         },
         txs,
+        l1_fees: None,
     }
 }
 

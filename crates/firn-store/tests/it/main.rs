@@ -6,6 +6,7 @@ mod basics;
 mod evm;
 mod fixtures;
 mod history;
+mod l1_fees;
 mod limits;
 mod metrics;
 mod pchain;
@@ -42,6 +43,7 @@ firn_store::backend_tests! {
     limits::reads_cannot_write,
     metrics::chain_metrics_match_direct_computation,
     metrics::staking_metrics_match_direct_computation,
+    l1_fees::l1_fee_ledger_and_daily_fees,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
