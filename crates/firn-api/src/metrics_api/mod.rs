@@ -3,7 +3,8 @@
 //!
 //! Routes: `/v2/health-check` and `/v2/live-check` (the Data API's checks); the legacy
 //! `GET /v1/avg_tps/{chainId}` ([`v1`]); the v2 chain list and chain metrics ([`chains`]);
-//! rolling windows and staking metrics ([`windows`]); the Looking Glass ([`looking_glass`]).
+//! rolling windows and staking metrics ([`windows`]); the L1 validator fee metrics
+//! ([`l1_fees`]); the Looking Glass ([`looking_glass`]).
 //! Every series is newest first, built by [`series`] from the store's rows; how a bucket
 //! combines its rows, and how chains combine into a network-wide value, is in [`metric`];
 //! bucket boundaries are the store's [`Granularity`].
@@ -19,6 +20,7 @@ pub mod series;
 pub mod tokens;
 
 mod chains;
+mod l1_fees;
 mod looking_glass;
 mod v1;
 mod windows;
@@ -89,6 +91,7 @@ pub fn metrics_router(state: MetricsState) -> Router {
         .merge(chains::router())
         .merge(windows::router())
         .merge(looking_glass::router())
+        .merge(l1_fees::router())
         // The Data API's checks of the same store, under the Metrics API's paths.
         .route(
             "/v2/health-check",

@@ -8,6 +8,7 @@ mod evm_txs;
 mod fixtures;
 mod harness;
 mod metrics_history;
+mod metrics_l1_fees;
 mod metrics_looking_glass;
 mod metrics_sdk;
 mod metrics_v1;
@@ -61,4 +62,5 @@ firn_store::backend_tests! {
     metrics_v2::staking_metrics_follow_the_store,
     metrics_v2::responses_match_the_official_schemas,
     metrics_looking_glass::validator_addresses_over_a_time_frame,
+    metrics_l1_fees::l1_validator_fee_metrics,
 }

@@ -11,8 +11,9 @@ use firn_api::{ApiConfig, AppState};
 use firn_store::Store;
 use tokio::net::TcpListener;
 
-use crate::fixtures::{CHAIN, seed};
+use crate::fixtures::{CHAIN, id, node, seed};
 use crate::metrics_history::{DAY, History, assert_close, metrics_api};
+use crate::metrics_l1_fees::seed_fees;
 
 fn script_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../firn/tests/js/metrics")
@@ -41,7 +42,8 @@ fn node_ready() -> bool {
 
 async fn sdk_sees_the_blocks(store: Store) {
     let (_, history, _) = metrics_api(&store).await;
-    seed(&store, 2, 0).await;
+    let world = seed(&store, 2, 0).await;
+    let fees = seed_fees(&store, &world).await;
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -55,6 +57,9 @@ async fn sdk_sees_the_blocks(store: Store) {
             .current_dir(script_dir())
             .env("FIRN_METRICS_URL", url)
             .env("FIRN_CHAIN_ID", CHAIN.to_string())
+            .env("FIRN_L1_VALIDATION_ID", id(0x68, 0).to_string())
+            .env("FIRN_L1_NODE_ID", node(11).to_string())
+            .env("FIRN_L1_SUBNET_ID", fees.subnet.to_string())
             .output()
             .unwrap()
     })
@@ -69,6 +74,44 @@ async fn sdk_sees_the_blocks(store: Store) {
     assert_eq!(report["errors"], serde_json::json!([]), "{stderr}");
     assert!(output.status.success());
     check(&report, &history);
+    check_l1_fees(&report, fees.today);
+}
+
+/// The L1 validator fees the SDK parsed: the fixture's days, newest first.
+fn check_l1_fees(report: &serde_json::Value, today: u64) {
+    let days = [today, today - DAY, today - 2 * DAY];
+    for (name, values) in [
+        ("listMetrics:totalValidatorFeesDaily", [40, 0, 300]),
+        ("listMetrics:totalCumulativeFeesDaily", [340, 300, 300]),
+        ("listMetrics:totalPayingValidatorsDaily", [1, 0, 2]),
+        ("getMetricsByValidationId:validationFeesDaily", [40, 0, 100]),
+        (
+            "getMetricsByValidationId:validationCumulativeFeesDaily",
+            [140, 100, 100],
+        ),
+        ("getMetricsByNodeId:perNodeDailyFeesPaid", [0, 0, 200]),
+        (
+            "getMetricsByNodeId:perNodeCumulativeFeesPaid",
+            [200, 200, 200],
+        ),
+        ("getMetricsBySubnetId:perSubnetDailyFeesPaid", [40, 0, 300]),
+        (
+            "getMetricsBySubnetId:perSubnetCumulativeFeesPaid",
+            [340, 300, 300],
+        ),
+        ("getMetricsBySubnetId:perSubnetPayingValidators", [1, 0, 2]),
+    ] {
+        let want: Vec<serde_json::Value> = days
+            .iter()
+            .zip(values)
+            .map(|(t, v)| serde_json::json!({ "value": v, "timestamp": t }))
+            .collect();
+        assert_eq!(
+            report[format!("l1Validators.{name}")],
+            serde_json::Value::Array(want),
+            "{name} via the SDK"
+        );
+    }
 }
 
 fn check(report: &serde_json::Value, history: &History) {

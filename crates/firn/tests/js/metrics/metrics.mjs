@@ -1,7 +1,9 @@
 // Calls the official chainkit SDK's Metrics API methods against a firn Metrics API server and
 // reports, as one JSON line, what each returned; exits 1 on any error (response validation
 // included). Env: FIRN_METRICS_URL (http://127.0.0.1:PORT), FIRN_CHAIN_ID; FIRN_CHAIN_ID empty
-// or unset skips the per-chain methods (a store with no indexed EVM chain has none to ask).
+// or unset skips the per-chain methods (a store with no indexed EVM chain has none to ask);
+// FIRN_L1_VALIDATION_ID, FIRN_L1_NODE_ID and FIRN_L1_SUBNET_ID name whose L1 validator fees to
+// ask for (unset: the network-wide ones only).
 import { Avalanche } from "@avalanche-sdk/chainkit";
 
 const serverURL = process.env.FIRN_METRICS_URL;
@@ -80,6 +82,27 @@ await run("subnets.getValidators", async () =>
     "addresses",
   ),
 );
+
+// L1 validator fees: network-wide, and per validation, node and L1 when named.
+for (const metric of ["totalValidatorFeesDaily", "totalCumulativeFeesDaily", "totalPayingValidatorsDaily"]) {
+  await run(`l1Validators.listMetrics:${metric}`, async () =>
+    (await sdk.metrics.l1Validators.listMetrics({ metric }, options)).results,
+  );
+}
+const l1 = [
+  ["getMetricsByValidationId", "FIRN_L1_VALIDATION_ID", "l1ValidationId", ["validationFeesDaily", "validationCumulativeFeesDaily"]],
+  ["getMetricsByNodeId", "FIRN_L1_NODE_ID", "nodeId", ["perNodeDailyFeesPaid", "perNodeCumulativeFeesPaid"]],
+  ["getMetricsBySubnetId", "FIRN_L1_SUBNET_ID", "subnetId", ["perSubnetDailyFeesPaid", "perSubnetCumulativeFeesPaid", "perSubnetPayingValidators"]],
+];
+for (const [method, env, param, metrics] of l1) {
+  const value = process.env[env];
+  if (!value) continue;
+  for (const metric of metrics) {
+    await run(`l1Validators.${method}:${metric}`, async () =>
+      (await sdk.metrics.l1Validators[method]({ [param]: value, metric }, options)).results,
+    );
+  }
+}
 
 console.log(JSON.stringify(report));
 process.exit(report.errors.length === 0 ? 0 : 1);
