@@ -12,5 +12,6 @@ mod evm_viem;
 mod index;
 mod js;
 mod js_pchain;
+mod l1_fees;
 mod metrics;
 mod up;

@@ -3,8 +3,8 @@
 //! time interval, paged through to the end, must equal a direct computation from the blocks
 //! the node serves (`eth_getBlockByNumber`, `eth_getBlockReceipts`, callTracer traces); so must
 //! every rolling window, and the network-wide series and windows (`total`, `testnet`) combine
-//! both chains'. Then `/v1/avg_tps` the same way, and page tokens expiring when the devnet's
-//! clock moves a day on.
+//! both chains'. Then `/v1/avg_tps` the same way, the L1 validator fees against the node
+//! ([`crate::l1_fees`]), and page tokens expiring when the devnet's clock moves a day on.
 
 use firn_store::rows::metrics::Granularity;
 use serde_json::{Value, json};
@@ -495,6 +495,8 @@ fn metrics_match_a_month_of_devnet_blocks_and_tokens_expire_on_its_clock() {
         "{metrics}/v2/chains/mainnet/metrics/txCount?timeInterval=day"
     ));
     assert_eq!(status, 404, "{body}");
+
+    crate::l1_fees::l1_fees_match_the_node(&up.url, &api, &metrics);
 
     // A page token is valid for 24 hours of the devnet's clock.
     let first = format!("{metrics}/v2/chains/43113/metrics/txCount?timeInterval=day&pageSize=3");
