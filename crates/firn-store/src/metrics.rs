@@ -1,6 +1,8 @@
 //! Metrics rows: storing the per-period counters (written by the EVM commit) and
 //! [`crate::MetricsReader`].
 
+use std::collections::BTreeMap;
+
 use firn_core::calendar::DAY;
 use firn_core::ids::Id;
 use sqlx::AnyConnection;
@@ -9,11 +11,13 @@ use crate::codec::{RowExt, int, u256};
 use crate::error::{Result, StoreError};
 use crate::page::{HeightCursor, Page, PageRequest, SortOrder};
 use crate::row::Row;
+use crate::rows::evm::TokenStandard;
 use crate::rows::l1_fees::{L1FeeDayTotal, L1FeeScope};
-use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, StakingMetrics};
+use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, NetMint, StakingMetrics};
 use crate::sql::Sql;
-use crate::store::Store;
+use crate::store::{Backend, Store};
 use crate::traits::MetricsReader;
+use crate::types::{Address, U256};
 
 pub(crate) fn decode_metrics(r: &dyn Row) -> Result<ChainMetrics> {
     let period = r.u64("period")?;
@@ -262,5 +266,54 @@ impl MetricsReader for Store {
         to_day: u64,
     ) -> Result<Vec<L1FeeDayTotal>> {
         crate::pchain::list_l1_fee_days(self, scope, from_day, to_day).await
+    }
+
+    async fn list_net_mints(
+        &self,
+        chain_id: u64,
+        token: Address,
+        max_transfers: u64,
+    ) -> Result<Option<Vec<NetMint>>> {
+        let mut sums: BTreeMap<Address, NetMint> = BTreeMap::new();
+        let mut read = 0u64;
+        // Mints by recipient, then burns by sender: each served by its partial index.
+        for (side, zero_side) in [("to_addr", "from_addr"), ("from_addr", "to_addr")] {
+            let zero = match self.backend() {
+                Backend::Sqlite => "x'0000000000000000000000000000000000000000'",
+                Backend::Postgres => "'\\x0000000000000000000000000000000000000000'::bytea",
+            };
+            let mut q = Sql::new(&format!(
+                "SELECT {side} AS address, value FROM evm_transfers WHERE {zero_side} = {zero} \
+                 AND chain_id = "
+            ));
+            q.bind(int("chain id", chain_id)?)
+                .push(" AND token = ")
+                .bind(token.0.to_vec())
+                .push(" AND standard = ")
+                .bind(TokenStandard::Erc20.code())
+                .limit(
+                    i64::try_from(max_transfers.saturating_sub(read)).map_or(i64::MAX, |n| n + 1),
+                );
+            let rows = self
+                .fetch(q, |r| Ok((r.address("address")?, r.u256("value")?)))
+                .await?;
+            read += rows.len() as u64;
+            if read > max_transfers {
+                return Ok(None);
+            }
+            for (address, value) in rows {
+                let sum = sums.entry(address).or_insert(NetMint {
+                    address,
+                    minted: U256::ZERO,
+                    burned: U256::ZERO,
+                });
+                if side == "to_addr" {
+                    sum.minted = sum.minted.saturating_add(value);
+                } else {
+                    sum.burned = sum.burned.saturating_add(value);
+                }
+            }
+        }
+        Ok(Some(sums.into_values().collect()))
     }
 }

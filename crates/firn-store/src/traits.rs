@@ -20,7 +20,7 @@ use crate::rows::evm::{
     TokenStandard, TransferRecord,
 };
 use crate::rows::l1_fees::{L1FeeDayTotal, L1FeeLedgerRecord, L1FeeScope};
-use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, StakingMetrics};
+use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, NetMint, StakingMetrics};
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord,
     PChainBlockRows, PTxRecord, PUtxoRecord, RewardRecord, StakerRecord, StakerStatus,
@@ -687,6 +687,15 @@ pub trait MetricsReader {
         order: SortOrder,
         page: &PageRequest<HeightCursor>,
     ) -> impl Future<Output = Result<Page<StakingMetrics, HeightCursor>>> + Send;
+    /// Every address a token was minted to or burned from on one chain (ERC-20 transfers from
+    /// or to the zero address), with the sums, by address; `None` when there are more than
+    /// `max_transfers` such transfers to add up.
+    fn list_net_mints(
+        &self,
+        chain_id: u64,
+        token: Address,
+        max_transfers: u64,
+    ) -> impl Future<Output = Result<Option<Vec<NetMint>>>> + Send;
     /// What the L1 validators of `scope` paid per UTC day, for the days in
     /// `[from_day, to_day]` on which any of them paid, oldest first.
     fn list_l1_fee_days(

@@ -282,3 +282,22 @@ mod tests {
         assert_eq!(Granularity::from_period_code(60), None);
     }
 }
+
+/// What one address received from and sent to the zero address of a token: its mints and
+/// burns (for a bridged token, what it bridged in and out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NetMint {
+    /// The address.
+    pub address: crate::types::Address,
+    /// Minted to it.
+    pub minted: U256,
+    /// Burned from it.
+    pub burned: U256,
+}
+
+impl NetMint {
+    /// Minted less burned (0 when it burned more than was minted to it).
+    pub fn net(&self) -> U256 {
+        self.minted.saturating_sub(self.burned)
+    }
+}

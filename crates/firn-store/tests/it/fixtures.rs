@@ -314,6 +314,42 @@ pub fn evm_tx(chain_id: u64, number: u64, index: u32, from: Address, to: Option<
     }
 }
 
+/// Appends transaction `i`, from `from` to the token, and its one ERC-20 transfer.
+fn push_erc20_transfer(
+    b: &mut EvmBlockRows,
+    i: u32,
+    (token, from, to): (Address, Address, Address),
+    value: U256,
+) {
+    let tx = evm_tx(b.chain_id, b.block.number, i, from, Some(token));
+    b.block.gas_used += tx.gas_used;
+    b.txs.push(tx);
+    b.transfers.push(TokenTransfer {
+        tx_index: i,
+        log_index: i,
+        batch_index: 0,
+        token,
+        standard: TokenStandard::Erc20,
+        from,
+        to,
+        token_id: None,
+        value,
+    });
+}
+
+/// A block of one transaction per `(token, from, to, value)` ERC-20 transfer.
+pub fn erc20_transfers_block(
+    chain_id: u64,
+    number: u64,
+    transfers: &[(Address, Address, Address, u64)],
+) -> EvmBlockRows {
+    let mut b = evm_block(chain_id, number, 1_700_000_000 + number);
+    for (i, &(token, from, to, value)) in transfers.iter().enumerate() {
+        push_erc20_transfer(&mut b, i as u32, (token, from, to), U256::from(value));
+    }
+    b
+}
+
 /// A block of `transfers` ERC-20 transfers, one transaction each (the benchmark's block).
 pub fn erc20_block(chain_id: u64, number: u64, ts: u64, transfers: u32) -> EvmBlockRows {
     let mut b = evm_block(chain_id, number, ts);
@@ -321,20 +357,8 @@ pub fn erc20_block(chain_id: u64, number: u64, ts: u64, transfers: u32) -> EvmBl
     for i in 0..transfers {
         let from = evm_address((number * 7 + u64::from(i)) % 1_000);
         let to = evm_address((number * 13 + u64::from(i) * 3) % 1_000);
-        let tx = evm_tx(chain_id, number, i, from, Some(token));
-        b.block.gas_used += tx.gas_used;
-        b.txs.push(tx);
-        b.transfers.push(TokenTransfer {
-            tx_index: i,
-            log_index: i,
-            batch_index: 0,
-            token,
-            standard: TokenStandard::Erc20,
-            from,
-            to,
-            token_id: None,
-            value: U256::from(number * 1_000 + u64::from(i)),
-        });
+        let value = U256::from(number * 1_000 + u64::from(i));
+        push_erc20_transfer(&mut b, i, (token, from, to), value);
     }
     if number == 1 {
         b.tokens.push(Token {

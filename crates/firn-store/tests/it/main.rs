@@ -9,6 +9,7 @@ mod history;
 mod l1_fees;
 mod limits;
 mod metrics;
+mod mints;
 mod pchain;
 mod rollback;
 mod staking;
@@ -44,6 +45,7 @@ firn_store::backend_tests! {
     metrics::chain_metrics_match_direct_computation,
     metrics::staking_metrics_match_direct_computation,
     l1_fees::l1_fee_ledger_and_daily_fees,
+    mints::token_mints_and_burns_by_address,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
