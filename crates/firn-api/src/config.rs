@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use firn_core::ids::Id;
 use firn_core::network::{self, PrimaryNetwork};
+use firn_store::types::Address;
 use serde::Deserialize;
 
 /// The network the indexed chains belong to, as the Data API names it.
@@ -129,7 +130,16 @@ pub struct ApiConfig {
     /// The key page tokens are signed with: the same secret on every process behind one load
     /// balancer, so each accepts the others' tokens (default: a random key of this process).
     pub page_token_key: crate::signing::TokenKey,
+    /// The BTC.b token on chain 43114 whose mints and burns the Metrics API's
+    /// `btcb/bridged:getAddresses` adds up (default: [`BTCB_MAINNET`]).
+    pub btcb_token: Address,
 }
+
+/// BTC.b, the Avalanche Bridge's Bitcoin, on the Avalanche C-Chain (43114).
+pub const BTCB_MAINNET: Address = Address::new([
+    0x15, 0x2b, 0x9d, 0x0f, 0xdc, 0x40, 0xc0, 0x96, 0x75, 0x7f, 0x57, 0x0a, 0x51, 0xe4, 0x94, 0xbd,
+    0x4b, 0x94, 0x3e, 0x50,
+]);
 
 impl Default for ApiConfig {
     fn default() -> Self {
@@ -145,6 +155,7 @@ impl Default for ApiConfig {
             token_logos: crate::TokenLogos::default(),
             http: firn_http::ServeLimits::default(),
             page_token_key: crate::signing::TokenKey::random(),
+            btcb_token: BTCB_MAINNET,
         }
     }
 }
@@ -165,6 +176,14 @@ mod tests {
         );
         assert!(NetworkProfile::fuji().accepts("testnet"));
         assert!(!NetworkProfile::fuji().accepts("mainnet"));
+    }
+
+    #[test]
+    fn btcb_is_the_bridge_token() {
+        assert_eq!(
+            BTCB_MAINNET.to_checksum(None),
+            "0x152b9d0FdC40C096757F570A51E494bd4b943E50"
+        );
     }
 
     #[test]

@@ -42,7 +42,7 @@ mod state;
 pub mod token_list;
 pub mod wire;
 
-pub use config::{ApiConfig, NetworkKind, NetworkProfile, PriceTable, RateLimit};
+pub use config::{ApiConfig, BTCB_MAINNET, NetworkKind, NetworkProfile, PriceTable, RateLimit};
 pub use error::{ApiError, ApiResult};
 /// Loads 4byte.directory's signatures in the background, for `method.methodName`s beyond
 /// firn's own contracts (see `firn_selectors`).

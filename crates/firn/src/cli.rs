@@ -245,6 +245,12 @@ pub struct ServeArgs {
     #[arg(long, env = "FIRN_TOKEN_LIST")]
     pub token_list: Option<std::path::PathBuf>,
 
+    /// The BTC.b token on chain 43114 whose mints and burns the Metrics API's
+    /// `/v2/chains/43114/btcb/bridged:getAddresses` adds up (default: the Avalanche Bridge's,
+    /// 0x152b9d0FdC40C096757F570A51E494bd4b943E50).
+    #[arg(long, env = "FIRN_BTCB_TOKEN")]
+    pub btcb_token: Option<firn_store::types::Address>,
+
     /// Longest a request may run, in seconds.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout: u64,

@@ -143,3 +143,24 @@ pub struct PChainLookingGlassResponse {
     /// One entry per validator.
     pub addresses: Vec<PChainAddressDetails>,
 }
+
+/// `AddressDetails`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddressDetails {
+    /// An EVM address, checksummed.
+    pub address: String,
+    /// The route's value for it (the net amount bridged), as text.
+    pub sort_key: String,
+}
+
+/// `LookingGlassResponse`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LookingGlassResponse {
+    /// Present only when more entries may follow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+    /// The addresses that match.
+    pub addresses: Vec<AddressDetails>,
+}

@@ -80,7 +80,12 @@ impl Api {
 
     /// The Metrics API over `store`, on the wall clock and the default configuration.
     pub fn metrics(store: Store) -> Self {
-        let state = firn_api::MetricsState::new(AppState::new(store, ApiConfig::default()));
+        Self::metrics_with_config(store, ApiConfig::default())
+    }
+
+    /// The Metrics API over `store` with `config`, on the wall clock.
+    pub fn metrics_with_config(store: Store, config: ApiConfig) -> Self {
+        let state = firn_api::MetricsState::new(AppState::new(store, config));
         Self {
             app: firn_api::metrics_router(state),
         }

@@ -62,5 +62,6 @@ firn_store::backend_tests! {
     metrics_v2::staking_metrics_follow_the_store,
     metrics_v2::responses_match_the_official_schemas,
     metrics_looking_glass::validator_addresses_over_a_time_frame,
+    metrics_looking_glass::btcb_bridgers_above_a_threshold,
     metrics_l1_fees::l1_validator_fee_metrics,
 }

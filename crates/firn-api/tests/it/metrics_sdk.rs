@@ -8,10 +8,11 @@ use std::process::Command;
 
 use firn_api::metrics_api::{MetricsState, serve_metrics};
 use firn_api::{ApiConfig, AppState};
-use firn_store::Store;
+use firn_store::types::Address;
+use firn_store::{EvmWriter, Store};
 use tokio::net::TcpListener;
 
-use crate::fixtures::{CHAIN, id, node, seed};
+use crate::fixtures::{CHAIN, erc20_transfers_block, evm_address, evm_chain, id, node, seed};
 use crate::metrics_history::{DAY, History, assert_close, metrics_api};
 use crate::metrics_l1_fees::seed_fees;
 
@@ -40,10 +41,9 @@ fn node_ready() -> bool {
     installed
 }
 
-async fn sdk_sees_the_blocks(store: Store) {
-    let (_, history, _) = metrics_api(&store).await;
-    let world = seed(&store, 2, 0).await;
-    let fees = seed_fees(&store, &world).await;
+/// Runs `metrics.mjs` with `env` against a Metrics API over `store`; its report, after
+/// checking that no call failed.
+async fn run_script(store: &Store, env: Vec<(&'static str, String)>) -> serde_json::Value {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -56,10 +56,7 @@ async fn sdk_sees_the_blocks(store: Store) {
             .arg("metrics.mjs")
             .current_dir(script_dir())
             .env("FIRN_METRICS_URL", url)
-            .env("FIRN_CHAIN_ID", CHAIN.to_string())
-            .env("FIRN_L1_VALIDATION_ID", id(0x68, 0).to_string())
-            .env("FIRN_L1_NODE_ID", node(11).to_string())
-            .env("FIRN_L1_SUBNET_ID", fees.subnet.to_string())
+            .envs(env)
             .output()
             .unwrap()
     })
@@ -73,8 +70,47 @@ async fn sdk_sees_the_blocks(store: Store) {
         .unwrap_or_else(|_| panic!("sdk script output: {stdout}\n{stderr}"));
     assert_eq!(report["errors"], serde_json::json!([]), "{stderr}");
     assert!(output.status.success());
+    report
+}
+
+async fn sdk_sees_the_blocks(store: Store) {
+    let (_, history, _) = metrics_api(&store).await;
+    let world = seed(&store, 2, 0).await;
+    let fees = seed_fees(&store, &world).await;
+    let env = vec![
+        ("FIRN_CHAIN_ID", CHAIN.to_string()),
+        ("FIRN_L1_VALIDATION_ID", id(0x68, 0).to_string()),
+        ("FIRN_L1_NODE_ID", node(11).to_string()),
+        ("FIRN_L1_SUBNET_ID", fees.subnet.to_string()),
+    ];
+    let report = run_script(&store, env).await;
     check(&report, &history);
     check_l1_fees(&report, fees.today);
+}
+
+/// BTC.b bridged to chain 43114 (the default token): 1 200 to one address, 30 to another.
+async fn sdk_sees_btcb_bridgers(store: Store) {
+    store.upsert_evm_chain(&evm_chain(43_114)).await.unwrap();
+    let (btcb, zero) = (firn_api::BTCB_MAINNET, Address::ZERO);
+    let (a, b) = (evm_address(1), evm_address(2));
+    store
+        .commit_evm_blocks(&[erc20_transfers_block(
+            43_114,
+            1,
+            &[(btcb, zero, a, 1_200), (btcb, zero, b, 30)],
+        )])
+        .await
+        .unwrap();
+    let report = run_script(&store, vec![("FIRN_BTCB_THRESHOLD", "0".to_owned())]).await;
+    let bridgers = &report["chains.listBTCbBridgersAboveThreshold"];
+    assert_eq!(bridgers["pages"], 2, "one a page: {bridgers}");
+    assert_eq!(
+        bridgers["items"],
+        serde_json::json!([
+            { "address": a.to_checksum(None), "sortKey": "1200" },
+            { "address": b.to_checksum(None), "sortKey": "30" },
+        ])
+    );
 }
 
 /// The L1 validator fees the SDK parsed: the fixture's days, newest first.
@@ -182,4 +218,5 @@ async fn chainkit_metrics_methods_validate() {
         return;
     }
     crate::harness::sqlite(sdk_sees_the_blocks).await;
+    crate::harness::sqlite(sdk_sees_btcb_bridgers).await;
 }

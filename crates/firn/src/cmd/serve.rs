@@ -57,6 +57,7 @@ fn config(args: &ServeArgs) -> anyhow::Result<ApiConfig> {
         ip_rate_limit: args.rate_limit_per_ip.map(per_minute),
         prices,
         token_logos,
+        btcb_token: args.btcb_token.unwrap_or(firn_api::BTCB_MAINNET),
         ..ApiConfig::default()
     })
 }

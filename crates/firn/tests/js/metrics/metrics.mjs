@@ -3,7 +3,8 @@
 // included). Env: FIRN_METRICS_URL (http://127.0.0.1:PORT), FIRN_CHAIN_ID; FIRN_CHAIN_ID empty
 // or unset skips the per-chain methods (a store with no indexed EVM chain has none to ask);
 // FIRN_L1_VALIDATION_ID, FIRN_L1_NODE_ID and FIRN_L1_SUBNET_ID name whose L1 validator fees to
-// ask for (unset: the network-wide ones only).
+// ask for (unset: the network-wide ones only); FIRN_BTCB_THRESHOLD, when set, lists the BTC.b
+// bridgers above it, one a page.
 import { Avalanche } from "@avalanche-sdk/chainkit";
 
 const serverURL = process.env.FIRN_METRICS_URL;
@@ -102,6 +103,15 @@ for (const [method, env, param, metrics] of l1) {
       (await sdk.metrics.l1Validators[method]({ [param]: value, metric }, options)).results,
     );
   }
+}
+
+if (process.env.FIRN_BTCB_THRESHOLD) {
+  await run("chains.listBTCbBridgersAboveThreshold", async () =>
+    allPages(
+      await sdk.metrics.chains.listBTCbBridgersAboveThreshold({ threshold: process.env.FIRN_BTCB_THRESHOLD, pageSize: 1 }, options),
+      "addresses",
+    ),
+  );
 }
 
 console.log(JSON.stringify(report));
