@@ -6,7 +6,7 @@
 //! The fees come from the indexer's replay of the fee ledger (the chain's bytes do not carry
 //! them). A series runs, newest first, from the first day its validators paid to the day of the
 //! last indexed P-Chain block, one point per day (0 on days nobody paid); the official API has
-//! no paging here, and the days since Etna are few.
+//! no paging here, and the days since Etna are few (at most [`MAX_POINTS`] are sent).
 
 use std::str::FromStr;
 
@@ -169,37 +169,38 @@ async fn series(
     let lo = first.max(from.div_ceil(DAY).saturating_mul(DAY));
     Ok(Json(MetricsApiResponse {
         next_page_token: None,
-        results: MetricsValue::list(&points(&days, metric, first, lo, last)),
+        results: MetricsValue::list(&points(&days, metric, lo, last)),
     }))
 }
 
-/// The points of the days `lo..=last`, newest first, from `days` (those with fees, oldest
-/// first, starting at `first`).
-fn points(
-    days: &[L1FeeDayTotal],
-    metric: Shown,
-    first: u64,
-    lo: u64,
-    last: u64,
-) -> Vec<(u64, f64)> {
+/// Most points a series holds: ten years of days, the newest (the chain's time comes from
+/// its node).
+const MAX_POINTS: u64 = 3_660;
+
+/// The points of the days `lo..=last` (at most [`MAX_POINTS`], the newest), newest first,
+/// from `days` (those with fees, oldest first).
+fn points(days: &[L1FeeDayTotal], metric: Shown, lo: u64, last: u64) -> Vec<(u64, f64)> {
+    let lo = lo.max(last.saturating_sub((MAX_POINTS - 1) * DAY));
+    let mut cumulative: u128 = days
+        .iter()
+        .filter(|d| d.day < lo)
+        .map(|d| u128::from(d.fees))
+        .sum();
+    let mut next = days.iter().filter(|d| d.day >= lo).peekable();
     let mut out = Vec::new();
-    let mut cumulative: u128 = 0;
-    let mut next = days.iter().peekable();
-    let mut day = first;
+    let mut day = lo;
     while day <= last {
         let today = next.next_if(|d| d.day == day);
         let (fees, paying) = today.map_or((0, 0), |d| (d.fees, d.paying));
         cumulative += u128::from(fees);
-        if day >= lo {
-            out.push((
-                day,
-                match metric {
-                    Shown::Fees => fees as f64,
-                    Shown::CumulativeFees => cumulative as f64,
-                    Shown::Paying => paying as f64,
-                },
-            ));
-        }
+        out.push((
+            day,
+            match metric {
+                Shown::Fees => fees as f64,
+                Shown::CumulativeFees => cumulative as f64,
+                Shown::Paying => paying as f64,
+            },
+        ));
         match day.checked_add(DAY) {
             Some(d) => day = d,
             None => break,
@@ -207,4 +208,36 @@ fn points(
     }
     out.reverse();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(n: u64, fees: u64, paying: u64) -> L1FeeDayTotal {
+        L1FeeDayTotal {
+            day: n * DAY,
+            fees,
+            paying,
+        }
+    }
+
+    #[test]
+    fn points_fill_empty_days_and_keep_the_newest_ten_years() {
+        let days = [day(1, 5, 1), day(3, 7, 2)];
+        assert_eq!(
+            points(&days, Shown::CumulativeFees, DAY, 4 * DAY),
+            vec![(4 * DAY, 12.0), (3 * DAY, 12.0), (2 * DAY, 5.0), (DAY, 5.0)]
+        );
+        assert_eq!(
+            points(&days, Shown::Paying, 2 * DAY, 3 * DAY),
+            vec![(3 * DAY, 2.0), (2 * DAY, 0.0)]
+        );
+        // A last day far in the future (a node's word): the newest MAX_POINTS days only, the
+        // cumulative sum carrying what came before them.
+        let far = u64::MAX / 2 - (u64::MAX / 2) % DAY;
+        let got = points(&days, Shown::CumulativeFees, DAY, far);
+        assert_eq!(got.len() as u64, MAX_POINTS);
+        assert_eq!(got[0], (far, 12.0));
+    }
 }

@@ -88,13 +88,8 @@ impl Deriver {
             };
             txs.push(self.tx(&ctx).await?);
         }
-        let (accrued, active) = match &self.fees {
-            Some(f) => {
-                let (accrued, active) = f.totals();
-                (Some(accrued), Some(active))
-            }
-            None => (None, None),
-        };
+        let totals = self.fees.as_ref().and_then(FeeTracker::totals);
+        let (accrued, active) = (totals.map(|t| t.0), totals.map(|t| t.1));
         Ok(PChainBlockRows {
             block: PBlock {
                 height: block.height(),

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use firn_core::ids::{Id, NodeId};
-use firn_core::pchain::validator_fee::{DayFee, FeeLedger, L1FeeConfig};
+use firn_core::pchain::validator_fee::{DayFee, FeeLedger, L1FeeConfig, LedgerState};
 use firn_store::rows::l1_fees::{L1FeeActive, L1FeeChanges, L1FeeDay, L1FeeLedgerRecord};
 
 /// The ledger, who each active validation is, and what changed since the last commit.
@@ -60,8 +60,24 @@ impl FeeTracker {
         }
     }
 
-    /// Charges every active validator up to a block's time.
+    /// Whether no L1 validator was ever charged (nothing has accrued, no one is active).
+    fn idle(&self) -> bool {
+        self.ledger.state().accrued == 0 && self.ledger.active().next().is_none()
+    }
+
+    /// Charges every active validator up to a block's time. Until the first L1 validator the
+    /// clock only moves: AvalancheGo accrues from Etna's activation, which the chain does not
+    /// say, so firn's running total starts with the first validator (balances and fees are
+    /// differences of it, the same either way).
     pub fn advance_to(&mut self, time: u64) {
+        if self.idle() {
+            let state = self.ledger.state();
+            if time > state.time {
+                let config = self.ledger.config().clone();
+                self.ledger = FeeLedger::new(config, LedgerState { time, ..state }, &[]);
+            }
+            return;
+        }
         let depleted = self.ledger.advance_to(time, &mut self.paid);
         for p in self.paid.drain(..) {
             let fee = self.days.entry((p.validation_id, p.day)).or_default();
@@ -102,12 +118,15 @@ impl FeeTracker {
         self.ledger.balance(id)
     }
 
-    /// The running total of fees and the active validators, for the block's columns.
-    pub fn totals(&self) -> (u64, u64) {
-        (
-            self.ledger.state().accrued,
-            self.ledger.active().count() as u64,
-        )
+    /// The running total of fees and the active validators, for the block's columns (`None`
+    /// before the first L1 validator).
+    pub fn totals(&self) -> Option<(u64, u64)> {
+        (!self.idle()).then(|| {
+            (
+                self.ledger.state().accrued,
+                self.ledger.active().count() as u64,
+            )
+        })
     }
 
     fn start(&mut self, id: Id) {

@@ -316,10 +316,11 @@ impl PChainIndexer {
             Some(_) => store.find_l1_fee_ledger().await?,
             None => None,
         };
+        // The ledger must have seen every block since the first L1 validator.
         let resumable = match (&record, cursor) {
             (_, None) => true,
-            (Some(r), Some(c)) => r.height == c || r.active.is_empty(),
-            (None, Some(_)) => {
+            (Some(r), Some(c)) if r.height == c => true,
+            _ => {
                 let any = L1ValidatorFilter {
                     include_inactive: true,
                     ..L1ValidatorFilter::default()
