@@ -19,7 +19,9 @@ use crate::rows::evm::{
     EvmTxRecord, InternalTxRecord, MetadataQueue, NftMetadata, ReindexRequest, Token,
     TokenStandard, TransferRecord,
 };
-use crate::rows::l1_fees::{L1FeeDayTotal, L1FeeLedgerRecord, L1FeeScope};
+use crate::rows::l1_fees::{
+    L1FeeActive, L1FeeDayTotal, L1FeeLedgerRecord, L1FeeScope, LedgerState,
+};
 use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, NetMint, StakingMetrics};
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord,
@@ -310,6 +312,13 @@ pub trait PChainReader {
     ) -> impl Future<Output = Result<Vec<L1Observation>>> + Send;
     /// The L1 validator fee ledger as last committed with a block (`None`: never written).
     fn find_l1_fee_ledger(&self) -> impl Future<Output = Result<Option<L1FeeLedgerRecord>>> + Send;
+    /// The fee ledger's state as last committed, and that block's height.
+    fn find_l1_fee_state(&self) -> impl Future<Output = Result<Option<(u64, LedgerState)>>> + Send;
+    /// Those of `validations` the fee ledger charges, with the total their balance runs out at.
+    fn list_l1_fee_active(
+        &self,
+        validations: &[Id],
+    ) -> impl Future<Output = Result<Vec<L1FeeActive>>> + Send;
 }
 
 /// Writes EVM chains and their accepted blocks.

@@ -1,7 +1,8 @@
 //! `listL1Validators`: L1 validators by L1, node or validation ID, active ones unless asked
-//! otherwise, newest first. The remaining balance is the followed node's reading (fees drain
-//! it every second by the node's fee state), taken by the indexer at the tip every minute and
-//! at once after an L1 validator changes; `blockHeight` is the height of that reading.
+//! otherwise, newest first. The remaining balance is what the indexer's replay of the fee
+//! ledger leaves the validator at the indexed P-Chain height (`blockHeight`); where the
+//! indexer does not replay it, the followed node's reading, taken at the tip every minute and
+//! at once after an L1 validator changes, and `blockHeight` that reading's height.
 
 use std::collections::HashMap;
 
@@ -12,6 +13,7 @@ use axum::{Json, Router};
 use firn_core::ids::Id;
 use firn_store::page::CreatedCursor;
 use firn_store::rows::ChainKey;
+use firn_store::rows::pchain::L1Observation;
 use firn_store::{CursorStore, L1ValidatorFilter, PChainReader, SortOrder};
 
 use super::network::check_network;
@@ -30,11 +32,46 @@ pub(crate) fn router() -> Router<AppState> {
 const PAGE_DEFAULT: u32 = 10;
 const PAGE_MAX: u32 = 100;
 
+/// The remaining balance of each of `ids`: the fee ledger's at the indexed height when the
+/// indexer replays it (exact: what the validator has left after the fees up to that block),
+/// otherwise the node's last reading of it.
+async fn balances(state: &AppState, ids: &[Id]) -> ApiResult<HashMap<Id, L1Observation>> {
+    let store = &state.store;
+    let cursor = store.find_cursor(ChainKey::PChain).await?;
+    let ledger = store
+        .find_l1_fee_state()
+        .await?
+        .filter(|(height, _)| Some(*height) == cursor);
+    let Some((height, ledger)) = ledger else {
+        let seen = store.list_l1_observations(ids).await?;
+        return Ok(seen.into_iter().map(|o| (o.validation_id, o)).collect());
+    };
+    let ends: HashMap<Id, u64> = store
+        .list_l1_fee_active(ids)
+        .await?
+        .into_iter()
+        .map(|a| (a.validation_id, a.end_accrued))
+        .collect();
+    Ok(ids
+        .iter()
+        .map(|id| {
+            let end = ends.get(id).copied().unwrap_or(0);
+            let reading = L1Observation {
+                validation_id: *id,
+                balance: end.saturating_sub(ledger.accrued),
+                height,
+                observed_at: ledger.time,
+            };
+            (*id, reading)
+        })
+        .collect())
+}
+
 /// `GET /v1/networks/{network}/l1Validators`
 #[utoipa::path(get, path = "/v1/networks/{network}/l1Validators",
     operation_id = "listL1Validators", tag = "Primary Network",
     summary = "List L1 validators",
-    description = "Lists L1 validators, newest first: the active ones unless includeInactiveL1Validators, filterable by L1 (subnetId), node and validation ID. remainingBalance is the node's reading at blockHeight.",
+    description = "Lists L1 validators, newest first: the active ones unless includeInactiveL1Validators, filterable by L1 (subnetId), node and validation ID. remainingBalance is what the validator has left at blockHeight (the indexed P-Chain height, or the node's last reading where the indexer does not replay the fee).",
     params(
         ("network" = String, Path, description = "mainnet, fuji or testnet"),
         ("subnetId" = Option<String>, Query, description = "Validators of this L1"),
@@ -81,13 +118,7 @@ pub async fn list_l1_validators(
         .iter()
         .map(|v| v.validator.validation_id)
         .collect();
-    let seen: HashMap<Id, _> = state
-        .store
-        .list_l1_observations(&ids)
-        .await?
-        .into_iter()
-        .map(|o| (o.validation_id, o))
-        .collect();
+    let seen = balances(&state, &ids).await?;
     let height = match seen.values().map(|o| o.height).max() {
         Some(h) => h,
         None => state

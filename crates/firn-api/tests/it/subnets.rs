@@ -3,7 +3,8 @@
 
 use firn_core::ids::Id;
 use firn_core::network::{AVM_VM_ID, CORETH_VM_ID, FUJI};
-use firn_store::{PChainReader, Store};
+use firn_store::rows::l1_fees::{L1FeeActive, L1FeeChanges, LedgerState};
+use firn_store::{PChainReader, PChainWriter, Store};
 use serde_json::{Value, json};
 
 use crate::fixtures::{fuji, seed};
@@ -188,6 +189,7 @@ pub async fn pchain_tx_and_block_by_id_match_the_store(store: Store) {
 
 pub async fn l1_validators_match_the_store(store: Store) {
     let world = seed(&store, 3, 0).await;
+    let api_store = store.clone();
     let api = Api::new(store);
     let list = format!("{NET}/l1Validators?");
     let doc = official();
@@ -303,4 +305,41 @@ pub async fn l1_validators_match_the_store(store: Store) {
             .await
             .assert_error(400, needle);
     }
+
+    // Once the indexer replays the fee ledger, a balance is what the ledger leaves the
+    // validator at the indexed height: 0 charged up to 1 000, ending at 1 555; 1 at 1 777.
+    let height = world.p.height + 1;
+    let mut block = crate::fixtures::pblock(height, world.p.ts + 1, Vec::new());
+    let charged = |v: &firn_store::rows::pchain::L1Validator, end| L1FeeActive {
+        validation_id: v.validation_id,
+        subnet_id: v.subnet_id,
+        node_id: v.node_id,
+        end_accrued: end,
+    };
+    block.l1_fees = Some(L1FeeChanges {
+        state: LedgerState {
+            time: world.p.ts + 1,
+            excess: 0,
+            accrued: 1_000,
+        },
+        active: vec![charged(&made[0], 1_555), charged(&made[1], 1_777)],
+        inactive: Vec::new(),
+        days: Vec::new(),
+    });
+    api_store.commit_pchain_blocks(&[block]).await.unwrap();
+    let page = api
+        .ok(&format!("{list}includeInactiveL1Validators=true"))
+        .await;
+    assert_eq!(page["blockHeight"], height.to_string());
+    let balances: Vec<(String, u64)> = page["validators"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            let id = v["validationId"].as_str().unwrap().to_owned();
+            (id, v["remainingBalance"].as_u64().unwrap())
+        })
+        .collect();
+    let want = |i: usize, b: u64| (made[i].validation_id.to_string(), b);
+    assert_eq!(balances, vec![want(2, 0), want(1, 777), want(0, 555)]);
 }

@@ -15,7 +15,7 @@ use crate::store::Store;
 use crate::traits::L1ValidatorFilter;
 
 /// Validators one observation lookup binds.
-const LOOKUP_CHUNK: usize = 500;
+pub(super) const LOOKUP_CHUNK: usize = 500;
 
 /// The validators with the creating block's time.
 pub(super) const L1_VALIDATORS: CreatedTable = CreatedTable {

@@ -1,8 +1,10 @@
 //! The L1 validator fee ledger: written with the P-Chain blocks that move it, read back by the
 //! indexer to resume and by the Metrics API as daily totals.
 
+use firn_core::ids::Id;
 use sqlx::AnyConnection;
 
+use super::l1::LOOKUP_CHUNK;
 use crate::codec::{RowExt, bits, int};
 use crate::error::Result;
 use crate::row::Row;
@@ -75,10 +77,10 @@ pub(super) async fn write(
     Ok(())
 }
 
-/// The ledger as last committed, with its active validators.
-pub(super) async fn find_ledger(store: &Store) -> Result<Option<L1FeeLedgerRecord>> {
+/// The ledger's state as last committed, with the height of that block.
+pub(super) async fn find_state(store: &Store) -> Result<Option<(u64, LedgerState)>> {
     let q = Sql::new("SELECT height, time, excess, accrued FROM l1_fee_ledger WHERE id = 0");
-    let Some((height, state)) = store
+    store
         .fetch_optional(q, |r| {
             Ok((
                 r.u64("height")?,
@@ -89,8 +91,26 @@ pub(super) async fn find_ledger(store: &Store) -> Result<Option<L1FeeLedgerRecor
                 },
             ))
         })
-        .await?
-    else {
+        .await
+}
+
+/// Those of `validations` the ledger charges.
+pub(super) async fn list_active(store: &Store, validations: &[Id]) -> Result<Vec<L1FeeActive>> {
+    let mut out = Vec::with_capacity(validations.len());
+    for chunk in validations.chunks(LOOKUP_CHUNK) {
+        let mut q = Sql::new(
+            "SELECT validation_id, subnet_id, node_id, end_accrued FROM l1_fee_active \
+             WHERE validation_id IN (",
+        );
+        q.bind_list(chunk.iter().map(|v| v.0.to_vec())).push(")");
+        out.extend(store.fetch(q, decode_active).await?);
+    }
+    Ok(out)
+}
+
+/// The ledger as last committed, with its active validators.
+pub(super) async fn find_ledger(store: &Store) -> Result<Option<L1FeeLedgerRecord>> {
+    let Some((height, state)) = find_state(store).await? else {
         return Ok(None);
     };
     let q = Sql::new(

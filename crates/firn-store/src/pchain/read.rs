@@ -15,7 +15,7 @@ use crate::page::{
     UtxoCursor,
 };
 use crate::row::Row;
-use crate::rows::l1_fees::L1FeeLedgerRecord;
+use crate::rows::l1_fees::{L1FeeActive, L1FeeLedgerRecord, LedgerState};
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord, PTxRecord,
     PUtxoRecord, RewardRecord, SUBNET_VALIDATOR_TX, StakerRecord, StakerStatus, StakingTotals,
@@ -819,5 +819,13 @@ impl PChainReader for Store {
 
     async fn find_l1_fee_ledger(&self) -> Result<Option<L1FeeLedgerRecord>> {
         super::l1_fees::find_ledger(self).await
+    }
+
+    async fn find_l1_fee_state(&self) -> Result<Option<(u64, LedgerState)>> {
+        super::l1_fees::find_state(self).await
+    }
+
+    async fn list_l1_fee_active(&self, validations: &[Id]) -> Result<Vec<L1FeeActive>> {
+        super::l1_fees::list_active(self, validations).await
     }
 }
