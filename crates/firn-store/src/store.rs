@@ -44,6 +44,9 @@ pub(crate) type RecordedRead = (String, Vec<crate::sql::Value>);
 
 /// Decodes one result row.
 pub(crate) type Decode<T> = fn(&dyn Row) -> Result<T>;
+
+/// Keys one lookup statement binds ([`Store::fetch_by_keys`]).
+pub(crate) const LOOKUP_CHUNK: usize = 500;
 /// Builds a second read from the first read's rows (`None`: nothing to read).
 pub(crate) type FollowUp<T> = fn(&[T]) -> Option<Sql>;
 
@@ -114,6 +117,24 @@ impl Store {
                 Err(e) => Err(e),
             },
         }
+    }
+
+    /// The read `select` (ending in `IN (`) for every one of `keys`, [`LOOKUP_CHUNK`] keys a
+    /// statement; the rows of all of them.
+    pub(crate) async fn fetch_by_keys<K, T: Send + 'static>(
+        &self,
+        select: &str,
+        keys: &[K],
+        key: fn(&K) -> Vec<u8>,
+        decode: Decode<T>,
+    ) -> Result<Vec<T>> {
+        let mut out = Vec::with_capacity(keys.len());
+        for chunk in keys.chunks(LOOKUP_CHUNK) {
+            let mut q = Sql::new(select);
+            q.bind_list(chunk.iter().map(key)).push(")");
+            out.extend(self.fetch(q, decode).await?);
+        }
+        Ok(out)
     }
 
     /// Two dependent reads: `first`, then the query `then` builds from its rows (`None`: no

@@ -10,12 +10,9 @@ use crate::error::Result;
 use crate::page::{CreatedCursor, Page, PageRequest, SortOrder};
 use crate::row::Row;
 use crate::rows::pchain::{L1Observation, L1ValidatorRecord};
-use crate::sql::{Sql, Value};
+use crate::sql::Value;
 use crate::store::Store;
 use crate::traits::L1ValidatorFilter;
-
-/// Validators one observation lookup binds.
-pub(super) const LOOKUP_CHUNK: usize = 500;
 
 /// The validators with the creating block's time.
 pub(super) const L1_VALIDATORS: CreatedTable = CreatedTable {
@@ -79,16 +76,11 @@ pub(super) async fn list_observations(
     store: &Store,
     validations: &[Id],
 ) -> Result<Vec<L1Observation>> {
-    let mut out = Vec::with_capacity(validations.len());
-    for chunk in validations.chunks(LOOKUP_CHUNK) {
-        let mut q = Sql::new(
-            "SELECT validation_id, balance, height, observed_at FROM l1_validator_observations \
-             WHERE validation_id IN (",
-        );
-        q.bind_list(chunk.iter().map(|v| v.0.to_vec())).push(")");
-        out.extend(store.fetch(q, decode_observation).await?);
-    }
-    Ok(out)
+    let select = "SELECT validation_id, balance, height, observed_at \
+                  FROM l1_validator_observations WHERE validation_id IN (";
+    store
+        .fetch_by_keys(select, validations, |v| v.0.to_vec(), decode_observation)
+        .await
 }
 
 fn decode_observation(r: &dyn Row) -> Result<L1Observation> {

@@ -4,7 +4,6 @@
 use firn_core::ids::Id;
 use sqlx::AnyConnection;
 
-use super::l1::LOOKUP_CHUNK;
 use crate::codec::{RowExt, bits, int};
 use crate::error::Result;
 use crate::row::Row;
@@ -96,16 +95,11 @@ pub(super) async fn find_state(store: &Store) -> Result<Option<(u64, LedgerState
 
 /// Those of `validations` the ledger charges.
 pub(super) async fn list_active(store: &Store, validations: &[Id]) -> Result<Vec<L1FeeActive>> {
-    let mut out = Vec::with_capacity(validations.len());
-    for chunk in validations.chunks(LOOKUP_CHUNK) {
-        let mut q = Sql::new(
-            "SELECT validation_id, subnet_id, node_id, end_accrued FROM l1_fee_active \
-             WHERE validation_id IN (",
-        );
-        q.bind_list(chunk.iter().map(|v| v.0.to_vec())).push(")");
-        out.extend(store.fetch(q, decode_active).await?);
-    }
-    Ok(out)
+    let select = "SELECT validation_id, subnet_id, node_id, end_accrued FROM l1_fee_active \
+                  WHERE validation_id IN (";
+    store
+        .fetch_by_keys(select, validations, |v| v.0.to_vec(), decode_active)
+        .await
 }
 
 /// The ledger as last committed, with its active validators.

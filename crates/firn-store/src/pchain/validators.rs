@@ -11,12 +11,9 @@ use crate::error::Result;
 use crate::row::Row;
 use crate::rows::pchain::{DelegationTotals, SupplyReading, ValidatorObservation};
 use crate::sql::Sql;
-use crate::store::Store;
+use crate::store::{LOOKUP_CHUNK, Store};
 use firn_core::ids::{Id, NodeId};
 use firn_core::pchain::reward::split;
-
-/// Validators one query looks up (their IDs are bound one by one).
-const LOOKUP_CHUNK: usize = 500;
 
 /// Keeps `observed` (the newest word on each validator replaces the older one).
 pub(super) async fn record(store: &Store, observed: &[ValidatorObservation]) -> Result<()> {
@@ -78,16 +75,11 @@ pub(super) async fn list_observations(
     store: &Store,
     nodes: &[NodeId],
 ) -> Result<Vec<ValidatorObservation>> {
-    let mut out = Vec::with_capacity(nodes.len());
-    for chunk in nodes.chunks(LOOKUP_CHUNK) {
-        let mut q = Sql::new(
-            "SELECT node_id, uptime, connected, observed_at FROM p_validator_observations \
-             WHERE node_id IN (",
-        );
-        q.bind_list(chunk.iter().map(|v| v.0.to_vec())).push(")");
-        out.extend(store.fetch(q, decode_observation).await?);
-    }
-    Ok(out)
+    let select = "SELECT node_id, uptime, connected, observed_at FROM p_validator_observations \
+                  WHERE node_id IN (";
+    store
+        .fetch_by_keys(select, nodes, |n| n.0.to_vec(), decode_observation)
+        .await
 }
 
 fn decode_observation(r: &dyn Row) -> Result<ValidatorObservation> {
