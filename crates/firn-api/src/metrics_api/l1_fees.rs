@@ -156,10 +156,10 @@ async fn series(
         next_page_token: None,
         results: Vec::new(),
     });
-    let Some(ledger) = store.find_l1_fee_ledger().await? else {
+    let Some((_, ledger)) = store.find_l1_fee_state().await? else {
         return Ok(empty);
     };
-    let today = ledger.state.time - ledger.state.time % DAY;
+    let today = ledger.time - ledger.time % DAY;
     let last = today.min(to - to % DAY);
     // Every day up to the last one: a cumulative series carries what came before the frame.
     let days = store.list_l1_fee_days(scope, 0, last).await?;

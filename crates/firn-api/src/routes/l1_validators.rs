@@ -32,10 +32,11 @@ pub(crate) fn router() -> Router<AppState> {
 const PAGE_DEFAULT: u32 = 10;
 const PAGE_MAX: u32 = 100;
 
-/// The remaining balance of each of `ids`: the fee ledger's at the indexed height when the
-/// indexer replays it (exact: what the validator has left after the fees up to that block),
-/// otherwise the node's last reading of it.
-async fn balances(state: &AppState, ids: &[Id]) -> ApiResult<HashMap<Id, L1Observation>> {
+/// The remaining balance of each of `ids` and the height it holds at: the fee ledger's at the
+/// indexed height when the indexer replays it (exact: what the validator has left after the
+/// fees up to that block), otherwise the node's last reading of it (the newest reading's
+/// height; the indexed height when there is none).
+async fn balances(state: &AppState, ids: &[Id]) -> ApiResult<(HashMap<Id, L1Observation>, u64)> {
     let store = &state.store;
     let cursor = store.find_cursor(ChainKey::PChain).await?;
     let ledger = store
@@ -43,8 +44,14 @@ async fn balances(state: &AppState, ids: &[Id]) -> ApiResult<HashMap<Id, L1Obser
         .await?
         .filter(|(height, _)| Some(*height) == cursor);
     let Some((height, ledger)) = ledger else {
-        let seen = store.list_l1_observations(ids).await?;
-        return Ok(seen.into_iter().map(|o| (o.validation_id, o)).collect());
+        let seen: HashMap<Id, L1Observation> = store
+            .list_l1_observations(ids)
+            .await?
+            .into_iter()
+            .map(|o| (o.validation_id, o))
+            .collect();
+        let height = seen.values().map(|o| o.height).max();
+        return Ok((seen, height.or(cursor).unwrap_or(0)));
     };
     let ends: HashMap<Id, u64> = store
         .list_l1_fee_active(ids)
@@ -52,7 +59,7 @@ async fn balances(state: &AppState, ids: &[Id]) -> ApiResult<HashMap<Id, L1Obser
         .into_iter()
         .map(|a| (a.validation_id, a.end_accrued))
         .collect();
-    Ok(ids
+    let readings = ids
         .iter()
         .map(|id| {
             let end = ends.get(id).copied().unwrap_or(0);
@@ -64,7 +71,8 @@ async fn balances(state: &AppState, ids: &[Id]) -> ApiResult<HashMap<Id, L1Obser
             };
             (*id, reading)
         })
-        .collect())
+        .collect();
+    Ok((readings, height))
 }
 
 /// `GET /v1/networks/{network}/l1Validators`
@@ -118,15 +126,7 @@ pub async fn list_l1_validators(
         .iter()
         .map(|v| v.validator.validation_id)
         .collect();
-    let seen = balances(&state, &ids).await?;
-    let height = match seen.values().map(|o| o.height).max() {
-        Some(h) => h,
-        None => state
-            .store
-            .find_cursor(ChainKey::PChain)
-            .await?
-            .unwrap_or(0),
-    };
+    let (seen, height) = balances(&state, &ids).await?;
     let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
     Ok(Json(ListL1ValidatorsResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),
