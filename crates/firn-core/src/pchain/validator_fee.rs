@@ -213,6 +213,16 @@ impl FeeLedger {
         self.by_end.iter().map(|&(end, id)| (id, end))
     }
 
+    /// How many validators are active.
+    pub fn active_count(&self) -> usize {
+        self.by_end.len()
+    }
+
+    /// The accrued total at which `id`'s balance runs out (`None` when inactive).
+    pub fn end_of(&self, id: &Id) -> Option<u64> {
+        self.ends.get(id).copied()
+    }
+
     /// What `id` has left (0 when inactive).
     pub fn balance(&self, id: &Id) -> u64 {
         self.ends

@@ -62,7 +62,7 @@ impl FeeTracker {
 
     /// Whether no L1 validator was ever charged (nothing has accrued, no one is active).
     fn idle(&self) -> bool {
-        self.ledger.state().accrued == 0 && self.ledger.active().next().is_none()
+        self.ledger.state().accrued == 0 && self.ledger.active_count() == 0
     }
 
     /// Charges every active validator up to a block's time. Until the first L1 validator the
@@ -124,7 +124,7 @@ impl FeeTracker {
         (!self.idle()).then(|| {
             (
                 self.ledger.state().accrued,
-                self.ledger.active().count() as u64,
+                self.ledger.active_count() as u64,
             )
         })
     }
@@ -141,7 +141,6 @@ impl FeeTracker {
 
     /// What changed since the last call, to commit with the batch's last block.
     pub fn take_changes(&mut self) -> L1FeeChanges {
-        let ends: HashMap<Id, u64> = self.ledger.active().collect();
         let who = |id: &Id| self.who.get(id).copied();
         let active = std::mem::take(&mut self.touched)
             .into_iter()
@@ -151,7 +150,7 @@ impl FeeTracker {
                     validation_id: id,
                     subnet_id,
                     node_id,
-                    end_accrued: *ends.get(&id)?,
+                    end_accrued: self.ledger.end_of(&id)?,
                 })
             })
             .collect();
