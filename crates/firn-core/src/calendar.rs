@@ -33,9 +33,29 @@ pub fn days_from_civil(y: u64, m: u64, d: u64) -> u64 {
     era * 146_097 + doe - 719_468
 }
 
+/// RFC 3339 text of Unix seconds in UTC, as Go's `time.Time` marshals it:
+/// `2025-01-01T00:00:00Z`.
+pub fn rfc3339(unix: u64) -> String {
+    let (y, m, d) = civil_from_days(unix / DAY);
+    let secs = unix % DAY;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / HOUR,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_735_689_600), "2025-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400 + 86_399), "2000-02-29T23:59:59Z");
+    }
 
     #[test]
     fn days_and_dates_round_trip() {

@@ -35,7 +35,7 @@ pub(super) async fn get_fee_state(node: N, _: NoParams) -> Result<FeeStateReply,
         capacity: state.capacity,
         excess: state.excess,
         price,
-        timestamp: super::time::rfc3339(node.chain.timestamp()),
+        timestamp: firn_core::calendar::rfc3339(node.chain.timestamp()),
     })
 }
 
@@ -63,6 +63,6 @@ pub(super) async fn get_validator_fee_state(
     Ok(ValidatorFeeStateReply {
         excess,
         price,
-        timestamp: super::time::rfc3339(node.chain.timestamp()),
+        timestamp: firn_core::calendar::rfc3339(node.chain.timestamp()),
     })
 }

@@ -23,7 +23,7 @@ pub fn report(node: &Node) -> HealthReply {
     let started = Instant::now();
     let height = node.chain.height();
     let profile = node.chain.network().profile;
-    let now = super::time::rfc3339(node.chain.clock().now());
+    let now = firn_core::calendar::rfc3339(node.chain.clock().now());
     let duration = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
     let check = |name: &str, message: Value| {
         let check = Check {

@@ -17,7 +17,6 @@ pub mod info;
 pub mod platform;
 mod shapes;
 mod stake;
-pub mod time;
 pub mod validators;
 
 use std::sync::Arc;

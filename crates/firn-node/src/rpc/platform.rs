@@ -499,7 +499,7 @@ async fn validates(node: N, args: SubnetParams) -> Result<BlockchainIdsReply, Me
 /// `platform.getTimestamp` → `{timestamp}` (RFC 3339, the chain time).
 async fn get_timestamp(node: N, _: NoParams) -> Result<TimestampReply, MethodError> {
     Ok(TimestampReply {
-        timestamp: super::time::rfc3339(node.chain.timestamp()),
+        timestamp: firn_core::calendar::rfc3339(node.chain.timestamp()),
     })
 }
 
