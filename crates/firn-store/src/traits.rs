@@ -26,7 +26,7 @@ use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, NetMint, Stak
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord,
     PChainBlockRows, PTxRecord, PUtxoRecord, RewardRecord, StakerRecord, StakerStatus,
-    StakingTotals, SubnetRecord, SupplyReading, ValidatorObservation,
+    StakingTotals, SubnetRecord, SupplyReading, SupplyTotals, ValidatorObservation,
 };
 use crate::rows::utxos::{BalanceSum, UtxoActivity};
 use crate::rows::{ChainKey, CommitOutcome};
@@ -220,6 +220,13 @@ pub trait PChainReader {
         &self,
         subnet_id: Id,
     ) -> impl Future<Output = Result<Option<SupplyReading>>> + Send;
+    /// What the index holds of `asset_id`'s supply: burned and rewarded since the first
+    /// indexed block, locked at `now`, and the genesis outputs still locked at `now`.
+    fn find_supply_totals(
+        &self,
+        asset_id: Id,
+        now: u64,
+    ) -> impl Future<Output = Result<SupplyTotals>> + Send;
     /// What the followed node last said of each of `nodes` as primary-network validators;
     /// nodes it never described have no entry.
     fn list_validator_observations(

@@ -21,6 +21,7 @@ use crate::types::{Address, U256};
 const WEEK_MONTH_METRICS: &str = "evm_week_month_metrics";
 const ERC20_BALANCES: &str = "evm_erc20_balances";
 const UTXO_OWNERS: &str = "p_utxo_owners";
+const ASSET_TOTALS: &str = "p_asset_totals";
 /// UTXOs the owners upgrade reads per statement.
 const UTXOS_PER_READ: i64 = 1_000;
 /// Transfers the ERC-20 upgrade reads per statement.
@@ -30,7 +31,18 @@ const TRANSFERS_PER_READ: i64 = 1_000;
 pub(crate) async fn run_pending(store: &Store) -> Result<()> {
     week_and_month_metrics(store).await?;
     erc20_balances(store).await?;
-    utxo_owners(store).await
+    utxo_owners(store).await?;
+    asset_totals(store).await
+}
+
+/// Sums what the stored P-Chain transactions burned and their rewards paid, per asset.
+async fn asset_totals(store: &Store) -> Result<()> {
+    let mut w = store.begin_write().await?;
+    if !claim(&mut w, store.backend(), ASSET_TOTALS, "p_asset_totals").await? {
+        return Ok(());
+    }
+    crate::pchain::derive_supply_totals(&mut w).await?;
+    w.commit().await
 }
 
 /// Takes the marker `name` in `w`'s transaction: false when there is none (done, or another

@@ -3,18 +3,21 @@
 //! lists add, the node's observations and each validator's delegations, in `validators`; the
 //! UTXOs of owners, their balances and last activity, in `utxos`; L1 validators and the
 //! node's word on their balances in `l1`; the L1 validator fee ledger and the fees it
-//! charged per day in `l1_fees`).
+//! charged per day in `l1_fees`; what was burned, rewarded and is locked, for the supply, in
+//! `supply`).
 
 mod decode;
 mod l1;
 mod l1_fees;
 mod read;
+mod supply;
 mod totals;
 mod utxos;
 mod validators;
 mod write;
 
 pub(crate) use l1_fees::list_days as list_l1_fee_days;
+pub(crate) use supply::derive_totals as derive_supply_totals;
 pub(crate) use utxos::insert_owners;
 
 /// The longest staking period the store expects: AvalancheGo's `MaxStakeDuration` (one

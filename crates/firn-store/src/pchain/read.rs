@@ -19,7 +19,7 @@ use crate::rows::l1_fees::{L1FeeActive, L1FeeLedgerRecord, LedgerState};
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord, PTxRecord,
     PUtxoRecord, RewardRecord, SUBNET_VALIDATOR_TX, StakerRecord, StakerStatus, StakingTotals,
-    SubnetRecord, SupplyReading, ValidatorObservation,
+    SubnetRecord, SupplyReading, SupplyTotals, ValidatorObservation,
 };
 use crate::rows::utxos::{BalanceSum, UtxoActivity};
 use crate::sql::{Sql, Value};
@@ -589,6 +589,10 @@ impl PChainReader for Store {
 
     async fn find_supply(&self, subnet_id: Id) -> Result<Option<SupplyReading>> {
         super::validators::find_supply(self, subnet_id).await
+    }
+
+    async fn find_supply_totals(&self, asset_id: Id, now: u64) -> Result<SupplyTotals> {
+        super::supply::find(self, asset_id, now).await
     }
 
     async fn list_validator_observations(

@@ -24,6 +24,7 @@ impl PChainWriter for Store {
         let conn: &mut AnyConnection = &mut w.tx;
         let mut cursor = load_cursor(conn, ChainKey::PChain).await?;
         let mut outcome = CommitOutcome::default();
+        let mut totals = super::supply::TotalsDelta::default();
         for rows in blocks {
             let height = rows.block.height;
             if let Some(c) = cursor {
@@ -41,6 +42,7 @@ impl PChainWriter for Store {
                 }
             }
             write_block(conn, rows).await?;
+            totals.add_block(rows);
             if let Some(changes) = &rows.l1_fees {
                 super::l1_fees::write(conn, height, changes).await?;
             }
@@ -50,6 +52,7 @@ impl PChainWriter for Store {
         if let (Some(c), true) = (cursor, outcome.committed > 0) {
             save_cursor(conn, ChainKey::PChain, c).await?;
         }
+        totals.write(conn).await?;
         w.commit().await?;
         debug!(
             committed = outcome.committed,
@@ -352,7 +355,8 @@ async fn write_tx(
         let row = sqlx::query(
             "UPDATE p_stakers SET end_tx_hash = $1, end_height = $2, end_timestamp = $3 \
              WHERE tx_hash = $4 AND end_tx_hash IS NULL \
-             RETURNING subnet_id, weight, is_delegator",
+             RETURNING subnet_id, node_id, weight, is_delegator, start_ts, end_ts, \
+             estimated_reward, delegation_fee, gross_reward, net_reward",
         )
         .bind(c.tx_hash.0.to_vec())
         .bind(height)
@@ -364,6 +368,7 @@ async fn write_tx(
         let d = staking.entry(row.id("subnet_id")?).or_default();
         let weight = i128::from(row.bits("weight")?);
         if row.bool("is_delegator")? {
+            super::supply::accrue_delegation_fee(conn, &row).await?;
             d.delegators -= 1;
             d.delegator_weight -= weight;
         } else {

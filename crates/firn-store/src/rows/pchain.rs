@@ -524,6 +524,27 @@ pub struct L1Observation {
     pub observed_at: u64,
 }
 
+/// The parts of an asset's supply the P-Chain index holds
+/// ([`crate::PChainReader::find_supply_totals`]); amounts saturate at `u64::MAX`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SupplyTotals {
+    /// Burned by the indexed transactions: what they consumed less what they produced, staked
+    /// and moved into L1 validator balances.
+    pub burned: u64,
+    /// Paid by the indexed reward transactions (reward UTXOs).
+    pub rewarded: u64,
+    /// Minted into the supply and not paid yet: the potential rewards of the primary
+    /// network's stakers started by that moment and not yet ended by a transaction, and the
+    /// delegation fees their validators accrued from delegators already rewarded.
+    pub pending_rewards: u64,
+    /// Held by unspent P-Chain UTXOs whose lock (locktime or stakeable lock) ends after the
+    /// moment asked about, stakes still staking left out.
+    pub locked: u64,
+    /// Of the genesis block's outputs (a node whose block 0 carries its genesis, as firn's
+    /// devnet does), those whose lock ends after that moment, wherever they went since.
+    pub genesis_locked: u64,
+}
+
 /// The current supply the followed node reported (`platform.getCurrentSupply`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SupplyReading {

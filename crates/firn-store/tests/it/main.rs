@@ -13,6 +13,7 @@ mod mints;
 mod pchain;
 mod rollback;
 mod staking;
+mod supply;
 mod utxos;
 
 firn_store::backend_tests! {
@@ -26,6 +27,7 @@ firn_store::backend_tests! {
     pchain::pchain_paging_is_stable_under_inserts,
     staking::pchain_stakers_and_rewards,
     staking::validator_statuses_delegations_and_observations,
+    supply::supply_totals_follow_commits,
     utxos::utxo_lists_balances_and_last_activity,
     evm::evm_round_trip,
     evm::evm_failed_block_leaves_nothing,
