@@ -10,7 +10,8 @@ use utoipa::openapi::path::{Operation, ParameterIn};
 
 use crate::routes::{
     evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, l1_validators,
-    nfts, primary, primary_lookups, signature_aggregator, staking, subnets, utxos, validators,
+    nfts, primary, primary_lookups, signature_aggregator, staking, subnets, supply, utxos,
+    validators,
 };
 use crate::state::AppState;
 
@@ -27,7 +28,7 @@ use crate::state::AppState;
         subnets::get_blockchain,
         staking::list_rewards, staking::list_delegators, staking::get_network_details,
         validators::list_validators, validators::get_single_validator_details,
-        staking::list_pending_rewards,
+        staking::list_pending_rewards, supply::get_avax_supply,
         utxos::get_utxos_by_addresses, utxos::get_utxos_by_addresses_v2,
         utxos::get_balances_by_addresses, utxos::get_last_activity, utxos::get_last_activity_v2,
         l1_validators::list_l1_validators,

@@ -28,6 +28,7 @@ pub mod primary_lookups;
 pub mod signature_aggregator;
 pub mod staking;
 pub mod subnets;
+pub mod supply;
 mod unsupported;
 pub mod utxos;
 pub mod validators;
@@ -40,6 +41,7 @@ pub fn router() -> Router<AppState> {
         .merge(primary_lookups::router())
         .merge(subnets::router())
         .merge(staking::router())
+        .merge(supply::router())
         .merge(validators::router())
         .merge(utxos::router())
         .merge(l1_validators::router())

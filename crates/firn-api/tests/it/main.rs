@@ -19,6 +19,7 @@ mod service;
 mod shapes;
 mod signature_aggregator;
 mod subnets;
+mod supply;
 mod utxos;
 mod validation;
 mod validators;
@@ -49,6 +50,7 @@ firn_store::backend_tests! {
     subnets::l1_validators_match_the_store,
     validators::validators_match_the_store,
     validators::network_details_match_the_store,
+    supply::avax_supply_adds_up,
     utxos::utxo_endpoints_match_the_store,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,

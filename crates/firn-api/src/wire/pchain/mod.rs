@@ -1,6 +1,7 @@
 //! Primary-network shapes, one module per resource: `transactions` (P-Chain transactions and
 //! the C-Chain's atomic ones), `utxos`, `blocks`, `rewards`, `delegators`, `validators`, `network`,
-//! `blockchains`, `subnets`, and the balances and last activity of addresses (`balances`).
+//! `blockchains`, `subnets`, the balances and last activity of addresses (`balances`) and the
+//! AVAX supply (`supply`).
 //! Here: the rendering context every one of them takes ([`Ctx`]) and the shapes they share.
 //! The reward rule the delegator shapes show is `firn_core::pchain::reward`.
 
@@ -12,6 +13,7 @@ mod l1_validators;
 mod network;
 mod rewards;
 mod subnets;
+mod supply;
 mod transactions;
 mod utxos;
 mod validators;
@@ -39,6 +41,7 @@ pub use network::{
 };
 pub use rewards::{AssetWithPriceInfo, HistoricalReward, ListHistoricalRewardsResponse};
 pub use subnets::{ListBlockchainsResponse, ListSubnetsResponse, Subnet};
+pub use supply::{AvaxSupplyResponse, SupplyParts};
 pub use transactions::{
     BlockchainInfo, BlsCredentials, L1ValidatorDetails, L1ValidatorManagerDetails,
     ListCChainAtomicTransactionsResponse, ListPChainTransactionsResponse, PChainTransaction,
