@@ -36,7 +36,8 @@ fn newest(url: &str) -> u64 {
     series["results"][0]["value"].as_f64().unwrap_or(0.0) as u64
 }
 
-pub fn l1_fees_match_the_node(rpc: &str, api: &str, metrics: &str) {
+/// Returns what every L1 validator paid, nAVAX.
+pub fn l1_fees_match_the_node(rpc: &str, api: &str, metrics: &str) -> u64 {
     let net = format!("{api}/v1/networks/fuji");
     // Indexed up to the node's P-Chain height.
     let height = u64_of(&call(rpc, "/ext/bc/P", "platform.getHeight", json!({}))["height"]);
@@ -123,4 +124,5 @@ pub fn l1_fees_match_the_node(rpc: &str, api: &str, metrics: &str) {
         total,
         "the network's fees are the validations'"
     );
+    total
 }

@@ -14,4 +14,5 @@ mod js;
 mod js_pchain;
 mod l1_fees;
 mod metrics;
+mod supply;
 mod up;

@@ -4,7 +4,8 @@
 //! the node serves (`eth_getBlockByNumber`, `eth_getBlockReceipts`, callTracer traces); so must
 //! every rolling window, and the network-wide series and windows (`total`, `testnet`) combine
 //! both chains'. Then `/v1/avg_tps` the same way, the L1 validator fees against the node
-//! ([`crate::l1_fees`]), and page tokens expiring when the devnet's clock moves a day on.
+//! ([`crate::l1_fees`]), the AVAX supply against the node ([`crate::supply`]), and page tokens
+//! expiring when the devnet's clock moves a day on.
 
 use firn_store::rows::metrics::Granularity;
 use serde_json::{Value, json};
@@ -496,7 +497,13 @@ fn metrics_match_a_month_of_devnet_blocks_and_tokens_expire_on_its_clock() {
     ));
     assert_eq!(status, 404, "{body}");
 
-    crate::l1_fees::l1_fees_match_the_node(&up.url, &api, &metrics);
+    let l1_fees = crate::l1_fees::l1_fees_match_the_node(&up.url, &api, &metrics);
+    let c_fees: u128 = all_blocks[0]
+        .iter()
+        .flat_map(|b| &b.txs)
+        .map(|t| u128::from(t.gas_used) * t.gas_price)
+        .sum();
+    crate::supply::supply_matches_the_node(&up.url, &api, c_fees, l1_fees.into());
 
     // A page token is valid for 24 hours of the devnet's clock.
     let first = format!("{metrics}/v2/chains/43113/metrics/txCount?timeInterval=day&pageSize=3");

@@ -11,7 +11,8 @@
 //   against getBlockchains and their CreateChainTx; an address's UTXOs, balances and last
 //   activity against getBalance, getStake and the blocks (lib/utxos.mjs); L1 validators with
 //   their remaining balances and owners against getCurrentValidators and getL1Validator
-//   (lib/l1.mjs);
+//   (lib/l1.mjs); the AVAX supply against getCurrentSupply, getRewardUTXOs and
+//   getCurrentValidators (lib/supply.mjs);
 // - every EVM chain (eth_*): blocks by number and hash, contract deployments, an address's
 //   ERC-20 and ERC-721 transfers against eth_getLogs, token metadata against eth_call,
 //   collectible holdings (ERC-721 owners, ERC-1155 balances) computed from the logs and checked
@@ -28,6 +29,7 @@ import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 import { ZERO, balance20, balance1155, busiest, erc20Metadata, evmView, ownerOf, tokenUri } from "./lib/evm.mjs";
 import { currentStakers, pchainView, rewardUtxos, splitReward, txIdsOf, txsOf } from "./lib/pchain.mjs";
 import { l1Steps } from "./lib/l1.mjs";
+import { supplySteps } from "./lib/supply.mjs";
 import { utxoSteps } from "./lib/utxos.mjs";
 import { Node, bech32Hex, check, checksummed, functionSelector, hexNumber, pages, sameSet } from "./lib/rpc.mjs";
 
@@ -746,6 +748,8 @@ async function run(label, sdk, s) {
     ...pchainSteps(label, sdk.data, s),
     ...utxoSteps(sdk.data, { label, counter, o, node, p: s.p, bech32Of }),
     ...l1Steps(sdk.data, { counter, o, node, p: s.p, blockchains: s.blockchains }),
+    // Only chainkit has the AVAX supply.
+    ...(sdk.avaxSupply ? supplySteps(sdk, { counter, o, node, p: s.p, current: s.current, rewards: s.rewards }) : {}),
   };
   for (const c of s.evm) Object.assign(steps, evmSteps(sdk.data, c));
   for (const [name, step] of Object.entries(steps)) {
