@@ -8,6 +8,7 @@ use firn_store::rows::pchain::{
     AssetAmount, NewReward, NewStaker, PChainBlockRows, PUtxo, RewardType, SupplyTotals,
 };
 use firn_store::{PChainReader, PChainWriter, Store};
+use sqlx::{Connection, Executor};
 
 use crate::fixtures::{avax, id, node, pblock, ptx, short, utxo};
 use crate::pchain::T;
@@ -202,4 +203,64 @@ pub async fn supply_totals_follow_commits(store: Store) {
         }
     );
     firn_store::testing::assert_reads_use_indexes(&store).await;
+}
+
+/// A store made before version 19 gets its totals and its validators' accrued fees derived
+/// from what it holds: the same answers as a store that kept them from the start.
+async fn older_store_gets_supply_totals(location: &str, raw: &str) {
+    let (genesis, outputs) = genesis();
+    let (staking, _, _) = staking_history();
+    let later = later_blocks(staking.len() as u64 + 1, &outputs);
+    let delegation = delegation_blocks((staking.len() + later.len()) as u64 + 1);
+    let store = firn_store::open(location).await.unwrap();
+    for blocks in [&[genesis][..], &staking, &later, &delegation] {
+        store.commit_pchain_blocks(blocks).await.unwrap();
+    }
+    let answers = async |store: &Store| {
+        let mut out = Vec::new();
+        for asset in [avax(), other_asset()] {
+            for now in [LATER_TS, LATER_TS + 5_000, GENESIS_TS + 200_000] {
+                out.push(store.find_supply_totals(asset, now).await.unwrap());
+            }
+        }
+        out
+    };
+    let fresh = answers(&store).await;
+    assert!(fresh[1].pending_rewards > 0 && fresh[1].rewarded > 0 && fresh[1].burned > 0);
+    store.close().await;
+    let mut conn = sqlx::AnyConnection::connect(raw).await.unwrap();
+    for sql in [
+        "DROP TABLE p_asset_totals",
+        "DROP INDEX p_utxos_locked",
+        "DROP INDEX p_stakers_open_validators",
+        "ALTER TABLE p_stakers DROP COLUMN accrued_fees",
+        "DELETE FROM store_upgrades",
+        "DELETE FROM _sqlx_migrations WHERE version = 19",
+    ] {
+        conn.execute(sql).await.unwrap();
+    }
+    conn.close().await.unwrap();
+    let store = firn_store::open(location).await.unwrap();
+    assert_eq!(answers(&store).await, fresh);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn sqlite_older_store_gets_supply_totals() {
+    let dir = std::env::temp_dir().join(format!("firn-store-supply-{}", uuid::Uuid::new_v4()));
+    let path = dir.join("firn.db");
+    let path = path.to_str().unwrap();
+    older_store_gets_supply_totals(path, &format!("sqlite://{path}")).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn postgres_older_store_gets_supply_totals() {
+    let Some(db) = firn_store::testing::TestDb::postgres().await else {
+        eprintln!(
+            "SKIPPED supply::postgres_older_store_gets_supply_totals: PostgreSQL not reachable"
+        );
+        return;
+    };
+    older_store_gets_supply_totals(db.url(), db.url()).await;
 }
