@@ -13,7 +13,9 @@ use crate::page::{HeightCursor, Page, PageRequest, SortOrder};
 use crate::row::Row;
 use crate::rows::evm::TokenStandard;
 use crate::rows::l1_fees::{L1FeeDayTotal, L1FeeScope};
-use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, NetMint, StakingMetrics};
+use crate::rows::metrics::{
+    AddressRole, ChainMetrics, Granularity, NetMint, StakingMetrics, TokenMove, TransferKey,
+};
 use crate::sql::Sql;
 use crate::store::{Backend, Store};
 use crate::traits::MetricsReader;
@@ -316,4 +318,67 @@ impl MetricsReader for Store {
         }
         Ok(Some(sums.into_values().collect()))
     }
+
+    async fn list_token_moves(
+        &self,
+        chain_id: u64,
+        token: Address,
+        to_block: u64,
+        page: &PageRequest<TransferKey>,
+    ) -> Result<Vec<TokenMove>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new(
+            "SELECT number, log_index, batch_index, standard, from_addr, to_addr, token_id, value \
+             FROM evm_transfers WHERE chain_id = ",
+        );
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND token = ")
+            .bind(token.0.to_vec())
+            .push(" AND number <= ")
+            .bind(int("block", to_block)?);
+        if let Some(k) = page.after {
+            q.push(" AND (number, log_index, batch_index) > (")
+                .bind(int("cursor block", k.number)?)
+                .push(", ")
+                .bind(i64::from(k.log_index))
+                .push(", ")
+                .bind(i64::from(k.batch_index))
+                .push(")");
+        }
+        q.push(" ORDER BY number, log_index, batch_index")
+            .limit(limit);
+        self.fetch(q, decode_move).await
+    }
+
+    async fn list_chain_addresses(
+        &self,
+        chain_id: u64,
+        page: &PageRequest<Address>,
+    ) -> Result<Vec<Address>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new("SELECT address FROM evm_chain_addresses WHERE chain_id = ");
+        q.bind(int("chain id", chain_id)?)
+            .push(" AND kind = ")
+            .bind(AddressRole::Active.code());
+        if let Some(a) = page.after {
+            q.push(" AND address > ").bind(a.0.to_vec());
+        }
+        q.push(" ORDER BY address").limit(limit);
+        self.fetch(q, |r| r.address("address")).await
+    }
+}
+
+fn decode_move(r: &dyn Row) -> Result<TokenMove> {
+    Ok(TokenMove {
+        key: TransferKey {
+            number: r.u64("number")?,
+            log_index: r.u32("log_index")?,
+            batch_index: r.u32("batch_index")?,
+        },
+        standard: TokenStandard::from_code("standard", r.i64("standard")?)?,
+        from: r.address("from_addr")?,
+        to: r.address("to_addr")?,
+        token_id: r.opt_u256("token_id")?,
+        value: r.u256("value")?,
+    })
 }

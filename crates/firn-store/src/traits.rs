@@ -22,7 +22,9 @@ use crate::rows::evm::{
 use crate::rows::l1_fees::{
     L1FeeActive, L1FeeDayTotal, L1FeeLedgerRecord, L1FeeScope, LedgerState,
 };
-use crate::rows::metrics::{AddressRole, ChainMetrics, Granularity, NetMint, StakingMetrics};
+use crate::rows::metrics::{
+    AddressRole, ChainMetrics, Granularity, NetMint, StakingMetrics, TokenMove, TransferKey,
+};
 use crate::rows::pchain::{
     BlockchainRecord, DelegationTotals, L1Observation, L1ValidatorRecord, PBlockRecord,
     PChainBlockRows, PTxRecord, PUtxoRecord, RewardRecord, StakerRecord, StakerStatus,
@@ -712,6 +714,22 @@ pub trait MetricsReader {
         token: Address,
         max_transfers: u64,
     ) -> impl Future<Output = Result<Option<Vec<NetMint>>>> + Send;
+    /// Transfers of `token` on one chain up to block `to_block`, oldest first: a replay of its
+    /// holders' balances, page by page (a short page is the last).
+    fn list_token_moves(
+        &self,
+        chain_id: u64,
+        token: Address,
+        to_block: u64,
+        page: &PageRequest<TransferKey>,
+    ) -> impl Future<Output = Result<Vec<TokenMove>>> + Send;
+    /// Distinct addresses active on one chain (senders and recipients of its transactions),
+    /// by address (a short page is the last).
+    fn list_chain_addresses(
+        &self,
+        chain_id: u64,
+        page: &PageRequest<Address>,
+    ) -> impl Future<Output = Result<Vec<Address>>> + Send;
     /// What the L1 validators of `scope` paid per UTC day, for the days in
     /// `[from_day, to_day]` on which any of them paid, oldest first.
     fn list_l1_fee_days(

@@ -301,3 +301,32 @@ impl NetMint {
         self.minted.saturating_sub(self.burned)
     }
 }
+
+/// Where a token's transfer stands in its chain: block, log, entry of an ERC-1155 batch. The
+/// cursor of [`crate::MetricsReader::list_token_moves`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct TransferKey {
+    /// Block number.
+    pub number: u64,
+    /// Log index in the block.
+    pub log_index: u32,
+    /// Entry in an ERC-1155 `TransferBatch` (0 otherwise).
+    pub batch_index: u32,
+}
+
+/// One transfer of a token, as a replay of its holders' balances needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenMove {
+    /// Where it stands.
+    pub key: TransferKey,
+    /// The token's standard.
+    pub standard: crate::rows::evm::TokenStandard,
+    /// Sender (zero address on mint).
+    pub from: crate::types::Address,
+    /// Recipient (zero address on burn).
+    pub to: crate::types::Address,
+    /// Token ID (ERC-721 and ERC-1155).
+    pub token_id: Option<U256>,
+    /// Amount (1 for ERC-721).
+    pub value: U256,
+}

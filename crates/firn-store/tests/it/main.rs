@@ -48,6 +48,7 @@ firn_store::backend_tests! {
     metrics::staking_metrics_match_direct_computation,
     l1_fees::l1_fee_ledger_and_daily_fees,
     mints::token_mints_and_burns_by_address,
+    mints::token_moves_and_chain_addresses,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
