@@ -82,6 +82,48 @@ impl NodeReads {
         })
     }
 
+    /// The native balances of `addresses` now, [`CALLS_AT_ONCE`] at a time.
+    pub async fn native_balances(
+        &self,
+        chain: &EvmChainRecord,
+        addresses: &[Address],
+    ) -> ApiResult<HashMap<Address, U256>> {
+        let client = self.client(chain)?;
+        let mut calls = JoinSet::new();
+        let mut out = HashMap::with_capacity(addresses.len());
+        let mut pending = addresses.iter();
+        loop {
+            while calls.len() < CALLS_AT_ONCE
+                && let Some(a) = pending.next()
+            {
+                let (client, a) = (client.clone(), *a);
+                calls.spawn(async move {
+                    let got = client
+                        .call::<_, String>("eth_getBalance", (format!("{a:#x}"), "latest"))
+                        .await;
+                    (a, got)
+                });
+            }
+            let Some(done) = calls.join_next().await else {
+                return Ok(out);
+            };
+            let (a, got) = done.map_err(|e| {
+                ApiError::Unavailable(format!(
+                    "a read from the node of chain {} failed: {e}",
+                    chain.chain_id
+                ))
+            })?;
+            let raw = got.map_err(|e| node_error(chain, "eth_getBalance", None, e))?;
+            let balance = U256::parse_text(&raw).map_err(|_| {
+                ApiError::Unavailable(format!(
+                    "the node of chain {} answered eth_getBalance with {raw:?}, not an amount",
+                    chain.chain_id
+                ))
+            })?;
+            out.insert(a, balance);
+        }
+    }
+
     /// `owner`'s `balanceOf` each of `tokens` at `block` (the node's latest without one),
     /// [`CALLS_AT_ONCE`] at a time. A token that reverts, runs out of gas or answers with
     /// anything but one word has no entry: a contract can fail its own call, never the

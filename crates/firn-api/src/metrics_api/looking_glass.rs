@@ -143,7 +143,7 @@ async fn validator_addresses(
 }
 
 /// An address as page-token words (8, 8 and 4 bytes).
-fn address_words(a: &Address) -> [u64; 3] {
+pub(super) fn address_words(a: &Address) -> [u64; 3] {
     let b = a.0.0;
     let word = |r: std::ops::Range<usize>| {
         b[r].iter()
@@ -152,7 +152,7 @@ fn address_words(a: &Address) -> [u64; 3] {
     [word(0..8), word(8..16), word(16..20)]
 }
 
-fn address_of_words(words: &[u64]) -> ApiResult<Address> {
+pub(super) fn address_of_words(words: &[u64]) -> ApiResult<Address> {
     let bad = || ApiError::bad("pageToken is not a page token of this list");
     let [a, b, c] = *words else {
         return Err(bad());

@@ -164,3 +164,18 @@ pub struct LookingGlassResponse {
     /// The addresses that match.
     pub addresses: Vec<AddressDetails>,
 }
+
+/// `CompositeQueryResponse`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompositeQueryResponse {
+    /// Present only when more addresses follow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+    /// How many addresses each subquery found, by its ID.
+    pub sub_query_counts: std::collections::BTreeMap<String, u64>,
+    /// How many addresses the combined query found.
+    pub total_count: u64,
+    /// A page of them, by address.
+    pub addresses: Vec<String>,
+}

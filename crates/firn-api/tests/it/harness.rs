@@ -52,6 +52,13 @@ impl Reply {
         );
     }
 
+    /// The body of a 200.
+    #[track_caller]
+    pub fn ok(self) -> serde_json::Value {
+        assert_eq!(self.status, StatusCode::OK, "{}", self.json);
+        self.json
+    }
+
     /// The `nextPageToken`, if any (asserting it is never `null` or empty).
     pub fn next_token(&self) -> Option<String> {
         let t = self.json.get("nextPageToken")?;

@@ -7,6 +7,7 @@ mod evm_address;
 mod evm_txs;
 mod fixtures;
 mod harness;
+mod metrics_composite;
 mod metrics_history;
 mod metrics_l1_fees;
 mod metrics_looking_glass;
@@ -65,5 +66,6 @@ firn_store::backend_tests! {
     metrics_v2::responses_match_the_official_schemas,
     metrics_looking_glass::validator_addresses_over_a_time_frame,
     metrics_looking_glass::btcb_bridgers_above_a_threshold,
+    metrics_composite::composite_queries_of_holders,
     metrics_l1_fees::l1_validator_fee_metrics,
 }
