@@ -74,10 +74,19 @@ pub fn start_firn(subcommand: &str, dir: &Path, extra: &[&str]) -> Running {
 
 /// One JSON-RPC call over a plain HTTP/1.1 connection.
 pub fn call(url: &str, path: &str, method: &str, params: Value) -> Value {
+    let body = json!({ "jsonrpc": "2.0", "method": method, "params": params, "id": 1 });
+    let (status, v) = post_json(url, path, &body);
+    assert_eq!(status, 200, "{v}");
+    assert!(v.get("error").is_none(), "{method}: {v}");
+    v["result"].clone()
+}
+
+/// POST the JSON `body` to `path` on `url` (`http://host:port`): the status and the JSON body.
+pub fn post_json(url: &str, path: &str, body: &Value) -> (u16, Value) {
     let host = url.strip_prefix("http://").unwrap();
-    let body = json!({ "jsonrpc": "2.0", "method": method, "params": params, "id": 1 }).to_string();
+    let body = body.to_string();
     let mut s = TcpStream::connect(host).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     write!(
         s,
         "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -87,10 +96,8 @@ pub fn call(url: &str, path: &str, method: &str, params: Value) -> Value {
     let mut resp = String::new();
     s.read_to_string(&mut resp).unwrap();
     let (head, body) = resp.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     let v: Value = serde_json::from_str(body.trim()).unwrap_or_else(|_| panic!("not JSON: {body}"));
-    assert!(v.get("error").is_none(), "{method}: {v}");
-    v["result"].clone()
+    (head[9..12].parse().unwrap(), v)
 }
 
 pub fn stop(mut r: Running) {

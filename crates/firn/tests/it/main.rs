@@ -5,6 +5,7 @@ mod aggregator_evm;
 mod aggregator_rpc;
 mod aggregator_sdk;
 mod cli;
+mod composite;
 mod data_api;
 mod devnet;
 mod e2e;

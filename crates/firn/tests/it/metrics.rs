@@ -4,7 +4,8 @@
 //! the node serves (`eth_getBlockByNumber`, `eth_getBlockReceipts`, callTracer traces); so must
 //! every rolling window, and the network-wide series and windows (`total`, `testnet`) combine
 //! both chains'. Then `/v1/avg_tps` the same way, the L1 validator fees against the node
-//! ([`crate::l1_fees`]), the AVAX supply against the node ([`crate::supply`]), and page tokens
+//! ([`crate::l1_fees`]), the AVAX supply against the node ([`crate::supply`]), native holders
+//! of the composite query against `eth_getBalance` ([`crate::composite`]), and page tokens
 //! expiring when the devnet's clock moves a day on.
 
 use firn_store::rows::metrics::Granularity;
@@ -468,6 +469,14 @@ fn metrics_match_a_month_of_devnet_blocks_and_tokens_expire_on_its_clock() {
         let days = (blocks.last().unwrap().ts - blocks[0].ts) / 86_400;
         assert!(days >= 30, "chain {chain_id}: {days} days of blocks");
         check_chain(&metrics, *chain_id, &blocks);
+        let active: BTreeSet<String> = blocks
+            .iter()
+            .flat_map(|b| &b.txs)
+            .flat_map(|t| std::iter::once(t.from.clone()).chain(t.to.clone()))
+            .collect();
+        crate::composite::native_holders_match_the_node(
+            &up.url, &metrics, *chain_id, path, &active,
+        );
         all_blocks.push(blocks);
     }
 
