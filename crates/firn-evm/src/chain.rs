@@ -266,6 +266,18 @@ impl EvmChain {
         self.lock_pool().len()
     }
 
+    /// The hashes of the transactions pooled since arrival number `since` (the newest
+    /// [`ARRIVALS_KEPT`](crate::ARRIVALS_KEPT) at most), and the number to ask from next time: what
+    /// a pending-transaction filter reports.
+    pub fn pooled_since(&self, since: u64) -> (Vec<B256>, u64) {
+        self.lock_pool().arrivals_since(since)
+    }
+
+    /// Every pooled transaction, by sender then nonce.
+    pub fn pooled(&self) -> Vec<SignedTx> {
+        self.lock_pool().all()
+    }
+
     fn block_context(&self, parent: &Block, timestamp: u64) -> (BlockContext, u64, fee::FeeWindow) {
         let fc = &self.config.genesis.config.fee_config;
         let p = parent_fees(parent);

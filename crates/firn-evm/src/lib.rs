@@ -66,6 +66,7 @@ pub use fee::FeeConfig;
 pub use genesis::{
     ChainConfig, EvmGenesis, GenesisAccount, PRECOMPILE_KEYS, PrecompileConfig, UPGRADE_KEYS,
 };
+pub use mempool::ARRIVALS_KEPT;
 pub use precompiles::{Precompiles, Role};
 pub use producer::Producer;
 pub use query::{FeeHistory, LogEntry, LogFilter, SUGGESTED_TIP, TxLookup, block_logs};

@@ -2,7 +2,7 @@
 //! ready from its account nonce on without gaps; later ones wait. A second transaction with
 //! a pooled nonce replaces it only when it pays at least 10% more, as geth's pool requires.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use alloy_consensus::Transaction;
 use alloy_primitives::{Address, B256};
@@ -14,6 +14,9 @@ use crate::error::TxError;
 pub const MAX_POOL: usize = 100_000;
 /// Price bump, in percent, a replacement must pay.
 const PRICE_BUMP: u128 = 10;
+/// Arrivals remembered for pending-transaction filters: one that falls further behind misses
+/// the oldest.
+pub const ARRIVALS_KEPT: usize = 4_096;
 
 /// Pending transactions.
 #[derive(Debug, Default)]
@@ -22,6 +25,9 @@ pub struct Mempool {
     /// Senders in the order their first pooled tx arrived (block building order).
     order: Vec<Address>,
     hashes: HashMap<B256, Address>,
+    /// The newest arrivals, oldest first; `arrived` counts every arrival ever.
+    arrivals: VecDeque<B256>,
+    arrived: u64,
 }
 
 impl Mempool {
@@ -74,8 +80,37 @@ impl Mempool {
             self.order.push(tx.sender);
         }
         self.hashes.insert(tx.hash, tx.sender);
+        if self.arrivals.len() == ARRIVALS_KEPT {
+            self.arrivals.pop_front();
+        }
+        self.arrivals.push_back(tx.hash);
+        self.arrived += 1;
         queue.insert(nonce, tx);
         Ok(())
+    }
+
+    /// The hashes of the transactions that arrived since arrival number `since` (those still
+    /// remembered), and the number to ask from next time.
+    pub fn arrivals_since(&self, since: u64) -> (Vec<B256>, u64) {
+        let first_kept = self.arrived - self.arrivals.len() as u64;
+        let skip = since.saturating_sub(first_kept);
+        let new = self
+            .arrivals
+            .iter()
+            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+            .copied()
+            .collect();
+        (new, self.arrived)
+    }
+
+    /// Every pooled transaction, by sender then nonce.
+    pub fn all(&self) -> Vec<SignedTx> {
+        let mut senders: Vec<&Address> = self.by_sender.keys().collect();
+        senders.sort();
+        senders
+            .into_iter()
+            .flat_map(|s| self.by_sender[s].values().cloned())
+            .collect()
     }
 
     /// Ready transactions in building order: senders by arrival, each sender's run of nonces

@@ -5,6 +5,7 @@
 mod common;
 mod eth;
 mod fees;
+mod filters;
 mod l1;
 mod misc;
 mod platform;

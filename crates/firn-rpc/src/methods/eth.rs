@@ -222,6 +222,17 @@ pub struct Transaction {
     pub y_parity: Option<u64>,
 }
 
+/// `eth_getFilterChanges`' answer: block or transaction hashes (block and pending-transaction
+/// filters), or logs (log filters).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FilterChanges {
+    /// Block hashes or transaction hashes.
+    Hashes(Vec<B256>),
+    /// Logs.
+    Logs(Vec<Log>),
+}
+
 /// `types.Log` with its position.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

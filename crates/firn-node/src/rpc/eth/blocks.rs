@@ -137,7 +137,7 @@ async fn get_block_transaction_count_by_hash(
 }
 
 /// `eth_getLogs [filter]`; a range over [`MAX_LOG_RANGE`] blocks is refused.
-async fn get_logs(node: State, (args,): (FilterArgs,)) -> Result<Vec<Log>, EthError> {
+pub(super) async fn get_logs(node: State, (args,): (FilterArgs,)) -> Result<Vec<Log>, EthError> {
     let (from, to) = match args.block_hash {
         Some(h) => {
             let b = node

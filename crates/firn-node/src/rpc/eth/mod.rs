@@ -4,12 +4,14 @@
 //!
 //! An [`EvmNode`] holds one chain and a waker for its block producer; [`server`] registers one
 //! small function per method: [`blocks`] (blocks, receipts, logs, fees), [`txs`] (sending and
-//! finding transactions, account state, calls), [`debug`] (`callTracer` traces), [`subnet`] (`eth_feeConfig`,
+//! finding transactions, account state, calls), [`debug`] (`callTracer` traces), [`filters`]
+//! (geth's polling filters), [`subnet`] (`eth_feeConfig`,
 //! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`).
 //! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
 
 pub mod blocks;
 pub mod debug;
+pub mod filters;
 pub mod params;
 pub mod shapes;
 pub mod subnet;
@@ -37,6 +39,7 @@ pub const MAX_FEE_HISTORY: u64 = 1024;
 pub struct EvmNode {
     chain: Arc<EvmChain>,
     waker: Option<Arc<Notify>>,
+    filters: filters::Filters,
 }
 
 /// The state every handler gets.
@@ -46,7 +49,11 @@ impl EvmNode {
     /// Serves `chain`; `waker` (from [`firn_evm::Producer::waker`]) is notified when a tx is
     /// pooled.
     pub fn new(chain: Arc<EvmChain>, waker: Option<Arc<Notify>>) -> Self {
-        Self { chain, waker }
+        Self {
+            chain,
+            waker,
+            filters: filters::Filters::default(),
+        }
     }
 
     /// The chain.
@@ -97,6 +104,7 @@ pub fn server(node: State) -> EthServer<State> {
     let s = blocks::register(s);
     let s = txs::register(s);
     let s = debug::register(s);
+    let s = filters::register(s);
     subnet::register(s)
 }
 
