@@ -1,8 +1,9 @@
 //! viem (npm) against the real `firn devnet` binary's C-Chain: `tests/js/evm/test.mjs`
 //! deploys the three token contracts, transfers, reads balances and logs, estimates gas.
 //! `tests/js/evm/l1.mjs` creates an L1 through P-Chain txs (avalanchejs) and reads its
-//! chain config, fee config and active precompiles. Skipped, with a message, when node or npm
-//! is missing.
+//! chain config, fee config and active precompiles. `tests/js/evm/watch.mjs` runs viem's and
+//! ethers' event listeners, which poll filters. Skipped, with a message, when node or npm is
+//! missing.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -40,7 +41,7 @@ fn run_against_devnet(test_name: &str, script: &str) {
         eprintln!("SKIPPED {test_name}: node/npm not found");
         return;
     }
-    let js = crate::js::project("evm", &["viem", "@avalabs/avalanchejs"]);
+    let js = crate::js::project("evm", &["viem", "@avalabs/avalanchejs", "ethers"]);
     let dir = std::env::temp_dir().join(format!("firn-evm-{test_name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
@@ -92,6 +93,12 @@ fn run_against_devnet(test_name: &str, script: &str) {
 #[test]
 fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
     run_against_devnet("evm_viem_c_chain", "test.mjs");
+}
+
+/// viem's and ethers' event listeners over HTTP, which poll geth's filters.
+#[test]
+fn viem_and_ethers_listeners_poll_filters_on_the_c_chain() {
+    run_against_devnet("evm_watch", "watch.mjs");
 }
 
 /// avalanchejs issues CreateSubnetTx + CreateChainTx (subnet-EVM genesis with all six
