@@ -145,3 +145,25 @@ pub fn keys(v: &Value) -> Vec<&str> {
         .map(String::as_str)
         .collect()
 }
+
+/// One EVM chain's endpoint, called in process.
+pub type EthEndpoint = firn_rpc::EthServer<Arc<firn_node::rpc::eth::EvmNode>>;
+
+/// The whole JSON-RPC response to `method` with `params`.
+pub async fn eth_call(s: &EthEndpoint, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let out = s.call_raw(body.as_bytes(), None).await.unwrap();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// The result of `method` with `params`, which must not fail.
+pub async fn eth_result(s: &EthEndpoint, method: &str, params: Value) -> Value {
+    let r = eth_call(s, method, params).await;
+    assert!(r.get("error").is_none(), "{method}: {r}");
+    r["result"].clone()
+}
+
+/// `0x`-hex of raw bytes.
+pub fn hex_bytes(b: &[u8]) -> String {
+    format!("0x{}", hex::encode(b))
+}

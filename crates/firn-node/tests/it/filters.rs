@@ -5,29 +5,13 @@
 
 use std::sync::Arc;
 
-use alloy_primitives::{Address, Bytes, U256};
+use alloy_primitives::{Address, U256};
 use firn_evm::testing::{chain, deploy_token, erc20_transfers, key, plain_transfers};
 use firn_node::rpc::eth::filters::MAX_FILTERS;
 use firn_node::rpc::eth::{EvmNode, server};
-use serde_json::{Value, json};
+use serde_json::json;
 
-type Server = firn_rpc::EthServer<Arc<EvmNode>>;
-
-async fn call(s: &Server, method: &str, params: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-    let out = s.call_raw(body.as_bytes(), None).await.unwrap();
-    serde_json::from_slice(&out).unwrap()
-}
-
-async fn result(s: &Server, method: &str, params: Value) -> Value {
-    let r = call(s, method, params).await;
-    assert!(r.get("error").is_none(), "{method}: {r}");
-    r["result"].clone()
-}
-
-fn hex(b: &Bytes) -> String {
-    format!("0x{}", alloy_primitives::hex::encode(b))
-}
+use crate::common::{eth_call, eth_result, hex_bytes};
 
 #[tokio::test]
 async fn filters_report_each_change_once() {
@@ -37,9 +21,9 @@ async fn filters_report_each_change_once() {
     let token = deploy_token(&chain, &k, 0);
     let other = deploy_token(&chain, &k, 1);
 
-    let blocks = result(&s, "eth_newBlockFilter", json!([])).await;
-    let pending = result(&s, "eth_newPendingTransactionFilter", json!([])).await;
-    let token_logs = result(
+    let blocks = eth_result(&s, "eth_newBlockFilter", json!([])).await;
+    let pending = eth_result(&s, "eth_newPendingTransactionFilter", json!([])).await;
+    let token_logs = eth_result(
         &s,
         "eth_newFilter",
         json!([{ "address": format!("{token:#x}") }]),
@@ -49,7 +33,7 @@ async fn filters_report_each_change_once() {
     // Nothing happened yet.
     for id in [&blocks, &pending, &token_logs] {
         assert_eq!(
-            result(&s, "eth_getFilterChanges", json!([id])).await,
+            eth_result(&s, "eth_getFilterChanges", json!([id])).await,
             json!([])
         );
     }
@@ -66,20 +50,20 @@ async fn filters_report_each_change_once() {
     ));
     let mut hashes = Vec::new();
     for r in &raw {
-        hashes.push(result(&s, "eth_sendRawTransaction", json!([hex(r)])).await);
+        hashes.push(eth_result(&s, "eth_sendRawTransaction", json!([hex_bytes(r)])).await);
     }
     assert_eq!(
-        result(&s, "eth_getFilterChanges", json!([pending])).await,
+        eth_result(&s, "eth_getFilterChanges", json!([pending])).await,
         json!(hashes),
         "the pooled txs, in arrival order"
     );
     let block = chain.build_block().unwrap().unwrap();
     assert_eq!(block.txs.len(), 4);
     assert_eq!(
-        result(&s, "eth_getFilterChanges", json!([blocks])).await,
+        eth_result(&s, "eth_getFilterChanges", json!([blocks])).await,
         json!([format!("{:#x}", block.hash)])
     );
-    let logs = result(&s, "eth_getFilterChanges", json!([token_logs])).await;
+    let logs = eth_result(&s, "eth_getFilterChanges", json!([token_logs])).await;
     let logs = logs.as_array().unwrap();
     assert_eq!(logs.len(), 2, "the token's two transfers: {logs:?}");
     for l in logs {
@@ -89,20 +73,20 @@ async fn filters_report_each_change_once() {
     // Reported once.
     for id in [&blocks, &pending, &token_logs] {
         assert_eq!(
-            result(&s, "eth_getFilterChanges", json!([id])).await,
+            eth_result(&s, "eth_getFilterChanges", json!([id])).await,
             json!([])
         );
     }
     // The filter's logs from its criteria, as eth_getLogs (from the latest block, without a
     // fromBlock).
     let criteria = json!({ "address": format!("{token:#x}") });
-    let all = result(&s, "eth_getFilterLogs", json!([token_logs])).await;
-    assert_eq!(all, result(&s, "eth_getLogs", json!([criteria])).await);
+    let all = eth_result(&s, "eth_getFilterLogs", json!([token_logs])).await;
+    assert_eq!(all, eth_result(&s, "eth_getLogs", json!([criteria])).await);
     assert_eq!(all.as_array().unwrap().len(), 2);
 
     // A log filter's own block range bounds what it reports.
     let head = chain.height();
-    let bounded = result(
+    let bounded = eth_result(
         &s,
         "eth_newFilter",
         json!([{ "toBlock": format!("{:#x}", head + 1) }]),
@@ -110,9 +94,9 @@ async fn filters_report_each_change_once() {
     .await;
     for (nonce, expect) in [(6, 1), (7, 0)] {
         let r = &erc20_transfers(&k, other, nonce, 1)[0];
-        result(&s, "eth_sendRawTransaction", json!([hex(r)])).await;
+        eth_result(&s, "eth_sendRawTransaction", json!([hex_bytes(r)])).await;
         chain.build_block().unwrap().unwrap();
-        let got = result(&s, "eth_getFilterChanges", json!([bounded])).await;
+        let got = eth_result(&s, "eth_getFilterChanges", json!([bounded])).await;
         assert_eq!(
             got.as_array().unwrap().len(),
             expect,
@@ -123,11 +107,11 @@ async fn filters_report_each_change_once() {
 
     // Gone once uninstalled; unknown IDs and wrong kinds are "filter not found".
     assert_eq!(
-        result(&s, "eth_uninstallFilter", json!([blocks])).await,
+        eth_result(&s, "eth_uninstallFilter", json!([blocks])).await,
         true
     );
     assert_eq!(
-        result(&s, "eth_uninstallFilter", json!([blocks])).await,
+        eth_result(&s, "eth_uninstallFilter", json!([blocks])).await,
         false
     );
     for (method, id) in [
@@ -135,14 +119,14 @@ async fn filters_report_each_change_once() {
         ("eth_getFilterChanges", json!("0x1234")),
         ("eth_getFilterLogs", pending.clone()),
     ] {
-        let r = call(&s, method, json!([id])).await;
+        let r = eth_call(&s, method, json!([id])).await;
         assert_eq!(
             r["error"],
             json!({ "code": -32000, "message": "filter not found" }),
             "{method}"
         );
     }
-    let r = call(
+    let r = eth_call(
         &s,
         "eth_newFilter",
         json!([{ "blockHash": format!("{:#x}", block.hash) }]),
@@ -157,13 +141,13 @@ async fn a_chain_holds_a_bounded_number_of_filters() {
     let s = server(Arc::new(EvmNode::new(chain, None)));
     let mut ids = Vec::new();
     for _ in 0..MAX_FILTERS {
-        ids.push(result(&s, "eth_newBlockFilter", json!([])).await);
+        ids.push(eth_result(&s, "eth_newBlockFilter", json!([])).await);
     }
     let mut unique = ids.clone();
     unique.sort_by_key(|v| v.to_string());
     unique.dedup();
     assert_eq!(unique.len(), MAX_FILTERS, "IDs are distinct");
-    let r = call(&s, "eth_newBlockFilter", json!([])).await;
+    let r = eth_call(&s, "eth_newBlockFilter", json!([])).await;
     assert_eq!(r["error"]["code"], -32000);
     assert!(
         r["error"]["message"]
@@ -172,6 +156,6 @@ async fn a_chain_holds_a_bounded_number_of_filters() {
             .contains("too many filters"),
         "{r}"
     );
-    result(&s, "eth_uninstallFilter", json!([ids[0]])).await;
-    result(&s, "eth_newBlockFilter", json!([])).await;
+    eth_result(&s, "eth_uninstallFilter", json!([ids[0]])).await;
+    eth_result(&s, "eth_newBlockFilter", json!([])).await;
 }

@@ -9,5 +9,6 @@ mod filters;
 mod l1;
 mod misc;
 mod platform;
+mod pool;
 mod staking;
 mod trace;

@@ -423,6 +423,39 @@ pub struct TxTrace {
 #[serde(transparent)]
 pub struct Quantity(#[serde(with = "quantity")] pub u64);
 
+/// `txpool_status`: how many pooled txs can run next (pending) and how many wait behind a
+/// nonce gap (queued).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxpoolStatus {
+    /// Runnable.
+    pub pending: Quantity,
+    /// Waiting for an earlier nonce.
+    pub queued: Quantity,
+}
+
+/// One sender's pooled txs by nonce (decimal text, as geth keys them).
+pub type TxsByNonce<T> = std::collections::BTreeMap<String, T>;
+
+/// `txpool_content` (`T` = [`Transaction`]) and `txpool_inspect` (`T` = geth's one-line
+/// summary): pooled txs by sender (lower-case hex) and nonce.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "T: Deserialize<'de>"))]
+pub struct TxpoolContent<T> {
+    /// Runnable.
+    pub pending: std::collections::BTreeMap<String, TxsByNonce<T>>,
+    /// Waiting for an earlier nonce.
+    pub queued: std::collections::BTreeMap<String, TxsByNonce<T>>,
+}
+
+/// `txpool_contentFrom`: one sender's pooled txs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TxpoolContentFrom {
+    /// Runnable.
+    pub pending: TxsByNonce<Transaction>,
+    /// Waiting for an earlier nonce.
+    pub queued: TxsByNonce<Transaction>,
+}
+
 /// `eth_feeHistory`'s reply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use alloy_primitives::U256;
-use firn_evm::{Block, LogFilter, SUGGESTED_TIP};
+use alloy_primitives::{Address, B256, U256, keccak256};
+use firn_evm::{BLACKHOLE, Block, LogFilter, SUGGESTED_TIP};
 use firn_rpc::EthServer;
 use firn_rpc::methods::eth::{FeeHistory, Log, Quantity, Receipt};
 
-use super::params::{BlockCount, BlockId, BlockTag, FilterArgs, Hash, Percentiles};
+use super::params::{BlockCount, BlockId, BlockTag, FilterArgs, Hash, HexBytes, Percentiles};
 use super::shapes::{BlockJson, block_json, block_receipts_json, log_json};
 use super::{EthError, MAX_FEE_HISTORY, MAX_LOG_RANGE, State};
 
@@ -30,6 +30,14 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
             "eth_getBlockTransactionCountByHash",
             get_block_transaction_count_by_hash,
         )
+        .method("eth_getUncleCountByBlockNumber", get_uncle_count_by_number)
+        .method("eth_getUncleCountByBlockHash", get_uncle_count_by_hash)
+        .method("eth_getUncleByBlockNumberAndIndex", get_uncle_by_number)
+        .method("eth_getUncleByBlockHashAndIndex", get_uncle_by_hash)
+        .method("eth_coinbase", coinbase)
+        .method("eth_etherbase", coinbase)
+        .method("net_peerCount", peer_count)
+        .method("web3_sha3", sha3)
         .method("eth_getLogs", get_logs)
         .method("eth_gasPrice", gas_price)
         .method("eth_maxPriorityFeePerGas", max_priority_fee_per_gas)
@@ -72,6 +80,50 @@ async fn net_listening(_: State, (): ()) -> Result<bool, EthError> {
 /// `web3_clientVersion`.
 async fn client_version(_: State, (): ()) -> Result<String, EthError> {
     Ok(format!("firn/v{}", env!("CARGO_PKG_VERSION")))
+}
+
+/// `eth_getUncleCountByBlockNumber [block]` → 0 (Avalanche blocks have no uncles), or null.
+async fn get_uncle_count_by_number(
+    node: State,
+    (tag,): (BlockTag,),
+) -> Result<Option<Quantity>, EthError> {
+    Ok(find_block(&node, BlockId::Tag(tag)).map(|_| Quantity(0)))
+}
+
+/// `eth_getUncleCountByBlockHash [hash]` → 0, or null.
+async fn get_uncle_count_by_hash(
+    node: State,
+    (hash,): (Hash,),
+) -> Result<Option<Quantity>, EthError> {
+    Ok(find_block(&node, BlockId::Hash(hash.0)).map(|_| Quantity(0)))
+}
+
+/// `eth_getUncleByBlockNumberAndIndex [block, index]` → null: there are no uncles.
+async fn get_uncle_by_number(
+    _: State,
+    (_, _): (BlockTag, Quantity),
+) -> Result<Option<()>, EthError> {
+    Ok(None)
+}
+
+/// `eth_getUncleByBlockHashAndIndex [hash, index]` → null.
+async fn get_uncle_by_hash(_: State, (_, _): (Hash, Quantity)) -> Result<Option<()>, EthError> {
+    Ok(None)
+}
+
+/// `eth_coinbase`/`eth_etherbase` → where fees go: coreth's and subnet-EVM's burn address.
+async fn coinbase(_: State, (): ()) -> Result<Address, EthError> {
+    Ok(BLACKHOLE)
+}
+
+/// `net_peerCount` → 0: the devnet's chains run in one process, with no EVM peers.
+async fn peer_count(_: State, (): ()) -> Result<Quantity, EthError> {
+    Ok(Quantity(0))
+}
+
+/// `web3_sha3 [data]` → its Keccak-256.
+async fn sha3(_: State, (data,): (HexBytes,)) -> Result<B256, EthError> {
+    Ok(keccak256(&data.0))
 }
 
 /// `eth_syncing` → false (the devnet is its own source).

@@ -5,7 +5,7 @@
 //! An [`EvmNode`] holds one chain and a waker for its block producer; [`server`] registers one
 //! small function per method: [`blocks`] (blocks, receipts, logs, fees), [`txs`] (sending and
 //! finding transactions, account state, calls), [`debug`] (`callTracer` traces), [`filters`]
-//! (geth's polling filters), [`subnet`] (`eth_feeConfig`,
+//! (geth's polling filters), [`pool`] (`txpool_*`), [`subnet`] (`eth_feeConfig`,
 //! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`).
 //! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
 
@@ -13,6 +13,7 @@ pub mod blocks;
 pub mod debug;
 pub mod filters;
 pub mod params;
+pub mod pool;
 pub mod shapes;
 pub mod subnet;
 pub mod txs;
@@ -105,6 +106,7 @@ pub fn server(node: State) -> EthServer<State> {
     let s = txs::register(s);
     let s = debug::register(s);
     let s = filters::register(s);
+    let s = pool::register(s);
     subnet::register(s)
 }
 

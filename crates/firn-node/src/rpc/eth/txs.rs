@@ -2,7 +2,11 @@
 //! code, storage, calls and gas estimates. Account state is the head's; an older block is
 //! answered with geth's "historical state … is not available".
 
+use std::sync::Arc;
+
+use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{B256, Bytes, U256};
+use firn_evm::{Block, SignedTx};
 use firn_rpc::EthServer;
 use firn_rpc::methods::eth::{Quantity, Receipt, Transaction};
 
@@ -15,6 +19,23 @@ use super::{EthError, State};
 pub fn register(s: EthServer<State>) -> EthServer<State> {
     s.method("eth_sendRawTransaction", send_raw_transaction)
         .method("eth_getTransactionByHash", get_transaction_by_hash)
+        .method(
+            "eth_getTransactionByBlockNumberAndIndex",
+            get_transaction_by_block_number_and_index,
+        )
+        .method(
+            "eth_getTransactionByBlockHashAndIndex",
+            get_transaction_by_block_hash_and_index,
+        )
+        .method("eth_getRawTransactionByHash", get_raw_transaction_by_hash)
+        .method(
+            "eth_getRawTransactionByBlockNumberAndIndex",
+            get_raw_transaction_by_block_number_and_index,
+        )
+        .method(
+            "eth_getRawTransactionByBlockHashAndIndex",
+            get_raw_transaction_by_block_hash_and_index,
+        )
         .method("eth_getTransactionReceipt", get_transaction_receipt)
         .method("eth_getTransactionCount", get_transaction_count)
         .method("eth_getBalance", get_balance)
@@ -60,6 +81,64 @@ async fn get_transaction_by_hash(
         let at = found.block.as_ref().map(|(b, i)| (&**b, *i));
         tx_json(&found.tx, at)
     }))
+}
+
+/// The tx at `index` of the block `id` names, with its block.
+fn at_position(node: &State, id: BlockId, index: Quantity) -> Option<(Arc<Block>, usize)> {
+    let block = find_block(node, id)?;
+    let i = usize::try_from(index.0)
+        .ok()
+        .filter(|i| *i < block.txs.len())?;
+    Some((block, i))
+}
+
+/// `eth_getTransactionByBlockNumberAndIndex [block, index]` → the tx, or null.
+async fn get_transaction_by_block_number_and_index(
+    node: State,
+    (tag, index): (BlockTag, Quantity),
+) -> Result<Option<Transaction>, EthError> {
+    Ok(
+        at_position(&node, BlockId::Tag(tag), index)
+            .map(|(b, i)| tx_json(&b.txs[i], Some((&b, i)))),
+    )
+}
+
+/// `eth_getTransactionByBlockHashAndIndex [hash, index]` → the tx, or null.
+async fn get_transaction_by_block_hash_and_index(
+    node: State,
+    (hash, index): (Hash, Quantity),
+) -> Result<Option<Transaction>, EthError> {
+    Ok(at_position(&node, BlockId::Hash(hash.0), index)
+        .map(|(b, i)| tx_json(&b.txs[i], Some((&b, i)))))
+}
+
+/// A tx's EIP-2718 encoding; geth answers `0x` for a tx it does not have.
+fn raw(tx: Option<&SignedTx>) -> Bytes {
+    tx.map(|t| Bytes::from(t.envelope.encoded_2718()))
+        .unwrap_or_default()
+}
+
+/// `eth_getRawTransactionByHash [hash]` → its encoding (pooled or mined), or `0x`.
+async fn get_raw_transaction_by_hash(node: State, (hash,): (Hash,)) -> Result<Bytes, EthError> {
+    Ok(raw(node.chain.transaction(&hash.0).as_ref().map(|f| &f.tx)))
+}
+
+/// `eth_getRawTransactionByBlockNumberAndIndex [block, index]` → its encoding, or `0x`.
+async fn get_raw_transaction_by_block_number_and_index(
+    node: State,
+    (tag, index): (BlockTag, Quantity),
+) -> Result<Bytes, EthError> {
+    let at = at_position(&node, BlockId::Tag(tag), index);
+    Ok(raw(at.as_ref().map(|(b, i)| &b.txs[*i])))
+}
+
+/// `eth_getRawTransactionByBlockHashAndIndex [hash, index]` → its encoding, or `0x`.
+async fn get_raw_transaction_by_block_hash_and_index(
+    node: State,
+    (hash, index): (Hash, Quantity),
+) -> Result<Bytes, EthError> {
+    let at = at_position(&node, BlockId::Hash(hash.0), index);
+    Ok(raw(at.as_ref().map(|(b, i)| &b.txs[*i])))
 }
 
 /// `eth_getTransactionReceipt [hash]` → the receipt of a mined tx, or null.
