@@ -253,6 +253,9 @@ async fn ten_thousand_idle_connections_do_not_shut_out_a_real_client() {
         closed += usize::from(r.await.unwrap());
     }
     eprintln!("{closed} of them closed by the server within 5 s");
-    // Measured here: 7,600 of 10,000; a server that kept idle connections would close none.
-    assert!(closed >= IDLE / 2, "only {closed} closed");
+    // A server that kept idle connections would close none. How many it took at all depends on
+    // how far its accept loop kept up with the connect storm (the kernel's accept queue drops
+    // the rest): 7,600 of 10,000 on a quiet machine, 3,600 in a loaded CI run. A tenth shows
+    // the shedding without timing the machine.
+    assert!(closed >= IDLE / 10, "only {closed} closed");
 }
