@@ -10,6 +10,7 @@ use alloy_consensus::proofs::{calculate_receipt_root, calculate_transaction_root
 use alloy_primitives::{Address, B64, B256, Bytes, U256};
 use alloy_trie::EMPTY_ROOT_HASH;
 use revm::context::result::ExecutionResult;
+use tokio::sync::watch;
 use tracing::{debug, info};
 
 use crate::block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
@@ -74,6 +75,10 @@ pub struct EvmChain {
     store: Mutex<Option<BlockStore>>,
     build: Mutex<()>,
     call_limits: Mutex<CallLimits>,
+    /// The height of the last accepted block, for subscribers to wait on.
+    head_events: watch::Sender<u64>,
+    /// How many transactions ever entered the pool, likewise.
+    pool_events: watch::Sender<u64>,
 }
 
 /// What a client's `eth_call` or `eth_estimateGas` may use: geth's `RPCGasCap` and
@@ -174,6 +179,8 @@ impl EvmChain {
             store: Mutex::new(None),
             build: Mutex::new(()),
             call_limits: Mutex::new(CallLimits::default()),
+            head_events: watch::Sender::new(0),
+            pool_events: watch::Sender::new(0),
         };
         for (i, b) in stored.iter().enumerate() {
             let height = i as u64 + 1;
@@ -273,9 +280,26 @@ impl EvmChain {
         self.lock_pool().arrivals_since(since)
     }
 
+    /// How many transactions ever entered the pool.
+    pub fn pool_arrivals(&self) -> u64 {
+        self.lock_pool().arrived()
+    }
+
     /// Every pooled transaction, by sender then nonce.
     pub fn pooled(&self) -> Vec<SignedTx> {
         self.lock_pool().all()
+    }
+
+    /// Changes each time a block is accepted (to its height): what subscriptions to new
+    /// blocks, logs and accepted transactions wait on, reading the blocks themselves.
+    pub fn watch_head(&self) -> watch::Receiver<u64> {
+        self.head_events.subscribe()
+    }
+
+    /// Changes each time a transaction enters the pool (to the number of arrivals so far, as
+    /// [`pooled_since`](Self::pooled_since) counts them).
+    pub fn watch_pool(&self) -> watch::Receiver<u64> {
+        self.pool_events.subscribe()
     }
 
     fn block_context(&self, parent: &Block, timestamp: u64) -> (BlockContext, u64, fee::FeeWindow) {
@@ -373,7 +397,12 @@ impl EvmChain {
                 .check_tx_allowed(&inner.state, tx.sender)?;
         }
         let hash = tx.hash;
-        self.lock_pool().insert(tx)?;
+        let arrived = {
+            let mut pool = self.lock_pool();
+            pool.insert(tx)?;
+            pool.arrived()
+        };
+        self.pool_events.send_replace(arrived);
         debug!(target: "evm", %hash, "tx pooled");
         Ok(hash)
     }
@@ -567,6 +596,8 @@ impl EvmChain {
             }
             debug!(target: "evm", number, txs = block.txs.len(), gas_used, "block accepted");
         }
+        // Replayed blocks too: the head moved, whoever waits on it.
+        self.head_events.send_replace(number);
         Ok(Some(block))
     }
 }

@@ -89,6 +89,11 @@ impl Mempool {
         Ok(())
     }
 
+    /// How many transactions ever arrived.
+    pub fn arrived(&self) -> u64 {
+        self.arrived
+    }
+
     /// The hashes of the transactions that arrived since arrival number `since` (those still
     /// remembered), and the number to ask from next time.
     pub fn arrivals_since(&self, since: u64) -> (Vec<B256>, u64) {

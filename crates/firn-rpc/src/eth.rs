@@ -13,15 +13,20 @@
 //!   `application/json` (or `application/json-rpc`, `application/jsonrequest`) → 415, a bare `GET`
 //!   (health check) → 200 with no body.
 
+use std::collections::hash_map::RandomState;
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
+use std::hash::{BuildHasher, Hasher};
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
+use axum::extract::FromRequestParts;
+use axum::extract::ws::WebSocketUpgrade;
 use axum::http::{HeaderValue, Method, Request, StatusCode, header};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -33,6 +38,7 @@ use crate::error::{
 };
 use crate::gojson::{TopLevel, compact, escape_html, fold_eq, kind};
 use crate::server::{BoxFuture, Endpoint, Limits, read_body, text_response};
+use crate::ws::{SubscribeFn, is_subscription_call, notifications_unsupported, serve_socket};
 
 /// go-ethereum's default limit on the number of calls in a batch.
 pub const DEFAULT_BATCH_ITEM_LIMIT: usize = 1000;
@@ -154,6 +160,7 @@ pub struct EthServer<S> {
     methods: HashMap<String, Arc<dyn EthMethod<S>>>,
     batch_item_limit: usize,
     batch_response_limit: usize,
+    subscriber: Option<SubscribeFn<S>>,
 }
 
 impl<S> std::fmt::Debug for EthServer<S> {
@@ -277,7 +284,22 @@ impl<S: Clone + Send + Sync + 'static> EthServer<S> {
             methods: HashMap::new(),
             batch_item_limit: DEFAULT_BATCH_ITEM_LIMIT,
             batch_response_limit: DEFAULT_BATCH_RESPONSE_LIMIT,
+            subscriber: None,
         }
+    }
+
+    /// Serves `eth_subscribe` over WebSocket with `start` ([`crate::ws`]).
+    pub fn subscriptions(mut self, start: SubscribeFn<S>) -> Self {
+        self.subscriber = Some(start);
+        self
+    }
+
+    pub(crate) fn subscriber(&self) -> Option<&SubscribeFn<S>> {
+        self.subscriber.as_ref()
+    }
+
+    pub(crate) fn state(&self) -> &S {
+        &self.state
     }
 
     /// Registers `handler` under its full wire name (`eth_chainId`); the last registration of
@@ -449,6 +471,9 @@ impl<S: Clone + Send + Sync + 'static> EthServer<S> {
                 .start(self.state.clone(), &args)
                 .map_err(|m| ErrorObject::new(INVALID_PARAMS, m));
         }
+        if is_subscription_call(method) {
+            return Err(notifications_unsupported());
+        }
         if method == "rpc_modules" {
             <()>::from_positional(&args).map_err(ErrorObject::invalid_params)?;
             let modules = self.modules();
@@ -506,10 +531,42 @@ fn accepted_content_type(value: Option<&HeaderValue>) -> bool {
         )
 }
 
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// A new filter or subscription ID: 128 unpredictable bits, as geth's `rpc.NewID` (hex,
+/// leading zeros trimmed).
+pub fn new_id() -> String {
+    let n = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    let word = || {
+        let mut h = RandomState::new().build_hasher();
+        h.write_u64(n);
+        h.finish()
+    };
+    let id = (u128::from(word()) << 64) | u128::from(word());
+    format!("{id:#x}")
+}
+
+/// Whether a request asks to switch to WebSocket.
+fn is_websocket_upgrade(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(header::UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"))
+}
+
 impl<S: Clone + Send + Sync + 'static> Endpoint for EthServer<S> {
     fn serve(self: Arc<Self>, request: Request<Body>, limits: Limits) -> BoxFuture<Response> {
         Box::pin(async move {
-            let (parts, body) = request.into_parts();
+            let (mut parts, body) = request.into_parts();
+            if is_websocket_upgrade(&parts.headers) {
+                return match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
+                    Ok(upgrade) => upgrade
+                        .max_message_size(limits.body_limit)
+                        .max_frame_size(limits.body_limit)
+                        .on_upgrade(move |socket| serve_socket(self, socket, limits)),
+                    Err(rejection) => rejection.into_response(),
+                };
+            }
             let content_length = parts
                 .headers
                 .get(header::CONTENT_LENGTH)

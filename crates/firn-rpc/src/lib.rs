@@ -7,7 +7,7 @@
 //!   `/ext/info`, `/ext/health`, `/ext/bc/<chain>/validators`): object params decoded with Go's
 //!   rules ([`params`], [`avajson`]), one handler per `service.method`;
 //! - [`EthServer`]: go-ethereum's envelope (`/ext/bc/<chain>/rpc`): positional params, batches,
-//!   geth's error codes and texts;
+//!   geth's error codes and texts; over WebSocket too, with `eth_subscribe` ([`ws`]);
 //! - [`RpcRouter`]: mounts endpoints on paths with body and time [`Limits`] and builds an
 //!   `axum::Router`; [`spawn`] serves it on 127.0.0.1 with graceful shutdown;
 //! - [`methods`]: every AvalancheGo-style method's name, params and reply, declared once for
@@ -61,6 +61,7 @@ mod gojson;
 pub mod methods;
 pub mod params;
 pub mod server;
+pub mod ws;
 
 pub use avalanche::{AvaServer, AvaService, EmptyReply};
 pub use client::{

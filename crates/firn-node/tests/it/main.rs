@@ -12,3 +12,4 @@ mod platform;
 mod pool;
 mod staking;
 mod trace;
+mod ws;

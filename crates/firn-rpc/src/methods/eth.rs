@@ -124,6 +124,25 @@ pub struct Block<T> {
     pub uncles: Vec<B256>,
 }
 
+/// A block header (`eth_getHeaderByNumber`, `eth_getHeaderByHash`, `newHeads` notifications):
+/// a block's fields without its transactions, uncles and size, as geth's `RPCMarshalHeader`
+/// writes them. Reads back as a [`Block`] with no transactions.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(transparent)]
+pub struct Header(pub Block<B256>);
+
+impl Serialize for Header {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut v = serde_json::to_value(&self.0).map_err(serde::ser::Error::custom)?;
+        if let Some(o) = v.as_object_mut() {
+            for body in ["transactions", "uncles", "size"] {
+                o.remove(body);
+            }
+        }
+        v.serialize(s)
+    }
+}
+
 /// An access list entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -2,8 +2,8 @@
 //! deploys the three token contracts, transfers, reads balances and logs, estimates gas.
 //! `tests/js/evm/l1.mjs` creates an L1 through P-Chain txs (avalanchejs) and reads its
 //! chain config, fee config and active precompiles. `tests/js/evm/watch.mjs` runs viem's and
-//! ethers' event listeners, which poll filters. Skipped, with a message, when node or npm is
-//! missing.
+//! ethers' event listeners over HTTP (polling filters) and WebSocket (subscriptions). Skipped,
+//! with a message, when node or npm is missing.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -95,9 +95,10 @@ fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
     run_against_devnet("evm_viem_c_chain", "test.mjs");
 }
 
-/// viem's and ethers' event listeners over HTTP, which poll geth's filters.
+/// viem's and ethers' event listeners over HTTP (polling geth's filters) and over WebSocket
+/// (`eth_subscribe`).
 #[test]
-fn viem_and_ethers_listeners_poll_filters_on_the_c_chain() {
+fn viem_and_ethers_listeners_over_http_and_websocket_on_the_c_chain() {
     run_against_devnet("evm_watch", "watch.mjs");
 }
 

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use alloy_primitives::{Address, B256, U256, keccak256};
 use firn_evm::{BLACKHOLE, Block, LogFilter, SUGGESTED_TIP};
 use firn_rpc::EthServer;
-use firn_rpc::methods::eth::{FeeHistory, Log, Quantity, Receipt};
+use firn_rpc::methods::eth::{FeeHistory, Header, Log, Quantity, Receipt};
 
 use super::params::{BlockCount, BlockId, BlockTag, FilterArgs, Hash, HexBytes, Percentiles};
-use super::shapes::{BlockJson, block_json, block_receipts_json, log_json};
+use super::shapes::{BlockJson, block_json, block_receipts_json, header_json, log_json};
 use super::{EthError, MAX_FEE_HISTORY, MAX_LOG_RANGE, State};
 
 /// Registers this module's methods.
@@ -22,6 +22,8 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
         .method("eth_getBlockByNumber", get_block_by_number)
         .method("eth_getBlockByHash", get_block_by_hash)
         .method("eth_getBlockReceipts", get_block_receipts)
+        .method("eth_getHeaderByNumber", get_header_by_number)
+        .method("eth_getHeaderByHash", get_header_by_hash)
         .method(
             "eth_getBlockTransactionCountByNumber",
             get_block_transaction_count_by_number,
@@ -80,6 +82,19 @@ async fn net_listening(_: State, (): ()) -> Result<bool, EthError> {
 /// `web3_clientVersion`.
 async fn client_version(_: State, (): ()) -> Result<String, EthError> {
     Ok(format!("firn/v{}", env!("CARGO_PKG_VERSION")))
+}
+
+/// `eth_getHeaderByNumber [block]` → the header, or null.
+async fn get_header_by_number(
+    node: State,
+    (tag,): (BlockTag,),
+) -> Result<Option<Header>, EthError> {
+    Ok(find_block(&node, BlockId::Tag(tag)).map(|b| header_json(&b)))
+}
+
+/// `eth_getHeaderByHash [hash]` → the header, or null.
+async fn get_header_by_hash(node: State, (hash,): (Hash,)) -> Result<Option<Header>, EthError> {
+    Ok(find_block(&node, BlockId::Hash(hash.0)).map(|b| header_json(&b)))
 }
 
 /// `eth_getUncleCountByBlockNumber [block]` → 0 (Avalanche blocks have no uncles), or null.

@@ -10,10 +10,7 @@
 //! bound) and one poll reports at most [`MAX_LOG_RANGE`] blocks (the next poll goes on).
 
 use std::collections::HashMap;
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use alloy_primitives::B256;
@@ -64,7 +61,6 @@ struct Installed {
 #[derive(Debug, Default)]
 pub struct Filters {
     installed: Mutex<HashMap<String, Installed>>,
-    count: AtomicU64,
 }
 
 impl Filters {
@@ -84,7 +80,7 @@ impl Filters {
                 FILTER_TIMEOUT.as_secs()
             )));
         }
-        let id = self.new_id();
+        let id = firn_rpc::eth::new_id();
         installed.insert(
             id.clone(),
             Installed {
@@ -93,18 +89,6 @@ impl Filters {
             },
         );
         Ok(id)
-    }
-
-    /// 128 unpredictable bits, as geth's `rpc.NewID` (hex, leading zeros trimmed).
-    fn new_id(&self) -> String {
-        let n = self.count.fetch_add(1, Ordering::Relaxed);
-        let word = || {
-            let mut h = RandomState::new().build_hasher();
-            h.write_u64(n);
-            h.finish()
-        };
-        let id = (u128::from(word()) << 64) | u128::from(word());
-        format!("{id:#x}")
     }
 
     /// The filter `id`, its deadline moved on; "filter not found" when it expired or never was.
@@ -155,7 +139,7 @@ async fn new_block_filter(node: State, (): ()) -> Result<String, EthError> {
 
 /// `eth_newPendingTransactionFilter()`: the hashes of transactions pooled from now on.
 async fn new_pending_transaction_filter(node: State, (): ()) -> Result<String, EthError> {
-    let (_, next) = node.chain.pooled_since(u64::MAX);
+    let next = node.chain.pool_arrivals();
     node.filters.install(Kind::Pending { next })
 }
 

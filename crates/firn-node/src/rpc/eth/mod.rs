@@ -6,7 +6,8 @@
 //! small function per method: [`blocks`] (blocks, receipts, logs, fees), [`txs`] (sending and
 //! finding transactions, account state, calls), [`debug`] (`callTracer` traces), [`filters`]
 //! (geth's polling filters), [`pool`] (`txpool_*`), [`subnet`] (`eth_feeConfig`,
-//! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`).
+//! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`), and over
+//! WebSocket (`/ext/bc/<chain>/ws`) [`subscriptions`].
 //! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
 
 pub mod blocks;
@@ -16,6 +17,7 @@ pub mod params;
 pub mod pool;
 pub mod shapes;
 pub mod subnet;
+pub mod subscriptions;
 pub mod txs;
 
 use std::collections::HashMap;
@@ -101,7 +103,7 @@ impl EthError {
 
 /// The endpoint for one chain, with every method registered.
 pub fn server(node: State) -> EthServer<State> {
-    let s = EthServer::new(node);
+    let s = EthServer::new(node).subscriptions(Arc::new(subscriptions::subscribe));
     let s = blocks::register(s);
     let s = txs::register(s);
     let s = debug::register(s);
@@ -158,9 +160,12 @@ impl EvmChains {
             .cloned()
     }
 
-    /// Mounts `/ext/bc/{chain}/rpc` on `router`, resolved against this set at request time.
+    /// Mounts `/ext/bc/{chain}/rpc` and `/ext/bc/{chain}/ws` (WebSocket, with subscriptions)
+    /// on `router`, resolved against this set at request time.
     pub fn mount(self: &Arc<Self>, router: RpcRouter) -> RpcRouter {
-        let chains = self.clone();
-        router.mount_per_param("/ext/bc/{chain}/rpc", move |alias| chains.endpoint(alias))
+        let (rpc, ws) = (self.clone(), self.clone());
+        router
+            .mount_per_param("/ext/bc/{chain}/rpc", move |alias| rpc.endpoint(alias))
+            .mount_per_param("/ext/bc/{chain}/ws", move |alias| ws.endpoint(alias))
     }
 }

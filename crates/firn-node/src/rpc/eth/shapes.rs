@@ -60,6 +60,11 @@ pub fn block_json(b: &Block, full: bool) -> BlockJson {
     }
 }
 
+/// The header of `b`.
+pub fn header_json(b: &Block) -> eth::Header {
+    eth::Header(block_of(b, Vec::new()))
+}
+
 /// A transaction; `at` is its block and index once mined.
 pub fn tx_json(t: &SignedTx, at: Option<(&Block, usize)>) -> Transaction {
     let e = &t.envelope;

@@ -1,18 +1,21 @@
-// Event listeners over HTTP against a running `firn devnet`'s C-Chain: they poll geth's
+// Event listeners against a running `firn devnet`'s C-Chain. Over HTTP they poll geth's
 // filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter,
-// eth_getFilterChanges). viem's watchContractEvent, watchPendingTransactions and block filter,
-// and ethers v6 contract and pending-transaction listeners on a JsonRpcProvider. Each test counts the RPC methods the
-// library sent, so a silent fallback to eth_getLogs would fail it. Driven by
+// eth_getFilterChanges): viem's watchContractEvent, watchPendingTransactions and block filter,
+// and ethers v6 contract and pending-transaction listeners on a JsonRpcProvider; those tests
+// count the RPC methods the library sent, so a silent fallback to eth_getLogs would fail them.
+// Over WebSocket (/ext/bc/C/ws) they subscribe: viem's webSocket transport (watchBlocks,
+// watchContractEvent) and ethers v6's WebSocketProvider. Driven by
 // crates/firn/tests/it/evm_viem.rs (FIRN_RPC, FIRN_KEY, FIRN_ARTIFACTS).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPublicClient, createWalletClient, defineChain, http, parseEther } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, http, parseEther, webSocket } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ethers } from 'ethers';
 
 const rpc = process.env.FIRN_RPC;
+const ws = rpc.replace(/^http/, 'ws').replace(/\/rpc$/, '/ws');
 const account = privateKeyToAccount(process.env.FIRN_KEY);
 const token = JSON.parse(readFileSync(join(process.env.FIRN_ARTIFACTS, 'FirnToken.json'), 'utf8'));
 const bob = '0x000000000000000000000000000000000000b0b0';
@@ -99,31 +102,75 @@ test('ethers v6: contract and pending-transaction listeners on a JsonRpcProvider
   const address = await deployToken();
   const request = new ethers.FetchRequest(rpc);
   const methods = new Map();
-  request.preflightFunc = async (r) => {
-    for (const { method } of [JSON.parse(ethers.toUtf8String(r.body))].flat()) {
-      methods.set(method, (methods.get(method) ?? 0) + 1);
-    }
-    return r;
+  const answered = new Map();
+  const count = (map, body) => {
+    for (const { method } of [JSON.parse(body)].flat()) map.set(method, (map.get(method) ?? 0) + 1);
   };
+  request.preflightFunc = async (r) => { count(methods, ethers.toUtf8String(r.body)); return r; };
+  request.processFunc = async (r, resp) => { count(answered, ethers.toUtf8String(r.body)); return resp; };
   const provider = new ethers.JsonRpcProvider(request, 43113, { staticNetwork: true, pollingInterval: 50 });
   const contract = new ethers.Contract(address, token.abi, provider);
-  const transfers = firstValues(2, (push) => {
-    const listener = (from, to, value) => push([to.toLowerCase(), value]);
-    contract.on('Transfer', listener);
-    return () => contract.off('Transfer', listener);
-  });
-  const pending = firstValues(1, (push) => {
-    provider.on('pending', push);
-    return () => provider.off('pending', push);
-  });
-  while (!methods.get('eth_newFilter') || !methods.get('eth_newPendingTransactionFilter')) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const seen = { transfers: [], pending: [] };
+  await contract.on('Transfer', (from, to, value) => seen.transfers.push([to.toLowerCase(), value]));
+  await provider.on('pending', (hash) => seen.pending.push(hash));
+  const until = async (done) => {
+    const deadline = Date.now() + 20_000;
+    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(done(), `timed out: ${JSON.stringify([...methods])}`);
+  };
+  await until(() => answered.get('eth_newFilter') && answered.get('eth_newPendingTransactionFilter'));
   const first = await transfer(address, bob, 11n);
   const second = await transfer(address, carol, 13n);
-  assert.deepEqual(await transfers, [[bob, 11n], [carol, 13n]]);
-  const [seen] = await pending;
-  assert.ok([first.transactionHash, second.transactionHash].includes(seen), `pending ${seen}`);
+  await until(() => seen.transfers.length >= 2 && seen.pending.length >= 1);
+  assert.deepEqual(seen.transfers, [[bob, 11n], [carol, 13n]]);
+  assert.ok([first.transactionHash, second.transactionHash].includes(seen.pending[0]), `pending ${seen.pending[0]}`);
   assert.ok(methods.get('eth_getFilterChanges') > 0, JSON.stringify([...methods]));
+  // Uninstalled before the provider goes.
+  await contract.removeAllListeners();
+  await provider.removeAllListeners();
+  await until(() => answered.get('eth_uninstallFilter') >= 2);
   provider.destroy();
+});
+
+test('viem over WebSocket: watchBlocks and watchContractEvent subscribe', async () => {
+  const address = await deployToken();
+  const wsClient = createPublicClient({ chain, transport: webSocket(ws) });
+  assert.equal(await wsClient.getChainId(), 43113);
+  const blocks = firstValues(2, (push) => wsClient.watchBlocks({ onBlock: push, onError: (e) => assert.fail(e) }));
+  const events = firstValues(2, (push) => wsClient.watchContractEvent({
+    address, abi: token.abi, eventName: 'Transfer',
+    onLogs: (logs) => logs.forEach(push),
+    onError: (e) => assert.fail(e),
+  }));
+  // Subscribed once the socket has answered a call after them.
+  await wsClient.getBlockNumber();
+  const first = await transfer(address, bob, 3n);
+  const second = await transfer(address, carol, 4n);
+  const logs = await events;
+  assert.deepEqual(logs.map((l) => [l.args.to.toLowerCase(), l.args.value]), [[bob, 3n], [carol, 4n]]);
+  const heads = await blocks;
+  assert.ok(heads.some((b) => b.hash === first.blockHash) || heads.some((b) => b.hash === second.blockHash),
+    `${heads.map((b) => b.hash)} vs ${first.blockHash}, ${second.blockHash}`);
+  assert.equal(typeof heads[0].number, 'bigint');
+  await wsClient.transport.getRpcClient().then((c) => c.close());
+});
+
+test('ethers v6 WebSocketProvider: contract and block listeners', async () => {
+  const address = await deployToken();
+  const provider = new ethers.WebSocketProvider(ws, 43113);
+  const contract = new ethers.Contract(address, token.abi, provider);
+  const seen = { transfers: [], blocks: [] };
+  await contract.on('Transfer', (from, to, value) => seen.transfers.push([to.toLowerCase(), value]));
+  await provider.on('block', (n) => seen.blocks.push(n));
+  // The socket answers in order: a call answered after the subscriptions means they are in.
+  await provider.getBlockNumber();
+  const first = await transfer(address, bob, 21n);
+  await transfer(address, carol, 22n);
+  const deadline = Date.now() + 20_000;
+  while ((seen.transfers.length < 2 || seen.blocks.length < 1) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(seen.transfers, [[bob, 21n], [carol, 22n]]);
+  assert.ok(seen.blocks.includes(Number(first.blockNumber)), `${seen.blocks} vs ${first.blockNumber}`);
+  await provider.destroy();
 });
