@@ -38,7 +38,10 @@ use crate::error::{
 };
 use crate::gojson::{TopLevel, compact, escape_html, fold_eq, kind};
 use crate::server::{BoxFuture, Endpoint, Limits, read_body, text_response};
-use crate::ws::{SubscribeFn, is_subscription_call, notifications_unsupported, serve_socket};
+use crate::ws::{
+    MAX_SOCKETS, SubscribeFn, is_subscription_call, notifications_unsupported, serve_socket,
+    socket_slot,
+};
 
 /// go-ethereum's default limit on the number of calls in a batch.
 pub const DEFAULT_BATCH_ITEM_LIMIT: usize = 1000;
@@ -559,11 +562,15 @@ impl<S: Clone + Send + Sync + 'static> Endpoint for EthServer<S> {
         Box::pin(async move {
             let (mut parts, body) = request.into_parts();
             if is_websocket_upgrade(&parts.headers) {
+                let Some(slot) = socket_slot() else {
+                    let msg = format!("too many websocket connections ({MAX_SOCKETS})\n");
+                    return text_response(StatusCode::SERVICE_UNAVAILABLE, msg, true);
+                };
                 return match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
                     Ok(upgrade) => upgrade
                         .max_message_size(limits.body_limit)
                         .max_frame_size(limits.body_limit)
-                        .on_upgrade(move |socket| serve_socket(self, socket, limits)),
+                        .on_upgrade(move |socket| serve_socket(self, socket, limits, slot)),
                     Err(rejection) => rejection.into_response(),
                 };
             }

@@ -6,7 +6,7 @@
 //! reaches the client as geth writes it:
 //! `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}}`.
 //! Bounded, so that no client can make a server hold without limit what it does not read:
-//! - a connection holds at most [`MAX_SUBSCRIPTIONS`];
+//! - a process holds at most [`MAX_SOCKETS`] connections, each at most [`MAX_SUBSCRIPTIONS`];
 //! - notifications wait in a queue of [`OUTBOX`] messages; a full queue makes the
 //!   subscriptions wait (their producers block, and read what they missed when they resume);
 //! - a frame the client does not take within [`WRITE_TIMEOUT`] closes the connection, and so
@@ -31,6 +31,9 @@ use crate::error::{ErrorObject, INVALID_REQUEST, METHOD_NOT_FOUND};
 use crate::eth::{EthServer, new_id};
 use crate::server::Limits;
 
+/// WebSocket connections open at once in one process (an upgraded connection no longer counts
+/// against the HTTP server's connection limit); more are refused with a 503.
+pub const MAX_SOCKETS: usize = 4_096;
 /// Subscriptions one connection holds at most.
 pub const MAX_SUBSCRIPTIONS: usize = 1_000;
 /// Notifications queued for one connection at most.
@@ -180,6 +183,13 @@ impl<S> Drop for Session<S> {
     }
 }
 
+static SOCKETS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_SOCKETS);
+
+/// A place for one more connection, or `None` when [`MAX_SOCKETS`] are open.
+pub(crate) fn socket_slot() -> Option<tokio::sync::SemaphorePermit<'static>> {
+    SOCKETS.try_acquire().ok()
+}
+
 /// Sends `message` within [`WRITE_TIMEOUT`]; false when the connection is to close.
 async fn send(socket: &mut WebSocket, message: Message) -> bool {
     matches!(
@@ -193,6 +203,7 @@ pub(crate) async fn serve_socket<S: Clone + Send + Sync + 'static>(
     server: Arc<EthServer<S>>,
     mut socket: WebSocket,
     limits: Limits,
+    _slot: tokio::sync::SemaphorePermit<'static>,
 ) {
     let (outbox, mut queued) = mpsc::channel::<String>(OUTBOX);
     let mut session = Session {
