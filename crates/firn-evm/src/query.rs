@@ -42,7 +42,8 @@ pub struct LogFilter {
 }
 
 impl LogFilter {
-    fn matches(&self, log: &Log) -> bool {
+    /// Whether `log` is from one of the emitters and has the topics (heights aside).
+    pub fn matches(&self, log: &Log) -> bool {
         if !self.addresses.is_empty() && !self.addresses.contains(&log.address) {
             return false;
         }

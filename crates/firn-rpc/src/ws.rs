@@ -43,8 +43,9 @@ pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Time between the server's pings.
 pub const PING_INTERVAL: Duration = Duration::from_secs(30);
 
-/// What an endpoint's subscription sends: each item is one notification's `result`, as JSON.
-pub type Notifications = mpsc::Receiver<Box<RawValue>>;
+/// What an endpoint's subscription sends: each item is one notification's `result`, as JSON
+/// text (shared: one block's header can go to every subscriber without a copy per client).
+pub type Notifications = mpsc::Receiver<Arc<str>>;
 
 /// Starts a subscription from the state and `eth_subscribe`'s params (`["newHeads"]`,
 /// `["logs", {…}]`, …): its notifications, or the error to answer. The endpoint stops
@@ -148,8 +149,7 @@ impl<S: Clone + Send + Sync + 'static> Session<S> {
         let task = tokio::spawn(async move {
             while let Some(result) = notifications.recv().await {
                 let message = format!(
-                    r#"{{"jsonrpc":"2.0","method":"eth_subscription","params":{{"subscription":"{sub}","result":{}}}}}"#,
-                    result.get()
+                    r#"{{"jsonrpc":"2.0","method":"eth_subscription","params":{{"subscription":"{sub}","result":{result}}}}}"#
                 );
                 if out.send(message).await.is_err() {
                     break;

@@ -43,6 +43,7 @@ pub struct EvmNode {
     chain: Arc<EvmChain>,
     waker: Option<Arc<Notify>>,
     filters: filters::Filters,
+    payloads: subscriptions::Payloads,
 }
 
 /// The state every handler gets.
@@ -56,6 +57,7 @@ impl EvmNode {
             chain,
             waker,
             filters: filters::Filters::default(),
+            payloads: subscriptions::Payloads::default(),
         }
     }
 

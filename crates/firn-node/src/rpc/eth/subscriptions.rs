@@ -8,10 +8,15 @@
 //! reads slowly makes the task wait; it then goes on from where it stopped (blocks are read by
 //! number, so none is skipped; pool arrivals are remembered for a while). The task ends when
 //! the client unsubscribes or leaves.
+//!
+//! A block's notifications are serialized once, by the first subscription that needs them, and
+//! shared by every other ([`Payloads`], the last [`RECENT_BLOCKS`] blocks): a thousand
+//! `newHeads` subscribers cost one header's JSON a block, not a thousand.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use firn_evm::{Block, LogFilter};
+use firn_evm::{Block, LogEntry, LogFilter};
 use firn_rpc::ErrorObject;
 use firn_rpc::error::{INVALID_PARAMS, METHOD_NOT_FOUND};
 use firn_rpc::ws::Notifications;
@@ -25,6 +30,90 @@ use super::{EvmNode, State};
 
 /// Notifications a subscription has ready before it waits for the client.
 const BUFFER: usize = 64;
+/// Blocks whose serialized notifications are kept for the subscriptions still sending them.
+pub const RECENT_BLOCKS: usize = 32;
+
+/// One accepted block's notifications, each serialized on first use.
+struct BlockPayloads {
+    block: Arc<Block>,
+    header: OnceLock<Arc<str>>,
+    logs: OnceLock<Vec<(LogEntry, Arc<str>)>>,
+    tx_hashes: OnceLock<Vec<Arc<str>>>,
+    txs: OnceLock<Vec<Arc<str>>>,
+}
+
+fn json(value: &impl Serialize) -> Arc<str> {
+    serde_json::to_string(value).map_or_else(|_| Arc::from("null"), Arc::from)
+}
+
+impl BlockPayloads {
+    fn header(&self) -> &Arc<str> {
+        self.header.get_or_init(|| json(&header_json(&self.block)))
+    }
+
+    fn logs(&self) -> &[(LogEntry, Arc<str>)] {
+        self.logs.get_or_init(|| {
+            firn_evm::block_logs(&self.block, None)
+                .into_iter()
+                .map(|l| {
+                    let text = json(&log_json(&l));
+                    (l, text)
+                })
+                .collect()
+        })
+    }
+
+    fn txs(&self, full: bool) -> &[Arc<str>] {
+        let b = &self.block;
+        if full {
+            self.txs.get_or_init(|| {
+                b.txs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| json(&tx_json(t, Some((b, i)))))
+                    .collect()
+            })
+        } else {
+            self.tx_hashes
+                .get_or_init(|| b.txs.iter().map(|t| json(&t.hash)).collect())
+        }
+    }
+}
+
+/// The notifications of the last [`RECENT_BLOCKS`] blocks, shared by every subscription.
+#[derive(Default)]
+pub struct Payloads {
+    recent: Mutex<VecDeque<Arc<BlockPayloads>>>,
+}
+
+impl std::fmt::Debug for Payloads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Payloads").finish_non_exhaustive()
+    }
+}
+
+impl Payloads {
+    /// Block `number`'s payloads (`None` when the chain has no such block).
+    fn of(&self, node: &EvmNode, number: u64) -> Option<Arc<BlockPayloads>> {
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = recent.iter().find(|p| p.block.header.number == number) {
+            return Some(p.clone());
+        }
+        let block = node.chain.block_by_number(number)?;
+        let p = Arc::new(BlockPayloads {
+            block,
+            header: OnceLock::new(),
+            logs: OnceLock::new(),
+            tx_hashes: OnceLock::new(),
+            txs: OnceLock::new(),
+        });
+        if recent.len() == RECENT_BLOCKS {
+            recent.pop_front();
+        }
+        recent.push_back(p.clone());
+        Some(p)
+    }
+}
 
 /// What a subscription reports.
 enum Kind {
@@ -90,27 +179,43 @@ fn kind(params: &[Box<RawValue>]) -> Result<Kind, ErrorObject> {
 }
 
 /// Sends `value`; false once the client is gone.
-async fn send(tx: &mpsc::Sender<Box<RawValue>>, value: &impl Serialize) -> bool {
-    match serde_json::value::to_raw_value(value) {
-        Ok(raw) => tx.send(raw).await.is_ok(),
-        Err(_) => true,
-    }
+async fn send(tx: &mpsc::Sender<Arc<str>>, value: &impl Serialize) -> bool {
+    tx.send(json(value)).await.is_ok()
 }
 
 /// Follows the accepted blocks from the next one on.
-async fn blocks(node: &EvmNode, kind: &Kind, tx: &mpsc::Sender<Box<RawValue>>) {
+async fn blocks(node: &EvmNode, kind: &Kind, tx: &mpsc::Sender<Arc<str>>) {
     let mut head = node.chain.watch_head();
     let mut next = node.chain.height() + 1;
+    let filter = match kind {
+        Kind::Logs(c) => Some(LogFilter {
+            from: 0,
+            to: u64::MAX,
+            addresses: c.addresses.clone(),
+            topics: c.topics.clone(),
+        }),
+        _ => None,
+    };
     loop {
         tokio::select! {
             () = tx.closed() => return,
             changed = head.changed() => if changed.is_err() { return },
         }
         while next <= node.chain.height() {
-            let Some(block) = node.chain.block_by_number(next) else {
+            let Some(block) = node.payloads.of(node, next) else {
                 break;
             };
-            if !block_notifications(kind, &block, tx).await {
+            let sent = match (kind, &filter) {
+                (Kind::Heads, _) => send_all(tx, std::iter::once(block.header())).await,
+                (Kind::Logs(_), Some(f)) => {
+                    let matching = block.logs().iter().filter(|(l, _)| f.matches(&l.log));
+                    send_all(tx, matching.map(|(_, text)| text)).await
+                }
+                (Kind::Accepted { full }, _) => send_all(tx, block.txs(*full).iter()).await,
+                // Pool arrivals are not in blocks: `pending` follows them.
+                _ => true,
+            };
+            if !sent {
                 return;
             }
             next += 1;
@@ -118,48 +223,21 @@ async fn blocks(node: &EvmNode, kind: &Kind, tx: &mpsc::Sender<Box<RawValue>>) {
     }
 }
 
-/// Sends what `block` holds for the subscription; false once the client is gone.
-async fn block_notifications(
-    kind: &Kind,
-    block: &Arc<Block>,
-    tx: &mpsc::Sender<Box<RawValue>>,
+/// Sends each of `items`; false once the client is gone.
+async fn send_all<'a>(
+    tx: &mpsc::Sender<Arc<str>>,
+    items: impl Iterator<Item = &'a Arc<str>>,
 ) -> bool {
-    match kind {
-        Kind::Heads => send(tx, &header_json(block)).await,
-        Kind::Logs(criteria) => {
-            let filter = LogFilter {
-                from: block.header.number,
-                to: block.header.number,
-                addresses: criteria.addresses.clone(),
-                topics: criteria.topics.clone(),
-            };
-            for log in firn_evm::block_logs(block, Some(&filter)) {
-                if !send(tx, &log_json(&log)).await {
-                    return false;
-                }
-            }
-            true
+    for item in items {
+        if tx.send(item.clone()).await.is_err() {
+            return false;
         }
-        Kind::Accepted { full } => {
-            for (i, t) in block.txs.iter().enumerate() {
-                let sent = if *full {
-                    send(tx, &tx_json(t, Some((block, i)))).await
-                } else {
-                    send(tx, &t.hash).await
-                };
-                if !sent {
-                    return false;
-                }
-            }
-            true
-        }
-        // Pool arrivals are not in blocks: `pending` follows them.
-        Kind::Pending { .. } => true,
     }
+    true
 }
 
 /// Follows the pool's arrivals from now on.
-async fn pending(node: &EvmNode, full: bool, tx: &mpsc::Sender<Box<RawValue>>) {
+async fn pending(node: &EvmNode, full: bool, tx: &mpsc::Sender<Arc<str>>) {
     let mut pool = node.chain.watch_pool();
     let mut next = node.chain.pool_arrivals();
     loop {
