@@ -1,7 +1,7 @@
 //! [`EvmChain`]: one EVM chain — genesis, the pool, block building and the block file.
 //! Queries over it are in [`crate::query`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -19,9 +19,10 @@ use crate::error::{EvmError, TxError};
 use crate::execute::{BLACKHOLE, BlockContext, inspect};
 use crate::fee::{self, ParentFees};
 use crate::genesis::EvmGenesis;
+use crate::history::{BlockUndo, MAX_HISTORY_ENTRIES, STATE_HISTORY};
 use crate::mempool::Mempool;
 use crate::precompiles::Precompiles;
-use crate::state::WorldState;
+use crate::state::{StateDb, WorldState};
 use crate::store::{BlockStore, StoredBlock};
 use crate::trace::CallTracer;
 use crate::tx::{MAX_INIT_CODE_SIZE, decode_raw, tx_env, tx_intrinsic_gas};
@@ -65,6 +66,11 @@ pub(crate) struct Inner {
     pub(crate) tx_index: HashMap<B256, (u64, usize)>,
     pub(crate) precompiles: Precompiles,
     pub(crate) warp_messages: HashMap<B256, Bytes>,
+    /// What each of the last [`STATE_HISTORY`] blocks overwrote, oldest first (fewer when
+    /// they hold more than [`MAX_HISTORY_ENTRIES`] records).
+    pub(crate) undos: VecDeque<Arc<BlockUndo>>,
+    /// Accounts and slots `undos` hold.
+    pub(crate) undo_entries: usize,
 }
 
 /// An EVM chain: state, blocks, pool. Share it in an `Arc`; every method takes `&self`.
@@ -164,6 +170,8 @@ impl EvmChain {
             tx_index: HashMap::new(),
             precompiles,
             warp_messages: HashMap::new(),
+            undos: VecDeque::new(),
+            undo_entries: 0,
         };
         let (store, stored) = match &config.data_dir {
             Some(dir) => {
@@ -452,6 +460,7 @@ impl EvmChain {
         let mut gas_used = 0u64;
         let mut traces = Vec::new();
         let inner = &mut *inner;
+        inner.state.begin_block();
         for tx in candidates {
             let e = &tx.envelope;
             let unusable = blocked.contains(&tx.sender)
@@ -477,9 +486,13 @@ impl EvmChain {
                 tx.sender,
                 inner.precompiles.may_deploy(&inner.state, &tx.sender),
             );
+            let db = StateDb {
+                state: &inner.state,
+                hashes: &inner.hashes,
+                undos: &[],
+            };
             let traced = inspect(
-                &inner.state,
-                &inner.hashes,
+                db,
                 &inner.precompiles.provider,
                 &ctx,
                 env,
@@ -536,6 +549,7 @@ impl EvmChain {
             }
         }
         if included.is_empty() {
+            inner.state.end_block();
             return Ok(None);
         }
         let envelopes: Vec<_> = included.iter().map(|t| t.envelope.clone()).collect();
@@ -588,6 +602,16 @@ impl EvmChain {
         inner.by_hash.insert(hash, number);
         inner.hashes.push(hash);
         inner.blocks.push(block.clone());
+        let undo = inner.state.end_block();
+        inner.undo_entries += undo.len();
+        inner.undos.push_back(Arc::new(undo));
+        while inner.undos.len() > STATE_HISTORY
+            || (inner.undo_entries > MAX_HISTORY_ENTRIES && inner.undos.len() > 1)
+        {
+            if let Some(old) = inner.undos.pop_front() {
+                inner.undo_entries -= old.len();
+            }
+        }
         if !replay {
             let mut pool = self.lock_pool();
             let senders: HashSet<Address> = block.txs.iter().map(|t| t.sender).collect();

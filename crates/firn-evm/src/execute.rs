@@ -11,7 +11,7 @@ use revm::primitives::hardfork::SpecId;
 use revm::{Context, InspectEvm, Inspector, MainBuilder, MainContext};
 
 use crate::error::TxError;
-use crate::state::{StateDb, WorldState};
+use crate::state::StateDb;
 use crate::stateful::SubnetPrecompiles;
 
 /// subnet-EVM's fee recipient when fee recipients are not allowed (`constants.BlackholeAddr`).
@@ -72,13 +72,12 @@ fn envs(block: &BlockContext, opts: CallOptions) -> (CfgEnv, BlockEnv) {
     (cfg, env)
 }
 
-/// Executes a client's call `tx` on `state` without changing it, cut short at `deadline` (see
+/// Executes a client's call `tx` on `db` without changing it, cut short at `deadline` (see
 /// [`Deadline::expired`]); `gate` fails the creations of an origin the deployer allow list
 /// refuses.
 #[allow(clippy::too_many_arguments)]
 pub fn transact_call(
-    state: &WorldState,
-    hashes: &[B256],
+    db: StateDb<'_>,
     precompiles: &SubnetPrecompiles,
     block: &BlockContext,
     tx: TxEnv,
@@ -90,7 +89,7 @@ pub fn transact_call(
     let mut evm = Context::mainnet()
         .with_cfg(cfg)
         .with_block(env)
-        .with_ref_db(StateDb { state, hashes })
+        .with_ref_db(db)
         .build_mainnet_with_inspector((gate, deadline))
         .with_precompiles(precompiles.clone());
     let out = evm.inspect_tx(tx).map_err(map_error)?;
@@ -99,8 +98,7 @@ pub fn transact_call(
 
 /// Like [`transact`], with an inspector watching (tracers).
 pub fn inspect<I>(
-    state: &WorldState,
-    hashes: &[B256],
+    db: StateDb<'_>,
     precompiles: &SubnetPrecompiles,
     block: &BlockContext,
     tx: TxEnv,
@@ -115,7 +113,7 @@ where
     let mut evm = Context::mainnet()
         .with_cfg(cfg)
         .with_block(env)
-        .with_ref_db(StateDb { state, hashes })
+        .with_ref_db(db)
         .build_mainnet_with_inspector(inspector)
         .with_precompiles(precompiles.clone());
     let out = evm.inspect_tx(tx).map_err(map_error)?;

@@ -43,6 +43,7 @@ mod error;
 mod execute;
 pub mod fee;
 mod genesis;
+pub mod history;
 mod mempool;
 mod precompile_json;
 mod precompiles;

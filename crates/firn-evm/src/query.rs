@@ -8,11 +8,13 @@ use alloy_primitives::{Address, B256, Bytes, Log, U256};
 use revm::context::result::ExecutionResult;
 
 use crate::block::{Block, SignedTx};
-use crate::chain::EvmChain;
+use crate::chain::{EvmChain, Inner};
 use crate::deadline::Deadline;
 use crate::deploy_gate::DeployGate;
 use crate::error::TxError;
 use crate::execute::{BlockContext, CallOptions, failure, transact_call};
+use crate::history::{BlockUndo, Undos};
+use crate::state::{StateDb, WorldState};
 use crate::tx::{CallRequest, intrinsic_gas};
 
 /// The tip `eth_maxPriorityFeePerGas` suggests (1 gwei).
@@ -113,6 +115,15 @@ pub fn block_logs(block: &Block, filter: Option<&LogFilter>) -> Vec<LogEntry> {
     out
 }
 
+/// The undos that take the head's state back to block `number`, oldest first; `None` when
+/// there is no such block or its state is no longer kept.
+fn undos_to(inner: &Inner, number: u64) -> Option<Vec<Arc<BlockUndo>>> {
+    let head = inner.blocks.len() as u64 - 1;
+    let back = usize::try_from(head.checked_sub(number)?).ok()?;
+    let kept = inner.undos.len();
+    (back <= kept).then(|| inner.undos.range(kept - back..).cloned().collect())
+}
+
 impl EvmChain {
     /// The block at `number`.
     pub fn block_by_number(&self, number: u64) -> Option<Arc<Block>> {
@@ -175,6 +186,45 @@ impl EvmChain {
         self.read().state.balance(address)
     }
 
+    /// Runs `f` on the state at block `number` (the undos after it); `None` when the block is
+    /// not there or older than the kept [`STATE_HISTORY`](crate::history::STATE_HISTORY).
+    fn at_block<R>(&self, number: u64, f: impl FnOnce(&WorldState, &Undos) -> R) -> Option<R> {
+        let inner = self.read();
+        let undos = undos_to(&inner, number)?;
+        Some(f(&inner.state, &undos))
+    }
+
+    /// Whether the state at block `number` can be read.
+    pub fn has_state_at(&self, number: u64) -> bool {
+        self.at_block(number, |_, _| ()).is_some()
+    }
+
+    /// Balance at block `number` (`None`: that state is not kept).
+    pub fn balance_at(&self, address: &Address, number: u64) -> Option<U256> {
+        self.at_block(number, |s, u| {
+            s.account_at(address, u).map_or(U256::ZERO, |a| a.0)
+        })
+    }
+
+    /// Nonce at block `number`.
+    pub fn nonce_at(&self, address: &Address, number: u64) -> Option<u64> {
+        self.at_block(number, |s, u| s.account_at(address, u).map_or(0, |a| a.1))
+    }
+
+    /// Code at block `number`.
+    pub fn code_at(&self, address: &Address, number: u64) -> Option<Bytes> {
+        self.at_block(number, |s, u| {
+            s.account_at(address, u)
+                .map(|a| s.code_by_hash(&a.2))
+                .unwrap_or_default()
+        })
+    }
+
+    /// A storage slot at block `number`.
+    pub fn storage_at(&self, address: &Address, slot: U256, number: u64) -> Option<U256> {
+        self.at_block(number, |s, u| s.storage_at(address, slot, u))
+    }
+
     /// Head nonce.
     pub fn nonce(&self, address: &Address) -> u64 {
         self.read().state.nonce(address)
@@ -207,15 +257,34 @@ impl EvmChain {
         }
     }
 
-    /// Runs `req` on the head with at most `gas`, within the chain's [`CallLimits`](crate::CallLimits): cut
-    /// short at their timeout, so that no client holds the chain's read lock longer.
-    fn run_call(&self, req: &CallRequest, gas: u64) -> Result<ExecutionResult, TxError> {
+    /// Runs `req` on the state at block `at` (the head without one) with at most `gas`,
+    /// within the chain's [`CallLimits`](crate::CallLimits): cut short at their timeout, so
+    /// that no client holds the chain's read lock longer.
+    fn run_call(
+        &self,
+        req: &CallRequest,
+        gas: u64,
+        at: Option<u64>,
+    ) -> Result<ExecutionResult, TxError> {
         let limits = self.call_limits();
         let gas = gas.min(limits.gas_cap);
         let inner = self.read();
-        let head = inner.blocks[inner.blocks.len() - 1].clone();
+        let head = match at {
+            Some(n) => inner.blocks.get(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => inner.blocks.last(),
+        }
+        .cloned()
+        .ok_or_else(|| TxError::Other("header not found".to_owned()))?;
+        let undos = undos_to(&inner, head.header.number).ok_or_else(|| {
+            TxError::Other(format!(
+                "historical state {:#x} is not available",
+                head.header.state_root
+            ))
+        })?;
         let from = req.from.unwrap_or_default();
-        let nonce = req.nonce.unwrap_or_else(|| inner.state.nonce(&from));
+        let nonce = req
+            .nonce
+            .unwrap_or_else(|| inner.state.account_at(&from, &undos).map_or(0, |a| a.1));
         let env = req.env(self.chain_id(), nonce, gas);
         let opts = CallOptions {
             no_base_fee: !req.has_fees(),
@@ -227,9 +296,13 @@ impl EvmChain {
         ctx.gas_limit = ctx.gas_limit.max(gas);
         let precompiles = &inner.precompiles.provider;
         let gate = DeployGate::new(from, inner.precompiles.may_deploy(&inner.state, &from));
+        let db = StateDb {
+            state: &inner.state,
+            hashes: &inner.hashes,
+            undos: &undos,
+        };
         let (out, deadline) = transact_call(
-            &inner.state,
-            &inner.hashes,
+            db,
             precompiles,
             &ctx,
             env,
@@ -249,8 +322,14 @@ impl EvmChain {
     /// `eth_call` on the head: the return data, or why it failed, within the chain's
     /// [`CallLimits`](crate::CallLimits).
     pub fn call(&self, req: &CallRequest) -> Result<Bytes, TxError> {
+        self.call_at(req, None)
+    }
+
+    /// `eth_call` on the state at block `at` (the head without one; "historical state … is
+    /// not available" past the kept history).
+    pub fn call_at(&self, req: &CallRequest, at: Option<u64>) -> Result<Bytes, TxError> {
         let gas = req.gas.unwrap_or_else(|| self.head().header.gas_limit);
-        let result = self.run_call(req, gas)?;
+        let result = self.run_call(req, gas, at)?;
         if let Some(err) = failure(&result) {
             return Err(err);
         }
@@ -275,7 +354,7 @@ impl EvmChain {
         }
         let data = req.input.clone().unwrap_or_default();
         let intrinsic = intrinsic_gas(&data, req.to.is_none(), None);
-        let first = self.run_call(req, hi)?;
+        let first = self.run_call(req, hi, None)?;
         if let Some(err) = failure(&first) {
             return Err(match err {
                 TxError::Halted(m) if m == "out of gas" => TxError::GasExceedsAllowance(hi),
@@ -287,7 +366,7 @@ impl EvmChain {
         // geth's optimistic guess first: used gas plus the 63/64 reserve.
         let optimistic = (used + 2_300) * 64 / 63;
         if optimistic < hi {
-            match self.run_call(req, optimistic) {
+            match self.run_call(req, optimistic, None) {
                 Ok(r) if r.is_success() => hi = optimistic,
                 _ => lo = optimistic,
             }
@@ -298,7 +377,7 @@ impl EvmChain {
                 break;
             }
             let mid = lo + (hi - lo) / 2;
-            match self.run_call(req, mid) {
+            match self.run_call(req, mid, None) {
                 Ok(r) if r.is_success() => hi = mid,
                 Ok(_) => lo = mid,
                 Err(TxError::IntrinsicGas { .. }) => lo = mid,

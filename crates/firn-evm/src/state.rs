@@ -2,7 +2,9 @@
 //! [`StateDb`] (a `DatabaseRef`); a transaction's changes are applied with
 //! [`WorldState::apply`]; [`WorldState::state_root`] hashes it as Ethereum's state trie.
 //! Each account's storage is mirrored in an incremental [`Trie`], updated as slots are
-//! written, so a block rehashes only the paths of the slots it touched.
+//! written, so a block rehashes only the paths of the slots it touched. While a block is built
+//! the state keeps what it overwrites ([`WorldState::begin_block`]), so that earlier blocks'
+//! state stays readable ([`crate::history`]).
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
@@ -13,7 +15,10 @@ use revm::DatabaseRef;
 use revm::bytecode::Bytecode;
 use revm::state::{AccountInfo, EvmState};
 
+use std::sync::Arc;
+
 use crate::genesis::GenesisAccount;
+use crate::history::{BlockUndo, Undos, account_before, slot_before};
 use crate::trie::Trie;
 
 /// One account.
@@ -44,6 +49,8 @@ pub struct WorldState {
     /// The state trie, brought up to date from `dirty` by [`WorldState::state_root`].
     account_trie: Trie,
     dirty: HashSet<Address>,
+    /// What the block being built overwrote, while one is.
+    journal: Option<BlockUndo>,
 }
 
 /// Writes one slot into a storage trie (zero removes it).
@@ -99,6 +106,76 @@ impl WorldState {
         hash
     }
 
+    /// Starts recording what a block overwrites.
+    pub fn begin_block(&mut self) {
+        self.journal = Some(BlockUndo::default());
+    }
+
+    /// Stops recording: what the block overwrote.
+    pub fn end_block(&mut self) -> BlockUndo {
+        self.journal.take().unwrap_or_default()
+    }
+
+    /// Records `address`'s fields before the block's first change to it.
+    fn note_account(&mut self, address: Address) {
+        let Some(journal) = &mut self.journal else {
+            return;
+        };
+        journal.accounts.entry(address).or_insert_with(|| {
+            self.accounts
+                .get(&address)
+                .map(|a| (a.balance, a.nonce, a.code_hash))
+        });
+    }
+
+    /// Records a slot's value before the block's first change to it.
+    fn note_slot(&mut self, address: Address, slot: U256) {
+        let Some(journal) = &mut self.journal else {
+            return;
+        };
+        let before = self
+            .accounts
+            .get(&address)
+            .and_then(|a| a.storage.get(&slot).copied())
+            .unwrap_or_default();
+        journal.slots.entry((address, slot)).or_insert(before);
+    }
+
+    /// Records every slot of `address` before its storage is wiped.
+    fn note_wipe(&mut self, address: Address) {
+        let Some(journal) = &mut self.journal else {
+            return;
+        };
+        if let Some(a) = self.accounts.get(&address) {
+            for (slot, value) in &a.storage {
+                journal.slots.entry((address, *slot)).or_insert(*value);
+            }
+        }
+    }
+
+    /// The account's balance, nonce and code hash at the block `undos` lead back to (`None`:
+    /// it did not exist).
+    pub fn account_at(&self, address: &Address, undos: &Undos) -> Option<(U256, u64, B256)> {
+        account_before(undos, address).unwrap_or_else(|| {
+            self.accounts
+                .get(address)
+                .map(|a| (a.balance, a.nonce, a.code_hash))
+        })
+    }
+
+    /// A storage slot at the block `undos` lead back to.
+    pub fn storage_at(&self, address: &Address, slot: U256, undos: &Undos) -> U256 {
+        slot_before(undos, address, slot).unwrap_or_else(|| self.storage(address, slot))
+    }
+
+    /// Code by its hash (empty for none).
+    pub fn code_by_hash(&self, hash: &B256) -> Bytes {
+        self.codes
+            .get(hash)
+            .map(Bytecode::original_bytes)
+            .unwrap_or_default()
+    }
+
     /// The account at `address`, if it exists.
     pub fn account(&self, address: &Address) -> Option<&Account> {
         self.accounts.get(address)
@@ -133,6 +210,7 @@ impl WorldState {
 
     /// Adds `amount` to a balance (native minter, rewards), creating the account if needed.
     pub fn credit(&mut self, address: Address, amount: U256) {
+        self.note_account(address);
         self.dirty.insert(address);
         let a = self.accounts.entry(address).or_insert_with(|| Account {
             code_hash: KECCAK256_EMPTY,
@@ -144,6 +222,7 @@ impl WorldState {
     /// Gives `address` nonce 1 and `code`, as subnet-evm does to an activated precompile.
     pub fn install_precompile(&mut self, address: Address, code: Bytes) {
         let code_hash = self.insert_code(code);
+        self.note_account(address);
         self.dirty.insert(address);
         let a = self.accounts.entry(address).or_default();
         a.nonce = 1;
@@ -152,6 +231,8 @@ impl WorldState {
 
     /// Sets one storage slot directly (stateful precompiles keep their state this way).
     pub fn set_storage(&mut self, address: Address, slot: U256, value: U256) {
+        self.note_account(address);
+        self.note_slot(address, slot);
         self.dirty.insert(address);
         let a = self.accounts.entry(address).or_insert_with(|| Account {
             code_hash: KECCAK256_EMPTY,
@@ -172,6 +253,15 @@ impl WorldState {
         for (address, account) in changes {
             if !account.is_touched() {
                 continue;
+            }
+            self.note_account(address);
+            if account.is_selfdestructed() || account.is_created() {
+                self.note_wipe(address);
+            }
+            for (slot, value) in &account.storage {
+                if value.is_changed() {
+                    self.note_slot(address, *slot);
+                }
             }
             self.dirty.insert(address);
             if account.is_selfdestructed() {
@@ -245,22 +335,27 @@ pub struct StateDb<'a> {
     pub state: &'a WorldState,
     /// Block hashes by height (for `BLOCKHASH`).
     pub hashes: &'a [B256],
+    /// The undos of the blocks after the one executed on (empty: the head).
+    pub undos: &'a [Arc<BlockUndo>],
 }
 
 impl DatabaseRef for StateDb<'_> {
     type Error = Infallible;
 
     fn basic_ref(&self, address: Address) -> Result<Option<AccountInfo>, Self::Error> {
-        Ok(self.state.accounts.get(&address).map(|a| {
-            let code = self.state.codes.get(&a.code_hash).cloned();
-            AccountInfo {
-                balance: a.balance,
-                nonce: a.nonce,
-                code_hash: a.code_hash,
-                account_id: None,
-                code: Some(code.unwrap_or_default()),
-            }
-        }))
+        Ok(self
+            .state
+            .account_at(&address, self.undos)
+            .map(|(balance, nonce, code_hash)| {
+                let code = self.state.codes.get(&code_hash).cloned();
+                AccountInfo {
+                    balance,
+                    nonce,
+                    code_hash,
+                    account_id: None,
+                    code: Some(code.unwrap_or_default()),
+                }
+            }))
     }
 
     fn code_by_hash_ref(&self, code_hash: B256) -> Result<Bytecode, Self::Error> {
@@ -273,7 +368,7 @@ impl DatabaseRef for StateDb<'_> {
     }
 
     fn storage_ref(&self, address: Address, index: U256) -> Result<U256, Self::Error> {
-        Ok(self.state.storage(&address, index))
+        Ok(self.state.storage_at(&address, index, self.undos))
     }
 
     fn block_hash_ref(&self, number: u64) -> Result<B256, Self::Error> {

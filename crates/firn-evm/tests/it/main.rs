@@ -4,6 +4,7 @@
 mod common;
 mod errors;
 mod fees;
+mod history;
 mod precompiles;
 mod restart;
 mod tokens;

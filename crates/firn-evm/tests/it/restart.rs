@@ -1,4 +1,5 @@
-//! A chain on disk comes back where it stopped, and a torn last record is dropped.
+//! A chain on disk comes back where it stopped (its recent state history too), and a torn last
+//! record is dropped.
 
 use std::io::Write;
 
@@ -34,6 +35,9 @@ fn reopening_replays_the_block_file_and_continues() {
     assert_eq!(chain.head().header.state_root, root);
     assert_eq!(chain.balance(&to), U256::from(30));
     assert_eq!(chain.nonce(&key(0).address()), 3);
+    // The replay rebuilt the recent state history.
+    assert_eq!(chain.balance_at(&to, 1), Some(U256::from(10)));
+    assert_eq!(chain.balance_at(&to, 0), Some(U256::ZERO));
     chain
         .submit_raw_tx(&transfer(&key(0), 3, to, U256::from(10)))
         .unwrap();

@@ -1,6 +1,7 @@
 //! Transaction and account methods: sending and finding transactions, balances, nonces,
-//! code, storage, calls and gas estimates. Account state is the head's; an older block is
-//! answered with geth's "historical state … is not available".
+//! code, storage, calls and gas estimates. Account state is read at the head or at any of the
+//! last [`STATE_HISTORY`](firn_evm::history::STATE_HISTORY) blocks (as a geth full node keeps them); an older block is answered
+//! with geth's "historical state … is not available". Gas is estimated at the head.
 
 use std::sync::Arc;
 
@@ -46,20 +47,57 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
         .method("eth_accounts", accounts)
 }
 
-/// Checks that `id` names the head (or pending), whose state is the only one kept.
-fn head_state(node: &State, id: Option<BlockId>) -> Result<(), EthError> {
+/// The block whose state `id` names: `None` for the head (latest, pending or its number),
+/// else a block whose state is kept; "header not found" for no block, geth's "historical
+/// state … is not available" for one older than the kept history.
+fn state_block(node: &State, id: Option<BlockId>) -> Result<Option<u64>, EthError> {
     let id = id.unwrap_or(BlockId::Tag(BlockTag::Latest));
     if matches!(id, BlockId::Tag(BlockTag::Latest | BlockTag::Pending)) {
-        return Ok(());
+        return Ok(None);
     }
     let block = find_block(node, id).ok_or_else(|| EthError::server("header not found"))?;
-    if block.header.number == node.chain.height() {
-        return Ok(());
+    let number = block.header.number;
+    if number == node.chain.height() {
+        return Ok(None);
+    }
+    if node.chain.has_state_at(number) {
+        return Ok(Some(number));
     }
     Err(EthError::server(format!(
         "historical state {:#x} is not available",
         block.header.state_root
     )))
+}
+
+/// Checks that `id` names the head (or pending): what only the head's state answers.
+fn head_state(node: &State, id: Option<BlockId>) -> Result<(), EthError> {
+    match state_block(node, id)? {
+        None => Ok(()),
+        Some(n) => {
+            let root = node
+                .chain
+                .block_by_number(n)
+                .map(|b| b.header.state_root)
+                .unwrap_or_default();
+            Err(EthError::server(format!(
+                "historical state {root:#x} is not available"
+            )))
+        }
+    }
+}
+
+/// A read at `at`, or the head's; geth's error if the state went meanwhile.
+fn read_at<T>(
+    at: Option<u64>,
+    head: impl FnOnce() -> T,
+    past: impl FnOnce(u64) -> Option<T>,
+) -> Result<T, EthError> {
+    match at {
+        None => Ok(head()),
+        Some(n) => past(n).ok_or_else(|| {
+            EthError::server(format!("historical state at block {n} is not available"))
+        }),
+    }
 }
 
 /// `eth_sendRawTransaction [bytes]` → the tx hash.
@@ -164,20 +202,23 @@ async fn get_transaction_count(
     if id == Some(BlockId::Tag(BlockTag::Pending)) {
         return Ok(Quantity(node.chain.pending_nonce(&addr.0)));
     }
-    head_state(&node, id)?;
-    Ok(Quantity(node.chain.nonce(&addr.0)))
+    let at = state_block(&node, id)?;
+    let c = &node.chain;
+    read_at(at, || c.nonce(&addr.0), |n| c.nonce_at(&addr.0, n)).map(Quantity)
 }
 
 /// `eth_getBalance [address, block]`.
 async fn get_balance(node: State, (addr, id): (Addr, Option<BlockId>)) -> Result<U256, EthError> {
-    head_state(&node, id)?;
-    Ok(node.chain.balance(&addr.0))
+    let at = state_block(&node, id)?;
+    let c = &node.chain;
+    read_at(at, || c.balance(&addr.0), |n| c.balance_at(&addr.0, n))
 }
 
 /// `eth_getCode [address, block]`.
 async fn get_code(node: State, (addr, id): (Addr, Option<BlockId>)) -> Result<Bytes, EthError> {
-    head_state(&node, id)?;
-    Ok(node.chain.code(&addr.0))
+    let at = state_block(&node, id)?;
+    let c = &node.chain;
+    read_at(at, || c.code(&addr.0), |n| c.code_at(&addr.0, n))
 }
 
 /// `eth_getStorageAt [address, slot, block]` → the 32-byte value.
@@ -185,15 +226,21 @@ async fn get_storage_at(
     node: State,
     (addr, slot, id): (Addr, HexU256, Option<BlockId>),
 ) -> Result<B256, EthError> {
-    head_state(&node, id)?;
-    Ok(B256::from(node.chain.storage(&addr.0, slot.0)))
+    let at = state_block(&node, id)?;
+    let c = &node.chain;
+    let value = read_at(
+        at,
+        || c.storage(&addr.0, slot.0),
+        |n| c.storage_at(&addr.0, slot.0, n),
+    )?;
+    Ok(B256::from(value))
 }
 
 /// `eth_call [call, block]` → the return data; a revert is error 3 with its data.
 async fn call(node: State, (args, id): (CallArgs, Option<BlockId>)) -> Result<Bytes, EthError> {
-    head_state(&node, id)?;
+    let at = state_block(&node, id)?;
     let chain = node.chain.clone();
-    let out = tokio::task::spawn_blocking(move || chain.call(&args.0))
+    let out = tokio::task::spawn_blocking(move || chain.call_at(&args.0, at))
         .await
         .map_err(|e| EthError::server(e.to_string()))??;
     Ok(out)
