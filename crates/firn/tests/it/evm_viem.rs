@@ -33,50 +33,77 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// A running `firn devnet` on a temporary data dir: its node URL, C-Chain RPC URL and a
+/// funded key. Stopped and removed on drop.
+pub struct EvmDevnet {
+    pub url: String,
+    pub rpc: String,
+    pub key: PrivateKey,
+    _cleanup: Cleanup,
+}
+
+impl EvmDevnet {
+    pub fn start(test_name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("firn-evm-{test_name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
+            .args([
+                "devnet",
+                "--rpc-addr",
+                "127.0.0.1:0",
+                "--json",
+                "--data-dir",
+            ])
+            .arg(&dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("running firn devnet");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let banner: Value = serde_json::from_str(&line).unwrap();
+        Self {
+            url: banner["listening"].as_str().unwrap().to_owned(),
+            rpc: banner["rpc"]["C"].as_str().unwrap().to_owned(),
+            key: banner["fundedKeys"][0]["privateKey"]
+                .as_str()
+                .unwrap()
+                .parse()
+                .unwrap(),
+            _cleanup: Cleanup(dir, Some(child)),
+        }
+    }
+
+    /// The funded key as `0x` hex.
+    pub fn key_hex(&self) -> String {
+        format!("0x{}", hex::encode(self.key.to_bytes()))
+    }
+}
+
+/// Whether node and npm run (the JS suites need both).
+pub fn have_node() -> bool {
+    have("node") && have("npm")
+}
+
 /// Starts `firn devnet`, runs `node --test <script>` in `tests/js/evm` against it with
 /// FIRN_URL, FIRN_RPC (the C-Chain), FIRN_KEY (a funded key, hex) and FIRN_ARTIFACTS, and
 /// checks every node test passed.
 fn run_against_devnet(test_name: &str, script: &str) {
-    if !have("node") || !have("npm") {
+    if !have_node() {
         eprintln!("SKIPPED {test_name}: node/npm not found");
         return;
     }
     let js = crate::js::project("evm", &["viem", "@avalabs/avalanchejs", "ethers"]);
-    let dir = std::env::temp_dir().join(format!("firn-evm-{test_name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
-        .args([
-            "devnet",
-            "--rpc-addr",
-            "127.0.0.1:0",
-            "--json",
-            "--data-dir",
-        ])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("running firn devnet");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let _cleanup = Cleanup(dir, Some(child));
-    let banner: Value = serde_json::from_str(&line).unwrap();
-    let url = banner["listening"].as_str().unwrap().to_owned();
-    let rpc = banner["rpc"]["C"].as_str().unwrap().to_owned();
-    let key: PrivateKey = banner["fundedKeys"][0]["privateKey"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let devnet = EvmDevnet::start(test_name);
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/artifacts");
     let out = Command::new("node")
         .args(["--test", script])
         .current_dir(&js)
-        .env("FIRN_URL", &url)
-        .env("FIRN_RPC", &rpc)
-        .env("FIRN_KEY", format!("0x{}", hex::encode(key.to_bytes())))
+        .env("FIRN_URL", &devnet.url)
+        .env("FIRN_RPC", &devnet.rpc)
+        .env("FIRN_KEY", devnet.key_hex())
         .env("FIRN_ARTIFACTS", &artifacts)
         .output()
         .expect("running node");

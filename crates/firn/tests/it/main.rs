@@ -10,6 +10,7 @@ mod data_api;
 mod devnet;
 mod e2e;
 mod evm_viem;
+mod foundry;
 mod index;
 mod js;
 mod js_pchain;
