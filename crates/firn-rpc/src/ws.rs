@@ -221,7 +221,12 @@ pub(crate) async fn serve_socket<S: Clone + Send + Sync + 'static>(
                     Some(Ok(Message::Text(t))) => t.to_string(),
                     Some(Ok(Message::Binary(b))) => String::from_utf8_lossy(&b).into_owned(),
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-                    Some(Ok(Message::Close(_)) | Err(_)) | None => break,
+                    Some(Ok(Message::Close(_))) => {
+                        // Complete the closing handshake the client started.
+                        let _ = send(&mut socket, Message::Close(None)).await;
+                        break;
+                    }
+                    Some(Err(_)) | None => break,
                 };
                 match session.answer(&text).await {
                     Some(out) => send(&mut socket, Message::Text(Utf8Bytes::from(out))).await,
