@@ -2,8 +2,9 @@
 //! deploys the three token contracts, transfers, reads balances and logs, estimates gas.
 //! `tests/js/evm/l1.mjs` creates an L1 through P-Chain txs (avalanchejs) and reads its
 //! chain config, fee config and active precompiles. `tests/js/evm/watch.mjs` runs viem's and
-//! ethers' event listeners over HTTP (polling filters) and WebSocket (subscriptions). Skipped,
-//! with a message, when node or npm is missing.
+//! ethers' event listeners over HTTP (polling filters) and WebSocket (subscriptions);
+//! `tests/js/evm/web3.mjs` does the same with web3.js 4. Skipped, with a message, when node or
+//! npm is missing.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -95,11 +96,12 @@ fn run_against_devnet(test_name: &str, script: &str) {
         eprintln!("SKIPPED {test_name}: node/npm not found");
         return;
     }
-    let js = crate::js::project("evm", &["viem", "@avalabs/avalanchejs", "ethers"]);
+    let js = crate::js::project("evm", &["viem", "@avalabs/avalanchejs", "ethers", "web3"]);
     let devnet = EvmDevnet::start(test_name);
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/artifacts");
+    // Exit once the tests are done: web3.js leaves timers running after a sent tx is mined.
     let out = Command::new("node")
-        .args(["--test", script])
+        .args(["--test", "--test-force-exit", script])
         .current_dir(&js)
         .env("FIRN_URL", &devnet.url)
         .env("FIRN_RPC", &devnet.rpc)
@@ -127,6 +129,12 @@ fn viem_deploys_tokens_transfers_and_reads_logs_on_the_c_chain() {
 #[test]
 fn viem_and_ethers_listeners_over_http_and_websocket_on_the_c_chain() {
     run_against_devnet("evm_watch", "watch.mjs");
+}
+
+/// web3.js 4 over HTTP (deploy, transfer, past events) and WebSocket (subscriptions).
+#[test]
+fn web3_js_over_http_and_websocket_on_the_c_chain() {
+    run_against_devnet("evm_web3", "web3.mjs");
 }
 
 /// avalanchejs issues CreateSubnetTx + CreateChainTx (subnet-EVM genesis with all six

@@ -11,6 +11,7 @@ mod devnet;
 mod e2e;
 mod evm_viem;
 mod foundry;
+mod hardhat;
 mod index;
 mod js;
 mod js_pchain;
