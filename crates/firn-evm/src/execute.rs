@@ -46,7 +46,7 @@ pub struct CallOptions {
     pub no_nonce_check: bool,
 }
 
-fn envs(block: &BlockContext, opts: CallOptions) -> (CfgEnv, BlockEnv) {
+pub(crate) fn envs(block: &BlockContext, opts: CallOptions) -> (CfgEnv, BlockEnv) {
     // Etna = Cancun for the EVM; subnet-EVM never activates the merge, so DIFFICULTY reads 1.
     let mut cfg = CfgEnv::new_with_spec(SpecId::CANCUN);
     cfg.chain_id = block.chain_id;
@@ -120,7 +120,7 @@ where
     Ok((out, evm.inspector))
 }
 
-fn map_error<E: std::fmt::Display>(e: EVMError<E>) -> TxError {
+pub(crate) fn map_error<E: std::fmt::Display>(e: EVMError<E>) -> TxError {
     match e {
         EVMError::Transaction(t) => invalid_tx(t),
         other => TxError::Other(other.to_string()),

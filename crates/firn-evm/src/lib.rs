@@ -49,12 +49,14 @@ mod precompile_json;
 mod precompiles;
 mod producer;
 mod query;
+pub mod replay;
 mod state;
 mod stateful;
 mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod trace;
+pub mod tracers;
 mod trie;
 mod tx;
 mod warp;

@@ -117,7 +117,7 @@ pub fn block_logs(block: &Block, filter: Option<&LogFilter>) -> Vec<LogEntry> {
 
 /// The undos that take the head's state back to block `number`, oldest first; `None` when
 /// there is no such block or its state is no longer kept.
-fn undos_to(inner: &Inner, number: u64) -> Option<Vec<Arc<BlockUndo>>> {
+pub(crate) fn undos_to(inner: &Inner, number: u64) -> Option<Vec<Arc<BlockUndo>>> {
     let head = inner.blocks.len() as u64 - 1;
     let back = usize::try_from(head.checked_sub(number)?).ok()?;
     let kept = inner.undos.len();

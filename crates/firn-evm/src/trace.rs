@@ -1,8 +1,8 @@
 //! go-ethereum's `callTracer` as a revm inspector: one [`CallFrame`] per call or creation,
 //! nested as they happened. Blocks are built with it, so every transaction's call tree is
-//! kept with its receipt (the devnet keeps no historical state to re-execute against).
+//! kept with its receipt; other tracers, and `withLog`, re-run the block ([`crate::replay`]).
 
-use alloy_primitives::{Address, Bytes, U256};
+use alloy_primitives::{Address, Bytes, Log, U256};
 use revm::Inspector;
 use revm::context_interface::ContextTr;
 use revm::context_interface::cfg::CreateScheme;
@@ -37,6 +37,8 @@ pub struct CallFrame {
     pub revert_reason: Option<String>,
     /// Calls it made.
     pub calls: Vec<CallFrame>,
+    /// Logs it emitted (recorded with `withLog`), each with how many calls came before it.
+    pub logs: Vec<(Log, u64)>,
 }
 
 /// The inspector: a stack of open frames, and the finished root.
@@ -44,9 +46,18 @@ pub struct CallFrame {
 pub struct CallTracer {
     stack: Vec<CallFrame>,
     root: Option<CallFrame>,
+    with_logs: bool,
 }
 
 impl CallTracer {
+    /// A tracer that also records each frame's logs (`withLog`).
+    pub fn with_logs() -> Self {
+        Self {
+            with_logs: true,
+            ..Self::default()
+        }
+    }
+
     /// The finished call tree.
     pub fn into_root(self) -> Option<CallFrame> {
         self.root
@@ -158,6 +169,15 @@ impl<CTX: ContextTr> Inspector<CTX> for CallTracer {
             r.output.clone(),
             outcome.address,
         );
+    }
+
+    fn log(&mut self, _: &mut CTX, log: Log) {
+        if self.with_logs
+            && let Some(frame) = self.stack.last_mut()
+        {
+            let position = frame.calls.len() as u64;
+            frame.logs.push((log, position));
+        }
     }
 
     fn selfdestruct(&mut self, contract: Address, target: Address, value: U256) {

@@ -123,6 +123,7 @@ mod tests {
             error: error.then(|| "execution reverted".to_owned()),
             revert_reason: None,
             calls,
+            logs: Vec::new(),
         }
     }
 

@@ -12,4 +12,5 @@ mod platform;
 mod pool;
 mod staking;
 mod trace;
+mod tracers;
 mod ws;

@@ -380,6 +380,9 @@ pub struct CallFrame {
         deserialize_with = "nested_calls"
     )]
     pub calls: Vec<CallFrame>,
+    /// Logs it emitted, with `withLog`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<CallLog>,
     /// Value moved (`None` for static and delegate calls).
     #[serde(
         default,
@@ -418,6 +421,23 @@ fn nested_calls<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<CallFrame>
     };
     CALL_DEPTH.with(|c| c.set(c.get() - 1));
     calls
+}
+
+/// A log in a `callTracer` frame (`withLog`): `position` is how many of the frame's calls
+/// came before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallLog {
+    /// The emitting contract.
+    #[serde(deserialize_with = "text::value")]
+    pub address: Address,
+    /// Topics.
+    #[serde(deserialize_with = "text::list")]
+    pub topics: Vec<B256>,
+    /// Data.
+    #[serde(deserialize_with = "text::value")]
+    pub data: Bytes,
+    /// Calls of the frame before it.
+    pub position: Quantity,
 }
 
 /// One entry of `debug_traceBlockBy*` with `callTracer`.
@@ -573,6 +593,7 @@ mod tests {
             error: None,
             revert_reason: None,
             calls: Vec::new(),
+            logs: Vec::new(),
             value: Some(U256::from(255u64)),
             kind: "CALL".to_owned(),
         };

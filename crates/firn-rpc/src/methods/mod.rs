@@ -17,6 +17,7 @@
 //! assert_eq!(serde_json::to_string(&reply).unwrap(), r#"{"height":"42"}"#);
 //! ```
 
+pub mod debug;
 pub mod eth;
 pub mod firn;
 pub mod health;

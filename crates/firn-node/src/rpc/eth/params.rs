@@ -370,6 +370,10 @@ pub struct TraceConfig {
     pub only_top_call: bool,
     /// `tracerConfig.withLog`.
     pub with_log: bool,
+    /// `tracerConfig.diffMode` (`prestateTracer`).
+    pub diff_mode: bool,
+    /// The struct logger's `disableStack`, `disableStorage`, `enableMemory` and `limit`.
+    pub logger: firn_evm::tracers::LoggerConfig,
 }
 from_value!(TraceConfig, |v: &Value| {
     let tracer = v.get("tracer").and_then(Value::as_str).map(str::to_owned);
@@ -379,9 +383,18 @@ from_value!(TraceConfig, |v: &Value| {
             .and_then(Value::as_bool)
             .unwrap_or(false)
     };
+    let top = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let limit = v.get("limit").and_then(Value::as_u64).unwrap_or(0);
     Ok::<_, String>(TraceConfig {
         tracer,
         only_top_call: flag("onlyTopCall"),
         with_log: flag("withLog"),
+        diff_mode: flag("diffMode"),
+        logger: firn_evm::tracers::LoggerConfig {
+            disable_stack: top("disableStack"),
+            disable_storage: top("disableStorage"),
+            enable_memory: top("enableMemory"),
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        },
     })
 });

@@ -190,6 +190,16 @@ pub fn frame_json(f: &firn_evm::CallFrame, only_top: bool) -> CallFrame {
         } else {
             f.calls.iter().map(|c| frame_json(c, false)).collect()
         },
+        logs: f
+            .logs
+            .iter()
+            .map(|(l, position)| eth::CallLog {
+                address: l.address,
+                topics: l.data.topics().to_vec(),
+                data: l.data.data.clone(),
+                position: eth::Quantity(*position),
+            })
+            .collect(),
         value: f.value,
         kind: f.kind.to_owned(),
     }
