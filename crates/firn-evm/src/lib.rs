@@ -35,6 +35,7 @@
 //! assert!(chain.submit_raw_tx(&[0xde, 0xad]).is_err());
 //! ```
 
+pub mod access_list;
 mod block;
 mod chain;
 mod deadline;
@@ -64,7 +65,7 @@ mod warp;
 pub use block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
 pub use chain::{CallLimits, EvmChain, EvmChainConfig, MAX_BLOCK_TXS, TimeSource};
 pub use error::{EvmError, TxError};
-pub use execute::{BLACKHOLE, revert_reason};
+pub use execute::{BLACKHOLE, halt_text, revert_reason};
 pub use fee::FeeConfig;
 pub use genesis::{
     ChainConfig, EvmGenesis, GenesisAccount, PRECOMPILE_KEYS, PrecompileConfig, UPGRADE_KEYS,
@@ -73,7 +74,7 @@ pub use mempool::ARRIVALS_KEPT;
 pub use precompiles::{Precompiles, Role};
 pub use producer::Producer;
 pub use query::{FeeHistory, LogEntry, LogFilter, SUGGESTED_TIP, TxLookup, block_logs};
-pub use state::WorldState;
+pub use state::{AccountProof, SlotProof, WorldState};
 pub use stateful::{Kind as PrecompileKind, warp_message};
 pub use trace::{CallFrame, CallTracer};
 pub use tx::{CallRequest, decode_raw, intrinsic_gas};

@@ -14,7 +14,7 @@ use crate::deploy_gate::DeployGate;
 use crate::error::TxError;
 use crate::execute::{BlockContext, CallOptions, failure, transact_call};
 use crate::history::{BlockUndo, Undos};
-use crate::state::{StateDb, WorldState};
+use crate::state::{AccountProof, StateDb, WorldState};
 use crate::tx::{CallRequest, intrinsic_gas};
 
 /// The tip `eth_maxPriorityFeePerGas` suggests (1 gwei).
@@ -225,6 +225,12 @@ impl EvmChain {
         self.at_block(number, |s, u| s.storage_at(address, slot, u))
     }
 
+    /// `address` and its `slots` at block `number` with their Merkle proofs against that
+    /// block's state root (`eth_getProof`).
+    pub fn proof_at(&self, address: &Address, slots: &[B256], number: u64) -> Option<AccountProof> {
+        self.at_block(number, |s, u| s.prove(address, slots, u))
+    }
+
     /// Head nonce.
     pub fn nonce(&self, address: &Address) -> u64 {
         self.read().state.nonce(address)
@@ -328,12 +334,22 @@ impl EvmChain {
     /// `eth_call` on the state at block `at` (the head without one; "historical state … is
     /// not available" past the kept history).
     pub fn call_at(&self, req: &CallRequest, at: Option<u64>) -> Result<Bytes, TxError> {
-        let gas = req.gas.unwrap_or_else(|| self.head().header.gas_limit);
-        let result = self.run_call(req, gas, at)?;
+        let result = self.call_result_at(req, at)?;
         if let Some(err) = failure(&result) {
             return Err(err);
         }
         Ok(result.into_output().unwrap_or_default())
+    }
+
+    /// `eth_call` at block `at` with how it ended, a revert or halt included (coreth's
+    /// `eth_callDetailed`); an error only for a call that could not run.
+    pub fn call_result_at(
+        &self,
+        req: &CallRequest,
+        at: Option<u64>,
+    ) -> Result<ExecutionResult, TxError> {
+        let gas = req.gas.unwrap_or_else(|| self.head().header.gas_limit);
+        self.run_call(req, gas, at)
     }
 
     /// `eth_estimateGas`: the least gas limit with which the call succeeds (binary search).

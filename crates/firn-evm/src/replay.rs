@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use alloy_primitives::U256;
 use revm::Database;
-pub use revm::context::result::ExecutionResult;
+pub use revm::context::result::{ExecutionResult, Output};
 use revm::database::CacheDB;
 use revm::state::EvmState;
 use revm::{Context, DatabaseCommit, InspectEvm, MainBuilder, MainContext};

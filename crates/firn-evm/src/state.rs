@@ -21,6 +21,10 @@ use crate::genesis::GenesisAccount;
 use crate::history::{BlockUndo, Undos, account_before, slot_before};
 use crate::trie::Trie;
 
+mod proof;
+
+pub use proof::{AccountProof, SlotProof};
+
 /// One account.
 #[derive(Debug, Clone, Default)]
 pub struct Account {

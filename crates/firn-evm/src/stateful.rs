@@ -110,6 +110,11 @@ impl SubnetPrecompiles {
             warm,
         }
     }
+
+    /// Every precompile's address, the stateful ones included.
+    pub fn addresses(&self) -> impl Iterator<Item = Address> + '_ {
+        self.warm.iter().copied()
+    }
 }
 
 /// A call's outcome before it becomes an `InterpreterResult`.

@@ -103,6 +103,15 @@ pub fn token_init_code(name: &str, symbol: &str, supply: U256) -> Bytes {
     Bytes::from(code)
 }
 
+/// The slot of `owner`'s entry in a Solidity `mapping(address => …)` declared at slot `index`
+/// (FirnToken's `balanceOf` is at 4).
+pub fn mapping_slot(owner: Address, index: u64) -> alloy_primitives::B256 {
+    let mut preimage = [0u8; 64];
+    preimage[12..32].copy_from_slice(owner.as_slice());
+    preimage[32..].copy_from_slice(&U256::from(index).to_be_bytes::<32>());
+    alloy_primitives::keccak256(preimage)
+}
+
 /// Calldata of ERC-20 `transfer(to, amount)`.
 pub fn transfer_data(to: Address, amount: U256) -> Bytes {
     let mut d = vec![0xa9, 0x05, 0x9c, 0xbb];

@@ -298,12 +298,16 @@ pub enum Watcher {
     Calls(crate::trace::CallTracer),
     /// The struct logger.
     Steps(StructLogger),
+    /// `eth_createAccessList`'s lister.
+    Access(crate::access_list::AccessLister),
 }
 
 impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watcher {
     fn step(&mut self, interp: &mut Interpreter<EthInterpreter>, context: &mut CTX) {
-        if let Watcher::Steps(s) = self {
-            s.step(interp, context);
+        match self {
+            Watcher::Steps(s) => s.step(interp, context),
+            Watcher::Access(a) => a.step(interp, context),
+            Watcher::Calls(_) => {}
         }
     }
 
@@ -322,7 +326,7 @@ impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watcher {
     fn call(&mut self, context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
         match self {
             Watcher::Calls(c) => Inspector::<CTX, EthInterpreter>::call(c, context, inputs),
-            Watcher::Steps(_) => None,
+            Watcher::Steps(_) | Watcher::Access(_) => None,
         }
     }
 
@@ -335,7 +339,7 @@ impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watcher {
     fn create(&mut self, context: &mut CTX, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
         match self {
             Watcher::Calls(c) => Inspector::<CTX, EthInterpreter>::create(c, context, inputs),
-            Watcher::Steps(_) => None,
+            Watcher::Steps(_) | Watcher::Access(_) => None,
         }
     }
 

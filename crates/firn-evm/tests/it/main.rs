@@ -6,6 +6,7 @@ mod errors;
 mod fees;
 mod history;
 mod precompiles;
+mod proof;
 mod restart;
 mod tokens;
 mod txs;

@@ -163,6 +163,39 @@ pub async fn eth_result(s: &EthEndpoint, method: &str, params: Value) -> Value {
     r["result"].clone()
 }
 
+/// A fixture chain ([`firn_evm::testing::chain`], keys `0..keys` funded, 15M gas blocks) and
+/// its RPC endpoint.
+pub fn served_chain(keys: u8) -> (Arc<firn_evm::EvmChain>, EthEndpoint) {
+    let chain = Arc::new(firn_evm::testing::chain(keys, 15_000_000));
+    let node = firn_node::rpc::eth::EvmNode::new(chain.clone(), None);
+    (chain.clone(), firn_node::rpc::eth::server(Arc::new(node)))
+}
+
+/// Deploys FirnToken from key 0 (nonce 0), then sends 500 of it to `0xb0…b0` over RPC in the
+/// next block: the token, the recipient and the transfer's hash.
+pub async fn token_sent_to_bob(
+    chain: &firn_evm::EvmChain,
+    s: &EthEndpoint,
+) -> (alloy_primitives::Address, alloy_primitives::Address, Value) {
+    use firn_evm::testing::{deploy_token, key, sign, transfer_data};
+    let k = key(0);
+    let token = deploy_token(chain, &k, 0);
+    let bob = alloy_primitives::Address::repeat_byte(0xb0);
+    let amount = alloy_primitives::U256::from(500);
+    let data = transfer_data(bob, amount);
+    let raw = sign(
+        &k,
+        1,
+        Some(token),
+        alloy_primitives::U256::ZERO,
+        data,
+        100_000,
+    );
+    let hash = eth_result(s, "eth_sendRawTransaction", json!([hex_bytes(&raw)])).await;
+    chain.build_block().unwrap().unwrap();
+    (token, bob, hash)
+}
+
 /// `0x`-hex of raw bytes.
 pub fn hex_bytes(b: &[u8]) -> String {
     format!("0x{}", hex::encode(b))

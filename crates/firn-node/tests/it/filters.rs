@@ -11,12 +11,11 @@ use firn_node::rpc::eth::filters::MAX_FILTERS;
 use firn_node::rpc::eth::{EvmNode, server};
 use serde_json::json;
 
-use crate::common::{eth_call, eth_result, hex_bytes};
+use crate::common::{eth_call, eth_result, hex_bytes, served_chain};
 
 #[tokio::test]
 async fn filters_report_each_change_once() {
-    let chain = Arc::new(chain(2, 15_000_000));
-    let s = server(Arc::new(EvmNode::new(chain.clone(), None)));
+    let (chain, s) = served_chain(2);
     let k = key(0);
     let token = deploy_token(&chain, &k, 0);
     let other = deploy_token(&chain, &k, 1);

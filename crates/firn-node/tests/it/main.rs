@@ -11,6 +11,7 @@ mod misc;
 mod platform;
 mod pool;
 mod staking;
+mod state;
 mod trace;
 mod tracers;
 mod ws;

@@ -1,19 +1,15 @@
 //! geth's `txpool_*` over a real pool (pending runs and queued gaps), transactions by block
 //! position and raw, uncles (none), the coinbase, `web3_sha3` and `net_peerCount`.
 
-use std::sync::Arc;
-
 use alloy_primitives::{Address, U256};
-use firn_evm::testing::{chain, key, plain_transfers};
-use firn_node::rpc::eth::{EvmNode, server};
+use firn_evm::testing::{key, plain_transfers};
 use serde_json::{Value, json};
 
-use crate::common::{eth_result, hex_bytes};
+use crate::common::{eth_result, hex_bytes, served_chain};
 
 #[tokio::test]
 async fn txpool_shows_pending_runs_and_queued_gaps() {
-    let chain = Arc::new(chain(2, 15_000_000));
-    let s = server(Arc::new(EvmNode::new(chain.clone(), None)));
+    let (chain, s) = served_chain(2);
     let (a, b) = (key(0), key(1));
     let to = Address::repeat_byte(9);
     // a: nonces 0 and 1 run, 3 waits for 2; b: nonce 0 runs.
@@ -65,8 +61,7 @@ async fn txpool_shows_pending_runs_and_queued_gaps() {
 
 #[tokio::test]
 async fn transactions_by_position_raw_and_the_rest() {
-    let chain = Arc::new(chain(1, 15_000_000));
-    let s = server(Arc::new(EvmNode::new(chain.clone(), None)));
+    let (chain, s) = served_chain(1);
     let raws = plain_transfers(&key(0), Address::repeat_byte(9), U256::from(1), 0, 2);
     let mut hashes = Vec::new();
     for r in &raws {

@@ -4,14 +4,11 @@
 //! the struct logger walks the opcodes with their storage, `prestateTracer` reports the
 //! accounts as they were and what changed, and calls trace on past blocks' state.
 
-use std::sync::Arc;
-
 use alloy_primitives::{Address, U256, keccak256};
-use firn_evm::testing::{chain, deploy_token, key, plain_transfers, sign, transfer_data};
-use firn_node::rpc::eth::{EvmNode, server};
+use firn_evm::testing::{key, plain_transfers};
 use serde_json::{Value, json};
 
-use crate::common::{eth_call, eth_result, hex_bytes};
+use crate::common::{eth_call, eth_result, hex_bytes, served_chain, token_sent_to_bob};
 
 fn word(v: U256) -> String {
     format!("{:#x}", alloy_primitives::B256::from(v))
@@ -32,25 +29,13 @@ fn without_logs(mut frame: Value) -> Value {
 
 #[tokio::test]
 async fn re_run_tracers_agree_with_the_chain() {
-    let chain = Arc::new(chain(1, 15_000_000));
-    let s = server(Arc::new(EvmNode::new(chain.clone(), None)));
+    let (chain, s) = served_chain(1);
     let k = key(0);
     let me = k.address();
-    let token = deploy_token(&chain, &k, 0);
-    let bob = Address::repeat_byte(0xb0);
-    let before_transfer = chain.height();
-
-    // Block 2: a token transfer to bob.
-    let raw = sign(
-        &k,
-        1,
-        Some(token),
-        U256::ZERO,
-        transfer_data(bob, U256::from(500)),
-        100_000,
-    );
-    let hash = eth_result(&s, "eth_sendRawTransaction", json!([hex_bytes(&raw)])).await;
-    let block = chain.build_block().unwrap().unwrap();
+    // Block 1 deploys the token, block 2 transfers 500 to bob.
+    let (token, bob, hash) = token_sent_to_bob(&chain, &s).await;
+    let before_transfer = chain.height() - 1;
+    let block = chain.block_by_number(chain.height()).unwrap();
     let receipt = &block.receipts[0];
 
     // callTracer re-run with logs: the recorded tree, plus the Transfer log before any call.
@@ -241,8 +226,7 @@ async fn re_run_tracers_agree_with_the_chain() {
 
 #[tokio::test]
 async fn re_runs_need_the_blocks_state() {
-    let chain = Arc::new(chain(1, 15_000_000));
-    let s = server(Arc::new(EvmNode::new(chain.clone(), None)));
+    let (chain, s) = served_chain(1);
     let k = key(0);
     let mut first = None;
     for nonce in 0..(firn_evm::history::STATE_HISTORY as u64 + 3) {

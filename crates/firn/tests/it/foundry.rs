@@ -144,6 +144,26 @@ fn cast_and_forge_work_against_the_c_chain() {
         "{trace}"
     );
 
+    // cast proof: the counter's slot 0 (number) with its proof; cast access-list: the slot an
+    // increment touches.
+    let proof = f.cast_json(&["proof", &counter, "0"]);
+    assert_eq!(proof["storageProof"][0]["value"], "0x1", "{proof}");
+    assert!(!proof["accountProof"].as_array().unwrap().is_empty());
+    let listed = f.cast_json(&[
+        "access-list",
+        &counter,
+        "increment()",
+        "--from",
+        &me,
+        "--json",
+    ]);
+    let text = listed.to_string().to_lowercase();
+    assert!(
+        text.contains(&counter.to_lowercase())
+            && text.contains("0x0000000000000000000000000000000000000000000000000000000000000000"),
+        "{listed}"
+    );
+
     // forge script deploys another counter and increments it.
     let script = f.run(
         "forge",

@@ -5,7 +5,8 @@
 //! An [`EvmNode`] holds one chain and a waker for its block producer; [`server`] registers one
 //! small function per method: [`blocks`] (blocks, receipts, logs, fees), [`txs`] (sending and
 //! finding transactions, account state, calls), [`debug`] (`callTracer` traces), [`filters`]
-//! (geth's polling filters), [`pool`] (`txpool_*`), [`subnet`] (`eth_feeConfig`,
+//! (geth's polling filters), [`pool`] (`txpool_*`), [`state`] (`eth_getProof`,
+//! `eth_createAccessList`, `eth_callDetailed`, …), [`subnet`] (`eth_feeConfig`,
 //! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`), and over
 //! WebSocket (`/ext/bc/<chain>/ws`) [`subscriptions`].
 //! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
@@ -16,6 +17,7 @@ pub mod filters;
 pub mod params;
 pub mod pool;
 pub mod shapes;
+pub mod state;
 pub mod subnet;
 pub mod subscriptions;
 pub mod txs;
@@ -111,6 +113,7 @@ pub fn server(node: State) -> EthServer<State> {
     let s = debug::register(s);
     let s = filters::register(s);
     let s = pool::register(s);
+    let s = state::register(s);
     subnet::register(s)
 }
 

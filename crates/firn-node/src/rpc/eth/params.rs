@@ -78,6 +78,27 @@ macro_rules! from_value {
     };
 }
 
+/// geth's `decodeHash`: up to 32 bytes of hex, `0x` optional, odd lengths padded; the slot and
+/// how many bytes were given.
+pub fn decode_hash(text: &str) -> Result<(B256, usize), &'static str> {
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
+    let padded = if digits.len() % 2 == 1 {
+        format!("0{digits}")
+    } else {
+        digits.to_owned()
+    };
+    let bytes = hex::decode(&padded).map_err(|_| "hex string invalid")?;
+    if bytes.len() > 32 {
+        return Err("hex string too long, want at most 32 bytes");
+    }
+    let mut slot = [0u8; 32];
+    slot[32 - bytes.len()..].copy_from_slice(&bytes);
+    Ok((B256::from(slot), bytes.len()))
+}
+
 /// `hexutil.Uint64`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HexU64(pub u64);

@@ -12,7 +12,7 @@ use firn_rpc::EthServer;
 use firn_rpc::methods::eth::{Quantity, Receipt, Transaction};
 
 use super::blocks::find_block;
-use super::params::{Addr, BlockId, BlockTag, CallArgs, Hash, HexBytes, HexU256};
+use super::params::{Addr, BlockId, BlockTag, CallArgs, Hash, HexBytes, decode_hash};
 use super::shapes::{receipt_json, tx_json};
 use super::{EthError, State};
 
@@ -50,7 +50,7 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
 /// The block whose state `id` names: `None` for the head (latest, pending or its number),
 /// else a block whose state is kept; "header not found" for no block, geth's "historical
 /// state … is not available" for one older than the kept history.
-fn state_block(node: &State, id: Option<BlockId>) -> Result<Option<u64>, EthError> {
+pub(super) fn state_block(node: &State, id: Option<BlockId>) -> Result<Option<u64>, EthError> {
     let id = id.unwrap_or(BlockId::Tag(BlockTag::Latest));
     if matches!(id, BlockId::Tag(BlockTag::Latest | BlockTag::Pending)) {
         return Ok(None);
@@ -221,17 +221,21 @@ async fn get_code(node: State, (addr, id): (Addr, Option<BlockId>)) -> Result<By
     read_at(at, || c.code(&addr.0), |n| c.code_at(&addr.0, n))
 }
 
-/// `eth_getStorageAt [address, slot, block]` → the 32-byte value.
+/// `eth_getStorageAt [address, slot, block]` → the 32-byte value; the slot as geth reads it
+/// (up to 32 bytes of hex, leading zeros allowed).
 async fn get_storage_at(
     node: State,
-    (addr, slot, id): (Addr, HexU256, Option<BlockId>),
+    (addr, slot, id): (Addr, String, Option<BlockId>),
 ) -> Result<B256, EthError> {
     let at = state_block(&node, id)?;
+    let (slot, _) = decode_hash(&slot)
+        .map_err(|e| EthError::server(format!("unable to decode storage key: {e}")))?;
+    let slot = U256::from_be_bytes(slot.0);
     let c = &node.chain;
     let value = read_at(
         at,
-        || c.storage(&addr.0, slot.0),
-        |n| c.storage_at(&addr.0, slot.0, n),
+        || c.storage(&addr.0, slot),
+        |n| c.storage_at(&addr.0, slot, n),
     )?;
     Ok(B256::from(value))
 }
@@ -261,5 +265,10 @@ async fn estimate_gas(
 
 /// `eth_accounts` → `[]` (the node holds no keys).
 async fn accounts(_: State, (): ()) -> Result<Vec<alloy_primitives::Address>, EthError> {
-    Ok(Vec::new())
+    Ok(node_accounts())
+}
+
+/// The accounts the node signs for: none, firn holds no keys.
+pub(super) fn node_accounts() -> Vec<alloy_primitives::Address> {
+    Vec::new()
 }
