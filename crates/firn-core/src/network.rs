@@ -39,8 +39,8 @@ pub const SUBNET_EVM_VM_ID: Id = Id::from_padded_str("subnetevm");
 pub const CORETH_VM_ID: Id = Id::from_padded_str("evm");
 /// The AVM's VM ID (`avm`, zero-padded): the X-Chain.
 pub const AVM_VM_ID: Id = Id::from_padded_str("avm");
-/// The platform VM's ID (`platform`, zero-padded): the P-Chain.
-pub const PLATFORM_VM_ID: Id = Id::from_padded_str("platform");
+/// The platform VM's ID (`platformvm`, zero-padded): the P-Chain.
+pub const PLATFORM_VM_ID: Id = Id::from_padded_str("platformvm");
 
 /// The primary network of a well-known network: its identity and chain IDs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

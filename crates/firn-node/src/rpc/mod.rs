@@ -1,11 +1,12 @@
 //! AvalancheGo's node RPC over firn's devnet P-Chain: `/ext/bc/P` (alias `/ext/P`),
-//! `/ext/info`, `/ext/health`, `/ext/bc/<chain>/validators` and firn's own `/ext/firn`.
+//! `/ext/info`, `/ext/health`, `/ext/bc/<chain>/validators`, `/ext/bc/<chain>/proposervm` and
+//! firn's own `/ext/firn`.
 //!
 //! A [`Node`] holds the [`PChain`] and what the services need around it (the network's JSON
 //! context, the node's identity, a way to wake the block producer). [`node_router`] mounts one
 //! [`AvaServer`] per endpoint; each method is one small async function next to its wire name in
 //! [`platform`] (with its block and tx methods in `blocks`, its fee methods in `fees` and its
-//! stake methods in `stake`), [`info`], [`health`], [`validators`] and [`firn`].
+//! stake methods in `stake`), [`info`], [`health`], [`validators`], [`proposervm`] and [`firn`].
 
 mod blocks;
 mod error;
@@ -15,8 +16,10 @@ pub mod firn;
 pub mod health;
 pub mod info;
 pub mod platform;
+pub mod proposervm;
 mod shapes;
 mod stake;
+mod upgrades;
 pub mod validators;
 
 use std::sync::Arc;
@@ -144,6 +147,7 @@ fn encoding(arg: Option<&str>) -> Result<Encoding, MethodError> {
 pub fn node_router(node: Arc<Node>) -> RpcRouter {
     let platform: Arc<dyn Endpoint> = Arc::new(platform::server(node.clone()));
     let per_chain = node.clone();
+    let proposer = node.clone();
     RpcRouter::new()
         .mount("/ext/bc/P", platform)
         .alias("/ext/P", "/ext/bc/P")
@@ -155,5 +159,8 @@ pub fn node_router(node: Arc<Node>) -> RpcRouter {
         .mount("/ext/firn", Arc::new(firn::server(node)))
         .mount_per_param("/ext/bc/{chain}/validators", move |chain| {
             validators::endpoint(&per_chain, chain)
+        })
+        .mount_per_param("/ext/bc/{chain}/proposervm", move |chain| {
+            proposervm::endpoint(&proposer, chain)
         })
 }

@@ -85,7 +85,8 @@ pub(super) fn primary_validator(
     }
 }
 
-fn is_offline(node: &Node, s: &state::Staker) -> bool {
+/// Whether the devnet runs `s`'s node offline (not connected, no uptime).
+pub(super) fn is_offline(node: &Node, s: &state::Staker) -> bool {
     node.chain.config().offline_validators.contains(&s.node_id)
 }
 

@@ -23,6 +23,7 @@ pub mod firn;
 pub mod health;
 pub mod info;
 pub mod platform;
+pub mod proposervm;
 pub mod state;
 pub mod validators;
 

@@ -50,6 +50,24 @@ for (const v of validators) {
 const sample = await pvmApi.sampleValidators({ size: 2 });
 check(sample.validators.length === 2, 'sampleValidators');
 
+// The node: its peers (the other validators), uptime, upgrades and VMs.
+const { peers, numPeers } = await infoApi.peers();
+check(peers.length > 0 && Number(numPeers) === peers.length, `peers ${numPeers}`);
+check(
+  peers.every((p) => validators.some((v) => v.nodeID === p.nodeID)),
+  'every peer is a validator',
+);
+const { nodeID: ownID } = await infoApi.getNodeId();
+check(!peers.some((p) => p.nodeID === ownID), 'the node is not its own peer');
+const { rewardingStakePercentage } = await infoApi.uptime();
+check(Number(rewardingStakePercentage) === 100, `uptime ${rewardingStakePercentage}`);
+const upgrades = await infoApi.getUpgradesInfo();
+check(Date.parse(upgrades.etnaTime) < Date.now(), `etnaTime ${upgrades.etnaTime}`);
+const vms = await infoApi.getVMs();
+check(JSON.stringify(vms).includes('platform'), `getVMs ${JSON.stringify(vms)}`);
+const { ip } = await infoApi.getNodeIp();
+check(typeof ip === 'string', 'getNodeIP');
+
 // Supply, height and blocks (hex and JSON encodings agree on the chain's links).
 const { supply } = await pvmApi.getCurrentSupply();
 check(BigInt(supply) > 0n, 'current supply');
