@@ -92,11 +92,16 @@ impl Header {
         .collect()
     }
 
-    /// The block hash: keccak of the header's RLP.
-    pub fn hash(&self) -> B256 {
+    /// The header's RLP (`debug_getRawHeader`).
+    pub fn rlp(&self) -> Vec<u8> {
         let mut buf = Vec::with_capacity(600);
         self.encode(&mut buf);
-        alloy_primitives::keccak256(&buf)
+        buf
+    }
+
+    /// The block hash: keccak of the header's RLP.
+    pub fn hash(&self) -> B256 {
+        alloy_primitives::keccak256(self.rlp())
     }
 }
 
@@ -207,6 +212,55 @@ pub struct Block {
 }
 
 impl Block {
+    /// The block's RLP as `debug_getRawBlock` gives it: `[header, transactions, uncles]`, typed
+    /// transactions as strings of their EIP-2718 bytes, no uncles.
+    pub fn rlp(&self) -> Vec<u8> {
+        let mut txs = Vec::new();
+        for t in &self.txs {
+            match &t.envelope {
+                TxEnvelope::Legacy(_) => txs.extend_from_slice(&t.raw),
+                _ => t.raw.as_ref().encode(&mut txs),
+            }
+        }
+        let mut body = Vec::with_capacity(self.size as usize);
+        self.header.encode(&mut body);
+        RlpHeader {
+            list: true,
+            payload_length: txs.len(),
+        }
+        .encode(&mut body);
+        body.extend_from_slice(&txs);
+        body.push(alloy_rlp::EMPTY_LIST_CODE);
+        let mut out = Vec::with_capacity(body.len() + 9);
+        RlpHeader {
+            list: true,
+            payload_length: body.len(),
+        }
+        .encode(&mut out);
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// The hash of the block whose RLP is `bytes` (its header's keccak), read without decoding
+    /// the rest: enough to find a block a client sends back (`debug_traceBlock`).
+    pub fn hash_of_rlp(bytes: &[u8]) -> Result<B256, alloy_rlp::Error> {
+        let mut rest = bytes;
+        let outer = RlpHeader::decode(&mut rest)?;
+        if !outer.list {
+            return Err(alloy_rlp::Error::UnexpectedString);
+        }
+        let start = rest;
+        let header = RlpHeader::decode(&mut rest)?;
+        if !header.list {
+            return Err(alloy_rlp::Error::UnexpectedString);
+        }
+        let encoded = (start.len() - rest.len())
+            .checked_add(header.payload_length)
+            .and_then(|len| start.get(..len))
+            .ok_or(alloy_rlp::Error::InputTooShort)?;
+        Ok(alloy_primitives::keccak256(encoded))
+    }
+
     /// The header's RLP length plus the transactions' (with an empty uncle list).
     pub(crate) fn rlp_size(header: &Header, txs: &[SignedTx]) -> u64 {
         let txs_len: usize = txs

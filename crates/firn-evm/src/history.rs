@@ -19,7 +19,7 @@ pub const STATE_HISTORY: usize = 128;
 pub const MAX_HISTORY_ENTRIES: usize = 1_000_000;
 
 /// An account's balance, nonce and code hash before a block; `None`: it did not exist.
-pub(crate) type AccountBefore = Option<(U256, u64, B256)>;
+pub type AccountBefore = Option<(U256, u64, B256)>;
 
 /// What one block overwrote: each account's fields and each slot's value as they were before
 /// it (the first write of the block records them; later ones keep that record).

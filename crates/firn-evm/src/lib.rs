@@ -74,7 +74,7 @@ pub use mempool::ARRIVALS_KEPT;
 pub use precompiles::{Precompiles, Role};
 pub use producer::Producer;
 pub use query::{FeeHistory, LogEntry, LogFilter, SUGGESTED_TIP, TxLookup, block_logs};
-pub use state::{AccountProof, SlotProof, WorldState};
+pub use state::{AccountChange, AccountProof, SlotProof, WorldState};
 pub use stateful::{Kind as PrecompileKind, warp_message};
 pub use trace::{CallFrame, CallTracer};
 pub use tx::{CallRequest, decode_raw, intrinsic_gas};

@@ -6,10 +6,10 @@
 
 use std::collections::HashMap;
 
-use alloy_primitives::U256;
+use alloy_primitives::{B256, U256};
 use revm::Database;
 pub use revm::context::result::{ExecutionResult, Output};
-use revm::database::CacheDB;
+use revm::database::{AccountState, CacheDB};
 use revm::state::EvmState;
 use revm::{Context, DatabaseCommit, InspectEvm, MainBuilder, MainContext};
 
@@ -18,7 +18,7 @@ use crate::chain::EvmChain;
 use crate::deploy_gate::DeployGate;
 use crate::error::TxError;
 use crate::execute::{BlockContext, CallOptions, envs, map_error};
-use crate::state::StateDb;
+use crate::state::{AccountChange, StateDb};
 use crate::tracers::{AccountsBefore, Watcher};
 use crate::tx::{CallRequest, tx_env};
 
@@ -34,6 +34,23 @@ pub struct Replayed<I> {
     pub state: EvmState,
     /// The accounts of `state` as they were before it: balance, nonce, code (`None`: absent).
     pub before: AccountsBefore,
+}
+
+/// Every account `db` holds with its values now: what the run so far changed (and read).
+fn cached_changes(db: &CacheDB<StateDb<'_>>) -> Vec<AccountChange> {
+    db.cache
+        .accounts
+        .iter()
+        .map(|(address, a)| {
+            let gone = matches!(a.account_state, AccountState::NotExisting);
+            AccountChange {
+                address: *address,
+                fields: (!gone).then_some((a.info.balance, a.info.nonce, a.info.code_hash)),
+                storage_cleared: gone || a.account_state.is_storage_cleared(),
+                slots: a.storage.iter().map(|(k, v)| (*k, *v)).collect(),
+            }
+        })
+        .collect()
 }
 
 /// The accounts `state` touched as `db` holds them (before the run is committed to it).
@@ -88,10 +105,42 @@ impl EvmChain {
         &self,
         number: u64,
         last: Option<usize>,
-        mut make: F,
+        make: F,
     ) -> Result<Vec<Replayed<Watcher>>, TxError>
     where
         F: FnMut(&SignedTx) -> Watcher,
+    {
+        self.run_block(number, last, make, |_| ())
+    }
+
+    /// The state root after each transaction of block `number` (`debug_intermediateRoots`);
+    /// the last is the block's own.
+    pub fn intermediate_roots(&self, number: u64) -> Result<Vec<B256>, TxError> {
+        let mut roots = Vec::new();
+        self.run_block(
+            number,
+            None,
+            |_| Watcher::Quiet,
+            |db| {
+                let changes = cached_changes(db);
+                roots.push(db.db.state.root_with(db.db.undos, &changes));
+            },
+        )?;
+        Ok(roots)
+    }
+
+    /// Runs block `number`'s transactions up to `last` on the state before it: each watched by
+    /// what `make` gives, `after` called with the state once each is committed.
+    fn run_block<F, A>(
+        &self,
+        number: u64,
+        last: Option<usize>,
+        mut make: F,
+        mut after: A,
+    ) -> Result<Vec<Replayed<Watcher>>, TxError>
+    where
+        F: FnMut(&SignedTx) -> Watcher,
+        A: FnMut(&CacheDB<StateDb<'_>>),
     {
         let inner = self.read();
         let block = usize::try_from(number)
@@ -134,6 +183,7 @@ impl EvmChain {
                     .map_err(|e| TxError::Other(e.to_string()))?;
                 coinbase.info.balance = coinbase.info.balance.saturating_add(fee);
             }
+            after(&db);
             out.push(Replayed {
                 inspector,
                 result: run.result,

@@ -21,9 +21,9 @@ use crate::genesis::GenesisAccount;
 use crate::history::{BlockUndo, Undos, account_before, slot_before};
 use crate::trie::Trie;
 
-mod proof;
+mod past;
 
-pub use proof::{AccountProof, SlotProof};
+pub use past::{AccountChange, AccountProof, SlotProof};
 
 /// One account.
 #[derive(Debug, Clone, Default)]

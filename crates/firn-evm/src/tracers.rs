@@ -300,6 +300,8 @@ pub enum Watcher {
     Steps(StructLogger),
     /// `eth_createAccessList`'s lister.
     Access(crate::access_list::AccessLister),
+    /// Nothing: a run for its state alone.
+    Quiet,
 }
 
 impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watcher {
@@ -307,7 +309,7 @@ impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watcher {
         match self {
             Watcher::Steps(s) => s.step(interp, context),
             Watcher::Access(a) => a.step(interp, context),
-            Watcher::Calls(_) => {}
+            Watcher::Calls(_) | Watcher::Quiet => {}
         }
     }
 
@@ -326,7 +328,7 @@ impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watcher {
     fn call(&mut self, context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
         match self {
             Watcher::Calls(c) => Inspector::<CTX, EthInterpreter>::call(c, context, inputs),
-            Watcher::Steps(_) | Watcher::Access(_) => None,
+            Watcher::Steps(_) | Watcher::Access(_) | Watcher::Quiet => None,
         }
     }
 
@@ -339,7 +341,7 @@ impl<CTX: ContextTr> Inspector<CTX, EthInterpreter> for Watcher {
     fn create(&mut self, context: &mut CTX, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
         match self {
             Watcher::Calls(c) => Inspector::<CTX, EthInterpreter>::create(c, context, inputs),
-            Watcher::Steps(_) | Watcher::Access(_) => None,
+            Watcher::Steps(_) | Watcher::Access(_) | Watcher::Quiet => None,
         }
     }
 

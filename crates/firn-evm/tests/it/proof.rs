@@ -115,3 +115,53 @@ fn proofs_verify_against_every_kept_blocks_state_root() {
         "no such block"
     );
 }
+
+#[test]
+fn intermediate_roots_end_at_each_blocks_state_root() {
+    let c = chain(2, 30_000_000);
+    let (a, b) = (key(0), key(1));
+    let recipient = Address::repeat_byte(0x42);
+    let token = deploy_token(&c, &a, 0);
+    // A block that creates a second token between transfers of the first, and one with a
+    // failing transfer (b holds no tokens) among plain ones.
+    let init = firn_evm::testing::token_init_code("Two", "TWO", U256::from(1000));
+    let mut raws = erc20_transfers(&a, token, 1, 2);
+    raws.push(firn_evm::testing::sign(
+        &a,
+        3,
+        None,
+        U256::ZERO,
+        init,
+        3_000_000,
+    ));
+    raws.extend(erc20_transfers(&a, token, 4, 2));
+    raws.extend(plain_transfers(&b, recipient, U256::from(7), 0, 2));
+    for raw in &raws {
+        c.submit_raw_tx(raw).unwrap();
+    }
+    c.build_block().unwrap().unwrap();
+    let data = firn_evm::testing::transfer_data(recipient, U256::from(1));
+    let failing = firn_evm::testing::sign(&b, 2, Some(token), U256::ZERO, data, 100_000);
+    c.submit_raw_tx(&failing).unwrap();
+    for raw in plain_transfers(&b, recipient, U256::from(1), 3, 2) {
+        c.submit_raw_tx(&raw).unwrap();
+    }
+    c.build_block().unwrap().unwrap();
+    for n in 1..=c.height() {
+        let block = c.block_by_number(n).unwrap();
+        let roots = c.intermediate_roots(n).unwrap();
+        assert_eq!(roots.len(), block.txs.len(), "block {n}");
+        assert_eq!(roots.last(), Some(&block.header.state_root), "block {n}");
+        let parent = c.block_by_number(n - 1).unwrap().header.state_root;
+        let distinct: std::collections::HashSet<_> = roots.iter().chain([&parent]).collect();
+        assert_eq!(
+            distinct.len(),
+            roots.len() + 1,
+            "every tx changes the state"
+        );
+    }
+    assert!(
+        c.intermediate_roots(0).is_err(),
+        "genesis has no transactions to re-run"
+    );
+}

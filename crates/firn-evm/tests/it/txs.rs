@@ -50,6 +50,32 @@ fn legacy_2930_and_1559_transfers_are_mined_with_receipts() {
         chain.block_by_number(0).unwrap().hash
     );
     assert_eq!(chain.block_by_hash(&block.hash).unwrap().header.number, 1);
+
+    // The block's RLP: as long as its size says, its header hashes to its hash, and its body
+    // holds the three transactions as alloy decodes them.
+    let rlp = block.rlp();
+    assert_eq!(rlp.len() as u64, block.size);
+    assert_eq!(firn_evm::Block::hash_of_rlp(&rlp).unwrap(), block.hash);
+    let mut rest = &rlp[..];
+    alloy_rlp::Header::decode(&mut rest).unwrap();
+    let header = alloy_rlp::Header::decode(&mut rest).unwrap();
+    rest = &rest[header.payload_length..];
+    let txs: Vec<alloy_consensus::TxEnvelope> = alloy_rlp::Decodable::decode(&mut rest).unwrap();
+    let envelopes: Vec<_> = block.txs.iter().map(|t| t.envelope.clone()).collect();
+    assert_eq!(txs, envelopes);
+    assert_eq!(rest, [alloy_rlp::EMPTY_LIST_CODE], "no uncles");
+    for bad in [
+        &rlp[..rlp.len() / 3],
+        &[0xc1, 0x80][..],
+        &[0xf9, 0xff, 0xff, 0xc0][..],
+        &[],
+    ] {
+        assert!(
+            firn_evm::Block::hash_of_rlp(bad).is_err(),
+            "{}",
+            hex::encode(bad)
+        );
+    }
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod l1;
 mod misc;
 mod platform;
 mod pool;
+mod raw;
 mod staking;
 mod state;
 mod trace;

@@ -1,7 +1,8 @@
-//! `debug_traceTransaction`, `debug_traceBlockByNumber`, `debug_traceBlockByHash` and
-//! `debug_traceCall` with go-ethereum's tracers: `callTracer` (`onlyTopCall`, `withLog`),
-//! `prestateTracer` (`diffMode`), `4byteTracer` and the struct logger (no `tracer`; its
-//! `disableStack`, `disableStorage`, `enableMemory`, `limit`).
+//! `debug_traceTransaction`, `debug_traceBlockByNumber`, `debug_traceBlockByHash`,
+//! `debug_traceBlock` and `debug_traceCall` with go-ethereum's tracers (`callTracer` with
+//! `onlyTopCall` and `withLog`, `prestateTracer` with `diffMode`, `4byteTracer`, and the struct
+//! logger: no `tracer`, with `disableStack`, `disableStorage`, `enableMemory`, `limit`), and
+//! `debug_intermediateRoots`.
 //!
 //! `callTracer` without logs answers from the call trees recorded when the blocks were built;
 //! the others re-run the block on the state before it ([`firn_evm::replay`]), which is kept for
@@ -19,7 +20,7 @@ use firn_rpc::methods::debug::{
 };
 
 use super::blocks::{find_block, height_of};
-use super::params::{BlockId, BlockTag, CallArgs, Hash, TraceConfig};
+use super::params::{BlockId, BlockTag, CallArgs, Hash, HexBytes, TraceConfig};
 use super::shapes::frame_json;
 use super::{EthError, State};
 
@@ -29,6 +30,8 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
         .method("debug_traceBlockByNumber", trace_block_by_number)
         .method("debug_traceBlockByHash", trace_block_by_hash)
         .method("debug_traceCall", trace_call)
+        .method("debug_traceBlock", trace_raw_block)
+        .method("debug_intermediateRoots", intermediate_roots)
 }
 
 /// A tracer and its options.
@@ -261,6 +264,9 @@ async fn trace_block(
     block: std::sync::Arc<Block>,
     tracer: Tracer,
 ) -> Result<Vec<BlockTrace>, EthError> {
+    if block.header.number == 0 {
+        return Err(EthError::server("genesis is not traceable"));
+    }
     if let Tracer::Call { only_top, .. } = tracer
         && tracer.recorded()
     {
@@ -326,6 +332,39 @@ async fn trace_block_by_hash(
         .block_by_hash(&hash.0)
         .ok_or_else(|| EthError::server(format!("block {:#x} not found", hash.0)))?;
     trace_block(node, block, tracer).await
+}
+
+/// `debug_traceBlock [rlp, config?]`: a block given as its RLP (`debug_getRawBlock`'s), traced
+/// as the chain ran it; firn traces the blocks its chain accepted, found by the header's hash.
+async fn trace_raw_block(
+    node: State,
+    (rlp, config): (HexBytes, Option<TraceConfig>),
+) -> Result<Vec<BlockTrace>, EthError> {
+    let tracer = Tracer::of(config.as_ref())?;
+    let hash = Block::hash_of_rlp(&rlp.0)
+        .map_err(|e| EthError::server(format!("could not decode block: {e}")))?;
+    let block = node.chain.block_by_hash(&hash).ok_or_else(|| {
+        EthError::server(format!(
+            "block {hash:#x} not found: firn traces the blocks its chain accepted"
+        ))
+    })?;
+    trace_block(node, block, tracer).await
+}
+
+/// `debug_intermediateRoots [blockHash, config?]` → the state root after each transaction.
+async fn intermediate_roots(
+    node: State,
+    (hash, _config): (Hash, Option<TraceConfig>),
+) -> Result<Vec<B256>, EthError> {
+    let block = node
+        .chain
+        .block_by_hash(&hash.0)
+        .ok_or_else(|| EthError::server(format!("block {:#x} not found", hash.0)))?;
+    let number = block.header.number;
+    if number == 0 {
+        return Err(EthError::server("genesis is not traceable"));
+    }
+    blocking(move || Ok(node.chain.intermediate_roots(number)?)).await
 }
 
 /// `debug_traceCall [call, block, config?]`: the call traced on the state at the block.

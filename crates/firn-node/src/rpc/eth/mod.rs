@@ -6,7 +6,7 @@
 //! small function per method: [`blocks`] (blocks, receipts, logs, fees), [`txs`] (sending and
 //! finding transactions, account state, calls), [`debug`] (`callTracer` traces), [`filters`]
 //! (geth's polling filters), [`pool`] (`txpool_*`), [`state`] (`eth_getProof`,
-//! `eth_createAccessList`, `eth_callDetailed`, …), [`subnet`] (`eth_feeConfig`,
+//! `eth_createAccessList`, `eth_callDetailed`, …), [`raw`] (`debug_getRaw*`), [`subnet`] (`eth_feeConfig`,
 //! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`), and over
 //! WebSocket (`/ext/bc/<chain>/ws`) [`subscriptions`].
 //! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
@@ -16,6 +16,7 @@ pub mod debug;
 pub mod filters;
 pub mod params;
 pub mod pool;
+pub mod raw;
 pub mod shapes;
 pub mod state;
 pub mod subnet;
@@ -114,6 +115,7 @@ pub fn server(node: State) -> EthServer<State> {
     let s = filters::register(s);
     let s = pool::register(s);
     let s = state::register(s);
+    let s = raw::register(s);
     subnet::register(s)
 }
 

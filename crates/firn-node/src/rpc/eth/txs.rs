@@ -29,6 +29,7 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
             get_transaction_by_block_hash_and_index,
         )
         .method("eth_getRawTransactionByHash", get_raw_transaction_by_hash)
+        .method("debug_getRawTransaction", get_raw_transaction_by_hash)
         .method(
             "eth_getRawTransactionByBlockNumberAndIndex",
             get_raw_transaction_by_block_number_and_index,
