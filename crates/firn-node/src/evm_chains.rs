@@ -20,6 +20,7 @@ use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
 use crate::error::NodeError;
+use crate::rpc::eth::warp::{WarpSigning, WarpSlot};
 use crate::rpc::eth::{EvmChains, EvmNode};
 
 /// How often the P-Chain is checked for new subnet-EVM chains.
@@ -161,6 +162,7 @@ pub fn start(
         producers: Arc::default(),
         booted: Arc::default(),
         auto_build,
+        warp: WarpSlot::default(),
     });
     served.serve(
         opened.c_chain.clone(),
@@ -201,6 +203,7 @@ struct Served {
     producers: Shared<Vec<Producer>>,
     booted: Shared<Booted>,
     auto_build: bool,
+    warp: WarpSlot,
 }
 
 impl std::fmt::Debug for Served {
@@ -230,8 +233,10 @@ impl Served {
         } else {
             None
         };
-        self.chains
-            .add(aliases, Arc::new(EvmNode::new(chain.clone(), waker)));
+        self.chains.add(
+            aliases,
+            Arc::new(EvmNode::new(chain.clone(), waker).with_warp(self.warp.clone())),
+        );
         let mut booted = lock(&self.booted);
         for hook in &booted.hooks {
             hook(&chain);
@@ -287,6 +292,12 @@ impl EvmChainsHandle {
     /// at the watcher's next poll (for callers that build P-Chain blocks by hand).
     pub fn boot_new_chains(&self) {
         self.served.boot_new_chains();
+    }
+
+    /// Lets every chain's `warp_*` methods sign with `signing` (set once, when the node's
+    /// signers start; a later call keeps the first).
+    pub fn set_warp_signing(&self, signing: WarpSigning) {
+        let _ = self.served.warp.set(signing);
     }
 
     /// Calls `hook` with every chain booted so far, then with each chain as it boots.

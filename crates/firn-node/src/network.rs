@@ -18,8 +18,10 @@ use tracing::{info, warn};
 use crate::config::{ClockMode, NodeConfig, SignerKeys};
 use crate::error::NodeError;
 use crate::evm_chains::{self, EvmChainsHandle, OpenChains};
+use crate::rpc::eth::warp::WarpSigning;
 use crate::rpc::{Node, node_router};
 use crate::signers::{devnet_signers, plan_covering};
+use firn_aggregator::{Aggregator, AggregatorConfig};
 
 /// Where the P-Chain keeps its blocks inside the data dir.
 pub const PCHAIN_DIR: &str = "pchain";
@@ -156,6 +158,17 @@ impl Network {
             }
         };
         let mut node = Node::new(pchain.clone(), producer.as_ref().map(Producer::waker));
+        if let (Some(signers), Some(evm)) = (&signers, &evm) {
+            let network: Arc<dyn firn_aggregator::ValidatorNetwork> = signers.clone();
+            evm.set_warp_signing(WarpSigning {
+                aggregator: Arc::new(Aggregator::new(
+                    network.clone(),
+                    AggregatorConfig::default(),
+                )),
+                network,
+                node_id: node.node_id(),
+            });
+        }
         if let Some(signers) = &signers {
             node = node.with_signers(signers.clone());
         }

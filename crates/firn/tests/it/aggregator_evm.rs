@@ -285,3 +285,112 @@ async fn messages_the_chain_never_sent_are_refused_with_the_weight_obtained() {
         "{said}"
     );
 }
+
+/// `method` on the node's RPC of `l1`'s chain: its result, or its error message.
+async fn warp_rpc(l1: &L1, method: &str, params: Value) -> Result<Value, String> {
+    let url = l1
+        .node
+        .url_of(&format!("/ext/bc/{}/rpc", Id(l1.evm.blockchain_id().0)));
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+    let reply: Value = reqwest::Client::new()
+        .post(url)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    match reply.get("error") {
+        Some(e) => Err(e["message"].as_str().unwrap().to_owned()),
+        None => Ok(reply["result"].clone()),
+    }
+}
+
+fn hex_of(v: &Value) -> Vec<u8> {
+    hex::decode(v.as_str().unwrap().trim_start_matches("0x")).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chains_warp_methods_sign_as_the_node_and_aggregate_the_l1s_quorum() {
+    let l1 = l1().await;
+    let sent = send_warp_message(&l1, b"asked over warp_*");
+    let id = sent.id().to_string();
+    let got = warp_rpc(&l1, "warp_getMessage", json!([id])).await.unwrap();
+    assert_eq!(hex_of(&got), sent.bytes());
+
+    // The node signs as the devnet's first validator.
+    let own = l1
+        .pchain
+        .config()
+        .validator_bls_key(0)
+        .unwrap()
+        .public_key();
+    let check_own = |signature: &Value, message: &UnsignedMessage| {
+        let signature = firn_core::keys::bls::Signature::from_bytes(&hex_of(signature)).unwrap();
+        assert!(firn_core::keys::bls::verify(
+            &own,
+            &message.bytes(),
+            &signature
+        ));
+    };
+    let signature = warp_rpc(&l1, "warp_getMessageSignature", json!([id]))
+        .await
+        .unwrap();
+    check_own(&signature, &sent);
+
+    // The L1's validators aggregated: a quorum of 67 % of them.
+    let signed = warp_rpc(
+        &l1,
+        "warp_getMessageAggregateSignature",
+        json!([id, 67, ""]),
+    )
+    .await
+    .unwrap();
+    let body = json!({ "signedMessage": signed.as_str().unwrap().trim_start_matches("0x") });
+    verified(&l1, &sent, 201, &body);
+
+    // The head block's hash, signed and aggregated the same way.
+    let head = Id(l1.evm.head().hash.0);
+    let block_message = UnsignedMessage::new(
+        l1.pchain.network().network_id,
+        Id(l1.evm.blockchain_id().0),
+        Payload::Hash(head).bytes(),
+    );
+    let signature = warp_rpc(&l1, "warp_getBlockSignature", json!([head.to_string()]))
+        .await
+        .unwrap();
+    check_own(&signature, &block_message);
+    let subnet = l1.subnet.to_string();
+    let signed = warp_rpc(
+        &l1,
+        "warp_getBlockAggregateSignature",
+        json!([head.to_string(), 67, subnet]),
+    )
+    .await
+    .unwrap();
+    let body = json!({ "signedMessage": signed.as_str().unwrap().trim_start_matches("0x") });
+    verified(&l1, &block_message, 201, &body);
+
+    // What the chain never sent or accepted is not signed.
+    let unknown = Id([0x5a; 32]).to_string();
+    assert_eq!(
+        warp_rpc(&l1, "warp_getMessageSignature", json!([unknown])).await,
+        Err(format!(
+            "failed to get message {unknown} with error not found"
+        ))
+    );
+    let refused = warp_rpc(&l1, "warp_getBlockSignature", json!([unknown]))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.starts_with(&format!(
+            "failed to get signature for block {unknown} with error"
+        )),
+        "{refused}"
+    );
+    let bad_quorum = warp_rpc(&l1, "warp_getMessageAggregateSignature", json!([id, 0, ""]))
+        .await
+        .unwrap_err();
+    assert!(bad_quorum.contains("quorum"), "{bad_quorum}");
+}

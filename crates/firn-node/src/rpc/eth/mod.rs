@@ -6,7 +6,7 @@
 //! small function per method: [`blocks`] (blocks, receipts, logs, fees), [`txs`] (sending and
 //! finding transactions, account state, calls), [`debug`] (`callTracer` traces), [`filters`]
 //! (geth's polling filters), [`pool`] (`txpool_*`), [`state`] (`eth_getProof`,
-//! `eth_createAccessList`, `eth_callDetailed`, …), [`raw`] (`debug_getRaw*`), [`subnet`] (`eth_feeConfig`,
+//! `eth_createAccessList`, `eth_callDetailed`, …), [`raw`] (`debug_getRaw*`), [`warp`] (`warp_*`), [`subnet`] (`eth_feeConfig`,
 //! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`), and over
 //! WebSocket (`/ext/bc/<chain>/ws`) [`subscriptions`].
 //! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
@@ -22,6 +22,7 @@ pub mod state;
 pub mod subnet;
 pub mod subscriptions;
 pub mod txs;
+pub mod warp;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -47,6 +48,7 @@ pub struct EvmNode {
     waker: Option<Arc<Notify>>,
     filters: filters::Filters,
     payloads: subscriptions::Payloads,
+    warp: warp::WarpSlot,
 }
 
 /// The state every handler gets.
@@ -61,7 +63,14 @@ impl EvmNode {
             waker,
             filters: filters::Filters::default(),
             payloads: subscriptions::Payloads::default(),
+            warp: warp::WarpSlot::default(),
         }
+    }
+
+    /// Signs Warp messages with what `slot` holds once it is set.
+    pub fn with_warp(mut self, slot: warp::WarpSlot) -> Self {
+        self.warp = slot;
+        self
     }
 
     /// The chain.
@@ -116,6 +125,7 @@ pub fn server(node: State) -> EthServer<State> {
     let s = pool::register(s);
     let s = state::register(s);
     let s = raw::register(s);
+    let s = warp::register(s);
     subnet::register(s)
 }
 

@@ -1,7 +1,6 @@
 //! subnet-EVM's own methods: `eth_feeConfig`, `eth_getChainConfig`,
 //! `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt` (shapes in node-rpc-facts §2).
 
-use alloy_primitives::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::blocks::find_block;
@@ -18,20 +17,6 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
         .method("eth_getChainConfig", get_chain_config)
         .method("eth_getActivePrecompilesAt", get_active_precompiles_at)
         .method("eth_getActiveRulesAt", get_active_rules_at)
-        .method("warp_getMessage", warp_get_message)
-}
-
-/// `warp_getMessage [messageID]` (cb58) → the unsigned Warp message bytes a
-/// `sendWarpMessage` call produced.
-async fn warp_get_message(node: State, (id,): (String,)) -> Result<Bytes, EthError> {
-    let id: firn_core::ids::Id = id
-        .parse()
-        .map_err(|e| EthError::server(format!("invalid message ID: {e}")))?;
-    let message = node
-        .chain
-        .warp_message(&alloy_primitives::B256::from(*id.as_bytes()))
-        .ok_or_else(|| EthError::server(format!("failed to get message {id}: not found")))?;
-    Ok(message)
 }
 
 /// `eth_feeConfig [blockNrOrHash?]` → `{feeConfig, lastChangedAt}`; the fee config never
