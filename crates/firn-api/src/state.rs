@@ -9,9 +9,9 @@ use firn_store::Store;
 
 use crate::config::ApiConfig;
 use crate::limits::RateLimiter;
-use crate::metrics::ServiceMetrics;
 use crate::node::NodeReads;
 use crate::routes::signature_aggregator::SignatureService;
+use firn_http::metrics::RouteMetrics;
 
 /// Shared state of one server.
 #[derive(Debug, Clone)]
@@ -21,7 +21,7 @@ pub struct AppState {
     /// The configuration.
     pub config: Arc<ApiConfig>,
     /// Request counters and latency histograms served at `/metrics`.
-    pub metrics: Arc<ServiceMetrics>,
+    pub metrics: Arc<RouteMetrics>,
     /// The Warp signature aggregator behind `/v1/signatureAggregator`; `None` answers 503.
     pub signatures: Option<SignatureService>,
     /// The nodes behind the EVM chains, for what the index does not hold.
@@ -44,7 +44,7 @@ impl AppState {
                 config.ip_rate_limit,
             )),
             config: Arc::new(config),
-            metrics: Arc::new(ServiceMetrics::default()),
+            metrics: Arc::new(RouteMetrics::new("firn_api")),
             signatures: None,
             nodes: Arc::default(),
             started: Instant::now(),

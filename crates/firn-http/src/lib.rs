@@ -24,6 +24,7 @@
 //! # }
 //! ```
 
+pub mod metrics;
 mod stall;
 
 use std::future::Future;

@@ -10,6 +10,7 @@ use firn_core::keys::secp256k1::PrivateKey;
 use firn_devnet::history::HistoryPlan;
 use firn_devnet::{Clock, DevnetSigners, NetworkIdentity, PChain, Producer};
 use firn_evm::EvmChain;
+use firn_http::metrics::RouteMetrics;
 use firn_rpc::ServerHandle;
 use tempfile::TempDir;
 use tokio::net::TcpListener;
@@ -19,6 +20,7 @@ use crate::config::{ClockMode, NodeConfig, SignerKeys};
 use crate::error::NodeError;
 use crate::evm_chains::{self, EvmChainsHandle, OpenChains};
 use crate::rpc::eth::warp::WarpSigning;
+use crate::rpc::metrics::{EvmChains, MetricsEndpoint};
 use crate::rpc::{Node, node_router};
 use crate::signers::{devnet_signers, plan_covering};
 use firn_aggregator::{Aggregator, AggregatorConfig};
@@ -172,7 +174,18 @@ impl Network {
         if let Some(signers) = &signers {
             node = node.with_signers(signers.clone());
         }
-        let mut routes = node_router(Arc::new(node)).limits(config.limits);
+        let node = Arc::new(node);
+        let request_metrics = Arc::new(RouteMetrics::new("firn_node"));
+        let served = evm.clone();
+        let evm_list: EvmChains =
+            Arc::new(move || served.as_ref().map(|e| e.served()).unwrap_or_default());
+        let mut routes = node_router(node.clone())
+            .limits(config.limits)
+            .metrics(request_metrics.clone())
+            .mount(
+                "/ext/metrics",
+                Arc::new(MetricsEndpoint::new(node, request_metrics, evm_list)),
+            );
         if let Some(evm) = &evm {
             routes = evm.chains.mount(routes);
         }

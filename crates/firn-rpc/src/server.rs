@@ -16,6 +16,7 @@ use axum::extract::RawPathParams;
 use axum::http::{HeaderValue, Request, StatusCode, header};
 use axum::response::Response;
 use axum::routing::any;
+use firn_http::metrics::RouteMetrics;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -112,6 +113,7 @@ pub struct RpcRouter {
     routes: Vec<(String, Route)>,
     aliases: Vec<(String, String)>,
     limits: Limits,
+    metrics: Option<Arc<RouteMetrics>>,
 }
 
 impl std::fmt::Debug for RpcRouter {
@@ -123,6 +125,7 @@ impl std::fmt::Debug for RpcRouter {
             )
             .field("aliases", &self.aliases)
             .field("limits", &self.limits)
+            .field("metrics", &self.metrics.is_some())
             .finish()
     }
 }
@@ -160,6 +163,12 @@ impl RpcRouter {
     /// Replaces the limits applied to every request.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Records every request in `metrics`, under its route pattern.
+    pub fn metrics(mut self, metrics: Arc<RouteMetrics>) -> Self {
+        self.metrics = Some(metrics);
         self
     }
 
@@ -246,7 +255,14 @@ impl RpcRouter {
                 }
             };
         }
-        Ok(router.fallback(not_found))
+        let router = router.fallback(not_found);
+        Ok(match self.metrics {
+            Some(m) => router.layer(axum::middleware::from_fn_with_state(
+                m,
+                firn_http::metrics::track,
+            )),
+            None => router,
+        })
     }
 }
 

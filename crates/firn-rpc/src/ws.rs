@@ -185,6 +185,11 @@ impl<S> Drop for Session<S> {
 
 static SOCKETS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_SOCKETS);
 
+/// WebSocket connections open now, in this process.
+pub fn open_sockets() -> usize {
+    MAX_SOCKETS - SOCKETS.available_permits()
+}
+
 /// A place for one more connection, or `None` when [`MAX_SOCKETS`] are open.
 pub(crate) fn socket_slot() -> Option<tokio::sync::SemaphorePermit<'static>> {
     SOCKETS.try_acquire().ok()

@@ -1,5 +1,5 @@
 //! AvalancheGo's node RPC over firn's devnet P-Chain: `/ext/bc/P` (alias `/ext/P`),
-//! `/ext/info`, `/ext/health`, `/ext/bc/<chain>/validators`, `/ext/bc/<chain>/proposervm` and
+//! `/ext/info`, `/ext/health`, `/ext/metrics`, `/ext/bc/<chain>/validators`, `/ext/bc/<chain>/proposervm` and
 //! firn's own `/ext/firn`.
 //!
 //! A [`Node`] holds the [`PChain`] and what the services need around it (the network's JSON
@@ -15,6 +15,7 @@ mod fees;
 pub mod firn;
 pub mod health;
 pub mod info;
+pub mod metrics;
 pub mod platform;
 pub mod proposervm;
 mod shapes;

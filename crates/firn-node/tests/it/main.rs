@@ -8,6 +8,7 @@ mod fees;
 mod filters;
 mod info;
 mod l1;
+mod metrics;
 mod misc;
 mod platform;
 mod pool;
