@@ -20,6 +20,7 @@ use crate::config::{ClockMode, NodeConfig, SignerKeys};
 use crate::error::NodeError;
 use crate::evm_chains::{self, EvmChainsHandle, OpenChains};
 use crate::rpc::eth::warp::WarpSigning;
+use crate::rpc::index;
 use crate::rpc::metrics::{EvmChains, MetricsEndpoint};
 use crate::rpc::{Node, node_router};
 use crate::signers::{devnet_signers, plan_covering};
@@ -179,13 +180,24 @@ impl Network {
         let served = evm.clone();
         let evm_list: EvmChains =
             Arc::new(move || served.as_ref().map(|e| e.served()).unwrap_or_default());
+        let p_index = index::endpoint(pchain.clone());
+        let c_chain = evm.clone();
+        let c_chain_id = pchain.network().c_chain_id;
         let mut routes = node_router(node.clone())
             .limits(config.limits)
             .metrics(request_metrics.clone())
             .mount(
                 "/ext/metrics",
                 Arc::new(MetricsEndpoint::new(node, request_metrics, evm_list)),
-            );
+            )
+            .mount_per_param("/ext/index/{chain}/block", move |chain| match chain {
+                "P" => Some(p_index.clone()),
+                "C" => {
+                    let c = c_chain.as_ref()?.chain(&c_chain_id)?;
+                    Some(index::endpoint(c))
+                }
+                _ => None,
+            });
         if let Some(evm) = &evm {
             routes = evm.chains.mount(routes);
         }

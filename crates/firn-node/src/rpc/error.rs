@@ -152,6 +152,29 @@ pub enum MethodError {
         /// The clock's time.
         now: u64,
     },
+    /// `index.*` asked for `json`, which is not a byte encoding.
+    #[error("unsupported encoding in method")]
+    UnsupportedEncodingInMethod,
+    /// `index.*` on a chain that has accepted nothing since genesis.
+    #[error("no containers have been accepted")]
+    NoneAccepted,
+    /// `index.getContainerByIndex` past the last accepted.
+    #[error("no container at index {0}")]
+    NoContainerAtIndex(u64),
+    /// `index.getContainerRange` asked for none or too many.
+    #[error("numToFetch must be in [1,{max}] but is {0}", max = firn_rpc::methods::index::MAX_FETCHED_BY_RANGE)]
+    NumToFetchInvalid(u64),
+    /// `index.getContainerRange` from past the last accepted.
+    #[error("start index ({start}) > last accepted index ({last})")]
+    StartIndexPastLast {
+        /// The index asked for.
+        start: u64,
+        /// The last accepted index.
+        last: u64,
+    },
+    /// `index.getIndex` or `index.getContainerByID` of a container not accepted.
+    #[error("not found")]
+    ContainerNotFound,
 }
 
 /// AvalancheGo wraps issuing errors in `couldn't issue tx: `; parse errors already say

@@ -14,6 +14,7 @@ pub mod eth;
 mod fees;
 pub mod firn;
 pub mod health;
+pub mod index;
 pub mod info;
 pub mod metrics;
 pub mod platform;

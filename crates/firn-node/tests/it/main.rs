@@ -6,6 +6,7 @@ mod common;
 mod eth;
 mod fees;
 mod filters;
+mod index;
 mod info;
 mod l1;
 mod metrics;

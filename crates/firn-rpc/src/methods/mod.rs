@@ -21,6 +21,7 @@ pub mod debug;
 pub mod eth;
 pub mod firn;
 pub mod health;
+pub mod index;
 pub mod info;
 pub mod platform;
 pub mod proposervm;
