@@ -152,6 +152,8 @@ pub struct SignedTx {
     pub sender: Address,
     /// Its EIP-2718 bytes.
     pub raw: Bytes,
+    /// Sent for an impersonated account (`anvil_impersonateAccount`): `sender` did not sign.
+    pub impersonated: bool,
 }
 
 /// The outcome of one transaction.
@@ -209,6 +211,8 @@ pub struct Block {
     pub traces: Vec<crate::trace::CallFrame>,
     /// RLP size of the whole block, as `size` reports it.
     pub size: u64,
+    /// Dev-loop changes applied before the transactions (none on a real chain).
+    pub dev_changes: Vec<crate::dev::DevChange>,
 }
 
 impl Block {

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use alloy_consensus::Transaction;
@@ -15,6 +16,7 @@ use tracing::{debug, info};
 
 use crate::block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
 use crate::deploy_gate::DeployGate;
+use crate::dev::DevChange;
 use crate::error::{EvmError, TxError};
 use crate::execute::{BLACKHOLE, BlockContext, inspect};
 use crate::fee::{self, ParentFees};
@@ -25,7 +27,7 @@ use crate::precompiles::Precompiles;
 use crate::state::{StateDb, WorldState};
 use crate::store::{BlockStore, StoredBlock};
 use crate::trace::CallTracer;
-use crate::tx::{MAX_INIT_CODE_SIZE, decode_raw, tx_env, tx_intrinsic_gas};
+use crate::tx::{MAX_INIT_CODE_SIZE, decode_impersonated, decode_raw, tx_env, tx_intrinsic_gas};
 
 /// Where "now" comes from (seconds since the epoch): the devnet's clock.
 pub type TimeSource = Arc<dyn Fn() -> u64 + Send + Sync>;
@@ -85,6 +87,10 @@ pub struct EvmChain {
     head_events: watch::Sender<u64>,
     /// How many transactions ever entered the pool, likewise.
     pool_events: watch::Sender<u64>,
+    /// The dev loop's clock: seconds added to every block time, and a pinned time for the
+    /// next block (`evm_increaseTime`, `evm_setNextBlockTimestamp`).
+    pub(crate) time_offset: AtomicU64,
+    pub(crate) next_timestamp: Mutex<Option<u64>>,
 }
 
 /// What a client's `eth_call` or `eth_estimateGas` may use: geth's `RPCGasCap` and
@@ -161,6 +167,7 @@ impl EvmChain {
             txs: Vec::new(),
             receipts: Vec::new(),
             traces: Vec::new(),
+            dev_changes: Vec::new(),
         };
         let inner = Inner {
             state,
@@ -189,6 +196,8 @@ impl EvmChain {
             call_limits: Mutex::new(CallLimits::default()),
             head_events: watch::Sender::new(0),
             pool_events: watch::Sender::new(0),
+            time_offset: AtomicU64::new(0),
+            next_timestamp: Mutex::new(None),
         };
         for (i, b) in stored.iter().enumerate() {
             let height = i as u64 + 1;
@@ -196,11 +205,17 @@ impl EvmChain {
             let txs = b
                 .txs
                 .iter()
-                .map(|raw| decode_raw(raw, chain.chain_id()))
+                .enumerate()
+                .map(
+                    |(i, raw)| match b.impersonated.iter().find(|(at, _)| *at as usize == i) {
+                        Some((_, sender)) => decode_impersonated(raw, *sender),
+                        None => decode_raw(raw, chain.chain_id()),
+                    },
+                )
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| corrupt(format!("bad tx: {e}")))?;
             let block = chain
-                .execute_block(txs, b.timestamp, true)?
+                .execute_block(txs, b.timestamp, true, &b.changes, true)?
                 .ok_or_else(|| corrupt("block has no transactions".into()))?;
             if block.hash != b.hash {
                 return Err(corrupt(format!(
@@ -332,7 +347,7 @@ impl EvmChain {
     /// The base fee the next block would have if built now.
     pub fn next_base_fee(&self) -> u64 {
         let head = self.head();
-        let now = (self.config.now)().max(head.header.timestamp);
+        let now = self.next_block_time().max(head.header.timestamp);
         self.block_context(&head, now).0.base_fee
     }
 
@@ -418,7 +433,7 @@ impl EvmChain {
     /// Builds, persists and accepts one block from the pool's ready transactions;
     /// `None` when no transaction could be included.
     pub fn build_block(&self) -> Result<Option<Arc<Block>>, EvmError> {
-        let _building = self.build.lock().unwrap_or_else(|p| p.into_inner());
+        let _building = self.lock_build();
         let candidates = {
             let inner = self.read();
             self.lock_pool()
@@ -427,8 +442,29 @@ impl EvmChain {
         if candidates.is_empty() {
             return Ok(None);
         }
-        let now = (self.config.now)();
-        self.execute_block(candidates, now, false)
+        let built = self.execute_block(candidates, self.next_block_time(), false, &[], false)?;
+        if built.is_some() {
+            *self.lock_next_timestamp() = None;
+        }
+        Ok(built)
+    }
+
+    /// The time the next block gets: the pinned one, or the clock's plus the dev offset.
+    pub(crate) fn next_block_time(&self) -> u64 {
+        match *self.lock_next_timestamp() {
+            Some(t) => t,
+            None => (self.config.now)().saturating_add(self.time_offset.load(Ordering::Relaxed)),
+        }
+    }
+
+    pub(crate) fn lock_next_timestamp(&self) -> MutexGuard<'_, Option<u64>> {
+        self.next_timestamp
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn lock_build(&self) -> MutexGuard<'_, ()> {
+        self.build.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Builds blocks until the pool has nothing ready; returns how many were built.
@@ -441,13 +477,16 @@ impl EvmChain {
     }
 
     /// Executes `candidates` on the head as a new block at `timestamp` (at least the
-    /// parent's). Transactions that cannot run are skipped (and dropped from the pool when
-    /// they never can). When `replay`, every transaction must run, and nothing is stored.
-    fn execute_block(
+    /// parent's), after the dev-loop `changes`. Transactions that cannot run are skipped (and
+    /// dropped from the pool when they never can); a block with none is only made when
+    /// `allow_empty`. When `replay`, every transaction must run, and nothing is stored.
+    pub(crate) fn execute_block(
         &self,
         candidates: Vec<SignedTx>,
         timestamp: u64,
         replay: bool,
+        changes: &[DevChange],
+        allow_empty: bool,
     ) -> Result<Option<Arc<Block>>, EvmError> {
         let mut inner = self.write();
         let parent = inner.blocks[inner.blocks.len() - 1].clone();
@@ -461,6 +500,15 @@ impl EvmChain {
         let mut traces = Vec::new();
         let inner = &mut *inner;
         inner.state.begin_block();
+        for change in changes {
+            let db = StateDb {
+                state: &inner.state,
+                hashes: &inner.hashes,
+                undos: &[],
+            };
+            let state = change.as_state(&db);
+            inner.state.apply(state);
+        }
         for tx in candidates {
             let e = &tx.envelope;
             let unusable = blocked.contains(&tx.sender)
@@ -548,7 +596,7 @@ impl EvmChain {
                 pool.remove(h);
             }
         }
-        if included.is_empty() {
+        if included.is_empty() && !allow_empty {
             inner.state.end_block();
             return Ok(None);
         }
@@ -584,12 +632,21 @@ impl EvmChain {
             txs: included,
             receipts,
             traces,
+            dev_changes: changes.to_vec(),
         });
         if !replay && let Some(store) = self.lock_store().as_mut() {
             store.append(&StoredBlock {
                 timestamp,
                 hash,
                 txs: block.txs.iter().map(|t| t.raw.clone()).collect(),
+                changes: block.dev_changes.clone(),
+                impersonated: block
+                    .txs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.impersonated)
+                    .map(|(i, t)| (i as u32, t.sender))
+                    .collect(),
             })?;
         }
         let number = block.header.number;

@@ -144,4 +144,8 @@ pub enum EvmError {
     /// The database behind the EVM failed (never for the in-memory state).
     #[error("state: {0}")]
     State(String),
+    /// A dev-loop request the chain cannot carry out (`evm_mine` before the head's time, code
+    /// too large to set).
+    #[error("{0}")]
+    Dev(String),
 }

@@ -10,7 +10,11 @@
 //!   block gas cost), and appends the block to the block file before accepting it;
 //!   queries ([`EvmChain::block_by_number`], [`EvmChain::logs`], [`EvmChain::call`],
 //!   [`EvmChain::estimate_gas`], …) read the accepted blocks and the head state;
-//! - [`Producer`]: a tokio task that builds blocks when transactions arrive.
+//! - [`Producer`]: a tokio task that builds blocks when transactions arrive;
+//! - the dev loop ([`dev`]): [`EvmChain::mine`] makes a block now, empty or carrying
+//!   [`DevChange`]s (balance, nonce, code, storage set outside any transaction), recorded in
+//!   the block file beside its transactions so a restart replays them; [`impersonated`] txs
+//!   carry a placeholder signature and their sender beside them.
 //!
 //! On open, the block file's transactions are executed again block by block and each
 //! block's hash is checked against the recorded one, so a restart continues the chain.
@@ -40,6 +44,7 @@ mod block;
 mod chain;
 mod deadline;
 mod deploy_gate;
+pub mod dev;
 mod error;
 mod execute;
 pub mod fee;
@@ -64,6 +69,7 @@ mod warp;
 
 pub use block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
 pub use chain::{CallLimits, EvmChain, EvmChainConfig, MAX_BLOCK_TXS, TimeSource};
+pub use dev::DevChange;
 pub use error::{EvmError, TxError};
 pub use execute::{BLACKHOLE, halt_text, revert_reason};
 pub use fee::FeeConfig;
@@ -77,5 +83,5 @@ pub use query::{FeeHistory, LogEntry, LogFilter, SUGGESTED_TIP, TxLookup, block_
 pub use state::{AccountChange, AccountProof, SlotProof, WorldState};
 pub use stateful::{Kind as PrecompileKind, warp_message};
 pub use trace::{CallFrame, CallTracer};
-pub use tx::{CallRequest, decode_raw, intrinsic_gas};
+pub use tx::{CallRequest, decode_raw, impersonated, intrinsic_gas};
 pub use warp::{WARP_ADDRESS, sent_messages};

@@ -158,6 +158,10 @@ impl EvmChain {
             hashes: &inner.hashes,
             undos: &undos,
         });
+        for change in &block.dev_changes {
+            let state = change.as_state(&db);
+            db.commit(state);
+        }
         let count = last.map_or(block.txs.len(), |l| (l + 1).min(block.txs.len()));
         let mut out = Vec::with_capacity(count);
         for tx in block.txs.iter().take(count) {

@@ -6,9 +6,10 @@
 
 use std::path::Path;
 
-use alloy_primitives::{B256, Bytes};
+use alloy_primitives::{Address, B256, Bytes};
 use firn_recordlog::{RecordLog, RecordLogError};
 
+use crate::dev::{DevChange, MAX_CHANGES};
 use crate::error::EvmError;
 
 /// The file name inside the chain's directory.
@@ -24,6 +25,10 @@ pub struct StoredBlock {
     pub hash: B256,
     /// Its transactions' EIP-2718 bytes.
     pub txs: Vec<Bytes>,
+    /// Dev-loop changes applied before the txs.
+    pub changes: Vec<DevChange>,
+    /// The positions and senders of impersonated txs (their signatures recover no one).
+    pub impersonated: Vec<(u32, Address)>,
 }
 
 impl StoredBlock {
@@ -36,15 +41,24 @@ impl StoredBlock {
             out.extend_from_slice(&(tx.len() as u32).to_be_bytes());
             out.extend_from_slice(tx);
         }
+        // Blocks without dev-loop changes keep the original record layout.
+        if !self.changes.is_empty() || !self.impersonated.is_empty() {
+            out.extend_from_slice(&(self.changes.len() as u32).to_be_bytes());
+            for c in &self.changes {
+                c.encode(&mut out);
+            }
+            out.extend_from_slice(&(self.impersonated.len() as u32).to_be_bytes());
+            for (i, sender) in &self.impersonated {
+                out.extend_from_slice(&i.to_be_bytes());
+                out.extend_from_slice(sender.as_slice());
+            }
+        }
         out
     }
 
-    fn decode(mut b: &[u8]) -> Option<Self> {
-        let mut take = |n: usize| -> Option<&[u8]> {
-            let (head, rest) = b.split_at_checked(n)?;
-            b = rest;
-            Some(head)
-        };
+    fn decode(b: &[u8]) -> Option<Self> {
+        let mut r = Reader(b);
+        let mut take = |n: usize| r.take(n);
         let timestamp = u64::from_be_bytes(take(8)?.try_into().ok()?);
         let hash = B256::from_slice(take(32)?);
         let count = u32::from_be_bytes(take(4)?.try_into().ok()?) as usize;
@@ -53,18 +67,51 @@ impl StoredBlock {
             let len = u32::from_be_bytes(take(4)?.try_into().ok()?) as usize;
             txs.push(Bytes::copy_from_slice(take(len)?));
         }
-        if !b.is_empty() {
+        let mut changes = Vec::new();
+        let mut impersonated = Vec::new();
+        if let Some(n) = take(4) {
+            let n = u32::from_be_bytes(n.try_into().ok()?) as usize;
+            if n > MAX_CHANGES {
+                return None;
+            }
+            for _ in 0..n {
+                changes.push(DevChange::decode(&mut take)?);
+            }
+            let n = u32::from_be_bytes(take(4)?.try_into().ok()?) as usize;
+            if n > count {
+                return None;
+            }
+            for _ in 0..n {
+                let i = u32::from_be_bytes(take(4)?.try_into().ok()?);
+                impersonated.push((i, Address::from_slice(take(20)?)));
+            }
+        }
+        if !r.0.is_empty() {
             return None;
         }
         Some(Self {
             timestamp,
             hash,
             txs,
+            changes,
+            impersonated,
         })
     }
 }
 
 /// The append-only block file.
+/// Bytes read from the front.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    /// The next `n` bytes, `None` when fewer remain.
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+}
+
 #[derive(Debug)]
 pub struct BlockStore {
     log: RecordLog,
@@ -112,6 +159,7 @@ impl BlockStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloy_primitives::U256;
 
     #[test]
     fn record_roundtrip() {
@@ -119,8 +167,26 @@ mod tests {
             timestamp: 7,
             hash: B256::repeat_byte(3),
             txs: vec![Bytes::from_static(b"ab"), Bytes::new()],
+            changes: Vec::new(),
+            impersonated: Vec::new(),
         };
         assert_eq!(StoredBlock::decode(&b.encode()), Some(b.clone()));
         assert_eq!(StoredBlock::decode(&b.encode()[..20]), None);
+        let a = Address::repeat_byte(5);
+        let dev = StoredBlock {
+            changes: vec![
+                DevChange::Balance(a, U256::from(7)),
+                DevChange::Nonce(a, 9),
+                DevChange::Code(a, Bytes::from_static(b"\x60\x00")),
+                DevChange::Storage(a, U256::from(1), U256::MAX),
+            ],
+            impersonated: vec![(1, a)],
+            ..b.clone()
+        };
+        let bytes = dev.encode();
+        assert_eq!(StoredBlock::decode(&bytes), Some(dev));
+        for cut in [bytes.len() - 1, bytes.len() - 25, b.encode().len() + 2] {
+            assert_eq!(StoredBlock::decode(&bytes[..cut]), None, "cut at {cut}");
+        }
     }
 }

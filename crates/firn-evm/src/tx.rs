@@ -101,7 +101,45 @@ pub fn from_envelope(envelope: TxEnvelope, chain_id: u64) -> Result<SignedTx, Tx
         sender,
         raw,
         envelope,
+        impersonated: false,
     })
+}
+
+/// A tx `sender` did not sign, sent for it while it is impersonated: its signature is a
+/// placeholder (r is the sender's address, s is 1, as anvil's), so its hash is still unique.
+pub fn impersonated(
+    tx: alloy_consensus::TypedTransaction,
+    sender: Address,
+) -> Result<SignedTx, TxError> {
+    use alloy_consensus::{SignableTransaction, TypedTransaction};
+    let r = U256::from_be_slice(sender.as_slice());
+    let signature = Signature::new(r, U256::from(1), false);
+    let envelope: TxEnvelope = match tx {
+        TypedTransaction::Legacy(t) => t.into_signed(signature).into(),
+        TypedTransaction::Eip2930(t) => t.into_signed(signature).into(),
+        TypedTransaction::Eip1559(t) => t.into_signed(signature).into(),
+        _ => return Err(TxError::TypeNotSupported),
+    };
+    let raw = Bytes::from(envelope.encoded_2718());
+    Ok(sent_for(envelope, sender, raw))
+}
+
+fn sent_for(envelope: TxEnvelope, sender: Address, raw: Bytes) -> SignedTx {
+    SignedTx {
+        hash: *envelope.tx_hash(),
+        sender,
+        raw,
+        envelope,
+        impersonated: true,
+    }
+}
+
+/// An impersonated tx read back from the block file, its sender recorded beside it.
+pub(crate) fn decode_impersonated(bytes: &[u8], sender: Address) -> Result<SignedTx, TxError> {
+    let mut buf = bytes;
+    let envelope =
+        TxEnvelope::decode_2718(&mut buf).map_err(|e| TxError::Decode(decode_text(&e)))?;
+    Ok(sent_for(envelope, sender, Bytes::copy_from_slice(bytes)))
 }
 
 /// Gas charged before execution: base cost, calldata, creation, access list, init code.

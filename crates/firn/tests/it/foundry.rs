@@ -2,7 +2,9 @@
 //! small project in `tests/js/foundry`: chain facts, a value transfer and its receipt,
 //! `forge create`, calls and sends to the contract, `cast logs`, `cast run` (replays a tx on
 //! the state of the block before it), `forge script --broadcast`, and `forge test
-//! --fork-url` reading the devnet's state. Skipped, saying so, without node and npm.
+//! --fork-url` reading the devnet's state, and the dev loop (`cast rpc anvil_setBalance`,
+//! `cast send --unlocked` from an impersonated account, `evm_increaseTime`, `evm_mine`).
+//! Skipped, saying so, without node and npm.
 
 use std::path::Path;
 use std::process::Command;
@@ -138,7 +140,7 @@ fn cast_and_forge_work_against_the_c_chain() {
 
     // cast run replays the increment on the state before its block, with a trace.
     let increment_hash = incremented["transactionHash"].as_str().unwrap();
-    let trace = f.cast(&["run", increment_hash]);
+    let trace = f.cast(&["run", "--with-local-artifacts", increment_hash]);
     assert!(
         trace.contains("increment") && trace.contains("Incremented"),
         "{trace}"
@@ -198,4 +200,35 @@ fn cast_and_forge_work_against_the_c_chain() {
         String::from_utf8_lossy(&tested.stderr)
     );
     assert!(text.contains("1 passed; 0 failed"), "{text}");
+
+    // The dev loop: a balance set directly, a send from an account whose key nobody has, the
+    // clock moved and a block mined on demand.
+    let whale = "0x000000000000000000000000000000000000a11e";
+    f.cast(&["rpc", "anvil_setBalance", whale, "0x56bc75e2d63100000"]);
+    assert_eq!(f.cast(&["balance", whale]), "100000000000000000000");
+    f.cast(&["rpc", "anvil_impersonateAccount", whale]);
+    let unlocked = f.cast_json(&[
+        "send",
+        "--unlocked",
+        "--from",
+        whale,
+        "--value",
+        "2ether",
+        bob,
+        "--json",
+    ]);
+    assert_eq!(unlocked["status"], "0x1", "{unlocked}");
+    assert_eq!(unlocked["from"], whale);
+    assert_eq!(f.cast(&["balance", bob]), "3000000000000000000");
+    let before: u64 = f
+        .cast(&["block", "latest", "-f", "timestamp"])
+        .parse()
+        .unwrap();
+    f.cast(&["rpc", "evm_increaseTime", "86400"]);
+    f.cast(&["rpc", "evm_mine"]);
+    let after: u64 = f
+        .cast(&["block", "latest", "-f", "timestamp"])
+        .parse()
+        .unwrap();
+    assert!(after >= before + 86_400, "{before} → {after}");
 }

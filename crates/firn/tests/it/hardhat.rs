@@ -1,6 +1,7 @@
 //! Hardhat 2 with its ethers plugin (`tests/js/hardhat`) against `firn up`: on the C-Chain and
 //! on the history's L1, it compiles a contract, deploys it, calls and sends to it, queries its
-//! events and listens for them. Skipped, saying so, without node and npm.
+//! events and listens for them; then the dev loop (`hardhat_setBalance`, an impersonated
+//! signer, `evm_increaseTime`, `hardhat_mine`). Skipped, saying so, without node and npm.
 
 use std::process::Command;
 
@@ -76,6 +77,10 @@ fn hardhat_deploys_and_interacts_on_the_c_chain_and_an_l1() {
         assert!(
             seen["address"].as_str().unwrap().starts_with("0x"),
             "{seen}"
+        );
+        assert_eq!(
+            seen["impersonated"].as_str().unwrap().to_lowercase(),
+            "0x000000000000000000000000000000000000a11e"
         );
     }
     stop(up);

@@ -7,12 +7,14 @@
 //! finding transactions, account state, calls), [`debug`] (`callTracer` traces), [`filters`]
 //! (geth's polling filters), [`pool`] (`txpool_*`), [`state`] (`eth_getProof`,
 //! `eth_createAccessList`, `eth_callDetailed`, …), [`raw`] (`debug_getRaw*`), [`warp`] (`warp_*`), [`subnet`] (`eth_feeConfig`,
-//! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`), and over
+//! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`), [`dev`]
+//! (anvil's and Hardhat's dev-loop methods, `eth_sendTransaction` for impersonated accounts), and over
 //! WebSocket (`/ext/bc/<chain>/ws`) [`subscriptions`].
 //! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
 
 pub mod blocks;
 pub mod debug;
+pub mod dev;
 pub mod filters;
 pub mod params;
 pub mod pool;
@@ -49,6 +51,7 @@ pub struct EvmNode {
     filters: filters::Filters,
     payloads: subscriptions::Payloads,
     warp: warp::WarpSlot,
+    impersonation: dev::Impersonation,
 }
 
 /// The state every handler gets.
@@ -64,6 +67,7 @@ impl EvmNode {
             filters: filters::Filters::default(),
             payloads: subscriptions::Payloads::default(),
             warp: warp::WarpSlot::default(),
+            impersonation: dev::Impersonation::default(),
         }
     }
 
@@ -126,6 +130,7 @@ pub fn server(node: State) -> EthServer<State> {
     let s = state::register(s);
     let s = raw::register(s);
     let s = warp::register(s);
+    let s = dev::register(s);
     subnet::register(s)
 }
 

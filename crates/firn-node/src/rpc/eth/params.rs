@@ -109,6 +109,23 @@ from_value!(HexU64, |v: &Value| {
         .map_err(|_| "hex number > 64 bits".to_owned())
 });
 
+/// A count or time for the dev-loop methods: a JSON number (as `cast rpc` sends) or a hex
+/// quantity (as the Hardhat helpers send).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DevU64(pub u64);
+from_value!(DevU64, |v: &Value| match v {
+    Value::Number(n) => n
+        .as_u64()
+        .map(DevU64)
+        .ok_or_else(|| format!("{n} is not an unsigned 64-bit number")),
+    _ => {
+        let n = quantity(v, "hexutil.Uint64")?;
+        u64::try_from(n)
+            .map(DevU64)
+            .map_err(|_| "hex number > 64 bits".to_owned())
+    }
+});
+
 /// `hexutil.Big`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HexU256(pub U256);

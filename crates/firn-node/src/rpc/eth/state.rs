@@ -204,9 +204,9 @@ async fn get_bad_blocks(_: State, (): ()) -> Result<Vec<Value>, EthError> {
 }
 
 /// `eth_pendingTransactions []` → pooled transactions sent by the node's own accounts
-/// (`eth_accounts`); firn holds no keys, so none.
+/// (`eth_accounts`: firn holds no keys, so the impersonated ones).
 async fn pending_transactions(node: State, (): ()) -> Result<Vec<Transaction>, EthError> {
-    let own = super::txs::node_accounts();
+    let own = node.impersonation.accounts();
     Ok(node
         .chain
         .pooled()

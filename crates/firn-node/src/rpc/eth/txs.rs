@@ -264,12 +264,7 @@ async fn estimate_gas(
     Ok(Quantity(gas))
 }
 
-/// `eth_accounts` → `[]` (the node holds no keys).
-async fn accounts(_: State, (): ()) -> Result<Vec<alloy_primitives::Address>, EthError> {
-    Ok(node_accounts())
-}
-
-/// The accounts the node signs for: none, firn holds no keys.
-pub(super) fn node_accounts() -> Vec<alloy_primitives::Address> {
-    Vec::new()
+/// `eth_accounts` → the impersonated accounts (the node holds no keys).
+async fn accounts(node: State, (): ()) -> Result<Vec<alloy_primitives::Address>, EthError> {
+    Ok(node.impersonation.accounts())
 }
