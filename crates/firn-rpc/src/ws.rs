@@ -1,10 +1,11 @@
 //! The go-ethereum envelope over WebSocket (what AvalancheGo serves at `/ext/bc/<chain>/ws`):
-//! every call an [`EthServer`] answers over HTTP, plus `eth_subscribe` and `eth_unsubscribe`
-//! when it has a [`SubscribeFn`].
+//! every call an [`EthServer`] answers over HTTP, plus `<namespace>_subscribe` (`eth_subscribe`,
+//! `debug_subscribe`) and `_unsubscribe` when it has a [`SubscribeFn`].
 //!
 //! A subscription is a channel of notification results that the endpoint fills; each one
 //! reaches the client as geth writes it:
-//! `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}}`.
+//! `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}}`
+//! (`debug_subscription` for `debug_subscribe`'s).
 //! Bounded, so that no client can make a server hold without limit what it does not read:
 //! - a process holds at most [`MAX_SOCKETS`] connections, each at most [`MAX_SUBSCRIPTIONS`];
 //! - notifications wait in a queue of [`OUTBOX`] messages; a full queue makes the
@@ -47,11 +48,12 @@ pub const PING_INTERVAL: Duration = Duration::from_secs(30);
 /// text (shared: one block's header can go to every subscriber without a copy per client).
 pub type Notifications = mpsc::Receiver<Arc<str>>;
 
-/// Starts a subscription from the state and `eth_subscribe`'s params (`["newHeads"]`,
-/// `["logs", {…}]`, …): its notifications, or the error to answer. The endpoint stops
-/// producing when the receiver is dropped (the client unsubscribed or left).
+/// Starts a subscription from the state, the namespace (`eth` for `eth_subscribe`, `debug`
+/// for `debug_subscribe`) and the params (`["newHeads"]`, `["logs", {…}]`, …): its
+/// notifications, or the error to answer. The endpoint stops producing when the receiver is
+/// dropped (the client unsubscribed or left).
 pub type SubscribeFn<S> =
-    Arc<dyn Fn(S, Vec<Box<RawValue>>) -> Result<Notifications, ErrorObject> + Send + Sync>;
+    Arc<dyn Fn(S, &str, Vec<Box<RawValue>>) -> Result<Notifications, ErrorObject> + Send + Sync>;
 
 /// The error every transport without subscriptions answers them with (geth's).
 pub(crate) fn notifications_unsupported() -> ErrorObject {
@@ -121,18 +123,26 @@ impl<S: Clone + Send + Sync + 'static> Session<S> {
                 }
             },
         };
-        let outcome = match call.method.as_str() {
-            "eth_subscribe" => self.subscribe(params),
-            "eth_unsubscribe" => self.unsubscribe(&params),
-            other => Err(ErrorObject::new(
+        let method = call.method.as_str();
+        let outcome = match (
+            method.strip_suffix("_subscribe"),
+            method.strip_suffix("_unsubscribe"),
+        ) {
+            (Some(namespace), _) => self.subscribe(namespace, params),
+            (_, Some(_)) => self.unsubscribe(&params),
+            _ => Err(ErrorObject::new(
                 METHOD_NOT_FOUND,
-                format!("the method {other} does not exist/is not available"),
+                format!("the method {method} does not exist/is not available"),
             )),
         };
         Some(reply(call.id, outcome))
     }
 
-    fn subscribe(&mut self, params: Vec<Box<RawValue>>) -> Result<String, ErrorObject> {
+    fn subscribe(
+        &mut self,
+        namespace: &str,
+        params: Vec<Box<RawValue>>,
+    ) -> Result<String, ErrorObject> {
         let Some(start) = self.server.subscriber() else {
             return Err(notifications_unsupported());
         };
@@ -142,14 +152,15 @@ impl<S: Clone + Send + Sync + 'static> Session<S> {
                  some first"
             )));
         }
-        let mut notifications = start(self.server.state().clone(), params)?;
+        let mut notifications = start(self.server.state().clone(), namespace, params)?;
         let id = new_id();
         let out = self.outbox.clone();
         let sub = id.clone();
+        let method = format!("{namespace}_subscription");
         let task = tokio::spawn(async move {
             while let Some(result) = notifications.recv().await {
                 let message = format!(
-                    r#"{{"jsonrpc":"2.0","method":"eth_subscription","params":{{"subscription":"{sub}","result":{result}}}}}"#
+                    r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"subscription":"{sub}","result":{result}}}}}"#
                 );
                 if out.send(message).await.is_err() {
                     break;

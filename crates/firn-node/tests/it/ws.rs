@@ -1,7 +1,7 @@
 //! The EVM RPC over WebSocket (`/ext/bc/<chain>/ws`) on a real server: calls as over HTTP,
 //! `eth_subscribe` to `newHeads`, `logs`, `newPendingTransactions` and coreth's
-//! `newAcceptedTransactions`, `eth_unsubscribe`, geth's errors, and the per-connection bound
-//! on subscriptions.
+//! `newAcceptedTransactions`, `eth_unsubscribe`, geth's errors, the per-connection bound
+//! on subscriptions, and `debug_subscribe`'s `traceChain`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,8 +75,12 @@ impl Client {
 
     /// The next `n` notifications of subscription `id`.
     async fn notifications(&mut self, id: &str, n: usize) -> Vec<Value> {
-        let mine =
-            |m: &Value| m["method"] == "eth_subscription" && m["params"]["subscription"] == id;
+        let mine = |m: &Value| {
+            m["method"]
+                .as_str()
+                .is_some_and(|s| s.ends_with("_subscription"))
+                && m["params"]["subscription"] == id
+        };
         while self.seen.iter().filter(|m| mine(m)).count() < n {
             self.read().await;
         }
@@ -91,6 +95,18 @@ impl Client {
         }
         out
     }
+}
+
+/// The response to `method` on the C-Chain's HTTP endpoint.
+async fn over_http(url: &str, method: &str, params: Value) -> Value {
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+    let resp = reqwest::Client::new()
+        .post(format!("{url}/ext/bc/C/rpc"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    resp.json().await.unwrap()
 }
 
 #[tokio::test]
@@ -196,15 +212,7 @@ async fn subscriptions_follow_the_chain() {
     );
 
     // Over HTTP there are no notifications.
-    let http: Value = reqwest::Client::new()
-        .post(format!("{}/ext/bc/C/rpc", handle.url()))
-        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "eth_subscribe", "params": ["newHeads"] }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let http = over_http(&handle.url(), "eth_subscribe", json!(["newHeads"])).await;
     assert_eq!(
         http["error"],
         json!({ "code": -32601, "message": "notifications not supported" })
@@ -224,5 +232,110 @@ async fn subscriptions_follow_the_chain() {
         "{refused}"
     );
     assert!(c.subscribe(json!(["newHeads"])).await.starts_with("0x"));
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn trace_chain_sends_each_block_traced() {
+    let chain = Arc::new(chain(2, 15_000_000));
+    let k = key(0);
+    let token = deploy_token(&chain, &k, 0);
+    for first in [1, 3] {
+        for tx in erc20_transfers(&k, token, first, 2) {
+            chain.submit_raw_tx(&tx).unwrap();
+        }
+        chain.build_block().unwrap().unwrap();
+    }
+    assert_eq!(chain.height(), 3);
+    let chains = Arc::new(EvmChains::new());
+    chains.add(&["C".into()], Arc::new(EvmNode::new(chain.clone(), None)));
+    let router = chains.mount(RpcRouter::new()).build().unwrap();
+    let handle = spawn(loopback(0), router).await.unwrap();
+    let mut c = Client::connect(&format!("ws://{}/ext/bc/C/ws", handle.local_addr())).await;
+
+    let r = c
+        .call(
+            "debug_subscribe",
+            json!(["traceChain", "0x0", "latest", { "tracer": "callTracer" }]),
+        )
+        .await;
+    let id = r["result"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"))
+        .to_owned();
+    let blocks = c.notifications(&id, 3).await;
+    for (i, b) in blocks.iter().enumerate() {
+        let block = chain.block_by_number(i as u64 + 1).unwrap();
+        assert_eq!(b["block"], format!("{:#x}", i + 1));
+        assert_eq!(b["hash"], format!("{:#x}", block.hash));
+        let traces = b["traces"].as_array().unwrap();
+        assert_eq!(traces.len(), block.txs.len());
+        for (t, tx) in traces.iter().zip(&block.txs) {
+            assert_eq!(t["txHash"], format!("{:#x}", tx.hash));
+        }
+        let kind = if i == 0 { "CREATE" } else { "CALL" };
+        assert_eq!(traces[0]["result"]["type"], kind, "{b}");
+    }
+    // geth names the notifications after the namespace.
+    let raw = c
+        .call("debug_subscribe", json!(["traceChain", "0x1", "0x2"]))
+        .await;
+    let id = raw["result"].as_str().unwrap().to_owned();
+    while !c
+        .seen
+        .iter()
+        .any(|m| m["params"]["subscription"] == id.as_str())
+    {
+        c.read().await;
+    }
+    let first = c
+        .seen
+        .iter()
+        .find(|m| m["params"]["subscription"] == id.as_str())
+        .unwrap();
+    assert_eq!(first["method"], "debug_subscription");
+    let logged = c.notifications(&id, 1).await.remove(0);
+    assert_eq!(logged["block"], "0x2");
+    assert!(
+        !logged["traces"][0]["result"]["structLogs"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "the struct logger by default: {logged}"
+    );
+
+    for (params, message) in [
+        (
+            json!(["traceChain", "0x2", "0x1"]),
+            "end block (#1) needs to come after start block (#2)",
+        ),
+        (json!(["traceChain", "0x1", "0x63"]), "block #99 not found"),
+        (
+            json!(["traceChain", "0x0", "0x1", { "tracer": "muxTracer" }]),
+            "tracer muxTracer is not supported: firn runs callTracer, prestateTracer, 4byteTracer and the struct logger",
+        ),
+        (
+            json!(["traceBlocks"]),
+            "no \"traceBlocks\" subscription in debug namespace",
+        ),
+    ] {
+        let r = c.call("debug_subscribe", params).await;
+        assert_eq!(r["error"]["message"], message, "{r}");
+    }
+    let r = c.call("txpool_subscribe", json!(["x"])).await;
+    assert_eq!(
+        r["error"],
+        json!({ "code": -32601, "message": "the method txpool_subscribe does not exist/is not available" })
+    );
+    let http = over_http(
+        &handle.url(),
+        "debug_subscribe",
+        json!(["traceChain", "0x0", "0x1"]),
+    )
+    .await;
+    assert_eq!(
+        http["error"],
+        json!({ "code": -32601, "message": "notifications not supported" })
+    );
     handle.shutdown().await.unwrap();
 }

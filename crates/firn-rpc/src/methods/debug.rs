@@ -102,6 +102,17 @@ pub enum TraceResult {
     FourByte(BTreeMap<String, u64>),
 }
 
+/// One notification of `debug_subscribe ["traceChain", …]`: a block's traces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainTrace {
+    /// The block's number.
+    pub block: super::eth::Quantity,
+    /// Its hash.
+    pub hash: B256,
+    /// Each tx's trace.
+    pub traces: Vec<BlockTrace>,
+}
+
 /// One entry of `debug_traceBlockBy*` with any tracer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

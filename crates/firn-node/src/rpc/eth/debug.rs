@@ -36,7 +36,7 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
 
 /// A tracer and its options.
 #[derive(Debug, Clone, Copy)]
-enum Tracer {
+pub(super) enum Tracer {
     Call { only_top: bool, with_log: bool },
     Struct(LoggerConfig),
     Prestate { diff: bool },
@@ -44,7 +44,7 @@ enum Tracer {
 }
 
 impl Tracer {
-    fn of(config: Option<&TraceConfig>) -> Result<Self, EthError> {
+    pub(super) fn of(config: Option<&TraceConfig>) -> Result<Self, EthError> {
         let c = config.cloned().unwrap_or_default();
         Ok(match c.tracer.as_deref() {
             None => Tracer::Struct(c.logger),
@@ -259,7 +259,7 @@ fn block_traces(b: &Block, results: Vec<TraceResult>) -> Vec<BlockTrace> {
 }
 
 /// Every tx of `block` traced.
-async fn trace_block(
+pub(super) async fn trace_block(
     node: State,
     block: std::sync::Arc<Block>,
     tracer: Tracer,

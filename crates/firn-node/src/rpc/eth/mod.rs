@@ -9,7 +9,8 @@
 //! `eth_createAccessList`, `eth_callDetailed`, …), [`raw`] (`debug_getRaw*`), [`warp`] (`warp_*`), [`subnet`] (`eth_feeConfig`,
 //! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`), [`dev`]
 //! (anvil's and Hardhat's dev-loop methods, `eth_sendTransaction` for impersonated accounts), and over
-//! WebSocket (`/ext/bc/<chain>/ws`) [`subscriptions`].
+//! WebSocket (`/ext/bc/<chain>/ws`) [`subscriptions`] and `debug_subscribe`'s
+//! [`trace_chain`].
 //! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
 
 pub mod blocks;
@@ -23,6 +24,7 @@ pub mod shapes;
 pub mod state;
 pub mod subnet;
 pub mod subscriptions;
+pub mod trace_chain;
 pub mod txs;
 pub mod warp;
 

@@ -123,8 +123,23 @@ enum Kind {
     Accepted { full: bool },
 }
 
-/// Starts the subscription `params` ask for.
-pub fn subscribe(node: State, params: Vec<Box<RawValue>>) -> Result<Notifications, ErrorObject> {
+/// Starts the subscription `params` ask for: `eth_subscribe`'s here, `debug_subscribe`'s in
+/// [`super::trace_chain`].
+pub fn subscribe(
+    node: State,
+    namespace: &str,
+    params: Vec<Box<RawValue>>,
+) -> Result<Notifications, ErrorObject> {
+    match namespace {
+        "eth" => {}
+        "debug" => return super::trace_chain::subscribe(node, params),
+        other => {
+            return Err(ErrorObject::new(
+                METHOD_NOT_FOUND,
+                format!("the method {other}_subscribe does not exist/is not available"),
+            ));
+        }
+    }
     let kind = kind(&params)?;
     let (tx, rx) = mpsc::channel(BUFFER);
     tokio::spawn(async move {
