@@ -20,6 +20,9 @@ use crate::tx::{CallRequest, intrinsic_gas};
 /// The tip `eth_maxPriorityFeePerGas` suggests (1 gwei).
 pub const SUGGESTED_TIP: u128 = 1_000_000_000;
 
+/// The gas of a plain value transfer.
+const TX_GAS: u64 = 21_000;
+
 /// A transaction and where it was included (`None` while pooled).
 #[derive(Debug, Clone)]
 pub struct TxLookup {
@@ -369,6 +372,15 @@ impl EvmChain {
             }
         }
         let data = req.input.clone().unwrap_or_default();
+        // geth's short cut: a plain value transfer to an account without code is tried at
+        // 21,000 first.
+        if data.is_empty()
+            && let Some(to) = req.to
+            && self.code(&to).is_empty()
+            && matches!(self.run_call(req, TX_GAS, None), Ok(r) if r.is_success())
+        {
+            return Ok(TX_GAS);
+        }
         let intrinsic = intrinsic_gas(&data, req.to.is_none(), None);
         let first = self.run_call(req, hi, None)?;
         if let Some(err) = failure(&first) {

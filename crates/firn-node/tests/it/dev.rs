@@ -218,3 +218,103 @@ async fn mine_on_demand_and_move_the_clock() {
     }
     assert_eq!(hex_u64(&head(&s).await["number"]), n + 6);
 }
+
+#[tokio::test]
+async fn sign_fill_and_resend_without_keys() {
+    let (_chain, s) = served_chain(1);
+    assert_eq!(
+        error(&s, "eth_sign", json!([WHALE, "0xdeadbeef"])).await,
+        (-32000, "unknown account".to_owned())
+    );
+    for (args, message) in [
+        (json!({ "from": WHALE, "to": TO }), "gas not specified"),
+        (
+            json!({ "from": WHALE, "to": TO, "gas": "0x5208" }),
+            "missing gasPrice or maxFeePerGas/maxPriorityFeePerGas",
+        ),
+        (
+            json!({ "from": WHALE, "to": TO, "gas": "0x5208", "gasPrice": "0x1" }),
+            "nonce not specified",
+        ),
+        (
+            json!({ "from": WHALE, "to": TO, "gas": "0x5208", "gasPrice": "0x1", "nonce": "0x0" }),
+            "unknown account",
+        ),
+    ] {
+        assert_eq!(
+            error(&s, "eth_signTransaction", json!([args])).await.1,
+            message
+        );
+    }
+
+    // Filled as eth_sendTransaction would, unsigned: geth's bytes and JSON.
+    let funded = format!("{:#x}", firn_evm::testing::key(0).address());
+    let filled = eth_result(
+        &s,
+        "eth_fillTransaction",
+        json!([{ "from": funded, "to": TO, "value": "0x7" }]),
+    )
+    .await;
+    let tx = &filled["tx"];
+    assert_eq!(tx["type"], "0x2");
+    assert_eq!(tx["nonce"], "0x0");
+    assert_eq!(tx["gas"], "0x5208");
+    assert_eq!(tx["to"], TO);
+    assert_eq!(
+        (tx["r"].as_str(), tx["yParity"].as_str()),
+        (Some("0x0"), Some("0x0"))
+    );
+    let raw = alloy_primitives::hex::decode(filled["raw"].as_str().unwrap()).unwrap();
+    assert_eq!(raw[0], 2);
+    assert_eq!(
+        tx["hash"],
+        format!("{:#x}", alloy_primitives::keccak256(&raw))
+    );
+    let legacy = eth_result(
+        &s,
+        "eth_fillTransaction",
+        json!([{ "from": funded, "to": TO, "gasPrice": "0xe8d4a51000" }]),
+    )
+    .await;
+    assert_eq!(legacy["tx"]["type"], "0x0");
+    assert!(legacy["tx"].get("chainId").is_none(), "{legacy}");
+    let raw = alloy_primitives::hex::decode(legacy["raw"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        &raw[raw.len() - 3..],
+        &[0x80, 0x80, 0x80],
+        "V, R and S are zero"
+    );
+
+    // Resend replaces a pooled tx of an impersonated account with a new gas price.
+    eth_result(
+        &s,
+        "anvil_setBalance",
+        json!([WHALE, "0x56bc75e2d63100000"]),
+    )
+    .await;
+    eth_result(&s, "anvil_impersonateAccount", json!([WHALE])).await;
+    let spec = json!({ "from": WHALE, "to": TO, "value": "0x1", "gasPrice": "0xe8d4a51000", "nonce": "0x0" });
+    let first = eth_result(&s, "eth_sendTransaction", json!([spec])).await;
+    assert_eq!(
+        error(&s, "eth_resend", json!([{ "from": WHALE, "to": TO }]))
+            .await
+            .1,
+        "missing transaction nonce in transaction spec"
+    );
+    let (_, missing) = error(
+        &s,
+        "eth_resend",
+        json!([{ "from": WHALE, "to": TO, "value": "0x2", "nonce": "0x0", "gasPrice": "0xe8d4a51000" }]),
+    )
+    .await;
+    assert!(
+        missing.starts_with("transaction 0x") && missing.ends_with(" not found"),
+        "{missing}"
+    );
+    let second = eth_result(&s, "eth_resend", json!([spec, "0x1d1a94a2000"])).await;
+    assert_ne!(first, second);
+    let pooled = eth_result(&s, "eth_pendingTransactions", json!([])).await;
+    assert_eq!(pooled.as_array().unwrap().len(), 1);
+    assert_eq!(pooled[0]["hash"], second);
+    assert_eq!(pooled[0]["gasPrice"], "0x1d1a94a2000");
+}

@@ -11,9 +11,8 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use alloy_consensus::{TxEip1559, TxEip2930, TxLegacy, TypedTransaction};
-use alloy_primitives::{Address, B256, TxKind};
-use firn_evm::{CallRequest, DevChange, EvmChain, EvmError, SUGGESTED_TIP, TxError, impersonated};
+use alloy_primitives::{Address, B256};
+use firn_evm::{DevChange, EvmChain, EvmError, impersonated};
 use firn_rpc::EthServer;
 use serde_json::Value;
 
@@ -236,60 +235,10 @@ async fn send_transaction(node: State, (args,): (CallArgs,)) -> Result<B256, Eth
         .filter(|a| node.impersonation.covers(a))
         .ok_or_else(|| EthError::server("unknown account"))?;
     let hash = on_chain(&node, move |c| {
-        let tx = fill(c, &req, from)?;
+        let tx = super::wallet::fill(c, &req, from)?;
         Ok(c.submit(impersonated(tx, from)?)?)
     })
     .await?;
     node.wake();
     Ok(hash)
-}
-
-fn fill(c: &EvmChain, req: &CallRequest, from: Address) -> Result<TypedTransaction, TxError> {
-    let nonce = req.nonce.unwrap_or_else(|| c.pending_nonce(&from));
-    let gas_limit = match req.gas {
-        Some(g) => g,
-        None => c.estimate_gas(req)?,
-    };
-    let to = req.to.map_or(TxKind::Create, TxKind::Call);
-    let value = req.value.unwrap_or_default();
-    let input = req.input.clone().unwrap_or_default();
-    let chain_id = c.chain_id();
-    Ok(match (req.gas_price, &req.access_list) {
-        (Some(gas_price), None) => TypedTransaction::Legacy(TxLegacy {
-            chain_id: Some(chain_id),
-            nonce,
-            gas_price,
-            gas_limit,
-            to,
-            value,
-            input,
-        }),
-        (Some(gas_price), Some(list)) => TypedTransaction::Eip2930(TxEip2930 {
-            chain_id,
-            nonce,
-            gas_price,
-            gas_limit,
-            to,
-            value,
-            input,
-            access_list: list.clone(),
-        }),
-        (None, list) => {
-            let tip = req.max_priority_fee_per_gas.unwrap_or(SUGGESTED_TIP);
-            let max_fee = req
-                .max_fee_per_gas
-                .unwrap_or_else(|| 2 * c.next_base_fee() as u128 + tip);
-            TypedTransaction::Eip1559(TxEip1559 {
-                chain_id,
-                nonce,
-                gas_limit,
-                max_fee_per_gas: max_fee,
-                max_priority_fee_per_gas: tip,
-                to,
-                value,
-                access_list: list.clone().unwrap_or_default(),
-                input,
-            })
-        }
-    })
 }

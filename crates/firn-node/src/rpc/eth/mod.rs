@@ -8,7 +8,8 @@
 //! (geth's polling filters), [`pool`] (`txpool_*`), [`state`] (`eth_getProof`,
 //! `eth_createAccessList`, `eth_callDetailed`, …), [`raw`] (`debug_getRaw*`), [`warp`] (`warp_*`), [`subnet`] (`eth_feeConfig`,
 //! `eth_getChainConfig`, `eth_getActivePrecompilesAt`, `eth_getActiveRulesAt`), [`dev`]
-//! (anvil's and Hardhat's dev-loop methods, `eth_sendTransaction` for impersonated accounts), and over
+//! (anvil's and Hardhat's dev-loop methods, `eth_sendTransaction` for impersonated accounts),
+//! [`wallet`] (`eth_sign`, `eth_signTransaction`, `eth_fillTransaction`, `eth_resend`), and over
 //! WebSocket (`/ext/bc/<chain>/ws`) [`subscriptions`] and `debug_subscribe`'s
 //! [`trace_chain`].
 //! [`EvmChains`] maps `C` and blockchain IDs to endpoints, for chains booted at any time.
@@ -26,6 +27,7 @@ pub mod subnet;
 pub mod subscriptions;
 pub mod trace_chain;
 pub mod txs;
+pub mod wallet;
 pub mod warp;
 
 use std::collections::HashMap;
@@ -133,6 +135,7 @@ pub fn server(node: State) -> EthServer<State> {
     let s = raw::register(s);
     let s = warp::register(s);
     let s = dev::register(s);
+    let s = wallet::register(s);
     subnet::register(s)
 }
 
