@@ -133,6 +133,9 @@ pub struct ApiConfig {
     /// The BTC.b token on chain 43114 whose mints and burns the Metrics API's
     /// `btcb/bridged:getAddresses` adds up (default: [`BTCB_MAINNET`]).
     pub btcb_token: Address,
+    /// Bytes of rendered responses kept between commits ([`crate::cache`]); 0 renders every
+    /// request.
+    pub response_cache_bytes: usize,
 }
 
 /// BTC.b, the Avalanche Bridge's Bitcoin, on the Avalanche C-Chain (43114).
@@ -156,6 +159,7 @@ impl Default for ApiConfig {
             http: firn_http::ServeLimits::default(),
             page_token_key: crate::signing::TokenKey::random(),
             btcb_token: BTCB_MAINNET,
+            response_cache_bytes: 64 * 1024 * 1024,
         }
     }
 }

@@ -26,6 +26,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod cache;
 pub mod config;
 pub mod error;
 pub mod limits;

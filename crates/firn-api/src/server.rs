@@ -22,7 +22,7 @@ use crate::{limits, metrics, routes};
 /// `tower::ServiceExt::oneshot`.
 pub fn app(state: AppState) -> Router {
     let body_limit = state.config.body_limit;
-    let api = routes::router()
+    let api = routes::router(&state)
         .fallback(not_found)
         .method_not_allowed_fallback(not_found)
         .layer(middleware::from_fn_with_state(
@@ -82,9 +82,27 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let limits = state.config.http;
+    let store = state.store.clone();
     let app = app(state);
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(target: "api", %addr, "serving the Data API");
     }
-    firn_http::serve(listener, app, limits, shutdown).await
+    // Commits by other processes (an indexer writing the same database) move the store's
+    // generation; read it often, so cached pages give way to theirs within this period.
+    let watcher = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(GENERATION_POLL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            if let Err(e) = store.refresh_generation().await {
+                tracing::debug!(target: "api", error = %e, "reading the store generation");
+            }
+        }
+    });
+    let served = firn_http::serve(listener, app, limits, shutdown).await;
+    watcher.abort();
+    served
 }
+
+/// How often [`serve`] reads the store generation other processes move.
+pub const GENERATION_POLL: std::time::Duration = std::time::Duration::from_millis(50);

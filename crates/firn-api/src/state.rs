@@ -30,6 +30,8 @@ pub struct AppState {
     pub(crate) started: Instant,
     /// cb58 of the network's AVAX asset ID, printed with every UTXO and amount.
     pub(crate) avax_asset_cb58: Arc<str>,
+    /// Responses of the store-only routes, by request and store generation.
+    pub(crate) responses: Arc<crate::cache::ResponseCache>,
 }
 
 impl AppState {
@@ -38,6 +40,9 @@ impl AppState {
         Self {
             store,
             avax_asset_cb58: config.network.avax_asset_id.to_string().into(),
+            responses: Arc::new(crate::cache::ResponseCache::new(
+                config.response_cache_bytes,
+            )),
             limiter: Arc::new(RateLimiter::new(
                 &config.api_keys,
                 config.key_rate_limit,

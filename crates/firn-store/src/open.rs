@@ -104,6 +104,7 @@ impl Store {
             Self::open_sqlite(Path::new(path), options).await?
         };
         upgrade::run_pending(&store).await?;
+        store.refresh_generation().await?;
         Ok(store)
     }
 

@@ -2,6 +2,7 @@
 //! and its write transactions. Opening one is in `open`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sqlx::{Any, AnyPool};
@@ -33,6 +34,8 @@ struct Inner {
     reader: Reader,
     /// Serialises this process's write transactions (derived state is read-modify-write).
     write_lock: tokio::sync::Mutex<()>,
+    /// The highest `store_generation` this process wrote or read.
+    generation: AtomicU64,
     /// Every read's SQL and values, while a test records them (`testing::record_reads`).
     #[cfg(feature = "testing")]
     recorded: std::sync::Mutex<Option<Vec<RecordedRead>>>,
@@ -73,6 +76,7 @@ impl Store {
                 writer,
                 reader,
                 write_lock: tokio::sync::Mutex::new(()),
+                generation: AtomicU64::new(0),
                 #[cfg(feature = "testing")]
                 recorded: std::sync::Mutex::new(None),
             }),
@@ -237,7 +241,34 @@ impl Store {
     pub(crate) async fn begin_write(&self) -> Result<WriteTx<'_>> {
         let guard = self.inner.write_lock.lock().await;
         let tx = self.inner.writer.begin().await?;
-        Ok(WriteTx { tx, _guard: guard })
+        Ok(WriteTx {
+            tx,
+            _guard: guard,
+            generation: &self.inner.generation,
+        })
+    }
+
+    /// The store's generation as this process last saw it: it moves with every write
+    /// transaction committed, by this process at once, by others once
+    /// [`refresh_generation`](Self::refresh_generation) reads it. Whatever a read returned
+    /// stays true while it does not move.
+    pub fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::Acquire)
+    }
+
+    /// Reads the generation other processes' writes moved (one single-row read) and returns
+    /// it.
+    pub async fn refresh_generation(&self) -> Result<u64> {
+        let q = Sql::new("SELECT generation FROM store_generation WHERE id = 1");
+        let stored = self
+            .fetch_optional(q, |r| crate::codec::RowExt::u64(r, "generation"))
+            .await?
+            .unwrap_or_default();
+        Ok(self
+            .inner
+            .generation
+            .fetch_max(stored, Ordering::AcqRel)
+            .max(stored))
     }
 }
 
@@ -245,11 +276,21 @@ impl Store {
 pub(crate) struct WriteTx<'a> {
     pub(crate) tx: sqlx::Transaction<'static, Any>,
     _guard: tokio::sync::MutexGuard<'a, ()>,
+    generation: &'a AtomicU64,
 }
 
 impl WriteTx<'_> {
-    pub(crate) async fn commit(self) -> Result<()> {
+    /// Commits, moving the store's generation with it.
+    pub(crate) async fn commit(mut self) -> Result<()> {
+        let row = sqlx::query(
+            "UPDATE store_generation SET generation = generation + 1 WHERE id = 1 \
+             RETURNING generation",
+        )
+        .fetch_one(&mut *self.tx)
+        .await?;
+        let generation = crate::codec::RowExt::u64(&row, "generation")?;
         self.tx.commit().await?;
+        self.generation.fetch_max(generation, Ordering::AcqRel);
         Ok(())
     }
 }

@@ -160,9 +160,19 @@ pub fn record_reads(store: &Store) {
     store.start_recording();
 }
 
+/// How many reads `store` ran since [`record_reads`], which stops recording.
+pub fn count_reads(store: &Store) -> usize {
+    store.take_recorded().map_or(0, |r| r.len())
+}
+
 /// Tables small enough by nature that reading all of them is fine: one row per chain or
 /// indexer.
-const SMALL_TABLES: [&str; 3] = ["cursors", "evm_chains", "evm_chain_totals"];
+const SMALL_TABLES: [&str; 4] = [
+    "cursors",
+    "evm_chains",
+    "evm_chain_totals",
+    "store_generation",
+];
 
 /// How many rows past a page's own a read may look at and pass over (in one loop of a plan
 /// node) before [`assert_reads_use_indexes`] calls it a walk that filters instead of seeking.

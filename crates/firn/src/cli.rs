@@ -228,6 +228,12 @@ pub struct ServeArgs {
     #[arg(long, env = "FIRN_PAGE_TOKEN_SECRET", hide_env_values = true)]
     pub page_token_secret: Option<String>,
 
+    /// MiB of rendered responses kept between the index's commits: a page asked for again
+    /// before the next commit is answered with the bytes rendered the first time (0: render
+    /// every request).
+    #[arg(long, default_value_t = 64, env = "FIRN_RESPONSE_CACHE_MB")]
+    pub response_cache_mb: usize,
+
     /// Requests per minute allowed per API key (default: unlimited).
     #[arg(long)]
     pub rate_limit_per_key: Option<u64>,

@@ -33,10 +33,10 @@ mod unsupported;
 pub mod utxos;
 pub mod validators;
 
-/// Every route of the Data API, plus `/metrics`, `/api-json` and `/api`.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .merge(health::router())
+/// Every route of the Data API, plus `/metrics`, `/api-json` and `/api`. The routes that read
+/// nothing but the store answer through the response cache ([`crate::cache`]).
+pub fn router(state: &AppState) -> Router<AppState> {
+    let store_only = Router::new()
         .merge(primary::router())
         .merge(primary_lookups::router())
         .merge(subnets::router())
@@ -48,10 +48,17 @@ pub fn router() -> Router<AppState> {
         .merge(evm::router())
         .merge(evm_txs::router())
         .merge(evm_address::router())
-        .merge(evm_balances::router())
         .merge(evm_contracts::router())
         .merge(evm_latest::router())
         .merge(nfts::router())
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::cache::cached,
+        ));
+    Router::new()
+        .merge(store_only)
+        .merge(health::router())
+        .merge(evm_balances::router())
         .merge(signature_aggregator::router())
         .merge(unsupported::router())
         .merge(crate::openapi::router())

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod balances;
+mod cache;
 mod evm_address;
 mod evm_txs;
 mod fixtures;
@@ -33,6 +34,7 @@ firn_store::backend_tests! {
     validation::required_keys_refuse_and_slow_down_guessing,
     validation::no_limits_by_default_and_body_limit,
     paging::pages_are_stable_under_inserts,
+    cache::pages_are_rendered_once_per_commit,
     paging::last_page_has_no_token,
     shapes::every_endpoint_matches_the_official_schema,
     shapes::values_match_the_store,

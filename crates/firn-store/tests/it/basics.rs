@@ -39,6 +39,28 @@ pub async fn migrations_from_empty(store: Store) {
     assert!(missing.to_string().starts_with("transaction "), "{missing}");
 }
 
+/// Every committed write moves the generation by one; a failed one does not.
+pub async fn generation_moves_with_every_commit(store: Store) {
+    let start = store.generation();
+    assert_eq!(store.refresh_generation().await.unwrap(), start);
+    store
+        .commit_pchain_blocks(&[pblock(1, 100, vec![])])
+        .await
+        .unwrap();
+    assert_eq!(store.generation(), start + 1);
+    store.upsert_evm_chain(&evm_chain(43113)).await.unwrap();
+    assert_eq!(store.generation(), start + 2);
+    // A block that does not follow the cursor is refused, and moves nothing.
+    assert!(
+        store
+            .commit_pchain_blocks(&[pblock(9, 200, vec![])])
+            .await
+            .is_err()
+    );
+    assert_eq!(store.generation(), start + 2);
+    assert_eq!(store.refresh_generation().await.unwrap(), start + 2);
+}
+
 pub async fn bad_input_is_an_error(store: Store) {
     let zero = store
         .list_pchain_txs(
@@ -125,11 +147,23 @@ async fn open_rejects_bad_locations_and_reopens() {
         .commit_pchain_blocks(&[pblock(5, 100, vec![])])
         .await
         .unwrap();
+    let written = store.generation();
     store.close().await;
     // Re-opening applies no migration twice and keeps the data.
     let store = open(path.to_str().unwrap()).await.unwrap();
     assert_eq!(store.find_cursor(ChainKey::PChain).await.unwrap(), Some(5));
     assert_eq!(store.backend(), firn_store::Backend::Sqlite);
+    assert_eq!(store.generation(), written, "read back at open");
+    // A second handle (another process, say) sees the first's commits once it refreshes.
+    let other = open(path.to_str().unwrap()).await.unwrap();
+    store
+        .commit_pchain_blocks(&[pblock(6, 101, vec![])])
+        .await
+        .unwrap();
+    assert_eq!(other.generation(), written);
+    assert_eq!(other.refresh_generation().await.unwrap(), written + 1);
+    assert_eq!(other.generation(), written + 1);
+    other.close().await;
     store.close().await;
     std::fs::remove_dir_all(dir).unwrap();
 }

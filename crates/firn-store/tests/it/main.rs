@@ -19,6 +19,7 @@ mod utxos;
 firn_store::backend_tests! {
     basics::migrations_from_empty,
     basics::bad_input_is_an_error,
+    basics::generation_moves_with_every_commit,
     basics::evm_chain_registry,
     pchain::pchain_round_trip,
     pchain::pchain_failed_block_leaves_nothing,

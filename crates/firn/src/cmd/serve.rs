@@ -58,6 +58,7 @@ fn config(args: &ServeArgs) -> anyhow::Result<ApiConfig> {
         prices,
         token_logos,
         btcb_token: args.btcb_token.unwrap_or(firn_api::BTCB_MAINNET),
+        response_cache_bytes: args.response_cache_mb.saturating_mul(1024 * 1024),
         ..ApiConfig::default()
     })
 }
