@@ -169,8 +169,9 @@ fn index_command(url: &str, db: &Path, batch: u32) -> Command {
 }
 
 /// Every table's rows, sorted, as SQL literals; aside: the migrations table (it records times),
-/// the EVM undo log (one row per commit, so it depends on where a run was cut) and the
-/// readings of the node's validators and supply (what the node said, and when).
+/// the EVM undo log and the store generation (one row or step per commit, so they depend on
+/// where a run was cut) and the readings of the node's validators and supply (what the node
+/// said, and when).
 fn dump(db: &Path) -> Vec<(String, Vec<String>)> {
     let sqlite = |args: &[&str]| {
         let out = Command::new("sqlite3")
@@ -188,7 +189,7 @@ fn dump(db: &Path) -> Vec<(String, Vec<String>)> {
     };
     let tables = sqlite(&[
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_sqlx%' \
-         AND name NOT LIKE 'sqlite_%' AND name NOT IN ('evm_undo', 'p_validator_observations', 'p_supply_readings', 'l1_validator_observations') \
+         AND name NOT LIKE 'sqlite_%' AND name NOT IN ('evm_undo', 'p_validator_observations', 'p_supply_readings', 'l1_validator_observations', 'store_generation') \
          ORDER BY name",
     ]);
     tables
