@@ -74,7 +74,7 @@ impl ResponseCache {
 
     fn put(&self, key: String, entry: Entry) {
         let size = entry.body.len();
-        if size > MAX_CACHED_BODY || size > self.capacity {
+        if self.capacity == 0 || size > MAX_CACHED_BODY || size > self.capacity {
             return;
         }
         let mut inner = self.lock();
@@ -224,6 +224,12 @@ mod tests {
         assert_eq!(c.bytes(), 8);
         c.put("/big".into(), entry(1, b"too large for it"));
         assert!(c.get("/big", 1).is_none());
+        let off = ResponseCache::new(0);
+        off.put("/empty".into(), entry(1, b""));
+        assert!(
+            off.get("/empty", 1).is_none(),
+            "a cache of 0 bytes keeps nothing"
+        );
         for i in 0..1_000 {
             c.put("/b".into(), entry(i, b"bb"));
         }
