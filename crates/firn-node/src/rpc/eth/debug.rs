@@ -22,7 +22,7 @@ use firn_rpc::methods::debug::{
 use super::blocks::{find_block, height_of};
 use super::params::{BlockId, BlockTag, CallArgs, Hash, HexBytes, TraceConfig};
 use super::shapes::frame_json;
-use super::{EthError, State};
+use super::{EthError, State, blocking};
 
 /// Registers this module's methods.
 pub fn register(s: EthServer<State>) -> EthServer<State> {
@@ -239,14 +239,6 @@ fn prestate_result<I>(r: &Replayed<I>, diff: bool) -> TraceResult {
     }
 }
 
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, EthError> + Send + 'static,
-) -> Result<T, EthError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| EthError::server(e.to_string()))?
-}
-
 fn block_traces(b: &Block, results: Vec<TraceResult>) -> Vec<BlockTrace> {
     b.txs
         .iter()
@@ -364,7 +356,7 @@ async fn intermediate_roots(
     if number == 0 {
         return Err(EthError::server("genesis is not traceable"));
     }
-    blocking(move || Ok(node.chain.intermediate_roots(number)?)).await
+    node.on_chain(move |c| c.intermediate_roots(number)).await
 }
 
 /// `debug_traceCall [call, block, config?]`: the call traced on the state at the block.
@@ -376,11 +368,10 @@ async fn trace_call(
     let block = find_block(&node, id.unwrap_or(BlockId::Tag(BlockTag::Latest)))
         .ok_or_else(|| EthError::server("header not found"))?;
     let at = Some(block.header.number);
-    blocking(move || {
-        let chain = &node.chain;
+    node.on_chain(move |chain| {
         let req = &args.0;
         let gas = req.gas.unwrap_or(block.header.gas_limit);
-        Ok(match tracer {
+        Ok::<_, EthError>(match tracer {
             Tracer::Call { only_top, with_log } => {
                 let r = chain.trace_call(req, at, calls_watcher(with_log))?;
                 TraceResult::Call(Box::new(frame_json(

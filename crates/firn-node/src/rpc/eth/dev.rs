@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use alloy_primitives::{Address, B256};
-use firn_evm::{DevChange, EvmChain, EvmError, impersonated};
+use firn_evm::{DevChange, EvmError, impersonated};
 use firn_rpc::EthServer;
 use serde_json::Value;
 
@@ -85,27 +85,9 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
         }))
 }
 
-fn dev_error(e: EvmError) -> EthError {
-    EthError::server(e.to_string())
-}
-
-/// Runs `f` on the chain off the async runtime.
-async fn on_chain<T: Send + 'static>(
-    node: &State,
-    f: impl FnOnce(&EvmChain) -> Result<T, EthError> + Send + 'static,
-) -> Result<T, EthError> {
-    let chain = node.chain.clone();
-    tokio::task::spawn_blocking(move || f(&chain))
-        .await
-        .map_err(|e| EthError::server(e.to_string()))?
-}
-
 /// Mines one block carrying `change`.
 async fn mine_change(node: State, change: DevChange) -> Result<(), EthError> {
-    on_chain(&node, move |c| {
-        c.mine(vec![change], None).map_err(dev_error)
-    })
-    .await?;
+    node.on_chain(move |c| c.mine(vec![change], None)).await?;
     Ok(())
 }
 
@@ -161,13 +143,13 @@ async fn mine_many(
             "{n} blocks asked for; at most {MAX_MINED} a call"
         )));
     }
-    on_chain(node, move |c| {
+    node.on_chain(move |c| {
         let mut time = first;
         for _ in 0..n {
-            let b = c.mine(Vec::new(), time).map_err(dev_error)?;
+            let b = c.mine(Vec::new(), time)?;
             time = interval.map(|i| b.header.timestamp.saturating_add(i));
         }
-        Ok(())
+        Ok::<_, EvmError>(())
     })
     .await
 }
@@ -179,7 +161,7 @@ async fn increase_time(node: State, (seconds,): (DevU64,)) -> Result<u64, EthErr
 
 /// `evm_setNextBlockTimestamp [timestamp]`: the next block's time, not before the head's.
 async fn set_next_block_timestamp(node: State, (t,): (DevU64,)) -> Result<(), EthError> {
-    node.chain.set_next_timestamp(t.0).map_err(dev_error)
+    Ok(node.chain.set_next_timestamp(t.0)?)
 }
 
 /// `anvil_setBalance [address, wei]`.
@@ -234,11 +216,12 @@ async fn send_transaction(node: State, (args,): (CallArgs,)) -> Result<B256, Eth
         .from
         .filter(|a| node.impersonation.covers(a))
         .ok_or_else(|| EthError::server("unknown account"))?;
-    let hash = on_chain(&node, move |c| {
-        let tx = super::wallet::fill(c, &req, from)?;
-        Ok(c.submit(impersonated(tx, from)?)?)
-    })
-    .await?;
+    let hash = node
+        .on_chain(move |c| {
+            let tx = super::wallet::fill(c, &req, from)?;
+            c.submit(impersonated(tx, from)?)
+        })
+        .await?;
     node.wake();
     Ok(hash)
 }

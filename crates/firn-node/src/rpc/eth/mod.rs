@@ -33,7 +33,7 @@ pub mod warp;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use firn_evm::{EvmChain, TxError};
+use firn_evm::{EvmChain, EvmError, TxError};
 use serde_json::Value;
 use tokio::sync::Notify;
 
@@ -91,6 +91,32 @@ impl EvmNode {
             w.notify_one();
         }
     }
+
+    /// Runs `f` on the chain off the async runtime (it takes the chain's locks and may run
+    /// the EVM).
+    async fn on_chain<T, E>(
+        &self,
+        f: impl FnOnce(&EvmChain) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, EthError>
+    where
+        T: Send + 'static,
+        E: Into<EthError> + Send + 'static,
+    {
+        let chain = self.chain.clone();
+        blocking(move || f(&chain)).await
+    }
+}
+
+/// Runs `f` off the async runtime; a task that panicked is a server error.
+async fn blocking<T, E>(f: impl FnOnce() -> Result<T, E> + Send + 'static) -> Result<T, EthError>
+where
+    T: Send + 'static,
+    E: Into<EthError> + Send + 'static,
+{
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| EthError::server(e.to_string()))?
+        .map_err(Into::into)
 }
 
 /// A handler's error: its JSON-RPC error object.
@@ -113,6 +139,12 @@ impl From<TxError> for EthError {
             }),
             other => EthError(ErrorObject::server(other.to_string())),
         }
+    }
+}
+
+impl From<EvmError> for EthError {
+    fn from(e: EvmError) -> Self {
+        EthError::server(e.to_string())
     }
 }
 

@@ -68,16 +68,16 @@ async fn get_proof(
              allowed block number {oldest} (window of {STATE_HISTORY} blocks)"
         )));
     }
-    let chain = node.chain.clone();
     let slots: Vec<B256> = keys.iter().map(|(slot, _)| *slot).collect();
-    let proof = tokio::task::spawn_blocking(move || chain.proof_at(&addr.0, &slots, number))
-        .await
-        .map_err(|e| EthError::server(e.to_string()))?
-        .ok_or_else(|| {
-            EthError::server(format!(
-                "historical state at block {number} is not available"
-            ))
-        })?;
+    let proof = node
+        .on_chain(move |c| {
+            c.proof_at(&addr.0, &slots, number).ok_or_else(|| {
+                EthError::server(format!(
+                    "historical state at block {number} is not available"
+                ))
+            })
+        })
+        .await?;
     let storage_proof = proof
         .storage
         .into_iter()
@@ -110,11 +110,9 @@ async fn create_access_list(
     (args, id): (CallArgs, Option<BlockId>),
 ) -> Result<AccessListResult, EthError> {
     let at = state_block(&node, id)?;
-    let chain = node.chain.clone();
-    let listed: AccessListed =
-        tokio::task::spawn_blocking(move || chain.create_access_list(&args.0, at))
-            .await
-            .map_err(|e| EthError::server(e.to_string()))??;
+    let listed: AccessListed = node
+        .on_chain(move |c| c.create_access_list(&args.0, at))
+        .await?;
     Ok(AccessListResult {
         access_list: listed
             .access_list
@@ -137,10 +135,9 @@ async fn call_detailed(
     (args, id): (CallArgs, BlockId),
 ) -> Result<DetailedExecutionResult, EthError> {
     let at = state_block(&node, Some(id))?;
-    let chain = node.chain.clone();
-    let result = tokio::task::spawn_blocking(move || chain.call_result_at(&args.0, at))
-        .await
-        .map_err(|e| EthError::server(e.to_string()))??;
+    let result = node
+        .on_chain(move |c| c.call_result_at(&args.0, at))
+        .await?;
     let gas = result.tx_gas_used();
     Ok(match result {
         ExecutionResult::Success { output, .. } => DetailedExecutionResult {

@@ -103,10 +103,7 @@ fn read_at<T>(
 
 /// `eth_sendRawTransaction [bytes]` → the tx hash.
 async fn send_raw_transaction(node: State, (raw,): (HexBytes,)) -> Result<B256, EthError> {
-    let chain = node.chain.clone();
-    let hash = tokio::task::spawn_blocking(move || chain.submit_raw_tx(&raw.0))
-        .await
-        .map_err(|e| EthError::server(e.to_string()))??;
+    let hash = node.on_chain(move |c| c.submit_raw_tx(&raw.0)).await?;
     node.wake();
     Ok(hash)
 }
@@ -244,11 +241,7 @@ async fn get_storage_at(
 /// `eth_call [call, block]` → the return data; a revert is error 3 with its data.
 async fn call(node: State, (args, id): (CallArgs, Option<BlockId>)) -> Result<Bytes, EthError> {
     let at = state_block(&node, id)?;
-    let chain = node.chain.clone();
-    let out = tokio::task::spawn_blocking(move || chain.call_at(&args.0, at))
-        .await
-        .map_err(|e| EthError::server(e.to_string()))??;
-    Ok(out)
+    node.on_chain(move |c| c.call_at(&args.0, at)).await
 }
 
 /// `eth_estimateGas [call, block?]` → the gas limit needed.
@@ -257,10 +250,7 @@ async fn estimate_gas(
     (args, id): (CallArgs, Option<BlockId>),
 ) -> Result<Quantity, EthError> {
     head_state(&node, id)?;
-    let chain = node.chain.clone();
-    let gas = tokio::task::spawn_blocking(move || chain.estimate_gas(&args.0))
-        .await
-        .map_err(|e| EthError::server(e.to_string()))??;
+    let gas = node.on_chain(move |c| c.estimate_gas(&args.0)).await?;
     Ok(Quantity(gas))
 }
 

@@ -181,10 +181,9 @@ async fn sign_transaction(_: State, (args,): (CallArgs,)) -> Result<Value, EthEr
 /// `eth_fillTransaction [args]` → `{raw, tx}`: the tx `eth_sendTransaction` would send, unsigned.
 async fn fill_transaction(node: State, (args,): (CallArgs,)) -> Result<Value, EthError> {
     let req = args.0;
-    let chain = node.chain.clone();
-    let tx = tokio::task::spawn_blocking(move || fill(&chain, &req, req.from.unwrap_or_default()))
-        .await
-        .map_err(|e| EthError::server(e.to_string()))??;
+    let tx = node
+        .on_chain(move |c| fill(c, &req, req.from.unwrap_or_default()))
+        .await?;
     let raw = unsigned_bytes(&tx);
     Ok(json!({ "raw": raw, "tx": unsigned_json(&tx, &raw) }))
 }
@@ -204,37 +203,36 @@ async fn resend(
     }
     let from = req.from.unwrap_or_default();
     let impersonating = node.impersonation.covers(&from);
-    let chain = node.chain.clone();
-    let hash = tokio::task::spawn_blocking(move || -> Result<B256, EthError> {
-        let wanted = fill(&chain, &req, from)?;
-        use alloy_consensus::Transaction as _;
-        let pooled = chain.pooled().into_iter().find(|p| {
-            let e = &p.envelope;
-            p.sender == from
-                && e.nonce() == wanted.nonce()
-                && e.to() == wanted.to()
-                && e.value() == wanted.value()
-                && e.input() == wanted.input()
-        });
-        if pooled.is_none() || !impersonating {
-            return Err(EthError::server(format!(
-                "transaction {:#x} not found",
-                keccak256(unsigned_bytes(&wanted))
-            )));
-        }
-        if let Some(p) = gas_price.filter(|p| !p.0.is_zero()) {
-            req.gas_price = Some(p.0.saturating_to());
-            req.max_fee_per_gas = None;
-            req.max_priority_fee_per_gas = None;
-        }
-        if let Some(g) = gas_limit.filter(|g| g.0 != 0) {
-            req.gas = Some(g.0);
-        }
-        let tx = fill(&chain, &req, from)?;
-        Ok(chain.submit(impersonated(tx, from)?)?)
-    })
-    .await
-    .map_err(|e| EthError::server(e.to_string()))??;
+    let hash = node
+        .on_chain(move |chain| -> Result<B256, EthError> {
+            let wanted = fill(chain, &req, from)?;
+            use alloy_consensus::Transaction as _;
+            let pooled = chain.pooled().into_iter().find(|p| {
+                let e = &p.envelope;
+                p.sender == from
+                    && e.nonce() == wanted.nonce()
+                    && e.to() == wanted.to()
+                    && e.value() == wanted.value()
+                    && e.input() == wanted.input()
+            });
+            if pooled.is_none() || !impersonating {
+                return Err(EthError::server(format!(
+                    "transaction {:#x} not found",
+                    keccak256(unsigned_bytes(&wanted))
+                )));
+            }
+            if let Some(p) = gas_price.filter(|p| !p.0.is_zero()) {
+                req.gas_price = Some(p.0.saturating_to());
+                req.max_fee_per_gas = None;
+                req.max_priority_fee_per_gas = None;
+            }
+            if let Some(g) = gas_limit.filter(|g| g.0 != 0) {
+                req.gas = Some(g.0);
+            }
+            let tx = fill(chain, &req, from)?;
+            Ok(chain.submit(impersonated(tx, from)?)?)
+        })
+        .await?;
     node.wake();
     Ok(hash)
 }
