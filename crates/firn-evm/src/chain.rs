@@ -434,11 +434,7 @@ impl EvmChain {
     /// `None` when no transaction could be included.
     pub fn build_block(&self) -> Result<Option<Arc<Block>>, EvmError> {
         let _building = self.lock_build();
-        let candidates = {
-            let inner = self.read();
-            self.lock_pool()
-                .ready(|a| inner.state.nonce(a), MAX_BLOCK_TXS)
-        };
+        let candidates = self.ready_txs();
         if candidates.is_empty() {
             return Ok(None);
         }
@@ -447,6 +443,13 @@ impl EvmChain {
             *self.lock_next_timestamp() = None;
         }
         Ok(built)
+    }
+
+    /// The pooled txs a block built now would try, in order.
+    pub(crate) fn ready_txs(&self) -> Vec<SignedTx> {
+        let inner = self.read();
+        self.lock_pool()
+            .ready(|a| inner.state.nonce(a), MAX_BLOCK_TXS)
     }
 
     /// The time the next block gets: the pinned one, or the clock's plus the dev offset.

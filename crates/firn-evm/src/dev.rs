@@ -155,11 +155,7 @@ impl EvmChain {
         {
             return Err(EvmError::Dev(timestamp_error(t)));
         }
-        let candidates = {
-            let inner = self.read();
-            self.lock_pool()
-                .ready(|a| inner.state.nonce(a), crate::MAX_BLOCK_TXS)
-        };
+        let candidates = self.ready_txs();
         let time = timestamp.unwrap_or_else(|| self.next_block_time());
         let block = self
             .execute_block(candidates, time, false, &changes, true)?
