@@ -80,6 +80,9 @@ pub enum StoreError {
     /// The chain kept changing under a read that needs a steady view; retrying may succeed.
     #[error("{0}")]
     Busy(String),
+    /// A write would pass a limit (say which and what to do).
+    #[error("{0}")]
+    LimitExceeded(String),
     /// A value does not fit the column that stores it (heights and timestamps are signed 64-bit).
     #[error("{field} {value} is out of range")]
     OutOfRange {

@@ -6,7 +6,7 @@
 //!   backend and implements every storage trait;
 //! - the narrow traits in [`traits`]: [`PChainWriter`] and [`EvmWriter`] for the indexer,
 //!   [`PChainReader`], [`EvmReader`] and [`MetricsReader`] for the APIs, [`CursorStore`] for
-//!   the indexer's position;
+//!   the indexer's position, [`WebhookStore`] for webhooks and their outbox;
 //! - the plain row types in [`rows`]: what one block writes ([`rows::pchain::PChainBlockRows`],
 //!   [`rows::evm::EvmBlockRows`]) and what lists return (`*Record`);
 //! - [`Page`] and the cursor types in [`page`] for keyset paging.
@@ -85,6 +85,7 @@ pub mod testing;
 pub mod traits;
 pub mod types;
 mod upgrade;
+mod webhooks;
 
 pub use error::{Result, StoreError};
 pub use evm::{
@@ -98,5 +99,5 @@ pub use store::{Backend, Store};
 pub use traits::{
     AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, L1ValidatorFilter,
     MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter, RewardFilter, StakerFilter,
-    TransferFilter, TxParties, UtxoFilter, UtxoSort,
+    TransferFilter, TxParties, UtxoFilter, UtxoSort, WebhookStore,
 };

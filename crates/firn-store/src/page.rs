@@ -355,6 +355,31 @@ impl PageCursor for TokenCursor {
     }
 }
 
+/// Cursor of webhook lists, keyed by creation time and ID.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct WebhookCursor {
+    /// Creation time of the last row, Unix seconds.
+    pub created_at: u64,
+    /// Its ID.
+    pub id: String,
+}
+
+impl PageCursor for WebhookCursor {
+    fn to_token(&self) -> String {
+        format!("{}.{}", self.created_at, self.id)
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [t, id] = fields(token)?;
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
+            return Err(StoreError::BadCursor(token.into()));
+        }
+        Ok(Self {
+            created_at: num(token, t)?,
+            id: id.to_owned(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

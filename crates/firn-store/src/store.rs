@@ -293,4 +293,11 @@ impl WriteTx<'_> {
         self.generation.fetch_max(generation, Ordering::AcqRel);
         Ok(())
     }
+
+    /// Commits state that no indexed read depends on (webhooks), leaving the generation
+    /// where it is: the Data API's cached pages stay good.
+    pub(crate) async fn commit_unindexed(self) -> Result<()> {
+        self.tx.commit().await?;
+        Ok(())
+    }
 }

@@ -11,7 +11,7 @@ use firn_core::ids::{Id, NodeId, ShortId};
 use crate::error::Result;
 use crate::page::{
     CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, Page,
-    PageRequest, RankCursor, SortOrder, TokenCursor, TxCursor, UtxoCursor,
+    PageRequest, RankCursor, SortOrder, TokenCursor, TxCursor, UtxoCursor, WebhookCursor,
 };
 use crate::rows::evm::{
     BalanceMismatch, ChainRef, CollectibleRecord, ContractDeployment, ContractRecord,
@@ -31,6 +31,9 @@ use crate::rows::pchain::{
     StakingTotals, SubnetRecord, SupplyReading, SupplyTotals, ValidatorObservation,
 };
 use crate::rows::utxos::{BalanceSum, UtxoActivity};
+use crate::rows::webhooks::{
+    NewEvent, NewWebhook, OutboxEvent, Retry, WebhookRecord, WebhookUpdate,
+};
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::types::{Address, B256, U256};
 
@@ -738,4 +741,113 @@ pub trait MetricsReader {
         from_day: u64,
         to_day: u64,
     ) -> impl Future<Output = Result<Vec<L1FeeDayTotal>>> + Send;
+}
+
+/// Webhooks: what the Data API's webhook routes manage, and the outbox their dispatcher
+/// drains. A webhook belongs to an owner; every call naming one only sees the owner's.
+pub trait WebhookStore {
+    /// Creates a webhook and the addresses it watches.
+    fn create_webhook(&self, new: &NewWebhook) -> impl Future<Output = Result<()>> + Send;
+    /// Webhook `id` of `owner`.
+    fn find_webhook(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> impl Future<Output = Result<Option<WebhookRecord>>> + Send;
+    /// `owner`'s webhooks, oldest first, only active or inactive ones if `active` says so.
+    fn list_webhooks(
+        &self,
+        owner: &str,
+        active: Option<bool>,
+        page: &PageRequest<WebhookCursor>,
+    ) -> impl Future<Output = Result<Page<WebhookRecord, WebhookCursor>>> + Send;
+    /// Applies `update` to webhook `id` of `owner`; the webhook after it, if there is one.
+    fn update_webhook(
+        &self,
+        owner: &str,
+        id: &str,
+        update: &WebhookUpdate,
+    ) -> impl Future<Output = Result<Option<WebhookRecord>>> + Send;
+    /// Adds (`add`) or removes addresses of webhook `id` of `owner`; `false` if there is no such
+    /// webhook. Refuses with [`crate::StoreError::LimitExceeded`] a webhook that would watch more than
+    /// `max`.
+    fn change_webhook_addresses(
+        &self,
+        owner: &str,
+        id: &str,
+        addresses: &[Address],
+        add: bool,
+        max: u64,
+    ) -> impl Future<Output = Result<bool>> + Send;
+    /// Addresses webhook `id` watches, in byte order.
+    fn list_webhook_addresses(
+        &self,
+        id: &str,
+        page: &PageRequest<TokenCursor>,
+    ) -> impl Future<Output = Result<Page<Address, TokenCursor>>> + Send;
+    /// How many addresses webhook `id` watches.
+    fn count_webhook_addresses(&self, id: &str) -> impl Future<Output = Result<u64>> + Send;
+    /// `owner`'s shared secret.
+    fn find_webhook_secret(
+        &self,
+        owner: &str,
+    ) -> impl Future<Output = Result<Option<String>>> + Send;
+    /// Sets `owner`'s shared secret to `secret` if `replace` or none is set; the secret in force.
+    fn put_webhook_secret(
+        &self,
+        owner: &str,
+        secret: &str,
+        replace: bool,
+    ) -> impl Future<Output = Result<String>> + Send;
+    /// Takes (or keeps) the lease of up to `max` active webhooks for `worker` until `until` (Unix
+    /// ms): those nobody holds, `worker`'s own, and those whose lease ran out before `now`.
+    /// Returns the webhooks `worker` holds.
+    fn lease_webhooks(
+        &self,
+        worker: &str,
+        now: u64,
+        until: u64,
+        max: u32,
+    ) -> impl Future<Output = Result<Vec<WebhookRecord>>> + Send;
+    /// Gives up `worker`'s leases (a clean shutdown: others take over at once).
+    fn release_webhooks(&self, worker: &str) -> impl Future<Output = Result<()>> + Send;
+    /// Blocks in `from..=to` of `chain_id` holding transactions that involve an address webhook
+    /// `id` watches, as `(block, tx index)` in order, at most `limit`.
+    fn list_webhook_matches(
+        &self,
+        id: &str,
+        chain_id: u64,
+        from: u64,
+        to: u64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<(u64, u32)>>> + Send;
+    /// Appends `events` to webhook `id`'s outbox and moves its `matched_through` from `from` to
+    /// `through`, in one transaction, if `worker` still holds it and nobody moved it; `false`
+    /// (and nothing written) otherwise.
+    fn enqueue_webhook_events(
+        &self,
+        id: &str,
+        worker: &str,
+        from: u64,
+        through: u64,
+        events: &[NewEvent],
+        now: u64,
+    ) -> impl Future<Output = Result<bool>> + Send;
+    /// The first `limit` events in webhook `id`'s outbox, in order.
+    fn list_webhook_outbox(
+        &self,
+        id: &str,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<OutboxEvent>>> + Send;
+    /// How many events wait in webhook `id`'s outbox.
+    fn count_webhook_outbox(&self, id: &str) -> impl Future<Output = Result<u64>> + Send;
+    /// Removes webhook `id`'s delivered events (those up to `seq`) and clears its failures.
+    fn ack_webhook_events(&self, id: &str, seq: u64) -> impl Future<Output = Result<()>> + Send;
+    /// Records a failed attempt at event `seq` of webhook `id`: when to retry, or deactivation.
+    fn fail_webhook_event(
+        &self,
+        id: &str,
+        seq: u64,
+        retry: &Retry,
+    ) -> impl Future<Output = Result<()>> + Send;
 }

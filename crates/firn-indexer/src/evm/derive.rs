@@ -68,6 +68,7 @@ pub fn block_rows(chain_id: u64, f: &FetchedEvmBlock) -> Result<EvmBlockRows> {
             gas_limit: b.gas_limit,
             base_fee: b.base_fee_per_gas,
             block_gas_cost: b.block_gas_cost,
+            receipts_root: Some(b.receipts_root),
             size_bytes: b.size.unwrap_or(0),
         },
         txs,

@@ -37,6 +37,7 @@ pub(super) fn decode_block(r: &dyn Row) -> Result<EvmBlockRecord> {
             gas_limit: r.u64("gas_limit")?,
             base_fee: r.opt_u256("base_fee")?,
             block_gas_cost: r.opt_u256("block_gas_cost")?,
+            receipts_root: r.opt_fixed("receipts_root")?.map(crate::types::B256::new),
             size_bytes: r.u64("size_bytes")?,
         },
         tx_count: r.u64("tx_count")?,

@@ -123,10 +123,10 @@ async fn insert_blocks(conn: &mut AnyConnection, staged: &[Staged<'_>]) -> Resul
     insert_many(
         conn,
         "INSERT INTO evm_blocks (chain_id, number, hash, parent_hash, timestamp, tx_count, \
-         gas_used, gas_limit, base_fee, block_gas_cost, fees_spent, cumulative_txs, size_bytes) \
-         VALUES ",
+         gas_used, gas_limit, base_fee, block_gas_cost, fees_spent, cumulative_txs, size_bytes, \
+         receipts_root) VALUES ",
         "",
-        13,
+        14,
         staged,
         |q, s| {
             let b = &s.rows.block;
@@ -141,7 +141,8 @@ async fn insert_blocks(conn: &mut AnyConnection, staged: &[Staged<'_>]) -> Resul
                 .arg(b.block_gas_cost.as_ref().map(u256))
                 .arg(u256(&s.fees));
             q.arg(int("cumulative txs", s.cumulative_txs)?)
-                .arg(int("size", b.size_bytes)?);
+                .arg(int("size", b.size_bytes)?)
+                .arg(b.receipts_root.map(|r| r.0.to_vec()));
             Ok(())
         },
     )

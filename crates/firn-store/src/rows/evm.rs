@@ -78,6 +78,8 @@ pub struct EvmBlock {
     pub base_fee: Option<U256>,
     /// Block gas cost (subnet-evm).
     pub block_gas_cost: Option<U256>,
+    /// Receipts trie root; `None` for blocks indexed before the store kept it.
+    pub receipts_root: Option<B256>,
     /// Encoded size.
     pub size_bytes: u64,
 }

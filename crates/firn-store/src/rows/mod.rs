@@ -6,6 +6,7 @@ pub mod l1_fees;
 pub mod metrics;
 pub mod pchain;
 pub mod utxos;
+pub mod webhooks;
 
 /// Chains the store keeps a cursor for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

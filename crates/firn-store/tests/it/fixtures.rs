@@ -281,6 +281,7 @@ pub fn evm_block(chain_id: u64, number: u64, ts: u64) -> EvmBlockRows {
             gas_limit: 15_000_000,
             base_fee: Some(U256::from(25_000_000_000u64)),
             block_gas_cost: None,
+            receipts_root: Some(b256(7, chain_id * 1_000_000 + number)),
             size_bytes: 600,
         },
         txs: Vec::new(),

@@ -15,6 +15,7 @@ mod rollback;
 mod staking;
 mod supply;
 mod utxos;
+mod webhooks;
 
 firn_store::backend_tests! {
     basics::migrations_from_empty,
@@ -50,6 +51,8 @@ firn_store::backend_tests! {
     l1_fees::l1_fee_ledger_and_daily_fees,
     mints::token_mints_and_burns_by_address,
     mints::token_moves_and_chain_addresses,
+    webhooks::webhook_settings_addresses_and_secrets,
+    webhooks::webhook_leases_matches_and_outbox,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
