@@ -136,6 +136,8 @@ pub struct ApiConfig {
     /// Bytes of rendered responses kept between commits ([`crate::cache`]); 0 renders every
     /// request.
     pub response_cache_bytes: usize,
+    /// Webhook delivery.
+    pub webhooks: crate::webhooks::WebhookConfig,
 }
 
 /// BTC.b, the Avalanche Bridge's Bitcoin, on the Avalanche C-Chain (43114).
@@ -160,6 +162,7 @@ impl Default for ApiConfig {
             page_token_key: crate::signing::TokenKey::random(),
             btcb_token: BTCB_MAINNET,
             response_cache_bytes: 64 * 1024 * 1024,
+            webhooks: crate::webhooks::WebhookConfig::default(),
         }
     }
 }

@@ -70,7 +70,8 @@ impl ApiError {
                 StoreError::BadCursor(_)
                 | StoreError::BadLimit(_)
                 | StoreError::OutOfRange { .. }
-                | StoreError::TooMuchToReplay(_),
+                | StoreError::TooMuchToReplay(_)
+                | StoreError::LimitExceeded(_),
             ) => StatusCode::BAD_REQUEST,
             ApiError::Store(StoreError::NotFound { .. }) => StatusCode::NOT_FOUND,
             ApiError::Store(StoreError::ReadTimeout(_) | StoreError::Busy(_)) => {
@@ -105,6 +106,7 @@ impl ApiError {
                  blockNumber"
             )]),
             ApiError::Store(StoreError::Busy(why)) => Message::One(format!("{why}; try again")),
+            ApiError::Store(StoreError::LimitExceeded(why)) => Message::Many(vec![why.clone()]),
             ApiError::Store(StoreError::ReadTimeout(_)) => Message::One(
                 "the query took too long and was stopped; narrow it (fewer addresses, a block \
                  range) or try again"

@@ -221,7 +221,7 @@ fn constant_time_eq(a: &[u8; 32], b: &[u8; 32]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn sent_key(headers: &HeaderMap) -> Option<&[u8]> {
+pub(crate) fn sent_key(headers: &HeaderMap) -> Option<&[u8]> {
     API_KEY_HEADERS
         .iter()
         .find_map(|h| headers.get(*h))

@@ -83,6 +83,8 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let limits = state.config.http;
     let store = state.store.clone();
+    let webhooks = state.config.webhooks.clone();
+    let webhook_store = state.store.clone();
     let app = app(state);
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(target: "api", %addr, "serving the Data API");
@@ -99,8 +101,20 @@ pub async fn serve(
             }
         }
     });
+    // The dispatcher stops with the server: it gives up its leases, so another process
+    // takes its webhooks over at once.
+    let (stop_dispatch, dispatch_stopped) = tokio::sync::oneshot::channel::<()>();
+    let dispatcher = webhooks.deliver.then(|| {
+        tokio::spawn(crate::webhooks::run(webhook_store, webhooks, async move {
+            let _ = dispatch_stopped.await;
+        }))
+    });
     let served = firn_http::serve(listener, app, limits, shutdown).await;
     watcher.abort();
+    let _ = stop_dispatch.send(());
+    if let Some(dispatcher) = dispatcher {
+        let _ = dispatcher.await;
+    }
     served
 }
 

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod metrics;
+pub mod outbound;
 mod stall;
 
 use std::future::Future;

@@ -61,6 +61,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(evm_balances::router())
         .merge(signature_aggregator::router())
         .merge(unsupported::router())
+        .merge(crate::webhooks::routes::router())
         .merge(crate::openapi::router())
         .route("/metrics", get(crate::metrics::serve_metrics))
 }
