@@ -234,6 +234,16 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 64, env = "FIRN_RESPONSE_CACHE_MB")]
     pub response_cache_mb: usize,
 
+    /// Deliver webhooks to loopback and private addresses too (this machine, the LAN, cloud
+    /// metadata services). Off by default: webhook URLs come from API clients.
+    #[arg(long, env = "FIRN_WEBHOOK_PRIVATE_TARGETS")]
+    pub webhook_private_targets: bool,
+
+    /// Do not deliver webhooks from this process (another `firn serve` on the same database
+    /// does; the routes still manage them).
+    #[arg(long, env = "FIRN_NO_WEBHOOK_DELIVERY")]
+    pub no_webhook_delivery: bool,
+
     /// Requests per minute allowed per API key (default: unlimited).
     #[arg(long)]
     pub rate_limit_per_key: Option<u64>,

@@ -63,7 +63,7 @@ impl Default for WebhookConfig {
             first_retry: Duration::from_secs(1),
             max_retry: Duration::from_secs(600),
             request_timeout: Duration::from_secs(10),
-            lease: Duration::from_secs(15),
+            lease: Duration::from_secs(5),
             poll: Duration::from_millis(50),
         }
     }

@@ -59,6 +59,11 @@ fn config(args: &ServeArgs) -> anyhow::Result<ApiConfig> {
         token_logos,
         btcb_token: args.btcb_token.unwrap_or(firn_api::BTCB_MAINNET),
         response_cache_bytes: args.response_cache_mb.saturating_mul(1024 * 1024),
+        webhooks: firn_api::webhooks::WebhookConfig {
+            deliver: !args.no_webhook_delivery,
+            allow_private_targets: args.webhook_private_targets,
+            ..firn_api::webhooks::WebhookConfig::default()
+        },
         ..ApiConfig::default()
     })
 }

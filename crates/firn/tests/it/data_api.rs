@@ -308,7 +308,7 @@ fn node_available() -> bool {
 }
 
 /// The SDK project, installed; `None` (and a printed skip) when node is absent.
-fn sdk_suite(test: &str) -> Option<PathBuf> {
+pub fn sdk_suite(test: &str) -> Option<PathBuf> {
     if !node_available() {
         eprintln!("SKIPPED {test}: node is not installed");
         return None;

@@ -19,3 +19,4 @@ mod l1_fees;
 mod metrics;
 mod supply;
 mod up;
+mod webhooks;

@@ -186,6 +186,11 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     firn_api::load_method_directory();
     let api_config = firn_api::ApiConfig {
         network: network_profile(&chain),
+        // A local devnet's webhook receivers are local too.
+        webhooks: firn_api::webhooks::WebhookConfig {
+            allow_private_targets: true,
+            ..firn_api::webhooks::WebhookConfig::default()
+        },
         ..firn_api::ApiConfig::default()
     };
     let aggregator = Arc::new(Aggregator::new(
