@@ -85,6 +85,7 @@ pub async fn serve(
     let store = state.store.clone();
     let webhooks = state.config.webhooks.clone();
     let webhook_store = state.store.clone();
+    let network = state.config.network.clone();
     let app = app(state);
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(target: "api", %addr, "serving the Data API");
@@ -105,9 +106,14 @@ pub async fn serve(
     // takes its webhooks over at once.
     let (stop_dispatch, dispatch_stopped) = tokio::sync::oneshot::channel::<()>();
     let dispatcher = webhooks.deliver.then(|| {
-        tokio::spawn(crate::webhooks::run(webhook_store, webhooks, async move {
-            let _ = dispatch_stopped.await;
-        }))
+        tokio::spawn(crate::webhooks::run(
+            webhook_store,
+            network,
+            webhooks,
+            async move {
+                let _ = dispatch_stopped.await;
+            },
+        ))
     });
     let served = firn_http::serve(listener, app, limits, shutdown).await;
     watcher.abort();

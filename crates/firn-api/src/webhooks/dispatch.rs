@@ -18,7 +18,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use firn_store::rows::ChainKey;
 use firn_store::rows::evm::{ChainRef, EvmChainRecord};
-use firn_store::rows::webhooks::{OutboxEvent, Retry, WebhookRecord};
+use firn_store::rows::webhooks::{NewEvent, OutboxEvent, Retry, WebhookRecord};
 use firn_store::{CursorStore, EvmReader, Store, StoreError, WebhookStore};
 use hmac::digest::KeyInit;
 use hmac::{Hmac, Mac};
@@ -26,8 +26,8 @@ use sha2::Sha256;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::WebhookConfig;
-use super::payload;
+use super::{WebhookConfig, payload, pchain};
+use crate::config::NetworkProfile;
 
 /// Webhooks one process holds at most.
 const MAX_HELD: u32 = 4096;
@@ -64,13 +64,22 @@ fn now_ms() -> u64 {
 /// What one process's tasks share.
 struct Shared {
     store: Store,
+    network: NetworkProfile,
+    /// cb58 of the network's AVAX asset ID, as P-Chain transactions print it.
+    avax_asset_cb58: String,
     config: WebhookConfig,
     http: reqwest::Client,
     worker: String,
 }
 
-/// Runs the dispatcher over `store` until `shutdown` completes, then gives up its leases.
-pub async fn run(store: Store, config: WebhookConfig, shutdown: impl Future<Output = ()>) {
+/// Runs the dispatcher over `store` (indexing `network`) until `shutdown` completes, then gives
+/// up its leases.
+pub async fn run(
+    store: Store,
+    network: NetworkProfile,
+    config: WebhookConfig,
+    shutdown: impl Future<Output = ()>,
+) {
     let http = match firn_http::outbound::guarded_client(
         config.request_timeout,
         config.allow_private_targets,
@@ -86,6 +95,8 @@ pub async fn run(store: Store, config: WebhookConfig, shutdown: impl Future<Outp
     };
     let shared = Arc::new(Shared {
         store,
+        avax_asset_cb58: network.avax_asset_id.to_string(),
+        network,
         http,
         worker: uuid::Uuid::new_v4().to_string(),
         config,
@@ -195,9 +206,6 @@ async fn step_match(
     chain: &mut Option<EvmChainRecord>,
     position: &mut Position,
 ) -> Result<bool, StoreError> {
-    let Some(chain_id) = webhook.evm_chain_id else {
-        return Ok(false);
-    };
     let store = &shared.store;
     // Moved elsewhere (reactivated): the store's word wins.
     if webhook.matched_through > position.stored {
@@ -207,49 +215,35 @@ async fn step_match(
             written_at: Instant::now(),
         };
     }
-    let tip = store
-        .find_cursor(ChainKey::Evm(chain_id))
-        .await?
-        .unwrap_or(0);
+    let followed = match webhook.evm_chain_id {
+        Some(chain_id) => ChainKey::Evm(chain_id),
+        None => ChainKey::PChain,
+    };
+    let tip = store.find_cursor(followed).await?.unwrap_or(0);
     if tip <= position.reached {
         return Ok(false);
     }
     if store.count_webhook_outbox(&webhook.id).await? >= MAX_OUTBOX {
         return Ok(false);
     }
-    let from = position.reached + 1;
-    let to = tip.min(position.reached.saturating_add(MAX_BLOCKS_PER_STEP));
-    let mut matches = store
-        .list_webhook_matches(&webhook.id, chain_id, from, to, MAX_EVENTS_PER_STEP + 1)
-        .await?;
-    let through = if matches.len() > MAX_EVENTS_PER_STEP as usize {
-        let last = matches[MAX_EVENTS_PER_STEP as usize].0;
-        if matches[0].0 == last {
-            matches = store
-                .list_webhook_matches(&webhook.id, chain_id, last, last, MAX_PER_BLOCK)
-                .await?;
-            if matches.len() == MAX_PER_BLOCK as usize {
-                tracing::warn!(target: "webhooks", webhook = %webhook.id, block = last, "a block holds more matching transactions than a webhook takes; the rest are skipped");
-            }
-            last
-        } else {
-            matches.retain(|m| m.0 < last);
-            last - 1
+    let (events, through) = match webhook.evm_chain_id {
+        Some(chain_id) => evm_step(store, webhook, chain_id, chain, position.reached, tip).await?,
+        None => {
+            pchain::step(
+                store,
+                &shared.network,
+                &shared.avax_asset_cb58,
+                webhook,
+                position.reached,
+                tip,
+            )
+            .await?
         }
-    } else {
-        to
     };
-    if matches.is_empty() && position.written_at.elapsed() < QUIET_CURSOR_WRITE {
+    if events.is_empty() && position.written_at.elapsed() < QUIET_CURSOR_WRITE {
         position.reached = through;
         return Ok(through < tip);
     }
-    if chain.is_none() {
-        *chain = store.find_evm_chain(ChainRef::Evm(chain_id)).await?;
-    }
-    let Some(c) = chain.as_ref() else {
-        return Ok(false);
-    };
-    let events = payload::build(store, c, webhook, &matches).await?;
     let moved = store
         .enqueue_webhook_events(
             &webhook.id,
@@ -279,6 +273,50 @@ async fn step_match(
         written_at: Instant::now(),
     };
     Ok(false)
+}
+
+/// The events of an EVM webhook's next blocks after `after` (up to `tip`), and the block
+/// matched through.
+async fn evm_step(
+    store: &Store,
+    webhook: &WebhookRecord,
+    chain_id: u64,
+    chain: &mut Option<EvmChainRecord>,
+    after: u64,
+    tip: u64,
+) -> Result<(Vec<NewEvent>, u64), StoreError> {
+    let from = after + 1;
+    let to = tip.min(after.saturating_add(MAX_BLOCKS_PER_STEP));
+    let mut matches = store
+        .list_webhook_matches(&webhook.id, chain_id, from, to, MAX_EVENTS_PER_STEP + 1)
+        .await?;
+    let through = if matches.len() > MAX_EVENTS_PER_STEP as usize {
+        let last = matches[MAX_EVENTS_PER_STEP as usize].0;
+        if matches[0].0 == last {
+            matches = store
+                .list_webhook_matches(&webhook.id, chain_id, last, last, MAX_PER_BLOCK)
+                .await?;
+            if matches.len() == MAX_PER_BLOCK as usize {
+                tracing::warn!(target: "webhooks", webhook = %webhook.id, block = last, "a block holds more matching transactions than a webhook takes; the rest are skipped");
+            }
+            last
+        } else {
+            matches.retain(|m| m.0 < last);
+            last - 1
+        }
+    } else {
+        to
+    };
+    if matches.is_empty() {
+        return Ok((Vec::new(), through));
+    }
+    if chain.is_none() {
+        *chain = store.find_evm_chain(ChainRef::Evm(chain_id)).await?;
+    }
+    let Some(c) = chain.as_ref() else {
+        return Ok((Vec::new(), after));
+    };
+    Ok((payload::build(store, c, webhook, &matches).await?, through))
 }
 
 /// Posts the outbox's due events in order. `Some(wait)` when the head is not due yet.

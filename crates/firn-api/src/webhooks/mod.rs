@@ -22,6 +22,8 @@
 mod canonical;
 mod dispatch;
 mod payload;
+pub mod pchain;
+mod pchain_target;
 pub mod routes;
 pub mod wire;
 

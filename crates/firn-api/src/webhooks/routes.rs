@@ -16,6 +16,7 @@ use firn_store::{CursorStore, EvmReader, PageRequest, Store, WebhookStore};
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
+use super::pchain::{PRIMARY_NETWORK_ADDRESS_ACTIVITY, VALIDATOR_ACTIVITY};
 use super::wire::{
     ADDRESS_ACTIVITY, AddressActivityMetadata, AddressesChangeRequest, CreateWebhookRequest,
     ListWebhookAddressesResponse, ListWebhooksResponse, SharedSecretsResponse,
@@ -155,9 +156,14 @@ async fn all_addresses(store: &Store, id: &str) -> ApiResult<Vec<String>> {
 }
 
 async fn response(store: &Store, w: WebhookRecord) -> ApiResult<WebhookResponse> {
-    let mut metadata: AddressActivityMetadata =
-        serde_json::from_str(&w.metadata).unwrap_or_default();
-    metadata.addresses = all_addresses(store, &w.id).await?;
+    let evm = w.event_type == ADDRESS_ACTIVITY;
+    let metadata = if evm {
+        let mut m: AddressActivityMetadata = serde_json::from_str(&w.metadata).unwrap_or_default();
+        m.addresses = all_addresses(store, &w.id).await?;
+        serde_json::to_value(m).unwrap_or_default()
+    } else {
+        serde_json::from_str(&w.metadata).unwrap_or_default()
+    };
     Ok(WebhookResponse {
         status: if w.active { "active" } else { "inactive" }.to_owned(),
         id: w.id,
@@ -168,8 +174,8 @@ async fn response(store: &Store, w: WebhookRecord) -> ApiResult<WebhookResponse>
         description: w.description,
         event_type: w.event_type,
         metadata,
-        include_internal_txs: w.include_internal_txs,
-        include_logs: w.include_logs,
+        include_internal_txs: evm.then_some(w.include_internal_txs),
+        include_logs: evm.then_some(w.include_logs),
         inactive_reason: w.inactive_reason,
     })
 }
@@ -190,6 +196,14 @@ async fn indexed_tip(store: &Store, chain_id: u64) -> ApiResult<u64> {
         .unwrap_or(0))
 }
 
+/// What a valid create request makes: the webhook's chain, stored metadata and addresses.
+pub(super) struct Target {
+    pub(super) chain_id: String,
+    pub(super) evm_chain_id: Option<u64>,
+    pub(super) metadata: String,
+    pub(super) addresses: Vec<Address>,
+}
+
 /// `POST /v1/webhooks`
 pub async fn create_webhook(
     State(state): State<AppState>,
@@ -198,23 +212,89 @@ pub async fn create_webhook(
 ) -> ApiResult<(StatusCode, Json<WebhookResponse>)> {
     let req: CreateWebhookRequest = body(&headers, &raw)?;
     let mut errors = Vec::new();
-    match req.event_type.as_deref() {
-        Some(ADDRESS_ACTIVITY) => {}
-        Some(t @ ("primary_network_address_activity" | "validator_activity")) => errors.push(
-            format!("eventType {t} is not delivered by this firn server yet; address_activity is"),
-        ),
-        Some(other) => errors.push(format!(
-            "eventType must be one of address_activity, primary_network_address_activity, \
-             validator_activity, not {other:?}"
-        )),
-        None => errors.push("eventType is required".to_owned()),
-    }
     match &req.url {
         Some(url) => check_url(&state, url, &mut errors).await,
         None => errors.push("url is required".to_owned()),
     }
     check_text("name", req.name.as_ref(), &mut errors);
     check_text("description", req.description.as_ref(), &mut errors);
+    if req.metadata.is_none() {
+        errors.push("metadata is required".to_owned());
+    }
+    let event_type = req.event_type.clone().unwrap_or_default();
+    let target = match event_type.as_str() {
+        ADDRESS_ACTIVITY => evm_target(&state, &req, &mut errors).await?,
+        PRIMARY_NETWORK_ADDRESS_ACTIVITY | VALIDATOR_ACTIVITY => {
+            super::pchain_target::pchain_target(&state, &req, &mut errors)
+        }
+        "" => {
+            errors.push("eventType is required".to_owned());
+            None
+        }
+        other => {
+            errors.push(format!(
+                "eventType must be one of address_activity, primary_network_address_activity, \
+                 validator_activity, not {:?}",
+                other.chars().take(40).collect::<String>()
+            ));
+            None
+        }
+    };
+    let target = match target {
+        Some(t) if errors.is_empty() => t,
+        _ => return Err(ApiError::BadRequest(errors)),
+    };
+    let owner = owner(&headers);
+    // Deliveries are always signed: an owner's first webhook gets it a secret.
+    state
+        .store
+        .put_webhook_secret(&owner, &new_secret(), false)
+        .await?;
+    let followed = match target.evm_chain_id {
+        Some(chain) => ChainKey::Evm(chain),
+        None => ChainKey::PChain,
+    };
+    let webhook = WebhookRecord {
+        // Time-ordered, so webhooks made in the same second list in the order they were made.
+        id: uuid::Uuid::now_v7().to_string(),
+        owner: owner.clone(),
+        event_type,
+        chain_id: target.chain_id,
+        evm_chain_id: target.evm_chain_id,
+        url: req.url.unwrap_or_default(),
+        name: req.name.unwrap_or_default(),
+        description: req.description.unwrap_or_default(),
+        active: true,
+        created_at: now_secs(),
+        metadata: target.metadata,
+        include_internal_txs: req.include_internal_txs.unwrap_or(false),
+        include_logs: req.include_logs.unwrap_or(false),
+        matched_through: state.store.find_cursor(followed).await?.unwrap_or(0),
+        failures: 0,
+        inactive_reason: None,
+    };
+    let id = webhook.id.clone();
+    state
+        .store
+        .create_webhook(&NewWebhook {
+            webhook,
+            addresses: target.addresses,
+        })
+        .await?;
+    let created = found(&state, &owner, &id).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(response(&state.store, created).await?),
+    ))
+}
+
+/// An `address_activity` request's chain and addresses; `None` when it is invalid (the
+/// problems are in `errors`).
+async fn evm_target(
+    state: &AppState,
+    req: &CreateWebhookRequest,
+    errors: &mut Vec<String>,
+) -> ApiResult<Option<Target>> {
     let chain_id = match req.chain_id.as_deref().map(str::parse::<u64>) {
         Some(Ok(id)) => Some(id),
         Some(Err(_)) => {
@@ -226,75 +306,46 @@ pub async fn create_webhook(
             None
         }
     };
-    let metadata = req.metadata.clone().unwrap_or_default();
-    if req.metadata.is_none() {
-        errors.push("metadata is required (metadata.addresses: the addresses to watch)".into());
-    } else if metadata.addresses.is_empty() {
+    let metadata: AddressActivityMetadata = match &req.metadata {
+        Some(m) => serde_json::from_value(m.clone()).unwrap_or_else(|e| {
+            errors.push(format!("metadata: {e}"));
+            AddressActivityMetadata::default()
+        }),
+        None => AddressActivityMetadata::default(),
+    };
+    if req.metadata.is_some() && metadata.addresses.is_empty() {
         errors.push("metadata.addresses must hold at least one address".to_owned());
     }
     let max = state.config.webhooks.max_addresses;
     if metadata.addresses.len() as u64 > max {
         errors.push(format!("metadata.addresses holds at most {max} addresses"));
     }
-    let watched = addresses(&metadata.addresses, &mut errors);
-    let signatures = signatures(&metadata.event_signatures, &mut errors);
-    if !errors.is_empty() {
-        return Err(ApiError::BadRequest(errors));
-    }
-    let chain_id = chain_id.ok_or_else(|| ApiError::bad("chainId is invalid"))?;
+    let watched = addresses(&metadata.addresses, errors);
+    let signatures = signatures(&metadata.event_signatures, errors);
+    let Some(chain_id) = chain_id else {
+        return Ok(None);
+    };
     if state
         .store
         .find_evm_chain(ChainRef::Evm(chain_id))
         .await?
         .is_none()
     {
-        return Err(ApiError::bad(format!(
+        errors.push(format!(
             "chainId {chain_id} is not an EVM chain this server indexes"
-        )));
+        ));
+        return Ok(None);
     }
-    let owner = owner(&headers);
-    // Deliveries are always signed: an owner's first webhook gets it a secret.
-    state
-        .store
-        .put_webhook_secret(&owner, &new_secret(), false)
-        .await?;
-    let stored_metadata = AddressActivityMetadata {
+    let stored = AddressActivityMetadata {
         event_signatures: signatures,
         addresses: Vec::new(),
     };
-    let webhook = WebhookRecord {
-        // Time-ordered, so webhooks made in the same second list in the order they were made.
-        id: uuid::Uuid::now_v7().to_string(),
-        owner: owner.clone(),
-        event_type: ADDRESS_ACTIVITY.to_owned(),
+    Ok(Some(Target {
         chain_id: chain_id.to_string(),
         evm_chain_id: Some(chain_id),
-        url: req.url.unwrap_or_default(),
-        name: req.name.unwrap_or_default(),
-        description: req.description.unwrap_or_default(),
-        active: true,
-        created_at: now_secs(),
-        metadata: serde_json::to_string(&stored_metadata)
-            .map_err(|e| ApiError::bad(e.to_string()))?,
-        include_internal_txs: req.include_internal_txs.unwrap_or(false),
-        include_logs: req.include_logs.unwrap_or(false),
-        matched_through: indexed_tip(&state.store, chain_id).await?,
-        failures: 0,
-        inactive_reason: None,
-    };
-    let id = webhook.id.clone();
-    state
-        .store
-        .create_webhook(&NewWebhook {
-            webhook,
-            addresses: watched,
-        })
-        .await?;
-    let created = found(&state, &owner, &id).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(response(&state.store, created).await?),
-    ))
+        metadata: serde_json::to_string(&stored).map_err(|e| ApiError::bad(e.to_string()))?,
+        addresses: watched,
+    }))
 }
 
 /// Parses `eventSignatures` (topic-0 hashes), lower-cased.

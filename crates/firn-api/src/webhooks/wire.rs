@@ -26,8 +26,9 @@ pub struct CreateWebhookRequest {
     pub chain_id: Option<String>,
     /// Primary-network webhooks' network.
     pub network: Option<String>,
-    /// What to watch.
-    pub metadata: Option<AddressActivityMetadata>,
+    /// What to watch: `AddressActivityMetadata`, `PrimaryNetworkAddressActivityMetadata` or
+    /// `ValidatorActivityMetadata` by event type.
+    pub metadata: Option<serde_json::Value>,
     /// Include internal transactions.
     pub include_internal_txs: Option<bool>,
     /// Include logs.
@@ -71,7 +72,8 @@ pub struct AddressesChangeRequest {
     pub addresses: Vec<String>,
 }
 
-/// `EVMAddressActivityResponse`: a webhook.
+/// A webhook: `EVMAddressActivityResponse`, `PrimaryNetworkAddressActivityResponse` or
+/// `ValidatorActivityResponse` by event type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookResponse {
@@ -89,14 +91,16 @@ pub struct WebhookResponse {
     pub name: String,
     /// Description.
     pub description: String,
-    /// `address_activity`.
+    /// `address_activity`, `primary_network_address_activity` or `validator_activity`.
     pub event_type: String,
     /// What it watches.
-    pub metadata: AddressActivityMetadata,
-    /// Include internal transactions.
-    pub include_internal_txs: bool,
-    /// Include logs.
-    pub include_logs: bool,
+    pub metadata: serde_json::Value,
+    /// Include internal transactions (EVM webhooks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_internal_txs: Option<bool>,
+    /// Include logs (EVM webhooks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_logs: Option<bool>,
     /// Why firn stopped delivering, when it did (a firn extension).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inactive_reason: Option<String>,

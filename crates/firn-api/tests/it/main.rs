@@ -32,6 +32,7 @@ firn_store::backend_tests! {
     webhooks::webhook_requests_are_validated,
     webhooks::webhooks_deliver_every_event_once_in_order,
     webhooks::failing_receivers_deactivate_and_resume,
+    webhooks::pchain_webhooks_deliver_address_activity,
     validation::bad_parameters_are_400_naming_the_parameter,
     validation::unknown_things_are_404,
     validation::page_tokens_are_bound_to_their_query,

@@ -145,21 +145,30 @@ fn create_body(url: &str, addresses: &[Address]) -> Value {
     })
 }
 
-/// Runs two dispatchers over `store` (as two server processes would) until the returned
-/// sender is dropped.
-fn dispatchers(store: &Store, config: &ApiConfig) -> tokio::sync::watch::Sender<()> {
+/// Two dispatchers over `store`, as two server processes would run them; they stop when the
+/// returned sender is dropped, and aborting a handle is a process dying (no lease given up).
+fn dispatchers(
+    store: &Store,
+    config: &ApiConfig,
+) -> (
+    tokio::sync::watch::Sender<()>,
+    Vec<tokio::task::JoinHandle<()>>,
+) {
     let (stop, stopped) = tokio::sync::watch::channel(());
-    for _ in 0..2 {
-        let mut stopped = stopped.clone();
-        tokio::spawn(firn_api::webhooks::run(
-            store.clone(),
-            config.webhooks.clone(),
-            async move {
-                let _ = stopped.changed().await;
-            },
-        ));
-    }
-    stop
+    let handles = (0..2)
+        .map(|_| {
+            let mut stopped = stopped.clone();
+            tokio::spawn(firn_api::webhooks::run(
+                store.clone(),
+                config.network.clone(),
+                config.webhooks.clone(),
+                async move {
+                    let _ = stopped.changed().await;
+                },
+            ))
+        })
+        .collect();
+    (stop, handles)
 }
 
 pub async fn webhook_routes_match_the_official_schemas(store: Store) {
@@ -426,11 +435,7 @@ pub async fn webhook_requests_are_validated(store: Store) {
     }
     let r = send(&strict, "POST", "/v1/webhooks", None, Some(&json!({}))).await;
     r.assert_error(400, "eventType is required");
-    for needle in [
-        "url is required",
-        "chainId is required",
-        "metadata is required",
-    ] {
+    for needle in ["url is required", "metadata is required"] {
         assert!(r.json["message"].to_string().contains(needle), "{}", r.json);
     }
     let api = Api::with_config(store.clone(), fast_config());
@@ -448,10 +453,53 @@ pub async fn webhook_requests_are_validated(store: Store) {
     send(&api, "POST", "/v1/webhooks", None, Some(&body))
         .await
         .assert_error(400, "not an event signature");
-    body["eventType"] = json!("validator_activity");
-    send(&api, "POST", "/v1/webhooks", None, Some(&body))
+    let mut no_chain = create_body("http://127.0.0.1:9/x", &[a]);
+    no_chain.as_object_mut().unwrap().remove("chainId");
+    send(&api, "POST", "/v1/webhooks", None, Some(&no_chain))
         .await
-        .assert_error(400, "not delivered by this firn server yet");
+        .assert_error(400, "chainId is required");
+    // P-Chain webhooks: network, chain, keys and sub-events are checked.
+    let validator = |metadata: Value| json!({"eventType": "validator_activity", "url": "http://127.0.0.1:9/v", "network": "fuji", "metadata": metadata});
+    for (body, needle) in [
+        (
+            validator(
+                json!({"keyType": "nodeId", "keys": ["NodeID-nope"], "subEvents": {"validatorActivitySubEvents": ["validator_stake"]}}),
+            ),
+            "is not a nodeId",
+        ),
+        (
+            validator(
+                json!({"keyType": "nodeId", "keys": [], "subEvents": {"validatorActivitySubEvents": ["validator_stake"]}}),
+            ),
+            "exactly one key",
+        ),
+        (
+            validator(
+                json!({"keyType": "subnetId", "keys": ["11111111111111111111111111111111LpoYY"], "subEvents": {"validatorActivitySubEvents": ["l1_validator_balance_threshold"]}}),
+            ),
+            "not delivered by this firn server yet",
+        ),
+        (
+            validator(
+                json!({"keyType": "subnetId", "keys": ["11111111111111111111111111111111LpoYY"], "subEvents": {"validatorActivitySubEvents": ["staking"]}}),
+            ),
+            "is not one of validator_stake",
+        ),
+        (
+            json!({"eventType": "primary_network_address_activity", "url": "http://127.0.0.1:9/p", "network": "mainnet", "chainId": "x-chain",
+                   "metadata": {"keyType": "addresses", "keys": ["avax1xyz"], "subEvents": {"addressActivitySubEvents": ["balance_change"]}}}),
+            "not the network this server indexes",
+        ),
+        (
+            json!({"eventType": "primary_network_address_activity", "url": "http://127.0.0.1:9/p", "network": "fuji", "chainId": "x-chain",
+                   "metadata": {"keyType": "addresses", "keys": ["fuji1xyz"], "subEvents": {"addressActivitySubEvents": ["balance_change"]}}}),
+            "no X-Chain activity",
+        ),
+    ] {
+        send(&api, "POST", "/v1/webhooks", None, Some(&body))
+            .await
+            .assert_error(400, needle);
+    }
     let too_many: Vec<String> = (0..50_001u64)
         .map(|n| format!("{:#x}", evm_address(n)))
         .collect();
@@ -553,7 +601,7 @@ pub async fn webhooks_deliver_every_event_once_in_order(store: Store) {
         r.secrets
             .push(secret["secret"].as_str().unwrap().to_owned())
     });
-    let _stop = dispatchers(&store, &config);
+    let (_stop, handles) = dispatchers(&store, &config);
 
     let mut after = Vec::new();
     for _ in 0..3 {
@@ -571,6 +619,11 @@ pub async fn webhooks_deliver_every_event_once_in_order(store: Store) {
     })
     .await;
 
+    // Both "processes" die holding their leases; a third takes over once they lapse.
+    for h in &handles {
+        h.abort();
+    }
+    let (_stop_third, _third) = dispatchers(&store, &config);
     // A rotated secret signs what is sent from then on.
     let rotated = send(
         &api,
@@ -690,7 +743,7 @@ pub async fn failing_receivers_deactivate_and_resume(store: Store) {
         r.secrets
             .push(secret["secret"].as_str().unwrap().to_owned())
     });
-    let _stop = dispatchers(&store, &config);
+    let _running = dispatchers(&store, &config);
     let blocks: Vec<_> = (0..10).map(|_| history.next_block()).collect();
     store.commit_evm_blocks(&blocks).await.unwrap();
     let want = expected(&blocks, &watched);
@@ -735,4 +788,95 @@ pub async fn failing_receivers_deactivate_and_resume(store: Store) {
         .await
         .ok();
     assert!(w.get("inactiveReason").is_none(), "{w}");
+}
+
+pub async fn pchain_webhooks_deliver_address_activity(store: Store) {
+    use firn_store::PChainWriter;
+    let mut history = crate::fixtures::PHistory::new(4, 10);
+    let before: Vec<_> = (0..5).map(|_| history.next_block()).collect();
+    store.commit_pchain_blocks(&before).await.unwrap();
+    let receiver = Receiver::default();
+    let url = receiver.start().await;
+    let config = fast_config();
+    let api = Api::with_config(store.clone(), config.clone());
+    let watched = crate::fixtures::fuji(3);
+    let body = json!({
+        "eventType": "primary_network_address_activity", "url": url, "network": "fuji",
+        "chainId": "p-chain", "name": "p",
+        "metadata": {"keyType": "addresses", "keys": [format!("P-{watched}")],
+                     "subEvents": {"addressActivitySubEvents": ["balance_change", "reward_distribution"]}},
+    });
+    let created = send(&api, "POST", "/v1/webhooks", None, Some(&body)).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.json);
+    if let Some(doc) = schema::official() {
+        schema::assert_valid(&doc, "post", "/v1/webhooks", &created.json);
+    }
+    assert_eq!(created.json["chainId"], "p-chain");
+    assert!(created.json.get("includeLogs").is_none());
+    let secret = send(&api, "GET", "/v1/webhooks:getSharedSecret", None, None)
+        .await
+        .ok();
+    receiver.with(|r| {
+        r.secrets
+            .push(secret["secret"].as_str().unwrap().to_owned())
+    });
+    let _running = dispatchers(&store, &config);
+    let first_new = history.height + 1;
+    let after: Vec<_> = (0..20).map(|_| history.next_block()).collect();
+    store.commit_pchain_blocks(&after).await.unwrap();
+
+    // What the Data API lists for the address, in the new blocks, oldest first.
+    let listed = api
+        .all_pages(
+            &format!("/v1/networks/fuji/blockchains/p-chain/transactions?addresses={watched}&sortOrder=asc"),
+            "transactions",
+            100,
+        )
+        .await;
+    let want: Vec<String> = listed
+        .iter()
+        .filter(|t| t["blockNumber"].as_str().unwrap().parse::<u64>().unwrap() >= first_new)
+        .map(|t| t["txHash"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        want.len() > 2,
+        "the history moves the watched address's funds"
+    );
+    wait_for("the P-Chain events", || {
+        receiver.with(|r| r.events.len() >= want.len())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (events, bad) = receiver.with(|r| (r.events.clone(), r.bad_signatures));
+    assert_eq!(bad, 0);
+    let got: Vec<String> = events
+        .iter()
+        .map(|e| {
+            e["event"]["transaction"]["txHash"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        got, want,
+        "each of the address's transactions once, in chain order"
+    );
+    for e in &events {
+        assert_eq!(e["eventType"], "primary_network_address_activity");
+        assert_eq!(e["event"]["subEvent"], "balance_change");
+        assert_eq!(e["event"]["key"], format!("P-{watched}"));
+    }
+    let listed_by_hash: std::collections::HashMap<&str, &Value> = listed
+        .iter()
+        .map(|t| (t["txHash"].as_str().unwrap(), t))
+        .collect();
+    for e in &events {
+        let t = &e["event"]["transaction"];
+        assert_eq!(
+            &t,
+            &listed_by_hash[t["txHash"].as_str().unwrap()],
+            "the Data API's shape"
+        );
+    }
 }
