@@ -85,6 +85,7 @@ pub async fn serve(
     let store = state.store.clone();
     let webhooks = state.config.webhooks.clone();
     let webhook_store = state.store.clone();
+    let exports = state.config.exports.run.then(|| state.clone());
     let app = app(state);
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(target: "api", %addr, "serving the Data API");
@@ -109,11 +110,22 @@ pub async fn serve(
             let _ = dispatch_stopped.await;
         }))
     });
+    // The export worker stops with the server too, giving up the job it holds.
+    let (stop_exports, exports_stopped) = tokio::sync::oneshot::channel::<()>();
+    let exporter = exports.map(|state| {
+        tokio::spawn(crate::operations::run(state, async move {
+            let _ = exports_stopped.await;
+        }))
+    });
     let served = firn_http::serve(listener, app, limits, shutdown).await;
     watcher.abort();
     let _ = stop_dispatch.send(());
     if let Some(dispatcher) = dispatcher {
         let _ = dispatcher.await;
+    }
+    let _ = stop_exports.send(());
+    if let Some(exporter) = exporter {
+        let _ = exporter.await;
     }
     served
 }
