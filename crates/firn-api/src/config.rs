@@ -138,6 +138,8 @@ pub struct ApiConfig {
     pub response_cache_bytes: usize,
     /// Webhook delivery.
     pub webhooks: crate::webhooks::WebhookConfig,
+    /// Transaction exports.
+    pub exports: crate::operations::ExportConfig,
 }
 
 /// BTC.b, the Avalanche Bridge's Bitcoin, on the Avalanche C-Chain (43114).
@@ -163,6 +165,7 @@ impl Default for ApiConfig {
             btcb_token: BTCB_MAINNET,
             response_cache_bytes: 64 * 1024 * 1024,
             webhooks: crate::webhooks::WebhookConfig::default(),
+            exports: crate::operations::ExportConfig::default(),
         }
     }
 }

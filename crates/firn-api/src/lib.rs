@@ -34,6 +34,7 @@ pub mod metrics;
 pub mod metrics_api;
 mod node;
 pub mod openapi;
+pub mod operations;
 pub mod paging;
 pub mod params;
 pub mod routes;

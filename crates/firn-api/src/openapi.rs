@@ -44,6 +44,7 @@ use crate::state::AppState;
         evm_balances::list_erc1155_balances,
         nfts::list_tokens, nfts::get_token, nfts::reindex_nft,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
+        crate::operations::routes::create_export, crate::operations::routes::get_operation,
     ),
     components(schemas(crate::error::ErrorBody)),
     modifiers(&ApiKeyHeader)

@@ -86,6 +86,7 @@ pub async fn serve(
     let webhooks = state.config.webhooks.clone();
     let webhook_store = state.store.clone();
     let network = state.config.network.clone();
+    let exports = state.config.exports.run.then(|| state.clone());
     let app = app(state);
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(target: "api", %addr, "serving the Data API");
@@ -115,11 +116,22 @@ pub async fn serve(
             },
         ))
     });
+    // The export worker stops with the server too, giving up the job it holds.
+    let (stop_exports, exports_stopped) = tokio::sync::oneshot::channel::<()>();
+    let exporter = exports.map(|state| {
+        tokio::spawn(crate::operations::run(state, async move {
+            let _ = exports_stopped.await;
+        }))
+    });
     let served = firn_http::serve(listener, app, limits, shutdown).await;
     watcher.abort();
     let _ = stop_dispatch.send(());
     if let Some(dispatcher) = dispatcher {
         let _ = dispatcher.await;
+    }
+    let _ = stop_exports.send(());
+    if let Some(exporter) = exporter {
+        let _ = exporter.await;
     }
     served
 }

@@ -71,6 +71,7 @@ mod codec;
 mod cursor;
 mod error;
 mod evm;
+mod exports;
 mod metrics;
 mod open;
 pub mod page;
@@ -97,7 +98,7 @@ pub use page::{Page, PageCursor, PageRequest, SortOrder};
 pub use pchain::MAX_STAKING_PERIOD;
 pub use store::{Backend, Store};
 pub use traits::{
-    AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, L1ValidatorFilter,
-    MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter, RewardFilter, StakerFilter,
-    TransferFilter, TxParties, UtxoFilter, UtxoSort, WebhookStore,
+    AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, ExportStore,
+    L1ValidatorFilter, MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter,
+    RewardFilter, StakerFilter, TransferFilter, TxParties, UtxoFilter, UtxoSort, WebhookStore,
 };

@@ -19,6 +19,7 @@ use crate::rows::evm::{
     EvmTxRecord, InternalTxRecord, MetadataQueue, NftMetadata, ReindexRequest, Token,
     TokenStandard, TransferRecord,
 };
+use crate::rows::exports::{ExportChunk, ExportJobRecord, ExportOutcome, NewExportJob};
 use crate::rows::l1_fees::{
     L1FeeActive, L1FeeDayTotal, L1FeeLedgerRecord, L1FeeScope, LedgerState,
 };
@@ -850,4 +851,59 @@ pub trait WebhookStore {
         seq: u64,
         retry: &Retry,
     ) -> impl Future<Output = Result<()>> + Send;
+}
+
+/// Transaction export jobs: what the Data API's operations routes create and read, and what
+/// their worker leases, fills and finishes. A job belongs to an owner; `find_` only sees the
+/// owner's. A running job is worked by the process holding its lease; every write the holder
+/// makes checks the lease in the same statement, so a process that lost it writes nothing.
+pub trait ExportStore {
+    /// Creates a running job nobody holds.
+    fn create_export_job(&self, new: &NewExportJob) -> impl Future<Output = Result<()>> + Send;
+    /// Job `id` of `owner`.
+    fn find_export_job(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> impl Future<Output = Result<Option<ExportJobRecord>>> + Send;
+    /// Takes the oldest running job that nobody holds, `worker` holds, or whose lease ran out
+    /// before `now`, for `worker` until `until` (Unix ms). The job starts over: the pieces of
+    /// its file a previous holder wrote are deleted and its progress is 0.
+    fn lease_export_job(
+        &self,
+        worker: &str,
+        now: u64,
+        until: u64,
+    ) -> impl Future<Output = Result<Option<ExportJobRecord>>> + Send;
+    /// Appends `chunk` to job `id`'s file, sets its progress to `progress` rows and renews the
+    /// lease until `until`, if `worker` still holds it and it is running; `false` (and nothing
+    /// written) otherwise.
+    fn append_export_chunk(
+        &self,
+        id: &str,
+        worker: &str,
+        chunk: &ExportChunk,
+        progress: u64,
+        until: u64,
+    ) -> impl Future<Output = Result<bool>> + Send;
+    /// Ends job `id` with `outcome` at `now` and gives up its lease, if `worker` holds it;
+    /// `false` otherwise.
+    fn finish_export_job(
+        &self,
+        id: &str,
+        worker: &str,
+        outcome: &ExportOutcome,
+        now: u64,
+    ) -> impl Future<Output = Result<bool>> + Send;
+    /// Gives up `worker`'s leases (a clean shutdown: others take its jobs over at once).
+    fn release_export_jobs(&self, worker: &str) -> impl Future<Output = Result<()>> + Send;
+    /// Up to `limit` pieces of job `id`'s file from position `from` on, in order.
+    fn list_export_chunks(
+        &self,
+        id: &str,
+        from: u64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<ExportChunk>>> + Send;
+    /// Deletes the jobs that expired before `now` and their files; how many jobs.
+    fn delete_expired_exports(&self, now: u64) -> impl Future<Output = Result<u64>> + Send;
 }

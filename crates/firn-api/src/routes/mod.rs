@@ -62,6 +62,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(signature_aggregator::router())
         .merge(unsupported::router())
         .merge(crate::webhooks::routes::router())
+        .merge(crate::operations::routes::router())
         .merge(crate::openapi::router())
         .route("/metrics", get(crate::metrics::serve_metrics))
 }

@@ -15,6 +15,7 @@ mod metrics_looking_glass;
 mod metrics_sdk;
 mod metrics_v1;
 mod metrics_v2;
+mod operations;
 mod paging;
 mod schema;
 mod service;
@@ -28,6 +29,8 @@ mod validators;
 mod webhooks;
 
 firn_store::backend_tests! {
+    operations::exports_match_the_list_endpoints,
+    operations::exports_are_bounded_scoped_and_validated,
     webhooks::webhook_routes_match_the_official_schemas,
     webhooks::webhook_requests_are_validated,
     webhooks::webhooks_deliver_every_event_once_in_order,

@@ -2,6 +2,7 @@
 //! the API layer maps these to the Data API and Metrics API responses.
 
 pub mod evm;
+pub mod exports;
 pub mod l1_fees;
 pub mod metrics;
 pub mod pchain;

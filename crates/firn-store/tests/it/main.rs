@@ -4,6 +4,7 @@
 mod activity;
 mod basics;
 mod evm;
+mod exports;
 mod fixtures;
 mod history;
 mod l1_fees;
@@ -53,6 +54,7 @@ firn_store::backend_tests! {
     mints::token_moves_and_chain_addresses,
     webhooks::webhook_settings_addresses_and_secrets,
     webhooks::webhook_leases_matches_and_outbox,
+    exports::export_jobs_leases_chunks_and_expiry,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
