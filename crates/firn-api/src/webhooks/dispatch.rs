@@ -101,6 +101,20 @@ pub async fn run(
         worker: uuid::Uuid::new_v4().to_string(),
         config,
     });
+    // The store's generation, read once per poll for every task: a task looks for activity
+    // only when it moved.
+    let (moved, generation) = watch::channel(shared.store.generation());
+    let ticker = {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(shared.config.poll).await;
+                if let Ok(g) = shared.store.refresh_generation().await {
+                    moved.send_if_modified(|seen| std::mem::replace(seen, g) != g);
+                }
+            }
+        })
+    };
     let mut tasks: HashMap<String, (watch::Sender<WebhookRecord>, JoinHandle<()>)> = HashMap::new();
     let mut renew = tokio::time::interval(shared.config.lease / 3);
     renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -139,12 +153,13 @@ pub async fn run(
                 None => {
                     let id = w.id.clone();
                     let (tx, rx) = watch::channel(w);
-                    let task = tokio::spawn(drive(shared.clone(), rx));
+                    let task = tokio::spawn(drive(shared.clone(), rx, generation.clone()));
                     tasks.insert(id, (tx, task));
                 }
             }
         }
     }
+    ticker.abort();
     for (_, (_, task)) in tasks {
         task.abort();
     }
@@ -161,8 +176,14 @@ struct Position {
     written_at: Instant,
 }
 
-/// Matches and delivers one webhook, turn after turn, until its task is aborted.
-async fn drive(shared: Arc<Shared>, mut settings: watch::Receiver<WebhookRecord>) {
+/// Matches and delivers one webhook, turn after turn, until its task is aborted. Idle, it
+/// waits for the store to move (a commit), its settings to change or a retry to fall due: a
+/// quiet webhook costs no reads.
+async fn drive(
+    shared: Arc<Shared>,
+    mut settings: watch::Receiver<WebhookRecord>,
+    mut generation: watch::Receiver<u64>,
+) {
     let start = settings.borrow().matched_through;
     let mut position = Position {
         stored: start,
@@ -170,42 +191,70 @@ async fn drive(shared: Arc<Shared>, mut settings: watch::Receiver<WebhookRecord>
         written_at: Instant::now(),
     };
     let mut chain: Option<EvmChainRecord> = None;
+    // Whether the outbox may hold events: unknown at first.
+    let mut pending = true;
     loop {
         let webhook = settings.borrow_and_update().clone();
+        generation.borrow_and_update();
         let matched = match step_match(&shared, &webhook, &mut chain, &mut position).await {
-            Ok(more) => more,
+            Ok(m) => m,
             Err(e) => {
                 tracing::warn!(target: "webhooks", webhook = %webhook.id, error = %e, "matching activity failed; retrying");
-                false
+                Matched::default()
             }
         };
-        let wait = match step_deliver(&shared, &webhook).await {
-            Ok(wait) => wait,
-            Err(e) => {
-                tracing::warn!(target: "webhooks", webhook = %webhook.id, error = %e, "delivering failed; retrying");
-                Some(shared.config.poll)
+        pending |= matched.added;
+        let wait = if pending {
+            match step_deliver(&shared, &webhook).await {
+                Ok(wait) => wait,
+                Err(e) => {
+                    tracing::warn!(target: "webhooks", webhook = %webhook.id, error = %e, "delivering failed; retrying");
+                    Some(shared.config.poll)
+                }
             }
+        } else {
+            None
         };
-        if matched {
+        pending = wait.is_some();
+        if matched.behind {
             continue;
         }
-        let pause = wait
-            .unwrap_or(shared.config.poll)
-            .max(Duration::from_millis(1));
+        let retry = async {
+            match wait {
+                Some(pause) => tokio::time::sleep(pause.max(Duration::from_millis(1))).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
-            () = tokio::time::sleep(pause) => {}
-            changed = settings.changed() => if changed.is_err() { return },
+            () = retry => {}
+            changed = generation.changed() => if changed.is_err() { return },
+            changed = settings.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                // Turned back on, or changed: look at the outbox again.
+                pending = true;
+            }
         }
     }
 }
 
-/// One matching step; `true` if the webhook is still behind the indexed tip.
+/// What a matching step did.
+#[derive(Debug, Clone, Copy, Default)]
+struct Matched {
+    /// The webhook is still behind the indexed tip.
+    behind: bool,
+    /// Events were added to the outbox.
+    added: bool,
+}
+
+/// One matching step.
 async fn step_match(
     shared: &Shared,
     webhook: &WebhookRecord,
     chain: &mut Option<EvmChainRecord>,
     position: &mut Position,
-) -> Result<bool, StoreError> {
+) -> Result<Matched, StoreError> {
     let store = &shared.store;
     // Moved elsewhere (reactivated): the store's word wins.
     if webhook.matched_through > position.stored {
@@ -221,10 +270,14 @@ async fn step_match(
     };
     let tip = store.find_cursor(followed).await?.unwrap_or(0);
     if tip <= position.reached {
-        return Ok(false);
+        return Ok(Matched::default());
     }
     if store.count_webhook_outbox(&webhook.id).await? >= MAX_OUTBOX {
-        return Ok(false);
+        // Paused until deliveries catch up; they are pending.
+        return Ok(Matched {
+            behind: false,
+            added: true,
+        });
     }
     let (events, through) = match webhook.evm_chain_id {
         Some(chain_id) => evm_step(store, webhook, chain_id, chain, position.reached, tip).await?,
@@ -242,7 +295,10 @@ async fn step_match(
     };
     if events.is_empty() && position.written_at.elapsed() < QUIET_CURSOR_WRITE {
         position.reached = through;
-        return Ok(through < tip);
+        return Ok(Matched {
+            behind: through < tip,
+            added: false,
+        });
     }
     let moved = store
         .enqueue_webhook_events(
@@ -260,7 +316,10 @@ async fn step_match(
             reached: through,
             written_at: Instant::now(),
         };
-        return Ok(through < tip);
+        return Ok(Matched {
+            behind: through < tip,
+            added: !events.is_empty(),
+        });
     }
     // Someone moved it (an update, or another process): start again from the store's word.
     let stored = store
@@ -272,7 +331,7 @@ async fn step_match(
         reached: stored,
         written_at: Instant::now(),
     };
-    Ok(false)
+    Ok(Matched::default())
 }
 
 /// The events of an EVM webhook's next blocks after `after` (up to `tip`), and the block
@@ -319,7 +378,8 @@ async fn evm_step(
     Ok((payload::build(store, c, webhook, &matches).await?, through))
 }
 
-/// Posts the outbox's due events in order. `Some(wait)` when the head is not due yet.
+/// Posts the outbox's due events in order: `None` when it is empty, or `Some(wait)` until its
+/// head falls due.
 async fn step_deliver(
     shared: &Shared,
     webhook: &WebhookRecord,
@@ -332,10 +392,12 @@ async fn step_deliver(
         return Ok(None);
     }
     let Some(secret) = store.find_webhook_secret(&webhook.owner).await? else {
-        return Ok(None);
+        // Every owner with a webhook has a secret; a store edited by hand may not.
+        return Ok(Some(shared.config.poll));
     };
     let mut delivered = None;
-    let mut wait = None;
+    // A full batch delivered: more may wait behind it.
+    let mut wait = (due.len() == DELIVERY_BATCH as usize).then_some(Duration::ZERO);
     for event in &due {
         let now = now_ms();
         if event.next_attempt_at > now {
@@ -353,7 +415,11 @@ async fn step_deliver(
                 store
                     .fail_webhook_event(&webhook.id, event.seq, &retry)
                     .await?;
-                wait = Some(shared.config.poll);
+                wait = match retry {
+                    Retry::At(at) => Some(Duration::from_millis(at.saturating_sub(now_ms()))),
+                    // Deactivated: the lease lapses and the task ends.
+                    Retry::GiveUp(_) => None,
+                };
                 break;
             }
         }
