@@ -85,6 +85,7 @@ pub mod testing;
 pub mod traits;
 pub mod types;
 mod upgrade;
+mod usage;
 mod webhooks;
 
 pub use error::{Result, StoreError};
@@ -99,5 +100,5 @@ pub use store::{Backend, Store};
 pub use traits::{
     AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, L1ValidatorFilter,
     MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter, RewardFilter, StakerFilter,
-    TransferFilter, TxParties, UtxoFilter, UtxoSort, WebhookStore,
+    TransferFilter, TxParties, UsageStore, UtxoFilter, UtxoSort, WebhookStore,
 };

@@ -5,6 +5,7 @@ pub mod evm;
 pub mod l1_fees;
 pub mod metrics;
 pub mod pchain;
+pub mod usage;
 pub mod utxos;
 pub mod webhooks;
 
