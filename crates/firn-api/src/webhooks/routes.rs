@@ -55,7 +55,7 @@ pub(crate) fn router() -> Router<AppState> {
 }
 
 /// The owner a request acts for: the SHA-256 of its API key, or `""` without one.
-fn owner(headers: &HeaderMap) -> String {
+pub(crate) fn owner(headers: &HeaderMap) -> String {
     crate::limits::sent_key(headers)
         .map(|key| hex::encode(Sha256::digest(key)))
         .unwrap_or_default()
