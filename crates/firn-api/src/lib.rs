@@ -42,6 +42,7 @@ mod server;
 pub mod signing;
 mod state;
 pub mod token_list;
+pub mod usage;
 pub mod webhooks;
 pub mod wire;
 

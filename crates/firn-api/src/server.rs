@@ -2,7 +2,8 @@
 //!
 //! Layers, outermost first: a path fix-up (`%3A` → `:` so custom methods such as
 //! `transactions%3AlistStaking` route like `transactions:listStaking`), then inside the router
-//! the request metrics, the body size and time limits, and the API key and rate-limit check.
+//! the usage log (`usage::record`, so rate-limited and refused requests are logged too), the
+//! request metrics, the body size and time limits, and the API key and rate-limit check.
 //! Unknown paths and wrong methods answer 404 in the official error format.
 
 use std::future::Future;
@@ -16,7 +17,7 @@ use tokio::net::TcpListener;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::{limits, metrics, routes};
+use crate::{limits, metrics, routes, usage};
 
 /// The whole Data API as an axum `Router`, ready to serve or to call with
 /// `tower::ServiceExt::oneshot`.
@@ -38,6 +39,7 @@ pub fn app(state: AppState) -> Router {
             state.clone(),
             metrics::track,
         ))
+        .layer(middleware::from_fn_with_state(state.clone(), usage::record))
         .with_state(state);
     Router::new()
         .fallback_service(api)

@@ -32,6 +32,8 @@ pub struct AppState {
     pub(crate) avax_asset_cb58: Arc<str>,
     /// Responses of the store-only routes, by request and store generation.
     pub(crate) responses: Arc<crate::cache::ResponseCache>,
+    /// Where each request is logged for the usage routes; `None` logs nothing.
+    pub usage: Option<firn_http::usage::UsageRecorder>,
 }
 
 impl AppState {
@@ -53,7 +55,14 @@ impl AppState {
             signatures: None,
             nodes: Arc::default(),
             started: Instant::now(),
+            usage: None,
         }
+    }
+
+    /// This state, logging every request into `recorder` (see [`crate::usage`]).
+    pub fn with_usage(mut self, recorder: firn_http::usage::UsageRecorder) -> Self {
+        self.usage = Some(recorder);
+        self
     }
 
     /// This state, serving signature aggregation with `aggregator`, reading P-Chain txs for

@@ -27,6 +27,7 @@
 pub mod metrics;
 pub mod outbound;
 mod stall;
+pub mod usage;
 
 use std::future::Future;
 use std::net::SocketAddr;

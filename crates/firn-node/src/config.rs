@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use firn_devnet::DevnetConfig;
 use firn_devnet::history::HistoryPlan;
+use firn_http::usage::UsageRecorder;
 use firn_rpc::{Limits, loopback};
 
 /// How the devnet's clock moves.
@@ -52,6 +53,8 @@ pub struct NodeConfig {
     pub signers: SignerKeys,
     /// Body, time and concurrency limits of the RPC.
     pub limits: Limits,
+    /// Where each RPC request is logged for the Data API's usage routes; `None` logs nothing.
+    pub usage: Option<UsageRecorder>,
 }
 
 impl NodeConfig {
@@ -67,6 +70,7 @@ impl NodeConfig {
             evm: true,
             signers: SignerKeys::Covering,
             limits: Limits::default(),
+            usage: None,
         }
     }
 
@@ -89,6 +93,7 @@ impl NodeConfig {
             evm: false,
             signers: SignerKeys::Off,
             limits: Limits::default(),
+            usage: None,
         }
     }
 
@@ -113,6 +118,12 @@ impl NodeConfig {
     /// With these signers.
     pub fn with_signers(mut self, signers: SignerKeys) -> Self {
         self.signers = signers;
+        self
+    }
+
+    /// Logging every RPC request into `recorder`.
+    pub fn with_usage(mut self, recorder: UsageRecorder) -> Self {
+        self.usage = Some(recorder);
         self
     }
 

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use firn_core::ids::Id;
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_devnet::history::HistoryPlan;
 use firn_devnet::{Clock, DevnetSigners, NetworkIdentity, PChain, Producer};
@@ -22,6 +23,7 @@ use crate::evm_chains::{self, EvmChainsHandle, OpenChains};
 use crate::rpc::eth::warp::WarpSigning;
 use crate::rpc::index;
 use crate::rpc::metrics::{EvmChains, MetricsEndpoint};
+use crate::rpc::usage::{ChainResolver, RpcUsage};
 use crate::rpc::{Node, node_router};
 use crate::signers::{devnet_signers, plan_covering};
 use firn_aggregator::{Aggregator, AggregatorConfig};
@@ -201,7 +203,18 @@ impl Network {
         if let Some(evm) = &evm {
             routes = evm.chains.mount(routes);
         }
-        let server = firn_rpc::spawn_on(listener, routes.build()?).map_err(NodeError::Serve)?;
+        let mut app = routes.build()?;
+        if let Some(recorder) = config.usage.clone() {
+            app = app.layer(axum::middleware::from_fn_with_state(
+                Arc::new(RpcUsage {
+                    recorder,
+                    chains: evm_resolver(evm.clone(), c_chain_id),
+                    body_limit: config.limits.body_limit,
+                }),
+                crate::rpc::usage::record,
+            ));
+        }
+        let server = firn_rpc::spawn_on(listener, app).map_err(NodeError::Serve)?;
         info!(url = %server.url(), height = pchain.height(), "node serving");
         Ok(NodeHandle {
             url: server.url(),
@@ -322,4 +335,17 @@ impl NodeHandle {
 /// ```
 pub async fn spawn(config: NodeConfig) -> Result<NodeHandle, NodeError> {
     Network::open(config)?.serve().await
+}
+
+/// The EVM chain ID behind a `/ext/bc/{chain}/…` alias, and whether it is the C-Chain.
+fn evm_resolver(evm: Option<Arc<EvmChainsHandle>>, c_chain_id: Id) -> ChainResolver {
+    Arc::new(move |alias: &str| {
+        let id = if alias == "C" {
+            c_chain_id
+        } else {
+            alias.parse::<Id>().ok()?
+        };
+        let chain = evm.as_ref()?.chain(&id)?;
+        Some((chain.chain_id(), id == c_chain_id))
+    })
 }

@@ -294,7 +294,7 @@ pub(crate) fn text_response(status: StatusCode, body: String, nosniff: bool) -> 
 }
 
 /// Reads at most `limit` bytes of `body`; the flag says whether more was sent.
-pub(crate) async fn read_body(body: Body, limit: usize) -> Result<(Bytes, bool), axum::Error> {
+pub async fn read_body(body: Body, limit: usize) -> Result<(Bytes, bool), axum::Error> {
     let mut body = std::pin::pin!(body);
     let mut buf: Vec<u8> = Vec::new();
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {

@@ -86,6 +86,7 @@ pub mod testing;
 pub mod traits;
 pub mod types;
 mod upgrade;
+mod usage;
 mod webhooks;
 
 pub use error::{Result, StoreError};
@@ -100,5 +101,6 @@ pub use store::{Backend, Store};
 pub use traits::{
     AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, ExportStore,
     L1ValidatorFilter, MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter,
-    RewardFilter, StakerFilter, TransferFilter, TxParties, UtxoFilter, UtxoSort, WebhookStore,
+    RewardFilter, StakerFilter, TransferFilter, TxParties, UsageStore, UtxoFilter, UtxoSort,
+    WebhookStore,
 };

@@ -380,6 +380,31 @@ impl PageCursor for WebhookCursor {
     }
 }
 
+/// Cursor of request log lists (newest first), keyed by time and log ID.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LogCursor {
+    /// Time of the last row, Unix ms.
+    pub time_ms: u64,
+    /// Its log ID.
+    pub log_id: String,
+}
+
+impl PageCursor for LogCursor {
+    fn to_token(&self) -> String {
+        format!("{}.{}", self.time_ms, self.log_id)
+    }
+    fn from_token(token: &str) -> Result<Self> {
+        let [t, id] = fields(token)?;
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
+            return Err(StoreError::BadCursor(token.into()));
+        }
+        Ok(Self {
+            time_ms: num(token, t)?,
+            log_id: id.to_owned(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

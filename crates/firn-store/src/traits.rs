@@ -10,7 +10,7 @@ use firn_core::ids::{Id, NodeId, ShortId};
 
 use crate::error::Result;
 use crate::page::{
-    CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, Page,
+    CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, LogCursor, Page,
     PageRequest, RankCursor, SortOrder, TokenCursor, TxCursor, UtxoCursor, WebhookCursor,
 };
 use crate::rows::evm::{
@@ -31,6 +31,7 @@ use crate::rows::pchain::{
     PChainBlockRows, PTxRecord, PUtxoRecord, RewardRecord, StakerRecord, StakerStatus,
     StakingTotals, SubnetRecord, SupplyReading, SupplyTotals, ValidatorObservation,
 };
+use crate::rows::usage::{RequestLogFilter, RequestLogRecord, UsageGroup, UsageSample};
 use crate::rows::utxos::{BalanceSum, UtxoActivity};
 use crate::rows::webhooks::{
     NewEvent, NewWebhook, OutboxEvent, Retry, WebhookRecord, WebhookUpdate,
@@ -906,4 +907,33 @@ pub trait ExportStore {
     ) -> impl Future<Output = Result<Vec<ExportChunk>>> + Send;
     /// Deletes the jobs that expired before `now` and their files; how many jobs.
     fn delete_expired_exports(&self, now: u64) -> impl Future<Output = Result<u64>> + Send;
+}
+
+/// Request logs: written in batches by the usage flusher, read by the usage routes. Not index
+/// data: writes leave the store generation (and so the response cache) alone.
+pub trait UsageStore {
+    /// Stores `logs` (a log ID already stored is skipped).
+    fn record_requests(&self, logs: &[RequestLogRecord])
+    -> impl Future<Output = Result<()>> + Send;
+    /// Logs matching `filter`, newest first.
+    fn list_request_logs(
+        &self,
+        filter: &RequestLogFilter,
+        page: &PageRequest<LogCursor>,
+    ) -> impl Future<Output = Result<Page<RequestLogRecord, LogCursor>>> + Send;
+    /// What metrics need of the logs matching `filter`, grouped by `group`, oldest first, at
+    /// most `limit` (a caller asks for one more than it accepts to learn there are more).
+    fn list_usage_samples(
+        &self,
+        filter: &RequestLogFilter,
+        group: UsageGroup,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<UsageSample>>> + Send;
+    /// Deletes logs older than `before_ms`, then the oldest past the newest `keep`; how many
+    /// went.
+    fn prune_request_logs(
+        &self,
+        before_ms: u64,
+        keep: u64,
+    ) -> impl Future<Output = Result<u64>> + Send;
 }

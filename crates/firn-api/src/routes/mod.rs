@@ -21,7 +21,7 @@ pub mod evm_latest;
 pub mod evm_txs;
 pub mod health;
 pub mod l1_validators;
-mod network;
+pub(crate) mod network;
 pub mod nfts;
 pub mod primary;
 pub mod primary_lookups;
@@ -63,6 +63,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(unsupported::router())
         .merge(crate::webhooks::routes::router())
         .merge(crate::operations::routes::router())
+        .merge(crate::usage::router())
         .merge(crate::openapi::router())
         .route("/metrics", get(crate::metrics::serve_metrics))
 }

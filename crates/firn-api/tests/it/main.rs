@@ -23,6 +23,7 @@ mod shapes;
 mod signature_aggregator;
 mod subnets;
 mod supply;
+mod usage;
 mod utxos;
 mod validation;
 mod validators;
@@ -31,6 +32,8 @@ mod webhooks;
 firn_store::backend_tests! {
     operations::exports_match_the_list_endpoints,
     operations::exports_are_bounded_scoped_and_validated,
+    usage::data_api_requests_are_logged_per_key,
+    usage::node_rpc_requests_count_in_rpc_metrics,
     webhooks::webhook_routes_match_the_official_schemas,
     webhooks::webhook_requests_are_validated,
     webhooks::webhooks_deliver_every_event_once_in_order,

@@ -22,6 +22,7 @@ pub mod proposervm;
 mod shapes;
 mod stake;
 mod upgrades;
+pub mod usage;
 pub mod validators;
 
 use std::sync::Arc;

@@ -6,6 +6,7 @@ pub mod exports;
 pub mod l1_fees;
 pub mod metrics;
 pub mod pchain;
+pub mod usage;
 pub mod utxos;
 pub mod webhooks;
 

@@ -15,6 +15,7 @@ mod pchain;
 mod rollback;
 mod staking;
 mod supply;
+mod usage;
 mod utxos;
 mod webhooks;
 
@@ -52,6 +53,7 @@ firn_store::backend_tests! {
     l1_fees::l1_fee_ledger_and_daily_fees,
     mints::token_mints_and_burns_by_address,
     mints::token_moves_and_chain_addresses,
+    usage::request_logs_page_filter_and_prune,
     webhooks::webhook_settings_addresses_and_secrets,
     webhooks::webhook_leases_matches_and_outbox,
     exports::export_jobs_leases_chunks_and_expiry,

@@ -127,7 +127,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         if !args.no_method_directory {
             firn_api::load_method_directory();
         }
-        let state = AppState::new(store.clone(), config);
+        let (usage, flusher) =
+            firn_api::usage::start(store.clone(), firn_api::usage::Retention::default());
+        let state = AppState::new(store.clone(), config).with_usage(usage);
         let state = match &args.rpc {
             Some(url) => {
                 let network = Arc::new(
@@ -164,6 +166,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         );
         api?;
         metrics?;
+        // The servers are gone with their recorders: the flusher writes what is queued and ends.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), flusher).await;
         store.close().await;
         Ok(())
     })

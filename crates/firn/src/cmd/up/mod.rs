@@ -107,10 +107,14 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     })?;
     // History is generated on a frozen clock, the EVM chains reading the P-Chain's, so their
     // blocks get virtual times too; the clock goes live before anything serves.
+    // One usage log for the node RPC and the Data API; its flusher starts with the store.
+    let (usage, usage_queue) =
+        firn_api::usage::UsageRecorder::channel(firn_api::usage::QUEUE_CAPACITY);
     let mut network = Network::open(NodeConfig {
         listen: settings.rpc_addr,
         clock: ClockMode::Frozen,
         signers: SignerKeys::Plan(plan.clone()),
+        usage: Some(usage.clone()),
         ..NodeConfig::new(config, &settings.data_dir)
     })?;
     let done_path = settings.data_dir.join(HISTORY_DONE);
@@ -162,6 +166,15 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("couldn't open the store {}", redact_url(&database)))?;
 
+    tokio::spawn(
+        firn_api::usage::Flusher::new(
+            store.clone(),
+            usage_queue,
+            firn_api::usage::Retention::default(),
+        )
+        .run(),
+    );
+
     // Bind every listener before starting anything, so a taken port fails fast.
     let (rpc_listener, rpc_addr) = bind(settings.rpc_addr, "node RPC").await?;
     let (api_listener, api_addr) = bind(settings.api_addr, "Data API").await?;
@@ -198,7 +211,8 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         AggregatorConfig::default(),
     ));
     let api_state = firn_api::AppState::new(store.clone(), api_config)
-        .with_signature_aggregator(aggregator, signers);
+        .with_signature_aggregator(aggregator, signers)
+        .with_usage(usage);
     // Page tokens expire on the devnet's clock: `firn.advanceTime` moves them on too.
     let metrics_state =
         firn_api::MetricsState::with_clock(api_state.clone(), Arc::new(DevnetClock(clock.clone())));
