@@ -3,7 +3,6 @@
 //! and lag per chain (read from the store's cursors at scrape time).
 
 use std::fmt::Write as _;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::extract::{Request, State};
 use axum::http::header;
@@ -21,20 +20,13 @@ pub async fn track(State(state): State<AppState>, request: Request, next: Next) 
     firn_http::metrics::track(State(state.metrics.clone()), request, next).await
 }
 
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 /// `GET /metrics`: the request metrics plus the indexer's height and lag per chain.
 pub async fn serve_metrics(State(state): State<AppState>) -> ApiResult<Response> {
     let mut out = state.metrics.render();
     out.push_str("# HELP firn_indexer_height Last block the store holds, by chain.\n");
     out.push_str("# TYPE firn_indexer_height gauge\n");
     let mut lags = Vec::new();
-    let now = now_secs();
+    let now = crate::metrics_api::clock::unix_secs();
     if let Some(h) = state.store.find_cursor(ChainKey::PChain).await? {
         let _ = writeln!(out, "firn_indexer_height{{chain=\"p-chain\"}} {h}");
         if let Some(b) = state.store.find_pchain_block(h).await? {

@@ -18,10 +18,20 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> u64 {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs())
+        unix_secs()
     }
+}
+
+/// The wall clock, Unix seconds (0 before 1970).
+pub fn unix_secs() -> u64 {
+    unix_ms() / 1000
+}
+
+/// The wall clock, Unix milliseconds (0 before 1970).
+pub fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// A clock that only moves when told to; clones share the same time.

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::request::{self, CreateExportRequest};
 use crate::error::{ApiError, ApiResult};
+use crate::metrics_api::clock::unix_ms as now_ms;
 use crate::params::PathParams;
 use crate::routes::require_json;
 use crate::state::AppState;
@@ -84,13 +85,6 @@ impl From<ExportJobRecord> for OperationStatusResponse {
             updated_at_timestamp: job.updated_at,
         }
     }
-}
-
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }
 
 /// Where job `id`'s file is served: under the configured public URL, else under the host the

@@ -21,7 +21,7 @@ use firn_store::{
 
 use super::csv;
 use super::request::{self, ExportSpec};
-use super::routes::now_ms;
+use crate::metrics_api::clock::unix_ms as now_ms;
 use crate::params::{parse_evm_address, parse_pchain_address};
 use crate::state::AppState;
 use crate::wire::pchain::Ctx;

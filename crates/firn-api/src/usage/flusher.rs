@@ -5,7 +5,9 @@
 //! than keeping the queue moving, and requests never wait on them either way.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+use crate::metrics_api::clock::unix_ms as now_ms;
 
 use firn_http::usage::{RequestLog, UsageQueue, UsageRecorder};
 use firn_store::rows::usage::RequestLogRecord;
@@ -143,13 +145,6 @@ fn record(log: RequestLog) -> RequestLogRecord {
         host: log.host,
         user_agent: log.user_agent,
     }
-}
-
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -14,9 +14,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::aggregate::{Bucket, Interval, aggregate};
-use super::flusher::now_ms;
 use super::wire::{LogsFormat, LogsResponse};
 use crate::error::{ApiError, ApiResult};
+use crate::metrics_api::clock::unix_ms as now_ms;
 use crate::params::Query;
 use crate::routes::network::check_network;
 use crate::state::AppState;

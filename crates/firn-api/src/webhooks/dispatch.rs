@@ -28,6 +28,7 @@ use tokio::task::JoinHandle;
 
 use super::{WebhookConfig, payload, pchain};
 use crate::config::NetworkProfile;
+use crate::metrics_api::clock::unix_ms as now_ms;
 
 /// Webhooks one process holds at most.
 const MAX_HELD: u32 = 4096;
@@ -52,13 +53,6 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
         .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
     mac.update(body);
     STANDARD.encode(mac.finalize().into_bytes())
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }
 
 /// What one process's tasks share.

@@ -68,13 +68,6 @@ fn body<T: DeserializeOwned>(headers: &HeaderMap, body: &Bytes) -> ApiResult<T> 
     serde_json::from_slice(body).map_err(|e| ApiError::bad(format!("invalid request body: {e}")))
 }
 
-fn now_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 /// A new random secret: 32 bytes, hex.
 fn new_secret() -> String {
     let (a, b) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
@@ -265,7 +258,7 @@ pub async fn create_webhook(
         name: req.name.unwrap_or_default(),
         description: req.description.unwrap_or_default(),
         active: true,
-        created_at: now_secs(),
+        created_at: crate::metrics_api::clock::unix_secs(),
         metadata: target.metadata,
         include_internal_txs: req.include_internal_txs.unwrap_or(false),
         include_logs: req.include_logs.unwrap_or(false),
