@@ -117,7 +117,7 @@ pub(crate) async fn build(
                         .collect(),
                 );
             }
-            let message_id = message_id(&webhook.id, &hash);
+            let message_id = message_id(&[webhook.id.as_bytes(), &hash.0]);
             let event = WebhookEvent {
                 webhook_id: webhook.id.clone(),
                 event_type: ADDRESS_ACTIVITY.to_owned(),
@@ -139,11 +139,12 @@ pub(crate) async fn build(
     Ok(events)
 }
 
-/// A UUID-shaped ID that is a digest of the webhook and the transaction.
-pub(crate) fn message_id(webhook_id: &str, tx_hash: &B256) -> String {
-    let digest = Sha256::new()
-        .chain_update(webhook_id.as_bytes())
-        .chain_update(tx_hash.0)
+/// A UUID-shaped ID that is a digest of `parts` (the webhook, the transaction and, for P-Chain
+/// events, what of it the event is about): the same event always gets the same ID.
+pub(crate) fn message_id(parts: &[&[u8]]) -> String {
+    let digest = parts
+        .iter()
+        .fold(Sha256::new(), |h, part| h.chain_update(part))
         .finalize();
     let mut bytes = [0u8; 16];
     bytes.copy_from_slice(&digest[..16]);
@@ -292,10 +293,11 @@ mod tests {
 
     #[test]
     fn message_ids_are_uuids_of_webhook_and_transaction() {
-        let a = message_id("w1", &B256::repeat_byte(1));
-        assert_eq!(a, message_id("w1", &B256::repeat_byte(1)));
-        assert_ne!(a, message_id("w2", &B256::repeat_byte(1)));
-        assert_ne!(a, message_id("w1", &B256::repeat_byte(2)));
+        let id = |w: &str, tx: u8| message_id(&[w.as_bytes(), &B256::repeat_byte(tx).0]);
+        let a = id("w1", 1);
+        assert_eq!(a, id("w1", 1));
+        assert_ne!(a, id("w2", 1));
+        assert_ne!(a, id("w1", 2));
         assert!(uuid::Uuid::parse_str(&a).is_ok(), "{a}");
     }
 }

@@ -14,7 +14,6 @@ use firn_store::rows::pchain::PTxRecord;
 use firn_store::rows::webhooks::{NewEvent, WebhookRecord};
 use firn_store::{PChainReader, PTxFilter, PageRequest, SortOrder, Store, StoreError};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::canonical;
 use crate::config::NetworkProfile;
@@ -251,7 +250,12 @@ pub(crate) async fn step(
             _ => None,
         };
         for (sub_event, key) in watch.matches(tx, staker, &network.hrp) {
-            let message_id = message_id(&webhook.id, &tx.core.tx_hash, sub_event, &key);
+            let message_id = super::payload::message_id(&[
+                webhook.id.as_bytes(),
+                &tx.core.tx_hash.0,
+                sub_event.as_bytes(),
+                key.as_bytes(),
+            ]);
             let event = PChainWebhookEvent {
                 webhook_id: webhook.id.clone(),
                 event_type: webhook.event_type.clone(),
@@ -270,20 +274,6 @@ pub(crate) async fn step(
         }
     }
     Ok((events, through))
-}
-
-fn message_id(webhook_id: &str, tx: &Id, sub_event: &str, key: &str) -> String {
-    let digest = Sha256::new()
-        .chain_update(webhook_id.as_bytes())
-        .chain_update(tx.0)
-        .chain_update(sub_event.as_bytes())
-        .chain_update(key.as_bytes())
-        .finalize();
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    uuid::Builder::from_random_bytes(bytes)
-        .into_uuid()
-        .to_string()
 }
 
 #[cfg(test)]
