@@ -105,37 +105,45 @@ pub async fn serve(
             }
         }
     });
-    // The dispatcher stops with the server: it gives up its leases, so another process
-    // takes its webhooks over at once.
-    let (stop_dispatch, dispatch_stopped) = tokio::sync::oneshot::channel::<()>();
+    // The webhook dispatcher and the export worker stop with the server, giving up their
+    // leases, so another process takes their work over at once.
     let dispatcher = webhooks.deliver.then(|| {
-        tokio::spawn(crate::webhooks::run(
-            webhook_store,
-            network,
-            webhooks,
-            async move {
-                let _ = dispatch_stopped.await;
-            },
-        ))
+        Beside::spawn(|stopped| crate::webhooks::run(webhook_store, network, webhooks, stopped))
     });
-    // The export worker stops with the server too, giving up the job it holds.
-    let (stop_exports, exports_stopped) = tokio::sync::oneshot::channel::<()>();
-    let exporter = exports.map(|state| {
-        tokio::spawn(crate::operations::run(state, async move {
-            let _ = exports_stopped.await;
-        }))
-    });
+    let exporter =
+        exports.map(|state| Beside::spawn(|stopped| crate::operations::run(state, stopped)));
     let served = firn_http::serve(listener, app, limits, shutdown).await;
     watcher.abort();
-    let _ = stop_dispatch.send(());
-    if let Some(dispatcher) = dispatcher {
-        let _ = dispatcher.await;
-    }
-    let _ = stop_exports.send(());
-    if let Some(exporter) = exporter {
-        let _ = exporter.await;
+    for worker in [dispatcher, exporter].into_iter().flatten() {
+        worker.stop().await;
     }
     served
+}
+
+/// A task that runs beside the server until told to stop.
+struct Beside {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Beside {
+    /// Spawns `start(stopped)`, where `stopped` completes once [`Beside::stop`] is called.
+    fn spawn<F>(start: impl FnOnce(std::pin::Pin<Box<dyn Future<Output = ()> + Send>>) -> F) -> Self
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(start(Box::pin(async move {
+            let _ = stopped.await;
+        })));
+        Self { stop, task }
+    }
+
+    /// Tells the task to stop and waits until it has.
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = self.task.await;
+    }
 }
 
 /// How often [`serve`] reads the store generation other processes move.
