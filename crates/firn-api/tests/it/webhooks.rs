@@ -78,6 +78,15 @@ impl Receiver {
         StatusCode::OK
     }
 
+    /// Accepts signatures made with the shared secret `key`'s owner has now.
+    async fn trust(&self, api: &Api, key: Option<&str>) {
+        let secret = send(api, "GET", "/v1/webhooks:getSharedSecret", key, None)
+            .await
+            .ok();
+        let secret = secret["secret"].as_str().unwrap().to_owned();
+        self.with(|r| r.secrets.push(secret));
+    }
+
     fn with<T>(&self, f: impl FnOnce(&mut Received) -> T) -> T {
         f(&mut self.inner.lock().unwrap())
     }
@@ -594,13 +603,7 @@ pub async fn webhooks_deliver_every_event_once_in_order(store: Store) {
     .await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.json);
     let id = created.json["id"].as_str().unwrap().to_owned();
-    let secret = send(&api, "GET", "/v1/webhooks:getSharedSecret", Some("k"), None)
-        .await
-        .ok();
-    receiver.with(|r| {
-        r.secrets
-            .push(secret["secret"].as_str().unwrap().to_owned())
-    });
+    receiver.trust(&api, Some("k")).await;
     let (_stop, handles) = dispatchers(&store, &config);
 
     let mut after = Vec::new();
@@ -736,13 +739,7 @@ pub async fn failing_receivers_deactivate_and_resume(store: Store) {
     )
     .await;
     let id = created.json["id"].as_str().unwrap().to_owned();
-    let secret = send(&api, "GET", "/v1/webhooks:getSharedSecret", None, None)
-        .await
-        .ok();
-    receiver.with(|r| {
-        r.secrets
-            .push(secret["secret"].as_str().unwrap().to_owned())
-    });
+    receiver.trust(&api, None).await;
     let _running = dispatchers(&store, &config);
     let blocks: Vec<_> = (0..10).map(|_| history.next_block()).collect();
     store.commit_evm_blocks(&blocks).await.unwrap();
@@ -813,13 +810,7 @@ pub async fn pchain_webhooks_deliver_address_activity(store: Store) {
     }
     assert_eq!(created.json["chainId"], "p-chain");
     assert!(created.json.get("includeLogs").is_none());
-    let secret = send(&api, "GET", "/v1/webhooks:getSharedSecret", None, None)
-        .await
-        .ok();
-    receiver.with(|r| {
-        r.secrets
-            .push(secret["secret"].as_str().unwrap().to_owned())
-    });
+    receiver.trust(&api, None).await;
     let _running = dispatchers(&store, &config);
     let first_new = history.height + 1;
     let after: Vec<_> = (0..20).map(|_| history.next_block()).collect();
