@@ -7,12 +7,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::metrics_api::clock::unix_ms as now_ms;
-
 use firn_http::usage::{RequestLog, UsageQueue, UsageRecorder};
 use firn_store::rows::usage::RequestLogRecord;
 use firn_store::{Store, UsageStore};
 use tokio::task::JoinHandle;
+
+use crate::metrics_api::clock::unix_ms as now_ms;
 
 /// Logs written per store transaction.
 const BATCH: usize = 1_000;
