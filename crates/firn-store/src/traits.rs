@@ -34,7 +34,7 @@ use crate::rows::pchain::{
 use crate::rows::usage::{RequestLogFilter, RequestLogRecord, UsageGroup, UsageSample};
 use crate::rows::utxos::{BalanceSum, UtxoActivity};
 use crate::rows::webhooks::{
-    NewEvent, NewWebhook, OutboxEvent, Retry, WebhookRecord, WebhookUpdate,
+    MatchedStep, NewWebhook, OutboxEvent, Retry, WebhookRecord, WebhookUpdate,
 };
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::types::{Address, B256, U256};
@@ -823,16 +823,15 @@ pub trait WebhookStore {
         to: u64,
         limit: u32,
     ) -> impl Future<Output = Result<Vec<(u64, u32)>>> + Send;
-    /// Appends `events` to webhook `id`'s outbox and moves its `matched_through` from `from` to
-    /// `through`, in one transaction, if `worker` still holds it and nobody moved it; `false`
-    /// (and nothing written) otherwise.
+    /// Appends the step's events to webhook `id`'s outbox and moves its `matched_through` from
+    /// `step.from` to `step.through` (and sets its match state, when the step has one), in one
+    /// transaction, if `worker` still holds it and nobody moved it; `false` (and nothing
+    /// written) otherwise.
     fn enqueue_webhook_events(
         &self,
         id: &str,
         worker: &str,
-        from: u64,
-        through: u64,
-        events: &[NewEvent],
+        step: &MatchedStep<'_>,
         now: u64,
     ) -> impl Future<Output = Result<bool>> + Send;
     /// The first `limit` events in webhook `id`'s outbox, in order.

@@ -12,7 +12,7 @@ use crate::error::{Result, StoreError};
 use crate::page::{Page, PageRequest, TokenCursor, WebhookCursor};
 use crate::row::Row;
 use crate::rows::webhooks::{
-    NewEvent, NewWebhook, OutboxEvent, Retry, WebhookRecord, WebhookUpdate,
+    MatchedStep, NewEvent, NewWebhook, OutboxEvent, Retry, WebhookRecord, WebhookUpdate,
 };
 use crate::sql::{Sql, insert_many};
 use crate::store::Store;
@@ -21,7 +21,7 @@ use crate::types::Address;
 
 const COLUMNS: &str = "id, owner, event_type, chain_id, evm_chain_id, url, name, description, \
      status, created_at, metadata, include_internal_txs, include_logs, matched_through, failures, \
-     inactive_reason";
+     inactive_reason, match_state";
 
 fn decode(r: &dyn Row) -> Result<WebhookRecord> {
     Ok(WebhookRecord {
@@ -41,6 +41,7 @@ fn decode(r: &dyn Row) -> Result<WebhookRecord> {
         matched_through: r.u64("matched_through")?,
         failures: r.u32("failures")?,
         inactive_reason: r.opt_text("inactive_reason")?,
+        match_state: r.opt_text("match_state")?,
     })
 }
 
@@ -77,7 +78,7 @@ impl WebhookStore for Store {
         let mut tx = self.begin_write().await?;
         sqlx::query(&format!(
             "INSERT INTO webhooks ({COLUMNS}, next_seq) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9, $10, $11, $12, $13, 0, NULL, 0)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9, $10, $11, $12, $13, 0, NULL, NULL, 0)"
         ))
         .bind(w.id.clone())
         .bind(w.owner.clone())
@@ -349,15 +350,20 @@ impl WebhookStore for Store {
         &self,
         id: &str,
         worker: &str,
-        from: u64,
-        through: u64,
-        events: &[NewEvent],
+        step: &MatchedStep<'_>,
         now: u64,
     ) -> Result<bool> {
+        let MatchedStep {
+            from,
+            through,
+            events,
+            state,
+        } = *step;
         let mut tx = self.begin_write().await?;
         let n = int("events", events.len() as u64)?;
         let row = sqlx::query(
-            "UPDATE webhooks SET matched_through = $1, next_seq = next_seq + $2 \
+            "UPDATE webhooks SET matched_through = $1, next_seq = next_seq + $2, \
+             match_state = COALESCE($6, match_state) \
              WHERE id = $3 AND lease_owner = $4 AND matched_through = $5 AND status = 'active' \
              RETURNING next_seq",
         )
@@ -366,6 +372,7 @@ impl WebhookStore for Store {
         .bind(id.to_owned())
         .bind(worker.to_owned())
         .bind(int("matched through", from)?)
+        .bind(state.map(str::to_owned))
         .fetch_optional(&mut *tx.tx)
         .await?;
         let Some(row) = row else {

@@ -14,7 +14,7 @@ use firn_core::ids::Id;
 use firn_store::page::CreatedCursor;
 use firn_store::rows::ChainKey;
 use firn_store::rows::pchain::L1Observation;
-use firn_store::{CursorStore, L1ValidatorFilter, PChainReader, SortOrder};
+use firn_store::{CursorStore, L1ValidatorFilter, PChainReader, SortOrder, Store, StoreError};
 
 use super::network::check_network;
 use crate::error::ApiResult;
@@ -36,8 +36,10 @@ const PAGE_MAX: u32 = 100;
 /// indexed height when the indexer replays it (exact: what the validator has left after the
 /// fees up to that block), otherwise the node's last reading of it (the newest reading's
 /// height; the indexed height when there is none).
-async fn balances(state: &AppState, ids: &[Id]) -> ApiResult<(HashMap<Id, L1Observation>, u64)> {
-    let store = &state.store;
+pub(crate) async fn remaining_balances(
+    store: &Store,
+    ids: &[Id],
+) -> Result<(HashMap<Id, L1Observation>, u64), StoreError> {
     let cursor = store.find_cursor(ChainKey::PChain).await?;
     let ledger = store
         .find_l1_fee_state()
@@ -126,7 +128,7 @@ pub async fn list_l1_validators(
         .iter()
         .map(|v| v.validator.validation_id)
         .collect();
-    let (seen, height) = balances(&state, &ids).await?;
+    let (seen, height) = remaining_balances(&state.store, &ids).await?;
     let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
     Ok(Json(ListL1ValidatorsResponse {
         next_page_token: paging.binding.next(page.next.as_ref()),

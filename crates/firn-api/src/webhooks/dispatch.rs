@@ -18,7 +18,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use firn_store::rows::ChainKey;
 use firn_store::rows::evm::{ChainRef, EvmChainRecord};
-use firn_store::rows::webhooks::{NewEvent, OutboxEvent, Retry, WebhookRecord};
+use firn_store::rows::webhooks::{MatchedStep, NewEvent, OutboxEvent, Retry, WebhookRecord};
 use firn_store::{CursorStore, EvmReader, Store, StoreError, WebhookStore};
 use hmac::digest::KeyInit;
 use hmac::{Hmac, Mac};
@@ -26,7 +26,8 @@ use sha2::Sha256;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::{WebhookConfig, payload, pchain};
+use super::pchain::{self, PStep};
+use super::{WebhookConfig, payload};
 use crate::config::NetworkProfile;
 use crate::metrics_api::clock::unix_ms as now_ms;
 
@@ -44,8 +45,6 @@ const MAX_PER_BLOCK: u32 = 20_000;
 const MAX_OUTBOX: u64 = 10_000;
 /// Events read from the outbox per turn.
 const DELIVERY_BATCH: u32 = 200;
-/// How often a cursor moved by steps that found nothing is written.
-const QUIET_CURSOR_WRITE: Duration = Duration::from_secs(5);
 
 /// `x-signature` of `body`: base64 of HMAC-SHA256 keyed with the secret's UTF-8 bytes.
 pub fn signature(secret: &str, body: &[u8]) -> String {
@@ -163,11 +162,24 @@ pub async fn run(
 }
 
 /// A webhook's matching position: what the store holds, and how far steps that found
-/// nothing got since.
+/// nothing got since, with the match state they left.
 struct Position {
     stored: u64,
     reached: u64,
+    state: Option<String>,
     written_at: Instant,
+}
+
+impl Position {
+    /// Where the store says the webhook is.
+    fn of(webhook: &WebhookRecord) -> Self {
+        Self {
+            stored: webhook.matched_through,
+            reached: webhook.matched_through,
+            state: webhook.match_state.clone(),
+            written_at: Instant::now(),
+        }
+    }
 }
 
 /// Matches and delivers one webhook, turn after turn, until its task is aborted. Idle, it
@@ -178,12 +190,7 @@ async fn drive(
     mut settings: watch::Receiver<WebhookRecord>,
     mut generation: watch::Receiver<u64>,
 ) {
-    let start = settings.borrow().matched_through;
-    let mut position = Position {
-        stored: start,
-        reached: start,
-        written_at: Instant::now(),
-    };
+    let mut position = Position::of(&settings.borrow());
     let mut chain: Option<EvmChainRecord> = None;
     // Whether the outbox may hold events: unknown at first.
     let mut pending = true;
@@ -252,11 +259,7 @@ async fn step_match(
     let store = &shared.store;
     // Moved elsewhere (reactivated): the store's word wins.
     if webhook.matched_through > position.stored {
-        *position = Position {
-            stored: webhook.matched_through,
-            reached: webhook.matched_through,
-            written_at: Instant::now(),
-        };
+        *position = Position::of(webhook);
     }
     let followed = match webhook.evm_chain_id {
         Some(chain_id) => ChainKey::Evm(chain_id),
@@ -273,21 +276,33 @@ async fn step_match(
             added: true,
         });
     }
-    let (events, through) = match webhook.evm_chain_id {
-        Some(chain_id) => evm_step(store, webhook, chain_id, chain, position.reached, tip).await?,
+    let step = match webhook.evm_chain_id {
+        Some(chain_id) => {
+            let (events, through) =
+                evm_step(store, webhook, chain_id, chain, position.reached, tip).await?;
+            PStep {
+                events,
+                through,
+                state: None,
+            }
+        }
         None => {
             pchain::step(
                 store,
                 &shared.network,
                 &shared.avax_asset_cb58,
                 webhook,
-                position.reached,
-                tip,
+                (position.reached, tip),
+                position.state.as_deref(),
             )
             .await?
         }
     };
-    if events.is_empty() && position.written_at.elapsed() < QUIET_CURSOR_WRITE {
+    let through = step.through;
+    // A changed match state is written at once, as events are: it decides later events.
+    let state_moved = step.state.is_some() && step.state != position.state;
+    let quiet = position.written_at.elapsed() < shared.config.quiet_cursor_write;
+    if step.events.is_empty() && !state_moved && quiet {
         position.reached = through;
         return Ok(Matched {
             behind: through < tip,
@@ -298,9 +313,12 @@ async fn step_match(
         .enqueue_webhook_events(
             &webhook.id,
             &shared.worker,
-            position.stored,
-            through,
-            &events,
+            &MatchedStep {
+                from: position.stored,
+                through,
+                events: &step.events,
+                state: step.state.as_deref(),
+            },
             now_ms(),
         )
         .await?;
@@ -308,23 +326,18 @@ async fn step_match(
         *position = Position {
             stored: through,
             reached: through,
+            state: step.state,
             written_at: Instant::now(),
         };
         return Ok(Matched {
             behind: through < tip,
-            added: !events.is_empty(),
+            added: !step.events.is_empty(),
         });
     }
     // Someone moved it (an update, or another process): start again from the store's word.
-    let stored = store
-        .find_webhook(&webhook.owner, &webhook.id)
-        .await?
-        .map_or(position.stored, |w| w.matched_through);
-    *position = Position {
-        stored,
-        reached: stored,
-        written_at: Instant::now(),
-    };
+    if let Some(stored) = store.find_webhook(&webhook.owner, &webhook.id).await? {
+        *position = Position::of(&stored);
+    }
     Ok(Matched::default())
 }
 
@@ -518,6 +531,7 @@ mod tests {
             matched_through: 0,
             failures: 0,
             inactive_reason: None,
+            match_state: None,
         };
         let event = |attempts| OutboxEvent {
             seq: 0,

@@ -16,6 +16,9 @@
 //!   exponential backoff; after [`WebhookConfig::max_attempts`] in a row the webhook is
 //!   deactivated with the reason (`inactiveReason`), its events kept for when it is turned back
 //!   on.
+//! - [`pchain`] matches P-Chain activity (`primary_network_address_activity`,
+//!   `validator_activity`); [`thresholds`] adds the balance-threshold sub-events, which fire
+//!   once per crossing below and keep what is below in the webhook's match state.
 //! - Targets on loopback or private networks are refused, at creation and at every connection,
 //!   unless [`WebhookConfig::allow_private_targets`] (the devnet's `firn up` allows them).
 
@@ -25,6 +28,7 @@ mod payload;
 pub mod pchain;
 mod pchain_target;
 pub mod routes;
+pub mod thresholds;
 pub mod wire;
 
 use std::time::Duration;
@@ -53,6 +57,9 @@ pub struct WebhookConfig {
     pub lease: Duration,
     /// How often each webhook looks for newly indexed activity.
     pub poll: Duration,
+    /// How often a webhook whose steps find nothing writes how far it got (matching again
+    /// from an older position after a restart costs reads, never events).
+    pub quiet_cursor_write: Duration,
 }
 
 impl Default for WebhookConfig {
@@ -67,6 +74,7 @@ impl Default for WebhookConfig {
             request_timeout: Duration::from_secs(10),
             lease: Duration::from_secs(5),
             poll: Duration::from_millis(50),
+            quiet_cursor_write: Duration::from_secs(5),
         }
     }
 }

@@ -6,23 +6,35 @@
 //! height), in chain order, and keeps those of the sub-events the webhook asked for. An event
 //! carries the transaction as the Data API's `PChainTransaction` shows it, the sub-event and
 //! the key that matched; its `messageId` is a digest of the webhook, the transaction and the
-//! sub-event.
+//! sub-event. The threshold sub-events ([`super::thresholds`]) judge balances instead: an
+//! address's after its transactions, an L1 validator's at the indexed tip.
+
+use std::collections::{BTreeSet, HashMap};
 
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_store::page::TxCursor;
 use firn_store::rows::pchain::PTxRecord;
 use firn_store::rows::webhooks::{NewEvent, WebhookRecord};
-use firn_store::{PChainReader, PTxFilter, PageRequest, SortOrder, Store, StoreError};
+use firn_store::{
+    L1ValidatorFilter, PChainReader, PTxFilter, PageRequest, SortOrder, Store, StoreError,
+};
 use serde::{Deserialize, Serialize};
 
 use super::canonical;
+use super::thresholds::{
+    self, AddressThreshold, BalanceThresholdFilter, Below, L1_PREFIX, ThresholdCrossing,
+};
 use crate::config::NetworkProfile;
-use crate::wire::pchain::{Ctx, PChainTransaction};
+use crate::wire::pchain::{Ctx, L1ValidatorDetailsFull, PChainTransaction};
 
 /// `primary_network_address_activity`.
 pub const PRIMARY_NETWORK_ADDRESS_ACTIVITY: &str = "primary_network_address_activity";
 /// `validator_activity`.
 pub const VALIDATOR_ACTIVITY: &str = "validator_activity";
+/// The sub-event of an address whose balance fell below its threshold.
+pub const BALANCE_THRESHOLD: &str = "balance_threshold";
+/// The sub-event of an L1 validator whose fee balance fell below its threshold.
+pub const L1_BALANCE_THRESHOLD: &str = "l1_validator_balance_threshold";
 
 /// Transactions one matching step reads at most.
 pub(crate) const MAX_TXS_PER_STEP: u32 = 1000;
@@ -49,8 +61,16 @@ pub struct PChainActivity {
     pub sub_event: String,
     /// The watched key it concerns (an address, node ID or subnet ID).
     pub key: String,
-    /// The transaction.
-    pub transaction: PChainTransaction,
+    /// The transaction (every sub-event but `l1_validator_balance_threshold`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction: Option<PChainTransaction>,
+    /// The L1 validator whose balance fell below the threshold
+    /// (`l1_validator_balance_threshold`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l1_validator: Option<L1ValidatorDetailsFull>,
+    /// The threshold crossed and the balance now (the threshold sub-events).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<ThresholdCrossing>,
 }
 
 /// What a P-Chain webhook watches, parsed from its stored metadata.
@@ -60,6 +80,10 @@ pub(crate) struct Watch {
     pub nodes: Vec<NodeId>,
     pub subnets: Vec<Id>,
     pub sub_events: Vec<String>,
+    /// `balance_threshold`'s filter, when asked for.
+    pub address_threshold: Option<AddressThreshold>,
+    /// `l1_validator_balance_threshold`'s threshold (nAVAX), when asked for.
+    pub l1_threshold: Option<u64>,
 }
 
 /// The stored metadata of a P-Chain webhook (the request's, normalized).
@@ -78,6 +102,12 @@ pub struct PChainMetadata {
     /// Validator activity: only these subnets.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subnet_ids: Vec<String>,
+    /// Address activity: the `balance_threshold` sub-event's balance and threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance_threshold_filter: Option<BalanceThresholdFilter>,
+    /// Validator activity: the `l1_validator_balance_threshold` sub-event's threshold, nAVAX.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l1_validator_fee_balance_threshold: Option<String>,
 }
 
 /// `subEvents`: one of the two lists, by event type.
@@ -125,7 +155,36 @@ impl Watch {
             .flatten()
             .cloned()
             .collect();
+        let wants = |e: &str| watch.sub_events.iter().any(|s| s == e);
+        let (address_threshold, l1_threshold) =
+            (wants(BALANCE_THRESHOLD), wants(L1_BALANCE_THRESHOLD));
+        if address_threshold {
+            watch.address_threshold = metadata
+                .balance_threshold_filter
+                .as_ref()
+                .and_then(|f| AddressThreshold::parse(f).ok());
+        }
+        if l1_threshold {
+            watch.l1_threshold = metadata
+                .l1_validator_fee_balance_threshold
+                .as_deref()
+                .and_then(|t| thresholds::parse_navax(t).ok());
+        }
         watch
+    }
+
+    /// The watched addresses that own an output `tx` spends or makes.
+    fn touched(&self, tx: &PTxRecord) -> Vec<ShortId> {
+        self.addresses
+            .iter()
+            .filter(|a| {
+                tx.consumed
+                    .iter()
+                    .chain(&tx.emitted)
+                    .any(|u| u.utxo.addresses.contains(a))
+            })
+            .copied()
+            .collect()
     }
 
     /// The sub-events of `tx` this watch asked for, each with the key it concerns. `staker`
@@ -141,22 +200,15 @@ impl Watch {
         let mut out = Vec::new();
         let wants = |e: &str| self.sub_events.iter().any(|s| s == e);
         if !self.addresses.is_empty() {
-            let owned = |a: &ShortId| {
-                tx.consumed
-                    .iter()
-                    .chain(&tx.emitted)
-                    .any(|u| u.utxo.addresses.contains(a))
-            };
+            let touched = self.touched(tx);
+            let owned = |a: &ShortId| touched.contains(a);
             let rewarded = |a: &ShortId| {
                 tx.emitted
                     .iter()
                     .any(|u| u.utxo.reward_type.is_some() && u.utxo.addresses.contains(a))
             };
             for a in &self.addresses {
-                let key = || {
-                    let bech32 = firn_core::address::bech32_encode(hrp, a).unwrap_or_default();
-                    format!("P-{bech32}")
-                };
+                let key = || address_key(hrp, a);
                 if wants("balance_change") && owned(a) {
                     out.push(("balance_change", key()));
                 }
@@ -207,16 +259,26 @@ fn weight_zero(tx: &PTxRecord) -> bool {
         .any(|d| d.weight == 0)
 }
 
-/// One step of a P-Chain webhook from height `after` up to `tip`: its events, and the height
-/// matched through.
+/// What one matching step of a P-Chain webhook found.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PStep {
+    /// The events, in chain order.
+    pub events: Vec<NewEvent>,
+    /// The height matched through.
+    pub through: u64,
+    /// The match state to store with the cursor (`None`: the webhook keeps none).
+    pub state: Option<String>,
+}
+
+/// One step of a P-Chain webhook from height `after` up to `tip`, from match state `state`.
 pub(crate) async fn step(
     store: &Store,
     network: &NetworkProfile,
     avax_asset_cb58: &str,
     webhook: &WebhookRecord,
-    after: u64,
-    tip: u64,
-) -> Result<(Vec<NewEvent>, u64), StoreError> {
+    (after, tip): (u64, u64),
+    state: Option<&str>,
+) -> Result<PStep, StoreError> {
     let metadata: PChainMetadata = serde_json::from_str(&webhook.metadata).unwrap_or_default();
     let watch = Watch::of(&metadata, &network.hrp);
     let page = PageRequest {
@@ -239,9 +301,20 @@ pub(crate) async fn step(
             }
         }
     }
+    let txs: Vec<&PTxRecord> = txs.items.iter().filter(|t| t.height <= through).collect();
     let ctx = Ctx::new(network, avax_asset_cb58);
+    let mut below = Below::parse(state);
     let mut events = Vec::new();
-    for tx in txs.items.iter().filter(|t| t.height <= through) {
+    // An address's balance is judged after its last transaction of each second.
+    let mut last_of_second: HashMap<(ShortId, u64), usize> = HashMap::new();
+    if watch.address_threshold.is_some() {
+        for (i, tx) in txs.iter().enumerate() {
+            for a in watch.touched(tx) {
+                last_of_second.insert((a, tx.timestamp), i);
+            }
+        }
+    }
+    for (i, tx) in txs.iter().enumerate() {
         let staker = match tx.core.ends_staker {
             Some(staked) if watch.addresses.is_empty() && tx.core.node_id.is_none() => store
                 .find_staker(staked)
@@ -250,30 +323,181 @@ pub(crate) async fn step(
             _ => None,
         };
         for (sub_event, key) in watch.matches(tx, staker, &network.hrp) {
-            let message_id = super::payload::message_id(&[
-                webhook.id.as_bytes(),
-                &tx.core.tx_hash.0,
-                sub_event.as_bytes(),
-                key.as_bytes(),
-            ]);
-            let event = PChainWebhookEvent {
-                webhook_id: webhook.id.clone(),
-                event_type: webhook.event_type.clone(),
-                message_id: message_id.clone(),
-                event: PChainActivity {
-                    sub_event: sub_event.to_owned(),
-                    key,
-                    transaction: PChainTransaction::from_record(ctx, tx),
-                },
+            let id = [&tx.core.tx_hash.0[..], sub_event.as_bytes(), key.as_bytes()];
+            let activity = PChainActivity {
+                sub_event: sub_event.to_owned(),
+                key: key.clone(),
+                transaction: Some(PChainTransaction::from_record(ctx, tx)),
+                l1_validator: None,
+                threshold: None,
             };
-            let body = canonical::to_vec(&event).map_err(|e| StoreError::Corrupt {
-                column: "webhook event",
-                reason: e.to_string(),
-            })?;
-            events.push(NewEvent { message_id, body });
+            events.push(event(webhook, &id, activity)?);
+        }
+        let Some(limit) = watch.address_threshold else {
+            continue;
+        };
+        for a in watch.touched(tx) {
+            if last_of_second.get(&(a, tx.timestamp)) != Some(&i) {
+                continue;
+            }
+            let sums = store.list_balances(&[a], tx.timestamp).await?;
+            let balance = limit.balance(&sums, network.avax_asset_id);
+            let key = address_key(&network.hrp, &a);
+            if !below.judge(&key, balance, limit.threshold) {
+                continue;
+            }
+            let id = [
+                &tx.core.tx_hash.0[..],
+                BALANCE_THRESHOLD.as_bytes(),
+                key.as_bytes(),
+            ];
+            let activity = PChainActivity {
+                sub_event: BALANCE_THRESHOLD.to_owned(),
+                key: key.clone(),
+                transaction: Some(PChainTransaction::from_record(ctx, tx)),
+                l1_validator: None,
+                threshold: Some(ThresholdCrossing {
+                    balance_type: metadata
+                        .balance_threshold_filter
+                        .as_ref()
+                        .map(|f| f.balance_type.clone()),
+                    balance_threshold: limit.threshold.to_string(),
+                    balance: balance.to_string(),
+                }),
+            };
+            events.push(event(webhook, &id, activity)?);
         }
     }
-    Ok((events, through))
+    if let Some(threshold) = watch.l1_threshold
+        && through == tip
+    {
+        let found = l1_thresholds(store, ctx, &watch, threshold, &mut below).await?;
+        for (id, activity) in found {
+            let parts = [id.as_bytes(), &through.to_le_bytes()[..]];
+            events.push(event(webhook, &parts, activity)?);
+        }
+    }
+    let keeps_state = watch.address_threshold.is_some() || watch.l1_threshold.is_some();
+    Ok(PStep {
+        events,
+        through,
+        state: keeps_state.then(|| below.to_state()),
+    })
+}
+
+/// L1 validators one webhook's threshold judges at most.
+const MAX_L1_WATCHED: usize = 10_000;
+
+/// Judges the active L1 validators of the watched nodes or subnets against `threshold`, at
+/// the indexed tip: the validators that just crossed below it, each with its key in
+/// [`Below`] and its event.
+async fn l1_thresholds(
+    store: &Store,
+    ctx: Ctx<'_>,
+    watch: &Watch,
+    threshold: u64,
+    below: &mut Below,
+) -> Result<Vec<(String, PChainActivity)>, StoreError> {
+    let filters: Vec<L1ValidatorFilter> = if watch.nodes.is_empty() {
+        let by_subnet = |s: &Id| L1ValidatorFilter {
+            subnet_id: Some(*s),
+            ..L1ValidatorFilter::default()
+        };
+        watch.subnets.iter().map(by_subnet).collect()
+    } else {
+        let by_node = |n: &NodeId| L1ValidatorFilter {
+            node_id: Some(*n),
+            ..L1ValidatorFilter::default()
+        };
+        watch.nodes.iter().map(by_node).collect()
+    };
+    let mut validators = Vec::new();
+    'filters: for filter in &filters {
+        let mut after = None;
+        loop {
+            let page = PageRequest { limit: 500, after };
+            let page = store
+                .list_l1_validators(filter, SortOrder::Asc, &page)
+                .await?;
+            for v in page.items {
+                if validators.len() >= MAX_L1_WATCHED {
+                    break 'filters;
+                }
+                let subnet = v.validator.subnet_id;
+                if watch.subnets.is_empty() || watch.subnets.contains(&subnet) {
+                    validators.push(v);
+                }
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+    }
+    let ids: Vec<Id> = validators
+        .iter()
+        .map(|v| v.validator.validation_id)
+        .collect();
+    let (seen, _) = crate::routes::l1_validators::remaining_balances(store, &ids).await?;
+    let mut live = BTreeSet::new();
+    let mut crossed = Vec::new();
+    for v in &validators {
+        let id = v.validator.validation_id;
+        let details = L1ValidatorDetailsFull::from_record(ctx, v, seen.get(&id));
+        let key = format!("{L1_PREFIX}{id}");
+        live.insert(key.clone());
+        let balance = details.validation.remaining_balance;
+        if !below.judge(&key, u128::from(balance), threshold) {
+            continue;
+        }
+        let watched = if watch.nodes.is_empty() {
+            v.validator.subnet_id.to_string()
+        } else {
+            v.validator.node_id.to_string()
+        };
+        let activity = PChainActivity {
+            sub_event: L1_BALANCE_THRESHOLD.to_owned(),
+            key: watched,
+            transaction: None,
+            l1_validator: Some(details),
+            threshold: Some(ThresholdCrossing {
+                balance_type: None,
+                balance_threshold: threshold.to_string(),
+                balance: balance.to_string(),
+            }),
+        };
+        crossed.push((key, activity));
+    }
+    below.keep_l1(&live);
+    Ok(crossed)
+}
+
+/// An event of `webhook` whose `messageId` digests the webhook and `parts`.
+fn event(
+    webhook: &WebhookRecord,
+    parts: &[&[u8]],
+    activity: PChainActivity,
+) -> Result<NewEvent, StoreError> {
+    let mut all = vec![webhook.id.as_bytes()];
+    all.extend_from_slice(parts);
+    let message_id = super::payload::message_id(&all);
+    let event = PChainWebhookEvent {
+        webhook_id: webhook.id.clone(),
+        event_type: webhook.event_type.clone(),
+        message_id: message_id.clone(),
+        event: activity,
+    };
+    let body = canonical::to_vec(&event).map_err(|e| StoreError::Corrupt {
+        column: "webhook event",
+        reason: e.to_string(),
+    })?;
+    Ok(NewEvent { message_id, body })
+}
+
+/// How an event names a watched address: `P-` and its bech32.
+fn address_key(hrp: &str, a: &ShortId) -> String {
+    let bech32 = firn_core::address::bech32_encode(hrp, a).unwrap_or_default();
+    format!("P-{bech32}")
 }
 
 #[cfg(test)]
@@ -320,8 +544,7 @@ mod tests {
                         subs.iter().map(|s| (*s).to_owned()).collect(),
                     ),
                 },
-                node_ids: Vec::new(),
-                subnet_ids: Vec::new(),
+                ..PChainMetadata::default()
             },
             "fuji",
         )

@@ -4,26 +4,27 @@
 use firn_core::ids::{Id, NodeId};
 use firn_core::network::P_CHAIN_ID;
 
-use super::pchain::{PChainMetadata, PRIMARY_NETWORK_ADDRESS_ACTIVITY};
+use super::pchain::{
+    BALANCE_THRESHOLD, L1_BALANCE_THRESHOLD, PChainMetadata, PRIMARY_NETWORK_ADDRESS_ACTIVITY,
+};
 use super::routes::Target;
+use super::thresholds::{AddressThreshold, parse_navax};
 use super::wire::CreateWebhookRequest;
 use crate::state::AppState;
 
 /// Keys one address-activity webhook may watch.
 const MAX_KEYS: usize = 1000;
 
-const ADDRESS_SUB_EVENTS: [&str; 2] = ["balance_change", "reward_distribution"];
-const VALIDATOR_SUB_EVENTS: [&str; 6] = [
+const ADDRESS_SUB_EVENTS: [&str; 3] = ["balance_change", BALANCE_THRESHOLD, "reward_distribution"];
+const VALIDATOR_SUB_EVENTS: [&str; 7] = [
     "validator_stake",
     "delegator_stake",
     "reward_distribution",
     "l1_validator_balance_increased",
     "l1_validator_disabled",
     "l1_validator_removed",
+    L1_BALANCE_THRESHOLD,
 ];
-/// Sub-events of the official enums that watch balances over time, which firn does not
-/// deliver yet.
-const THRESHOLD_SUB_EVENTS: [&str; 2] = ["balance_threshold", "l1_validator_balance_threshold"];
 
 /// The P-Chain webhook `req` asks for; `None` when it is invalid (the problems are in
 /// `errors`).
@@ -60,16 +61,6 @@ pub(super) fn pchain_target(
             return None;
         }
     };
-    if req.metadata.as_ref().is_some_and(|m| {
-        m.get("balanceThresholdFilter").is_some()
-            || m.get("l1ValidatorFeeBalanceThreshold").is_some()
-    }) {
-        errors.push(
-            "balance thresholds are not delivered by this firn server yet; leave the threshold \
-             out"
-            .to_owned(),
-        );
-    }
     let (subs, allowed): (Option<&Vec<String>>, &[&str]) = if address_activity {
         (
             metadata.sub_events.address_activity_sub_events.as_ref(),
@@ -93,11 +84,7 @@ pub(super) fn pchain_target(
         }
         Some(s) => {
             for e in s {
-                if THRESHOLD_SUB_EVENTS.contains(&e.as_str()) {
-                    errors.push(format!(
-                        "sub-event {e} is not delivered by this firn server yet"
-                    ));
-                } else if !allowed.contains(&e.as_str()) {
+                if !allowed.contains(&e.as_str()) {
                     errors.push(format!(
                         "metadata.subEvents.{list}: {:?} is not one of {}",
                         e.chars().take(40).collect::<String>(),
@@ -108,6 +95,7 @@ pub(super) fn pchain_target(
         }
     }
     check_keys(state, &mut metadata, address_activity, errors);
+    check_thresholds(&metadata, address_activity, errors);
     let stored = serde_json::to_string(&metadata).ok()?;
     errors.is_empty().then(|| Target {
         chain_id: "p-chain".to_owned(),
@@ -183,5 +171,69 @@ fn check_keys(
         errors.push(format!(
             "metadata.nodeIds and subnetIds hold at most {MAX_KEYS} IDs"
         ));
+    }
+}
+
+/// Checks that a threshold sub-event comes with its threshold, and a threshold with its
+/// sub-event.
+fn check_thresholds(metadata: &PChainMetadata, address_activity: bool, errors: &mut Vec<String>) {
+    let subs = &metadata.sub_events;
+    let asked = |e: &str| {
+        subs.address_activity_sub_events
+            .iter()
+            .chain(&subs.validator_activity_sub_events)
+            .flatten()
+            .any(|s| s == e)
+    };
+    let filter = &metadata.balance_threshold_filter;
+    let l1 = &metadata.l1_validator_fee_balance_threshold;
+    if address_activity {
+        match filter {
+            Some(f) => {
+                if let Err(e) = AddressThreshold::parse(f) {
+                    errors.push(e);
+                }
+                if !asked(BALANCE_THRESHOLD) {
+                    errors.push(format!(
+                        "metadata.balanceThresholdFilter needs the {BALANCE_THRESHOLD} sub-event"
+                    ));
+                }
+            }
+            None if asked(BALANCE_THRESHOLD) => errors.push(format!(
+                "the {BALANCE_THRESHOLD} sub-event needs metadata.balanceThresholdFilter \
+                 (balanceType and balanceThreshold in nAVAX)"
+            )),
+            None => {}
+        }
+        if l1.is_some() {
+            errors.push(
+                "metadata.l1ValidatorFeeBalanceThreshold belongs to validator_activity".to_owned(),
+            );
+        }
+        return;
+    }
+    match l1 {
+        Some(t) => {
+            if let Err(e) = parse_navax(t) {
+                errors.push(format!("metadata.l1ValidatorFeeBalanceThreshold {e}"));
+            }
+            if !asked(L1_BALANCE_THRESHOLD) {
+                errors.push(format!(
+                    "metadata.l1ValidatorFeeBalanceThreshold needs the {L1_BALANCE_THRESHOLD} \
+                     sub-event"
+                ));
+            }
+        }
+        None if asked(L1_BALANCE_THRESHOLD) => errors.push(format!(
+            "the {L1_BALANCE_THRESHOLD} sub-event needs metadata.l1ValidatorFeeBalanceThreshold \
+             (nAVAX)"
+        )),
+        None => {}
+    }
+    if filter.is_some() {
+        errors.push(
+            "metadata.balanceThresholdFilter belongs to primary_network_address_activity"
+                .to_owned(),
+        );
     }
 }

@@ -265,6 +265,7 @@ pub async fn create_webhook(
         matched_through: state.store.find_cursor(followed).await?.unwrap_or(0),
         failures: 0,
         inactive_reason: None,
+        match_state: None,
     };
     let id = webhook.id.clone();
     state

@@ -22,12 +22,12 @@ use crate::schema;
 
 /// A receiver on loopback that checks every delivery's signature and canonical form.
 #[derive(Clone, Default)]
-struct Receiver {
+pub(crate) struct Receiver {
     inner: Arc<Mutex<Received>>,
 }
 
 #[derive(Default)]
-struct Received {
+pub(crate) struct Received {
     /// Secrets a signature may be made with.
     secrets: Vec<String>,
     /// Requests still to refuse with a 500.
@@ -35,13 +35,13 @@ struct Received {
     /// Refuse every request.
     fail_all: bool,
     failed: u32,
-    bad_signatures: u32,
+    pub(crate) bad_signatures: u32,
     not_canonical: u32,
-    events: Vec<Value>,
+    pub(crate) events: Vec<Value>,
 }
 
 impl Receiver {
-    async fn start(&self) -> String {
+    pub(crate) async fn start(&self) -> String {
         let receiver = self.clone();
         let app = axum::Router::new().route(
             "/hook",
@@ -79,7 +79,7 @@ impl Receiver {
     }
 
     /// Accepts signatures made with the shared secret `key`'s owner has now.
-    async fn trust(&self, api: &Api, key: Option<&str>) {
+    pub(crate) async fn trust(&self, api: &Api, key: Option<&str>) {
         let secret = send(api, "GET", "/v1/webhooks:getSharedSecret", key, None)
             .await
             .ok();
@@ -87,13 +87,13 @@ impl Receiver {
         self.with(|r| r.secrets.push(secret));
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut Received) -> T) -> T {
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Received) -> T) -> T {
         f(&mut self.inner.lock().unwrap())
     }
 }
 
 /// Waits (polling) until `done` holds, failing after 60 s with `what`.
-async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+pub(crate) async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     while !done() {
         assert!(
@@ -104,7 +104,7 @@ async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn fast_config() -> ApiConfig {
+pub(crate) fn fast_config() -> ApiConfig {
     ApiConfig {
         webhooks: WebhookConfig {
             allow_private_targets: true,
@@ -114,13 +114,15 @@ fn fast_config() -> ApiConfig {
             request_timeout: Duration::from_secs(5),
             lease: Duration::from_millis(600),
             poll: Duration::from_millis(10),
+            // Every step writes its cursor, so a test can see how far matching got.
+            quiet_cursor_write: Duration::ZERO,
             ..WebhookConfig::default()
         },
         ..ApiConfig::default()
     }
 }
 
-async fn send(
+pub(crate) async fn send(
     api: &Api,
     method: &str,
     uri: &str,
@@ -156,7 +158,7 @@ fn create_body(url: &str, addresses: &[Address]) -> Value {
 
 /// Two dispatchers over `store`, as two server processes would run them; they stop when the
 /// returned sender is dropped, and aborting a handle is a process dying (no lease given up).
-fn dispatchers(
+pub(crate) fn dispatchers(
     store: &Store,
     config: &ApiConfig,
 ) -> (
@@ -486,7 +488,30 @@ pub async fn webhook_requests_are_validated(store: Store) {
             validator(
                 json!({"keyType": "subnetId", "keys": ["11111111111111111111111111111111LpoYY"], "subEvents": {"validatorActivitySubEvents": ["l1_validator_balance_threshold"]}}),
             ),
-            "not delivered by this firn server yet",
+            "needs metadata.l1ValidatorFeeBalanceThreshold",
+        ),
+        (
+            validator(
+                json!({"keyType": "subnetId", "keys": ["11111111111111111111111111111111LpoYY"], "subEvents": {"validatorActivitySubEvents": ["l1_validator_balance_threshold"]}, "l1ValidatorFeeBalanceThreshold": "1e9"}),
+            ),
+            "is not a decimal amount of nAVAX",
+        ),
+        (
+            validator(
+                json!({"keyType": "subnetId", "keys": ["11111111111111111111111111111111LpoYY"], "subEvents": {"validatorActivitySubEvents": ["validator_stake"]}, "l1ValidatorFeeBalanceThreshold": "5"}),
+            ),
+            "needs the l1_validator_balance_threshold sub-event",
+        ),
+        (
+            json!({"eventType": "primary_network_address_activity", "url": "http://127.0.0.1:9/p", "network": "fuji", "chainId": "p-chain",
+                   "metadata": {"keyType": "addresses", "keys": [format!("P-{}", crate::fixtures::fuji(1))], "subEvents": {"addressActivitySubEvents": ["balance_threshold"]}}}),
+            "needs metadata.balanceThresholdFilter",
+        ),
+        (
+            json!({"eventType": "primary_network_address_activity", "url": "http://127.0.0.1:9/p", "network": "fuji", "chainId": "p-chain",
+                   "metadata": {"keyType": "addresses", "keys": [format!("P-{}", crate::fixtures::fuji(1))], "subEvents": {"addressActivitySubEvents": ["balance_threshold"]},
+                                "balanceThresholdFilter": {"balanceType": "atomicMemoryLocked", "balanceThreshold": "10"}}}),
+            "needs atomic memory",
         ),
         (
             validator(

@@ -37,6 +37,9 @@ pub struct WebhookRecord {
     pub failures: u32,
     /// Why delivery stopped, when it stopped by itself.
     pub inactive_reason: Option<String>,
+    /// What the matcher remembers between steps (JSON, its own format), written with
+    /// `matched_through`; `None`: nothing.
+    pub match_state: Option<String>,
 }
 
 /// A webhook to create.
@@ -91,6 +94,20 @@ pub struct NewEvent {
     pub message_id: String,
     /// The body, unsigned.
     pub body: Vec<u8>,
+}
+
+/// What one matching step found: the events to append to a webhook's outbox, with the
+/// cursor and match state that go with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatchedStep<'a> {
+    /// The cursor the step started from; the write is refused if it moved since.
+    pub from: u64,
+    /// The block matched through.
+    pub through: u64,
+    /// The events, in order.
+    pub events: &'a [NewEvent],
+    /// The new match state; `None` keeps the stored one.
+    pub state: Option<&'a str>,
 }
 
 /// What a failed attempt leads to.

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use firn_store::rows::webhooks::{NewEvent, NewWebhook, Retry, WebhookRecord, WebhookUpdate};
+use firn_store::rows::webhooks::{
+    MatchedStep, NewEvent, NewWebhook, Retry, WebhookRecord, WebhookUpdate,
+};
 use firn_store::{EvmWriter, PageRequest, Store, StoreError, WebhookStore};
 
 use crate::fixtures::{EvmHistory, activity_of, all_pages, evm_address, evm_chain};
@@ -28,6 +30,21 @@ fn webhook(id: &str, owner: &str, created_at: u64) -> WebhookRecord {
         matched_through: 0,
         failures: 0,
         inactive_reason: None,
+        match_state: None,
+    }
+}
+
+fn step<'a>(
+    from: u64,
+    through: u64,
+    events: &'a [NewEvent],
+    state: Option<&'a str>,
+) -> MatchedStep<'a> {
+    MatchedStep {
+        from,
+        through,
+        events,
+        state,
     }
 }
 
@@ -248,7 +265,7 @@ pub async fn webhook_leases_matches_and_outbox(store: Store) {
     );
     assert!(
         !store
-            .enqueue_webhook_events(id, "w1", 0, 5, &[event(0)], 16_000)
+            .enqueue_webhook_events(id, "w1", &step(0, 5, &[event(0)], None), 16_000)
             .await
             .unwrap(),
         "a process that lost the lease writes nothing"
@@ -299,25 +316,27 @@ pub async fn webhook_leases_matches_and_outbox(store: Store) {
     let events: Vec<_> = (0..3).map(event).collect();
     assert!(
         store
-            .enqueue_webhook_events(id, "w1", 0, 10, &events, 20_000)
+            .enqueue_webhook_events(id, "w1", &step(0, 10, &events, Some("[\"below\"]")), 20_000)
             .await
             .unwrap()
     );
     assert!(
         !store
-            .enqueue_webhook_events(id, "w1", 0, 10, &events, 20_000)
+            .enqueue_webhook_events(id, "w1", &step(0, 10, &events, Some("[]")), 20_000)
             .await
             .unwrap(),
         "the same range twice is refused"
     );
     assert!(
         store
-            .enqueue_webhook_events(id, "w1", 10, 12, &[event(3)], 21_000)
+            .enqueue_webhook_events(id, "w1", &step(10, 12, &[event(3)], None), 21_000)
             .await
             .unwrap()
     );
     let w = store.find_webhook("", id).await.unwrap().unwrap();
     assert_eq!(w.matched_through, 12);
+    // The match state moves with the cursor; no state given keeps the stored one.
+    assert_eq!(w.match_state.as_deref(), Some("[\"below\"]"));
     let out = store.list_webhook_outbox(id, 10).await.unwrap();
     let seqs: Vec<(u64, &str)> = out.iter().map(|e| (e.seq, e.message_id.as_str())).collect();
     assert_eq!(seqs, [(0, "m0"), (1, "m1"), (2, "m2"), (3, "m3")]);
