@@ -21,7 +21,7 @@ use crate::types::Address;
 
 const COLUMNS: &str = "id, owner, event_type, chain_id, evm_chain_id, url, name, description, \
      status, created_at, metadata, include_internal_txs, include_logs, matched_through, failures, \
-     inactive_reason, match_state";
+     inactive_reason, match_state, match_epoch";
 
 fn decode(r: &dyn Row) -> Result<WebhookRecord> {
     Ok(WebhookRecord {
@@ -42,6 +42,7 @@ fn decode(r: &dyn Row) -> Result<WebhookRecord> {
         failures: r.u32("failures")?,
         inactive_reason: r.opt_text("inactive_reason")?,
         match_state: r.opt_text("match_state")?,
+        match_epoch: r.u64("match_epoch")?,
     })
 }
 
@@ -78,7 +79,7 @@ impl WebhookStore for Store {
         let mut tx = self.begin_write().await?;
         sqlx::query(&format!(
             "INSERT INTO webhooks ({COLUMNS}, next_seq) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9, $10, $11, $12, $13, 0, NULL, NULL, 0)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9, $10, $11, $12, $13, 0, NULL, NULL, 0, 0)"
         ))
         .bind(w.id.clone())
         .bind(w.owner.clone())
@@ -355,6 +356,7 @@ impl WebhookStore for Store {
     ) -> Result<bool> {
         let MatchedStep {
             from,
+            epoch,
             through,
             events,
             state,
@@ -364,8 +366,8 @@ impl WebhookStore for Store {
         let row = sqlx::query(
             "UPDATE webhooks SET matched_through = $1, next_seq = next_seq + $2, \
              match_state = COALESCE($6, match_state) \
-             WHERE id = $3 AND lease_owner = $4 AND matched_through = $5 AND status = 'active' \
-             RETURNING next_seq",
+             WHERE id = $3 AND lease_owner = $4 AND matched_through = $5 AND match_epoch = $7 \
+             AND status = 'active' RETURNING next_seq",
         )
         .bind(int("matched through", through)?)
         .bind(n)
@@ -373,6 +375,7 @@ impl WebhookStore for Store {
         .bind(worker.to_owned())
         .bind(int("matched through", from)?)
         .bind(state.map(str::to_owned))
+        .bind(int("match epoch", epoch)?)
         .fetch_optional(&mut *tx.tx)
         .await?;
         let Some(row) = row else {
@@ -479,6 +482,26 @@ async fn insert_addresses(conn: &mut AnyConnection, id: &str, addresses: &[Addre
             Ok(())
         },
     )
+    .await?;
+    Ok(())
+}
+
+/// After chain `chain_id` was rolled back to block `to`: its webhooks that matched past it go
+/// back to it, and every one of its webhooks moves to a new match epoch, so a matcher's step
+/// begun before the rollback writes nothing.
+pub(crate) async fn rewind_webhooks(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+    to: u64,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE webhooks SET match_epoch = match_epoch + 1, \
+         matched_through = CASE WHEN matched_through > $2 THEN $2 ELSE matched_through END \
+         WHERE evm_chain_id = $1",
+    )
+    .bind(int("chain id", chain_id)?)
+    .bind(int("rollback height", to)?)
+    .execute(&mut *conn)
     .await?;
     Ok(())
 }

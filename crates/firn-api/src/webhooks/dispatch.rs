@@ -168,6 +168,10 @@ struct Position {
     reached: u64,
     state: Option<String>,
     written_at: Instant,
+    /// The cursor in the settings last looked at: only a change there is news.
+    seen: u64,
+    /// The rollbacks of the chain the stored cursor is from.
+    epoch: u64,
 }
 
 impl Position {
@@ -178,6 +182,8 @@ impl Position {
             reached: webhook.matched_through,
             state: webhook.match_state.clone(),
             written_at: Instant::now(),
+            seen: webhook.matched_through,
+            epoch: webhook.match_epoch,
         }
     }
 }
@@ -257,10 +263,13 @@ async fn step_match(
     position: &mut Position,
 ) -> Result<Matched, StoreError> {
     let store = &shared.store;
-    // Moved elsewhere (reactivated): the store's word wins.
-    if webhook.matched_through > position.stored {
+    // Moved on by an update, or back by a rollback of the chain: the store's word wins.
+    let moved_on =
+        webhook.matched_through != position.seen && webhook.matched_through > position.stored;
+    if moved_on || webhook.match_epoch > position.epoch {
         *position = Position::of(webhook);
     }
+    position.seen = webhook.matched_through;
     let followed = match webhook.evm_chain_id {
         Some(chain_id) => ChainKey::Evm(chain_id),
         None => ChainKey::PChain,
@@ -315,6 +324,7 @@ async fn step_match(
             &shared.worker,
             &MatchedStep {
                 from: position.stored,
+                epoch: position.epoch,
                 through,
                 events: &step.events,
                 state: step.state.as_deref(),
@@ -328,6 +338,8 @@ async fn step_match(
             reached: through,
             state: step.state,
             written_at: Instant::now(),
+            seen: position.seen,
+            epoch: position.epoch,
         };
         return Ok(Matched {
             behind: through < tip,
@@ -532,6 +544,7 @@ mod tests {
             failures: 0,
             inactive_reason: None,
             match_state: None,
+            match_epoch: 0,
         };
         let event = |attempts| OutboxEvent {
             seq: 0,

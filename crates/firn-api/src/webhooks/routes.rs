@@ -266,6 +266,7 @@ pub async fn create_webhook(
         failures: 0,
         inactive_reason: None,
         match_state: None,
+        match_epoch: 0,
     };
     let id = webhook.id.clone();
     state

@@ -4,7 +4,7 @@
 //! fee balance left than `l1ValidatorFeeBalanceThreshold`).
 //!
 //! Both fire once per crossing. The matcher keeps the keys now below their threshold (the
-//! webhook's match state, [`Below`]) and writes them with its cursor, so a key fires again only
+//! webhook's match state) and writes them with its cursor, so a key fires again only
 //! after its balance got back to the threshold and fell once more, and a restart neither
 //! repeats nor loses a crossing.
 //!

@@ -27,6 +27,7 @@ mod usage;
 mod utxos;
 mod validation;
 mod validators;
+mod webhook_rollback;
 mod webhook_thresholds;
 mod webhooks;
 
@@ -40,6 +41,7 @@ firn_store::backend_tests! {
     webhooks::webhooks_deliver_every_event_once_in_order,
     webhooks::failing_receivers_deactivate_and_resume,
     webhooks::pchain_webhooks_deliver_address_activity,
+    webhook_rollback::a_rolled_back_chain_is_matched_again,
     webhook_thresholds::balance_thresholds_fire_once_per_crossing,
     webhook_thresholds::l1_balance_thresholds_fire_once_per_crossing,
     validation::bad_parameters_are_400_naming_the_parameter,

@@ -143,7 +143,7 @@ pub(crate) async fn send(
     api.request(request.body(body).unwrap()).await
 }
 
-fn create_body(url: &str, addresses: &[Address]) -> Value {
+pub(crate) fn create_body(url: &str, addresses: &[Address]) -> Value {
     json!({
         "eventType": "address_activity",
         "url": url,

@@ -40,6 +40,8 @@ pub struct WebhookRecord {
     /// What the matcher remembers between steps (JSON, its own format), written with
     /// `matched_through`; `None`: nothing.
     pub match_state: Option<String>,
+    /// Rollbacks of its chain so far; a matcher's write must name the current one.
+    pub match_epoch: u64,
 }
 
 /// A webhook to create.
@@ -102,6 +104,8 @@ pub struct NewEvent {
 pub struct MatchedStep<'a> {
     /// The cursor the step started from; the write is refused if it moved since.
     pub from: u64,
+    /// The match epoch the step started from; the write is refused if a rollback bumped it.
+    pub epoch: u64,
     /// The block matched through.
     pub through: u64,
     /// The events, in order.

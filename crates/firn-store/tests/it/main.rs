@@ -56,6 +56,7 @@ firn_store::backend_tests! {
     usage::request_logs_page_filter_and_prune,
     webhooks::webhook_settings_addresses_and_secrets,
     webhooks::webhook_leases_matches_and_outbox,
+    webhooks::rollbacks_rewind_webhooks,
     exports::export_jobs_leases_chunks_and_expiry,
 }
 

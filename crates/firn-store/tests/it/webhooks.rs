@@ -31,6 +31,7 @@ fn webhook(id: &str, owner: &str, created_at: u64) -> WebhookRecord {
         failures: 0,
         inactive_reason: None,
         match_state: None,
+        match_epoch: 0,
     }
 }
 
@@ -42,6 +43,7 @@ fn step<'a>(
 ) -> MatchedStep<'a> {
     MatchedStep {
         from,
+        epoch: 0,
         through,
         events,
         state,
@@ -390,4 +392,77 @@ pub async fn webhook_leases_matches_and_outbox(store: Store) {
             .is_empty(),
         "inactive webhooks are not leased"
     );
+}
+
+pub async fn rollbacks_rewind_webhooks(store: Store) {
+    store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
+    let mut history = EvmHistory::new(3, CHAIN, 6);
+    let blocks: Vec<_> = (0..20).map(|_| history.next_block()).collect();
+    for part in blocks.chunks(5) {
+        store.commit_evm_blocks(part).await.unwrap();
+    }
+    let (behind, ahead) = (
+        "00000000-0000-0000-0000-0000000000b1",
+        "00000000-0000-0000-0000-0000000000a1",
+    );
+    for id in [behind, ahead] {
+        let new = NewWebhook {
+            webhook: webhook(id, "", 1),
+            addresses: vec![evm_address(1)],
+        };
+        store.create_webhook(&new).await.unwrap();
+    }
+    assert_eq!(
+        store
+            .lease_webhooks("w", 0, 60_000, 10)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    let moved = |from, through| step(from, through, &[], None);
+    assert!(
+        store
+            .enqueue_webhook_events(behind, "w", &moved(0, 8), 1)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .enqueue_webhook_events(ahead, "w", &moved(0, 18), 1)
+            .await
+            .unwrap()
+    );
+
+    // Back to block 12: the commit of 11..=15 goes whole.
+    assert_eq!(store.rollback_evm_chain(CHAIN, 12).await.unwrap(), Some(10));
+    let store = &store;
+    let found = |id| async move { store.find_webhook("", id).await.unwrap().unwrap() };
+    let (b, a) = (found(behind).await, found(ahead).await);
+    assert_eq!(
+        (b.matched_through, b.match_epoch),
+        (8, 1),
+        "behind the rollback: stays"
+    );
+    assert_eq!(
+        (a.matched_through, a.match_epoch),
+        (10, 1),
+        "past it: back to the new tip"
+    );
+    // A step begun before the rollback writes nothing; one from the new epoch does.
+    let stale = step(8, 12, &[], None);
+    assert!(
+        !store
+            .enqueue_webhook_events(behind, "w", &stale, 2)
+            .await
+            .unwrap()
+    );
+    let fresh = MatchedStep { epoch: 1, ..stale };
+    assert!(
+        store
+            .enqueue_webhook_events(behind, "w", &fresh, 2)
+            .await
+            .unwrap()
+    );
+    assert_eq!(found(behind).await.matched_through, 12);
 }
