@@ -14,6 +14,8 @@ use crate::routes::{
     validators,
 };
 use crate::state::AppState;
+use crate::usage::routes as usage;
+use crate::webhooks::routes as webhooks;
 
 /// The Data API's OpenAPI document.
 #[derive(Debug, OpenApi)]
@@ -45,8 +47,15 @@ use crate::state::AppState;
         nfts::list_tokens, nfts::get_token, nfts::reindex_nft,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
         crate::operations::routes::create_export, crate::operations::routes::get_operation,
+        webhooks::create_webhook, webhooks::list_webhooks, webhooks::get_webhook,
+        webhooks::deactivate_webhook, webhooks::update_webhook,
+        webhooks::generate_or_rotate_shared_secret, webhooks::get_shared_secret,
+        webhooks::add_addresses, webhooks::remove_addresses, webhooks::list_addresses,
+        usage::api_usage_metrics, usage::api_logs, usage::subnet_rpc_metrics,
+        usage::primary_network_rpc_metrics,
     ),
-    components(schemas(crate::error::ErrorBody)),
+    // A delivery's body is no route's response, but receivers parse it.
+    components(schemas(crate::error::ErrorBody, crate::webhooks::wire::WebhookEvent)),
     modifiers(&ApiKeyHeader)
 )]
 pub struct ApiDoc;
@@ -144,6 +153,7 @@ async fn api_html() -> Html<String> {
             ("GET", &item.get),
             ("POST", &item.post),
             ("PUT", &item.put),
+            ("PATCH", &item.patch),
             ("DELETE", &item.delete),
         ];
         for (method, op) in ops {

@@ -54,7 +54,7 @@ impl Interval {
 
 /// One group's metrics in one bucket: the fields both official value shapes share, plus
 /// `groupedBy` and `groupValue`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageValue {
     /// The grouping column's official name, or `None`.
@@ -79,7 +79,7 @@ pub struct UsageValue {
 }
 
 /// One bucket: its start (Unix seconds) and a value per group (`Metric`, `RpcMetrics`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Bucket {
     /// Start of the bucket, Unix seconds.
     pub timestamp: u64,

@@ -39,27 +39,27 @@ pub(crate) fn router() -> Router<AppState> {
 }
 
 /// `UsageMetricsResponseDTO`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct UsageMetricsResponse {
+pub(crate) struct UsageMetricsResponse {
     aggregate_duration: String,
     org_id: String,
     metrics: Vec<Bucket>,
 }
 
 /// `SubnetRpcUsageMetricsResponseDTO`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct SubnetRpcMetricsResponse {
+pub(crate) struct SubnetRpcMetricsResponse {
     aggregate_duration: String,
     metrics: Vec<Bucket>,
     chain_id: String,
 }
 
 /// `PrimaryNetworkRpcUsageMetricsResponseDTO`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct PrimaryRpcMetricsResponse {
+pub(crate) struct PrimaryRpcMetricsResponse {
     aggregate_duration: String,
     metrics: Vec<Bucket>,
     network: &'static str,
@@ -189,7 +189,22 @@ fn name_unknown_groups(buckets: &mut [Bucket], grouped_by: &str) {
 }
 
 /// `GET /v1/apiUsageMetrics` (getApiUsageMetrics)
-async fn api_usage_metrics(
+#[utoipa::path(get, path = "/v1/apiUsageMetrics",
+    operation_id = "getApiUsageMetrics", tag = "Data API Usage Metrics",
+    summary = "Get usage metrics for the Data API",
+    description = "Metrics of the Data API requests made with the caller's API key (its digest is the orgId), bucketed by timeInterval and grouped by groupBy. One API credit per request.",
+    params(("orgId" = Option<String>, Query, description = "The caller's own orgId; another one is a 404"),
+           ("startTimestamp" = Option<u64>, Query, description = "Unix seconds, inclusive (default: a day before endTimestamp)"),
+           ("endTimestamp" = Option<u64>, Query, description = "Unix seconds, inclusive (default: now)"),
+           ("timeInterval" = Option<String>, Query, description = "minute, hourly, daily (default), weekly or monthly"),
+           ("groupBy" = Option<String>, Query, description = "requestPath, responseCode, chainId, apiKeyId or requestType"),
+           ("chainId" = Option<String>, Query), ("responseCode" = Option<u16>, Query),
+           ("requestType" = Option<String>, Query, description = "data or rpc"),
+           ("apiKeyId" = Option<String>, Query), ("requestPath" = Option<String>, Query)),
+    responses((status = 200, description = "The metrics", body = UsageMetricsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Another organization", body = crate::error::ErrorBody)))]
+pub(crate) async fn api_usage_metrics(
     State(state): State<AppState>,
     headers: HeaderMap,
     mut q: Query,
@@ -217,7 +232,21 @@ async fn api_usage_metrics(
 }
 
 /// `GET /v1/apiLogs` (getApiLogs): the caller's logs, newest first.
-async fn api_logs(
+#[utoipa::path(get, path = "/v1/apiLogs",
+    operation_id = "getApiLogs", tag = "Data API Usage Metrics",
+    summary = "Get logs for requests made by client",
+    description = "The Data API requests made with the caller's API key, newest first.",
+    params(("orgId" = Option<String>, Query, description = "The caller's own orgId; another one is a 404"),
+           ("startTimestamp" = Option<u64>, Query, description = "Unix seconds, inclusive (default: a day before endTimestamp)"),
+           ("endTimestamp" = Option<u64>, Query, description = "Unix seconds, inclusive (default: now)"),
+           ("chainId" = Option<String>, Query), ("responseCode" = Option<u16>, Query),
+           ("requestType" = Option<String>, Query, description = "data or rpc"),
+           ("apiKeyId" = Option<String>, Query), ("requestPath" = Option<String>, Query),
+           ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, description = "A page of logs", body = LogsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Another organization", body = crate::error::ErrorBody)))]
+pub(crate) async fn api_logs(
     State(state): State<AppState>,
     uri: Uri,
     headers: HeaderMap,
@@ -245,7 +274,20 @@ async fn api_logs(
 
 /// `GET /v1/subnetRpcUsageMetrics` (getSubnetRpcUsageMetrics): node RPC to EVM chains (the
 /// C-Chain and L1s), by EVM chain ID.
-async fn subnet_rpc_metrics(
+#[utoipa::path(get, path = "/v1/subnetRpcUsageMetrics",
+    operation_id = "getSubnetRpcUsageMetrics", tag = "Data API Usage Metrics",
+    summary = "Get usage metrics for the Subnet RPC",
+    description = "Metrics of the node RPC requests to EVM chains (the C-Chain and L1s) this deployment logged, bucketed by timeInterval and grouped by groupBy.",
+    params(("timeInterval" = Option<String>, Query, description = "hourly, daily (default), weekly or monthly"),
+           ("startTimestamp" = Option<u64>, Query, description = "Unix seconds, inclusive (default: a day before endTimestamp)"),
+           ("endTimestamp" = Option<u64>, Query, description = "Unix seconds, inclusive (default: now)"),
+           ("groupBy" = Option<String>, Query, description = "rpcMethod, responseCode or rlBypassToken"),
+           ("chainId" = Option<String>, Query, description = "EVM chain ID"), ("responseCode" = Option<u16>, Query),
+           ("rpcMethod" = Option<String>, Query),
+           ("rlBypassApiToken" = Option<String>, Query, description = "firn has no bypass tokens: any value leaves nothing")),
+    responses((status = 200, description = "The metrics", body = SubnetRpcMetricsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub(crate) async fn subnet_rpc_metrics(
     State(state): State<AppState>,
     mut q: Query,
 ) -> ApiResult<Json<SubnetRpcMetricsResponse>> {
@@ -277,7 +319,21 @@ async fn subnet_rpc_metrics(
 
 /// `GET /v1/primaryNetworkRpcUsageMetrics` (getPrimaryNetworkRpcUsageMetrics): node RPC to
 /// the primary network's endpoints (P, X, C, info, health, index, …).
-async fn primary_network_rpc_metrics(
+#[utoipa::path(get, path = "/v1/primaryNetworkRpcUsageMetrics",
+    operation_id = "getPrimaryNetworkRpcUsageMetrics", tag = "Data API Usage Metrics",
+    summary = "Get usage metrics for the Primary Network RPC",
+    description = "Metrics of the node RPC requests to the primary network's endpoints this deployment logged, bucketed by timeInterval and grouped by groupBy. Every client's country and continent is XX (unknown).",
+    params(("timeInterval" = Option<String>, Query, description = "hourly, daily (default), weekly or monthly"),
+           ("startTimestamp" = Option<u64>, Query, description = "Unix seconds, inclusive (default: a day before endTimestamp)"),
+           ("endTimestamp" = Option<u64>, Query, description = "Unix seconds, inclusive (default: now)"),
+           ("groupBy" = Option<String>, Query, description = "rpcMethod, requestPath, responseCode, country, continent or userAgent"),
+           ("responseCode" = Option<u16>, Query), ("requestPath" = Option<String>, Query),
+           ("country" = Option<String>, Query), ("continent" = Option<String>, Query),
+           ("userAgent" = Option<String>, Query), ("rpcMethod" = Option<String>, Query),
+           ("network" = String, Query, description = "mainnet, fuji or testnet")),
+    responses((status = 200, description = "The metrics", body = PrimaryRpcMetricsResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub(crate) async fn primary_network_rpc_metrics(
     State(state): State<AppState>,
     mut q: Query,
 ) -> ApiResult<Json<PrimaryRpcMetricsResponse>> {

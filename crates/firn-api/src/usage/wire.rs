@@ -5,7 +5,7 @@ use firn_store::rows::usage::RequestLogRecord;
 use serde::{Deserialize, Serialize};
 
 /// `LogsResponseDTO`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LogsResponse {
     /// The next page's token, when there is one.
@@ -28,7 +28,7 @@ impl LogsResponse {
 }
 
 /// `LogsFormat`: one request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LogsFormat {
     /// The organization.
@@ -64,7 +64,7 @@ pub struct LogsFormat {
 }
 
 /// `LogsFormatMetadata`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LogsFormatMetadata {
     /// Client IP address.

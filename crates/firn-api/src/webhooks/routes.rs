@@ -198,6 +198,13 @@ pub(super) struct Target {
 }
 
 /// `POST /v1/webhooks`
+#[utoipa::path(post, path = "/v1/webhooks",
+    operation_id = "createWebhook", tag = "Webhooks",
+    summary = "Create a webhook",
+    description = "Creates a webhook of the API key that sends the request: address_activity (EVM transactions to or from the watched addresses), primary_network_address_activity or validator_activity. Events are posted to url, signed with the key's shared secret.",
+    request_body = CreateWebhookRequest,
+    responses((status = 201, description = "The webhook, active", body = WebhookResponse),
+              (status = 400, description = "Bad request", body = crate::error::ErrorBody)))]
 pub async fn create_webhook(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -367,6 +374,14 @@ fn signatures(raw: &[String], errors: &mut Vec<String>) -> Vec<String> {
 }
 
 /// `GET /v1/webhooks`
+#[utoipa::path(get, path = "/v1/webhooks",
+    operation_id = "listWebhooks", tag = "Webhooks",
+    summary = "List webhooks",
+    description = "Lists the webhooks of the API key that sends the request, oldest first.",
+    params(("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+           ("status" = Option<String>, Query, description = "active or inactive")),
+    responses((status = 200, description = "A page of webhooks", body = ListWebhooksResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
 pub async fn list_webhooks(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -393,6 +408,13 @@ pub async fn list_webhooks(
 }
 
 /// `GET /v1/webhooks/{id}`
+#[utoipa::path(get, path = "/v1/webhooks/{id}",
+    operation_id = "getWebhook", tag = "Webhooks",
+    summary = "Get a webhook by ID",
+    description = "Gets a webhook of the API key that sends the request.",
+    params(("id" = String, Path, description = "The webhook ID")),
+    responses((status = 200, description = "The webhook", body = WebhookResponse),
+              (status = 404, description = "No such webhook for this API key", body = crate::error::ErrorBody)))]
 pub async fn get_webhook(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -426,6 +448,13 @@ async fn apply(
 }
 
 /// `DELETE /v1/webhooks/{id}`: stops deliveries; the webhook stays, inactive.
+#[utoipa::path(delete, path = "/v1/webhooks/{id}",
+    operation_id = "deactivateWebhook", tag = "Webhooks",
+    summary = "Deactivate a webhook",
+    description = "Stops a webhook's deliveries; the webhook stays, inactive, and can be turned back on with updateWebhook.",
+    params(("id" = String, Path, description = "The webhook ID")),
+    responses((status = 200, description = "The webhook, inactive", body = WebhookResponse),
+              (status = 404, description = "No such webhook for this API key", body = crate::error::ErrorBody)))]
 pub async fn deactivate_webhook(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -439,6 +468,15 @@ pub async fn deactivate_webhook(
 }
 
 /// `PATCH /v1/webhooks/{id}`
+#[utoipa::path(patch, path = "/v1/webhooks/{id}",
+    operation_id = "updateWebhook", tag = "Webhooks",
+    summary = "Update a webhook",
+    description = "Changes a webhook's name, description, URL, status or included data; the fields left out stay as they are.",
+    params(("id" = String, Path, description = "The webhook ID")),
+    request_body = UpdateWebhookRequest,
+    responses((status = 200, description = "The webhook", body = WebhookResponse),
+              (status = 400, description = "Bad request", body = crate::error::ErrorBody),
+              (status = 404, description = "No such webhook for this API key", body = crate::error::ErrorBody)))]
 pub async fn update_webhook(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -509,6 +547,15 @@ async fn change_addresses(
 }
 
 /// `PATCH /v1/webhooks/{id}/addresses`
+#[utoipa::path(patch, path = "/v1/webhooks/{id}/addresses",
+    operation_id = "addAddressesToWebhook", tag = "Webhooks",
+    summary = "Add addresses to EVM activity webhook",
+    description = "Adds addresses to an address_activity webhook.",
+    params(("id" = String, Path, description = "The webhook ID")),
+    request_body = AddressesChangeRequest,
+    responses((status = 200, description = "The webhook", body = WebhookResponse),
+              (status = 400, description = "Bad request", body = crate::error::ErrorBody),
+              (status = 404, description = "No such webhook for this API key", body = crate::error::ErrorBody)))]
 pub async fn add_addresses(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -519,6 +566,15 @@ pub async fn add_addresses(
 }
 
 /// `DELETE /v1/webhooks/{id}/addresses`
+#[utoipa::path(delete, path = "/v1/webhooks/{id}/addresses",
+    operation_id = "removeAddressesFromWebhook", tag = "Webhooks",
+    summary = "Remove addresses from EVM activity webhook",
+    description = "Removes addresses from an address_activity webhook.",
+    params(("id" = String, Path, description = "The webhook ID")),
+    request_body = AddressesChangeRequest,
+    responses((status = 200, description = "The webhook", body = WebhookResponse),
+              (status = 400, description = "Bad request", body = crate::error::ErrorBody),
+              (status = 404, description = "No such webhook for this API key", body = crate::error::ErrorBody)))]
 pub async fn remove_addresses(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -529,6 +585,15 @@ pub async fn remove_addresses(
 }
 
 /// `GET /v1/webhooks/{id}/addresses`
+#[utoipa::path(get, path = "/v1/webhooks/{id}/addresses",
+    operation_id = "getAddressesFromWebhook", tag = "Webhooks",
+    summary = "List adresses by EVM activity webhooks",
+    description = "Lists the addresses an address_activity webhook watches, with their count.",
+    params(("id" = String, Path, description = "The webhook ID"),
+           ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, description = "A page of addresses", body = ListWebhookAddressesResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "No such webhook for this API key", body = crate::error::ErrorBody)))]
 pub async fn list_addresses(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -553,6 +618,11 @@ pub async fn list_addresses(
 
 /// `POST /v1/webhooks:generateOrRotateSharedSecret`: a new secret; deliveries from now on
 /// are signed with it.
+#[utoipa::path(post, path = "/v1/webhooks:generateOrRotateSharedSecret",
+    operation_id = "generateOrRotateSharedSecret", tag = "Webhooks",
+    summary = "Generate or rotate a shared secret",
+    description = "Makes a new shared secret for the API key that sends the request; deliveries from now on are signed with it.",
+    responses((status = 201, description = "The new secret", body = SharedSecretsResponse)))]
 pub async fn generate_or_rotate_shared_secret(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -565,6 +635,11 @@ pub async fn generate_or_rotate_shared_secret(
 }
 
 /// `GET /v1/webhooks:getSharedSecret`: the secret in force (made on first use).
+#[utoipa::path(get, path = "/v1/webhooks:getSharedSecret",
+    operation_id = "getSharedSecret", tag = "Webhooks",
+    summary = "Get a shared secret",
+    description = "The secret deliveries to the API key's webhooks are signed with (x-signature: base64 of HMAC-SHA256 over the body), made on first use.",
+    responses((status = 200, description = "The secret", body = SharedSecretsResponse)))]
 pub async fn get_shared_secret(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -11,7 +11,7 @@ pub const ADDRESS_ACTIVITY: &str = "address_activity";
 /// `POST /v1/webhooks`, as far as firn reads it (`EVMAddressActivityRequest` and its
 /// primary-network siblings share these fields). Unknown fields are refused by the handler's
 /// checks, not here, so the error can name them all.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateWebhookRequest {
     /// `address_activity`, `primary_network_address_activity` or `validator_activity`.
@@ -36,7 +36,7 @@ pub struct CreateWebhookRequest {
 }
 
 /// `AddressActivityMetadata`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AddressActivityMetadata {
     /// Topic-0 values: only transactions that emitted one of these events are sent.
@@ -48,7 +48,7 @@ pub struct AddressActivityMetadata {
 }
 
 /// `UpdateWebhookRequest`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateWebhookRequest {
     /// New name.
@@ -66,7 +66,7 @@ pub struct UpdateWebhookRequest {
 }
 
 /// `AddressesChangeRequest`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct AddressesChangeRequest {
     /// Addresses to add or remove.
     pub addresses: Vec<String>,
@@ -74,7 +74,7 @@ pub struct AddressesChangeRequest {
 
 /// A webhook: `EVMAddressActivityResponse`, `PrimaryNetworkAddressActivityResponse` or
 /// `ValidatorActivityResponse` by event type.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookResponse {
     /// ID.
@@ -107,7 +107,7 @@ pub struct WebhookResponse {
 }
 
 /// `ListWebhooksResponse`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListWebhooksResponse {
     /// Token of the next page.
@@ -118,7 +118,7 @@ pub struct ListWebhooksResponse {
 }
 
 /// `ListWebhookAddressesResponse`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListWebhookAddressesResponse {
     /// Token of the next page.
@@ -131,14 +131,14 @@ pub struct ListWebhookAddressesResponse {
 }
 
 /// `SharedSecretsResponse`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SharedSecretsResponse {
     /// The secret deliveries are signed with (HMAC-SHA256 keyed with its UTF-8 bytes).
     pub secret: String,
 }
 
 /// `WebhookAddressActivityResponse`: the body of one delivery.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookEvent {
     /// The webhook.
@@ -152,7 +152,7 @@ pub struct WebhookEvent {
 }
 
 /// `TransactionEvent`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TransactionEvent {
     /// The transaction.
     pub transaction: EventTransaction,
@@ -162,7 +162,7 @@ pub struct TransactionEvent {
 }
 
 /// `Transaction` (the webhook schema's).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventTransaction {
     /// Block hash.
@@ -224,7 +224,7 @@ pub struct EventTransaction {
 }
 
 /// `ERCTransfer`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventTransfer {
     /// Transaction hash.
@@ -257,7 +257,7 @@ pub struct EventTransfer {
 }
 
 /// `ERCToken`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ErcToken {
     /// Contract.
@@ -273,7 +273,7 @@ pub struct ErcToken {
 }
 
 /// `WebhookInternalTransaction`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventInternalTx {
     /// Caller.
@@ -293,7 +293,7 @@ pub struct EventInternalTx {
 }
 
 /// `Log`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventLog {
     /// Emitting contract.
@@ -320,7 +320,7 @@ pub struct EventLog {
 }
 
 /// `NetworkTokenInfo`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkTokenInfo {
     /// Name.

@@ -55,8 +55,9 @@ pub async fn openapi_document_lists_every_operation(store: Store) {
     let doc = api.ok("/api-json").await;
     let ours = doc["paths"].as_object().unwrap();
     // 52 read routes (three also answer POST), reindexNft, the two signature aggregator
-    // routes and the two operations routes.
-    assert_eq!(ours.len(), 57, "{:?}", ours.keys().collect::<Vec<_>>());
+    // routes, the two operations routes, the five webhook paths (ten operations) and the four
+    // usage routes.
+    assert_eq!(ours.len(), 66, "{:?}", ours.keys().collect::<Vec<_>>());
     // An error's `message` is a string or an array of strings, as the official file says (a
     // schema-driven fuzzer checks every 400 against it).
     let schemas = &doc["components"]["schemas"];
@@ -85,7 +86,7 @@ pub async fn openapi_document_lists_every_operation(store: Store) {
         return;
     };
     for (path, item) in ours {
-        for method in ["get", "post"] {
+        for method in ["get", "post", "patch", "delete"] {
             let op = &item[method];
             if op.is_null() {
                 continue;
@@ -105,6 +106,29 @@ pub async fn openapi_document_lists_every_operation(store: Store) {
             }
         }
     }
+    // Every official operation of the groups firn serves whole is in the document, under the
+    // official path, method and tag.
+    let groups = ["Webhooks", "Operations", "Data API Usage Metrics"];
+    let mut listed = 0;
+    for (path, item) in official["paths"].as_object().unwrap() {
+        for (method, theirs) in item.as_object().unwrap() {
+            let Some(tag) = theirs["tags"][0].as_str().filter(|t| groups.contains(t)) else {
+                continue;
+            };
+            let id = &theirs["operationId"];
+            let op = &doc["paths"][path][method];
+            assert_eq!(
+                &op["operationId"], id,
+                "{method} {path} missing from /api-json"
+            );
+            assert_eq!(op["tags"][0], tag, "{id}");
+            listed += 1;
+        }
+    }
+    assert_eq!(
+        listed, 16,
+        "10 webhook, 2 operations and 4 usage operations"
+    );
 }
 
 /// Logos come from the operator's token list: on ERC-20 balances, on transfers' tokens and on

@@ -8,17 +8,24 @@
 //!    `firn index --database postgres://…` and two `firn serve --database postgres://…
 //!    --rpc <devnet>` sharing one fresh PostgreSQL database, each `serve` running the Data
 //!    API suite, the Metrics API checks and the chainkit aggregation (its validators asked
-//!    through the devnet's RPC), then the node-RPC checks against the devnet.
+//!    through the devnet's RPC), then the node-RPC checks against the devnet; then an
+//!    `address_activity` webhook made through one `serve`, delivered once per event while both
+//!    run, and taken over by the other when its holder is killed with `kill -9`.
 //!
 //! Each test skips, saying why, when node is missing (or, for the second, PostgreSQL).
 //! The values the suites compare come from the node's RPC (heights, chains, keys).
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::devnet::{Running, TempDir, call, start_firn, stop};
+use crate::devnet::{Running, TempDir, call, post_json, start_firn, stop};
 use crate::up::{banner_value, get_json, wait_for};
 
 /// History small enough for a test, big enough for two pages of every list.
@@ -563,6 +570,8 @@ fn serve(database: &str, rpc: &str) -> (Running, String) {
             database,
             "--rpc",
             rpc,
+            // The test's webhook receiver listens on loopback.
+            "--webhook-private-targets",
         ])
         // Behind one load balancer, every process signs page tokens with one secret.
         .env("FIRN_PAGE_TOKEN_SECRET", "e2e-shared-secret")
@@ -570,8 +579,7 @@ fn serve(database: &str, rpc: &str) -> (Running, String) {
         .stderr(Stdio::null())
         .spawn()
         .expect("running firn serve");
-    use std::io::BufRead;
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut banner = Vec::new();
     let url = loop {
         let line = lines
@@ -664,8 +672,209 @@ fn devnet_index_and_two_serves_on_postgres_serve_the_official_clients() {
     wait_indexed(&first.url, height + 1);
     wait_indexed(&second.url, height + 1);
 
-    stop(first);
-    stop(second);
+    let survivor = webhooks_survive_their_holder(&devnet, first, second);
+    stop(survivor);
     drop(indexer);
     stop(devnet);
+}
+
+/// The address the scale-out webhook watches.
+const WATCHED: &str = "0x00000000000000000000000000000000c0ffee02";
+
+/// A webhook delivery: its JSON body, and which `firn serve` (by process ID) posted it.
+struct Delivery {
+    body: Value,
+    from: Option<u32>,
+}
+
+impl Delivery {
+    fn message_id(&self) -> &str {
+        self.body["messageId"].as_str().expect("a messageId")
+    }
+
+    fn tx_hash(&self) -> &str {
+        self.body["event"]["transaction"]["txHash"]
+            .as_str()
+            .expect("a txHash")
+    }
+}
+
+/// A webhook receiver on loopback: reads each POST, answers `200 OK`, and passes the body on
+/// with the process among `pids` that sent it. Its URL and the deliveries.
+fn receiver(pids: [u32; 2]) -> (String, mpsc::Receiver<Delivery>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            // A poster killed mid-request sends nothing whole: skip it.
+            let Some(body) = read_post(&stream) else {
+                continue;
+            };
+            // The sender still waits for the answer, so its socket is still open.
+            let from = stream
+                .peer_addr()
+                .ok()
+                .and_then(|peer| process_of(peer.port(), port, &pids));
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            if tx.send(Delivery { body, from }).is_err() {
+                return;
+            }
+        }
+    });
+    (format!("http://127.0.0.1:{port}/hook"), rx)
+}
+
+/// One HTTP/1.1 request's JSON body (headers, then `Content-Length` bytes).
+fn read_post(stream: &TcpStream) -> Option<Value> {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    let mut reader = BufReader::new(stream);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+/// The process among `pids` holding the loopback TCP connection from `from_port` to
+/// `to_port`, found through Linux's `/proc`.
+fn process_of(from_port: u16, to_port: u16, pids: &[u32]) -> Option<u32> {
+    let port = |address: &str| u16::from_str_radix(address.rsplit(':').next()?, 16).ok();
+    let table = std::fs::read_to_string("/proc/net/tcp").ok()?;
+    let inode = table.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if port(fields.get(1)?)? == from_port && port(fields.get(2)?)? == to_port {
+            fields.get(9).map(|i| format!("socket:[{i}]"))
+        } else {
+            None
+        }
+    })?;
+    pids.iter().copied().find(|pid| {
+        std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|fd| {
+                std::fs::read_link(fd.path()).is_ok_and(|l| l.to_str() == Some(inode.as_str()))
+            })
+    })
+}
+
+/// Reads deliveries into `seen` until every hash of `want` arrived, for up to 90 s.
+fn wait_for_hashes(rx: &mpsc::Receiver<Delivery>, seen: &mut Vec<Delivery>, want: &[String]) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let got: BTreeSet<&str> = seen.iter().map(Delivery::tx_hash).collect();
+        if want.iter().all(|h| got.contains(h.as_str())) {
+            return;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(delivery) => seen.push(delivery),
+            Err(_) => panic!("timed out waiting for {want:?}; delivered so far: {got:?}"),
+        }
+    }
+}
+
+/// Webhooks across processes on one PostgreSQL: an `address_activity` webhook made through
+/// `first` is delivered by one process, each event once; `kill -9` of that process hands the
+/// webhook to the other, which delivers what follows. Every transfer arrives under one
+/// `messageId` of its own. Returns the process still running.
+fn webhooks_survive_their_holder(devnet: &Running, first: Running, second: Running) -> Running {
+    let (hook, rx) = receiver([first.child.id(), second.child.id()]);
+    let (status, webhook) = post_json(
+        &first.url,
+        "/v1/webhooks",
+        &json!({
+            "eventType": "address_activity",
+            "url": hook,
+            "chainId": "43113",
+            "metadata": {"addresses": [WATCHED]},
+        }),
+    );
+    assert_eq!(status, 201, "{webhook}");
+    let id = webhook["id"].as_str().expect("a webhook ID").to_owned();
+
+    // Both processes run: one holds the webhook, and each event arrives once.
+    let mut sent = crate::webhooks::transfers(&devnet.url, WATCHED, 4);
+    let mut seen = Vec::new();
+    wait_for_hashes(&rx, &mut seen, &sent);
+    let ids: BTreeSet<&str> = seen.iter().map(Delivery::message_id).collect();
+    assert_eq!(ids.len(), seen.len(), "a messageId arrived twice");
+    assert_eq!(seen.len(), 4, "only the watched address's transfers");
+    for d in &seen {
+        assert_eq!(d.body["webhookId"], id.as_str(), "{}", d.body);
+        assert_eq!(d.body["eventType"], "address_activity", "{}", d.body);
+    }
+    let holders: BTreeSet<Option<u32>> = seen.iter().map(|d| d.from).collect();
+    assert_eq!(
+        holders.len(),
+        1,
+        "one process delivers a webhook: {holders:?}"
+    );
+    let holder = holders
+        .first()
+        .copied()
+        .flatten()
+        .expect("the delivering process");
+
+    // Killed with `kill -9`, its lease lapses and the other process delivers what follows.
+    let (mut killed, survivor) = if holder == first.child.id() {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    killed.child.kill().unwrap();
+    killed.child.wait().unwrap();
+    let later = crate::webhooks::transfers(&devnet.url, WATCHED, 4);
+    wait_for_hashes(&rx, &mut seen, &later);
+    sent.extend(later);
+
+    // At least once: a redelivery keeps its messageId; no transaction gets two.
+    let mut by_id: BTreeMap<&str, &str> = BTreeMap::new();
+    for d in &seen {
+        let hash = *by_id.entry(d.message_id()).or_insert(d.tx_hash());
+        assert_eq!(
+            hash,
+            d.tx_hash(),
+            "{} names two transactions",
+            d.message_id()
+        );
+    }
+    let hashes: BTreeSet<&str> = by_id.values().copied().collect();
+    assert_eq!(
+        by_id.len(),
+        hashes.len(),
+        "a transaction under two messageIds"
+    );
+    assert_eq!(
+        hashes,
+        sent.iter().map(String::as_str).collect(),
+        "exactly the watched address's transfers"
+    );
+    eprintln!(
+        "webhook take-over: {} deliveries of {} events ({} redelivered after the kill)",
+        seen.len(),
+        sent.len(),
+        seen.len() - by_id.len()
+    );
+    survivor
 }

@@ -1,5 +1,6 @@
 //! `firn up` end to end: a new data dir starts with generated history, serves the node RPC,
-//! and restarts without regenerating; settings come from flag, environment, file, in that order.
+//! and restarts without regenerating, keeping the request logs of its last moments; settings
+//! come from flag, environment, file, in that order.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -144,6 +145,17 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
     let metrics = banner_value(&up.banner, "Metrics API  ");
     let live = wait_for(|| get_json(&format!("{metrics}/v2/live-check")));
     assert_eq!(live["status"], "ok", "{live}");
+    // Requests answered just before Ctrl-C still reach the request log: `firn up` writes the
+    // queued logs on its way out.
+    let logged = [
+        "/v1/health-check",
+        "/v1/chains",
+        "/v1/networks/fuji/blockchains/p-chain/blocks",
+    ];
+    for path in logged {
+        let (status, body) = get_as(&format!("{api}{path}"), RESTART_KEY);
+        assert_eq!(status, 200, "{path}: {body}");
+    }
     stop(up);
 
     // A restart serves the same chain and generates nothing more.
@@ -155,7 +167,51 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
             .parse()
             .unwrap();
     assert_eq!(again_height, height);
+    let api = banner_value(&again.banner, "Data API     ");
+    let (status, logs) = get_as(&format!("{api}/v1/apiLogs?pageSize=100"), RESTART_KEY);
+    assert_eq!(status, 200, "{logs}");
+    let listed: Vec<(&str, u64)> = logs["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["requestPath"].as_str().unwrap(),
+                l["responseCode"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Newest first.
+    let want: Vec<(&str, u64)> = logged.iter().rev().map(|p| (*p, 200)).collect();
+    assert_eq!(listed, want, "{logs}");
     stop(again);
+}
+
+/// The API key of the requests the restart test looks for in `/v1/apiLogs`.
+const RESTART_KEY: &str = "up-restart-test";
+
+/// GET `url` with the API key `key` over plain HTTP/1.1: the status and the JSON body.
+fn get_as(url: &str, key: &str) -> (u16, serde_json::Value) {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nx-glacier-api-key: {key}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    let (head, body) = resp.split_once("\r\n\r\n").unwrap();
+    let status = head[9..12].parse().unwrap();
+    // Chunked bodies: the JSON sits between the chunk-size lines.
+    let json = body
+        .find('{')
+        .and_then(|a| body.rfind('}').map(|b| &body[a..=b]))
+        .unwrap_or(body);
+    let value = serde_json::from_str(json).unwrap_or_else(|_| panic!("{url}: not JSON: {body}"));
+    (status, value)
 }
 
 fn quantity(v: &serde_json::Value) -> u64 {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::devnet::{Running, call, start_firn, temp_dir};
+use crate::devnet::{call, start_firn, temp_dir};
 use crate::up::banner_value;
 
 const WATCH: &str = "0x00000000000000000000000000000000c0ffee01";
@@ -52,16 +52,17 @@ impl Drop for Script {
     }
 }
 
-/// Sends `n` transfers of 1 wei from [`SENDER`] (impersonated, funded) to [`WATCH`].
-fn transfers(up: &Running, n: usize) -> Vec<String> {
-    let rpc = |method: &str, params: Value| call(&up.url, "/ext/bc/C/rpc", method, params);
+/// Sends `n` C-Chain transfers of 1 wei from [`SENDER`] (impersonated, funded) to `to`
+/// through the node at `node`; their hashes.
+pub fn transfers(node: &str, to: &str, n: usize) -> Vec<String> {
+    let rpc = |method: &str, params: Value| call(node, "/ext/bc/C/rpc", method, params);
     rpc("anvil_setBalance", json!([SENDER, "0xde0b6b3a7640000"]));
     rpc("anvil_impersonateAccount", json!([SENDER]));
     (0..n)
         .map(|_| {
             rpc(
                 "eth_sendTransaction",
-                json!([{"from": SENDER, "to": WATCH, "value": "0x1"}]),
+                json!([{"from": SENDER, "to": to, "value": "0x1"}]),
             )
             .as_str()
             .unwrap()
@@ -124,13 +125,13 @@ fn the_sdk_runs_webhooks_and_every_event_arrives_across_a_kill() {
 
     // Three transfers; the receiver refuses the first attempts, and firn is killed while the
     // retries wait.
-    let mut sent = transfers(&up, 3);
+    let mut sent = transfers(&up.url, WATCH, 3);
     script.wait("two refused attempts", |l| count(l, "failed") >= 2);
     up.child.kill().unwrap();
     up.child.wait().unwrap();
 
     let up = start_firn("up", dir.path(), &flags);
-    sent.extend(transfers(&up, 3));
+    sent.extend(transfers(&up.url, WATCH, 3));
     let want: BTreeSet<String> = sent.iter().cloned().collect();
     script.wait("every transfer", |l| {
         let got: BTreeSet<&str> = l

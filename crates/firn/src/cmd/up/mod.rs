@@ -10,7 +10,7 @@
 //!
 //! Ctrl-C (or SIGTERM) stops the listeners first (requests in flight finish), then live
 //! activity, the indexer (its last batch is committed atomically or not at all), the block
-//! producer, and closes the store.
+//! producer, writes the queued request logs, and closes the store.
 
 mod history;
 mod indexers;
@@ -166,7 +166,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("couldn't open the store {}", redact_url(&database)))?;
 
-    tokio::spawn(
+    let flusher = tokio::spawn(
         firn_api::usage::Flusher::new(
             store.clone(),
             usage_queue,
@@ -258,6 +258,14 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     }
     let _ = indexer_task.await;
     node.shutdown().await;
+    // The servers and the node RPC are gone with their recorders: the flusher writes what is
+    // queued and ends.
+    if tokio::time::timeout(std::time::Duration::from_secs(5), flusher)
+        .await
+        .is_err()
+    {
+        warn!("gave up writing the queued request logs after 5 s");
+    }
     store.close().await;
     info!(height = chain.height(), "firn stopped");
     if !args.silent && !args.json {
