@@ -26,7 +26,7 @@ use sha2::Sha256;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::pchain::{self, PStep};
+use super::pchain::{self, StepOutcome};
 use super::{WebhookConfig, payload};
 use crate::config::NetworkProfile;
 use crate::metrics_api::clock::unix_ms as now_ms;
@@ -289,7 +289,7 @@ async fn step_match(
         Some(chain_id) => {
             let (events, through) =
                 evm_step(store, webhook, chain_id, chain, position.reached, tip).await?;
-            PStep {
+            StepOutcome {
                 events,
                 through,
                 state: None,

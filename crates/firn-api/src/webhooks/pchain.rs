@@ -259,9 +259,9 @@ fn weight_zero(tx: &PTxRecord) -> bool {
         .any(|d| d.weight == 0)
 }
 
-/// What one matching step of a P-Chain webhook found.
+/// What one matching step found (P-Chain here; EVM steps fill it too).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct PStep {
+pub(crate) struct StepOutcome {
     /// The events, in chain order.
     pub events: Vec<NewEvent>,
     /// The height matched through.
@@ -278,7 +278,7 @@ pub(crate) async fn step(
     webhook: &WebhookRecord,
     (after, tip): (u64, u64),
     state: Option<&str>,
-) -> Result<PStep, StoreError> {
+) -> Result<StepOutcome, StoreError> {
     let metadata: PChainMetadata = serde_json::from_str(&webhook.metadata).unwrap_or_default();
     let watch = Watch::of(&metadata, &network.hrp);
     let page = PageRequest {
@@ -378,7 +378,7 @@ pub(crate) async fn step(
         }
     }
     let keeps_state = watch.address_threshold.is_some() || watch.l1_threshold.is_some();
-    Ok(PStep {
+    Ok(StepOutcome {
         events,
         through,
         state: keeps_state.then(|| below.to_state()),
