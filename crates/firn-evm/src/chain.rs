@@ -19,13 +19,13 @@ use crate::deploy_gate::DeployGate;
 use crate::dev::DevChange;
 use crate::error::{EvmError, TxError};
 use crate::execute::{BLACKHOLE, BlockContext, inspect};
-use crate::fee::{self, ParentFees};
+use crate::fee::{BlockFees, FeeRules, ParentFees};
 use crate::genesis::EvmGenesis;
 use crate::history::{BlockUndo, MAX_HISTORY_ENTRIES, STATE_HISTORY};
 use crate::mempool::Mempool;
 use crate::precompiles::Precompiles;
 use crate::state::{StateDb, WorldState};
-use crate::store::{BlockStore, StoredBlock};
+use crate::store::{BlockStore, StoredBlock, settle_fee_rules};
 use crate::trace::CallTracer;
 use crate::tx::{MAX_INIT_CODE_SIZE, decode_impersonated, decode_raw, tx_env, tx_intrinsic_gas};
 
@@ -78,6 +78,8 @@ pub(crate) struct Inner {
 /// An EVM chain: state, blocks, pool. Share it in an `Arc`; every method takes `&self`.
 pub struct EvmChain {
     pub(crate) config: EvmChainConfig,
+    /// The genesis's fee rules, or the window an older C-Chain was built with.
+    fee_rules: FeeRules,
     pub(crate) inner: RwLock<Inner>,
     pool: Mutex<Mempool>,
     store: Mutex<Option<BlockStore>>,
@@ -132,11 +134,19 @@ impl EvmChain {
             config.network_id,
             &mut state,
         );
-        let gas_limit = if g.gas_limit == 0 {
-            g.config.fee_config.gas_limit
-        } else {
-            g.gas_limit
+        let (store, stored) = match &config.data_dir {
+            Some(dir) => {
+                let (s, blocks) = BlockStore::open(dir)?;
+                (Some(s), blocks)
+            }
+            None => (None, Vec::new()),
         };
+        let fee_rules = match &config.data_dir {
+            Some(dir) => settle_fee_rules(dir, g.config.fee_rules, !stored.is_empty())?,
+            None => g.config.fee_rules,
+        };
+        let (base_fee, gas_limit, extra) =
+            fee_rules.genesis(g.base_fee, g.gas_limit, &g.extra_data);
         let header = Header {
             parent_hash: B256::ZERO,
             ommers_hash: alloy_consensus::constants::EMPTY_OMMER_ROOT_HASH,
@@ -150,10 +160,10 @@ impl EvmChain {
             gas_limit,
             gas_used: 0,
             timestamp: g.timestamp,
-            extra_data: g.extra_data.clone(),
+            extra_data: Bytes::from(extra),
             mix_hash: g.mix_hash,
             nonce: B64::from(g.nonce),
-            base_fee: Some(g.base_fee.unwrap_or(g.config.fee_config.min_base_fee)),
+            base_fee: Some(base_fee),
             block_gas_cost: Some(0),
             blob_gas_used: Some(0),
             excess_blob_gas: Some(0),
@@ -180,15 +190,9 @@ impl EvmChain {
             undos: VecDeque::new(),
             undo_entries: 0,
         };
-        let (store, stored) = match &config.data_dir {
-            Some(dir) => {
-                let (s, blocks) = BlockStore::open(dir)?;
-                (Some(s), blocks)
-            }
-            None => (None, Vec::new()),
-        };
         let chain = Self {
             config,
+            fee_rules,
             inner: RwLock::new(inner),
             pool: Mutex::new(Mempool::default()),
             store: Mutex::new(None),
@@ -325,30 +329,34 @@ impl EvmChain {
         self.pool_events.subscribe()
     }
 
-    fn block_context(&self, parent: &Block, timestamp: u64) -> (BlockContext, u64, fee::FeeWindow) {
-        let fc = &self.config.genesis.config.fee_config;
-        let p = parent_fees(parent);
-        let beneficiary = BLACKHOLE;
+    fn block_context(&self, parent: &Block, timestamp: u64) -> (BlockContext, BlockFees) {
+        let fees = self.fee_rules.next_block(&parent_fees(parent), timestamp);
         let ctx = BlockContext {
             chain_id: self.chain_id(),
             number: parent.header.number + 1,
             timestamp,
-            base_fee: fee::base_fee(fc, &p, timestamp),
-            gas_limit: fc.gas_limit,
-            beneficiary,
+            base_fee: fees.base_fee,
+            gas_limit: fees.gas_limit,
+            beneficiary: BLACKHOLE,
         };
-        (
-            ctx,
-            fee::block_gas_cost(fc, &p, timestamp),
-            fee::next_window(&p, timestamp),
-        )
+        (ctx, fees)
+    }
+
+    /// How this chain prices gas and sizes blocks.
+    pub fn fee_rules(&self) -> FeeRules {
+        self.fee_rules
+    }
+
+    /// The fee fields the next block would have if built now.
+    pub fn next_block_fees(&self) -> BlockFees {
+        let head = self.head();
+        let now = self.next_block_time().max(head.header.timestamp);
+        self.block_context(&head, now).1
     }
 
     /// The base fee the next block would have if built now.
     pub fn next_base_fee(&self) -> u64 {
-        let head = self.head();
-        let now = self.next_block_time().max(head.header.timestamp);
-        self.block_context(&head, now).0.base_fee
+        self.next_block_fees().base_fee
     }
 
     /// Checks a raw transaction against the head state and pools it; returns its hash.
@@ -360,7 +368,8 @@ impl EvmChain {
     /// Checks a decoded transaction and pools it.
     pub fn submit(&self, tx: SignedTx) -> Result<B256, TxError> {
         let e = &tx.envelope;
-        let base_fee = self.next_base_fee();
+        let gas_limit = self.next_block_fees().gas_limit;
+        let minimum = self.fee_rules.pool_minimum();
         {
             let inner = self.read();
             if inner.tx_index.contains_key(&tx.hash) {
@@ -373,7 +382,7 @@ impl EvmChain {
                     needed,
                 });
             }
-            if e.gas_limit() > self.config.genesis.config.fee_config.gas_limit {
+            if e.gas_limit() > gas_limit {
                 return Err(TxError::GasLimit);
             }
             if e.kind().is_create() && e.input().len() > MAX_INIT_CODE_SIZE {
@@ -392,11 +401,12 @@ impl EvmChain {
                     max_fee,
                 });
             }
-            if max_fee < base_fee as u128 {
-                return Err(TxError::FeeCapTooLow {
+            // Under the base fee is fine: the tx waits in the pool until the fee falls.
+            if max_fee < u128::from(minimum) {
+                return Err(TxError::Underpriced {
                     address: tx.sender,
                     max_fee,
-                    base_fee,
+                    minimum,
                 });
             }
             let next = inner.state.nonce(&tx.sender);
@@ -452,6 +462,15 @@ impl EvmChain {
             .ready(|a| inner.state.nonce(a), MAX_BLOCK_TXS)
     }
 
+    /// Whether some pooled tx is ready to run (its sender's next nonce).
+    pub fn has_ready_txs(&self) -> bool {
+        let inner = self.read();
+        !self
+            .lock_pool()
+            .ready(|a| inner.state.nonce(a), 1)
+            .is_empty()
+    }
+
     /// The time the next block gets: the pinned one, or the clock's plus the dev offset.
     pub(crate) fn next_block_time(&self) -> u64 {
         match *self.lock_next_timestamp() {
@@ -494,7 +513,7 @@ impl EvmChain {
         let mut inner = self.write();
         let parent = inner.blocks[inner.blocks.len() - 1].clone();
         let timestamp = timestamp.max(parent.header.timestamp);
-        let (ctx, block_gas_cost, window) = self.block_context(&parent, timestamp);
+        let (ctx, fees) = self.block_context(&parent, timestamp);
         let mut included = Vec::new();
         let mut receipts: Vec<TxReceipt> = Vec::new();
         let mut blocked: HashSet<Address> = HashSet::new();
@@ -515,7 +534,7 @@ impl EvmChain {
         for tx in candidates {
             let e = &tx.envelope;
             let unusable = blocked.contains(&tx.sender)
-                || e.gas_limit() > ctx.gas_limit - gas_used
+                || e.gas_limit() > fees.capacity - gas_used
                 || e.max_fee_per_gas() < ctx.base_fee as u128
                 || inner
                     .precompiles
@@ -603,6 +622,10 @@ impl EvmChain {
             inner.state.end_block();
             return Ok(None);
         }
+        let extra = fees.extra(gas_used).map_err(|e| EvmError::Corrupt {
+            height: ctx.number,
+            reason: e.to_string(),
+        })?;
         let envelopes: Vec<_> = included.iter().map(|t| t.envelope.clone()).collect();
         let receipt_envelopes: Vec<_> = receipts.iter().map(TxReceipt::envelope).collect();
         let header = Header {
@@ -618,11 +641,11 @@ impl EvmChain {
             gas_limit: ctx.gas_limit,
             gas_used,
             timestamp,
-            extra_data: Bytes::from(window.to_bytes()),
+            extra_data: Bytes::from(extra),
             mix_hash: B256::ZERO,
             nonce: B64::ZERO,
             base_fee: Some(ctx.base_fee),
-            block_gas_cost: Some(block_gas_cost),
+            block_gas_cost: Some(fees.block_gas_cost),
             blob_gas_used: Some(0),
             excess_blob_gas: Some(0),
             parent_beacon_block_root: Some(B256::ZERO),

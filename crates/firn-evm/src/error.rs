@@ -50,17 +50,17 @@ pub enum TxError {
     /// Gas limit above the block's.
     #[error("exceeds block gas limit")]
     GasLimit,
-    /// `maxFeePerGas` below the current base fee.
+    /// A fee cap under the pool's minimum (coreth's and subnet-EVM's `ErrUnderpriced`).
     #[error(
-        "max fee per gas less than block base fee: address {address}, maxFeePerGas: {max_fee}, baseFee: {base_fee}"
+        "transaction underpriced: address {address} have gas fee cap ({max_fee}) < pool minimum fee cap ({minimum})"
     )]
-    FeeCapTooLow {
+    Underpriced {
         /// The sender.
         address: Address,
         /// The tx's fee cap.
         max_fee: u128,
-        /// The base fee.
-        base_fee: u64,
+        /// The pool's minimum.
+        minimum: u64,
     },
     /// `maxPriorityFeePerGas` above `maxFeePerGas`.
     #[error(

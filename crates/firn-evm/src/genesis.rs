@@ -10,7 +10,7 @@ use alloy_primitives::{Address, B256, Bytes, U256};
 use serde_json::{Map, Value};
 
 use crate::error::EvmError;
-use crate::fee::FeeConfig;
+use crate::fee::{FeeConfig, FeeRules};
 
 /// The precompile config keys subnet-EVM knows, with their addresses' last byte
 /// (`0x0200000000000000000000000000000000000000` + n).
@@ -36,6 +36,11 @@ pub const UPGRADE_KEYS: [&str; 6] = [
 /// The upgrades a devnet chain runs from genesis: everything up to Fortuna. (Granite's
 /// millisecond headers and ACP-226 delays are not modelled.)
 const DEVNET_UPGRADES: usize = 4;
+
+/// The gas per second the devnet's C-Chain validators aim at (coreth's `gas-target`). Real
+/// validators choose their own; the devnet picks room for bursts of 100,000 transfers, as a
+/// local dev chain should take them. Its price still follows ACP-176 from 1 wei.
+pub const C_CHAIN_GAS_TARGET: u64 = 100_000_000;
 
 /// The Ethereum fork fields a chain config carries, all at block 0 on the devnet.
 const ETH_FORK_BLOCKS: [&str; 9] = [
@@ -98,8 +103,11 @@ impl PrecompileConfig {
 pub struct ChainConfig {
     /// EVM chain ID.
     pub chain_id: u64,
-    /// Fee rules (subnet-evm's defaults when the genesis has none).
+    /// subnet-EVM's fee config (its defaults when the genesis has none); what
+    /// `eth_getFeeConfig` and the fee manager report.
     pub fee_config: FeeConfig,
+    /// How blocks are priced and sized: the fee config's window, or ACP-176 on the C-Chain.
+    pub fee_rules: FeeRules,
     /// Whether block producers may name a fee recipient.
     pub allow_fee_recipients: bool,
     /// The precompiles the genesis enables.
@@ -337,6 +345,7 @@ impl EvmGenesis {
         Ok(ChainConfig {
             chain_id,
             fee_config,
+            fee_rules: FeeRules::Window(fee_config),
             allow_fee_recipients: config
                 .get("allowFeeRecipients")
                 .and_then(Value::as_bool)
@@ -346,7 +355,8 @@ impl EvmGenesis {
         })
     }
 
-    /// A genesis for the C-Chain: `chain_id`, C-Chain fees, `alloc` funded, no precompiles.
+    /// A genesis for the C-Chain: `chain_id`, ACP-176 fees aiming at
+    /// [`C_CHAIN_GAS_TARGET`], `alloc` funded, no precompiles.
     pub fn c_chain(chain_id: u64, timestamp: u64, alloc: &[(Address, U256)]) -> Self {
         let fee_config = FeeConfig::c_chain();
         let mut json = Map::new();
@@ -354,10 +364,6 @@ impl EvmGenesis {
         for key in ETH_FORK_BLOCKS {
             json.insert(key.into(), Value::from(0));
         }
-        json.insert(
-            "feeConfig".into(),
-            serde_json::to_value(fee_config).unwrap_or(Value::Null),
-        );
         for key in &UPGRADE_KEYS[..DEVNET_UPGRADES] {
             json.insert((*key).into(), Value::from(0));
         }
@@ -365,6 +371,7 @@ impl EvmGenesis {
             config: ChainConfig {
                 chain_id,
                 fee_config,
+                fee_rules: FeeRules::acp176(C_CHAIN_GAS_TARGET),
                 allow_fee_recipients: false,
                 precompiles: Vec::new(),
                 json,
@@ -382,7 +389,7 @@ impl EvmGenesis {
                 })
                 .collect(),
             timestamp,
-            gas_limit: fee_config.gas_limit,
+            gas_limit: 0,
             extra_data: Bytes::new(),
             difficulty: U256::ZERO,
             coinbase: Address::ZERO,

@@ -6,8 +6,10 @@
 //! - [`EvmChain`]: the chain. Raw transactions go in with [`EvmChain::submit_raw_tx`] (checked
 //!   with go-ethereum's error texts, then pooled by sender and nonce); [`EvmChain::build_block`]
 //!   executes the ready ones with revm on the in-memory [`WorldState`], computes receipts,
-//!   blooms, the state root and the subnet-EVM header (dynamic base fee from the fee window,
-//!   block gas cost), and appends the block to the block file before accepting it;
+//!   blooms, the state root and the header (the base fee and gas limit from the chain's
+//!   [`FeeRules`]: subnet-EVM's fee window on L1s, ACP-176 on the C-Chain), and appends the
+//!   block to the block file before accepting it; a tx whose fee cap is under the base fee
+//!   waits in the pool;
 //!   queries ([`EvmChain::block_by_number`], [`EvmChain::logs`], [`EvmChain::call`],
 //!   [`EvmChain::estimate_gas`], …) read the accepted blocks and the head state;
 //! - [`Producer`]: a tokio task that builds blocks when transactions arrive;
@@ -72,9 +74,10 @@ pub use chain::{CallLimits, EvmChain, EvmChainConfig, MAX_BLOCK_TXS, TimeSource}
 pub use dev::DevChange;
 pub use error::{EvmError, TxError};
 pub use execute::{BLACKHOLE, halt_text, revert_reason};
-pub use fee::FeeConfig;
+pub use fee::{BlockFees, FeeConfig, FeeRules};
 pub use genesis::{
-    ChainConfig, EvmGenesis, GenesisAccount, PRECOMPILE_KEYS, PrecompileConfig, UPGRADE_KEYS,
+    C_CHAIN_GAS_TARGET, ChainConfig, EvmGenesis, GenesisAccount, PRECOMPILE_KEYS, PrecompileConfig,
+    UPGRADE_KEYS,
 };
 pub use mempool::ARRIVALS_KEPT;
 pub use precompiles::{Precompiles, Role};

@@ -1,5 +1,7 @@
 //! [`Producer`]: the tokio task that builds an EVM chain's blocks soon after transactions
-//! arrive, and on an interval when one is configured.
+//! arrive, and on an interval when one is configured. Ready transactions that did not fit
+//! (the capacity is spent, or their fee cap is under the base fee) are tried again every
+//! [`RETRY_DELAY`], as capacity refills and the base fee falls with time.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,6 +14,8 @@ use crate::chain::EvmChain;
 
 /// How long the producer waits after a tx arrives, so that txs sent together share a block.
 pub const BUILD_DELAY: Duration = Duration::from_millis(20);
+/// How soon it tries again while ready txs wait for capacity or a lower base fee.
+pub const RETRY_DELAY: Duration = Duration::from_millis(250);
 
 /// A running block producer; [`Producer::shutdown`] stops it after the block in progress.
 #[derive(Debug)]
@@ -30,19 +34,28 @@ impl Producer {
         let woken = wake.clone();
         let task = tokio::spawn(async move {
             let tick = interval.unwrap_or(Duration::from_secs(3600));
+            let mut waiting = false;
             loop {
+                let next_try = if waiting { tick.min(RETRY_DELAY) } else { tick };
                 tokio::select! {
                     _ = stopped.changed() => break,
                     _ = woken.notified() => tokio::time::sleep(BUILD_DELAY).await,
-                    _ = tokio::time::sleep(tick) => {}
+                    _ = tokio::time::sleep(next_try) => {}
                 }
                 if *stopped.borrow() {
                     break;
                 }
                 let chain = chain.clone();
-                match tokio::task::spawn_blocking(move || chain.build_until_idle()).await {
-                    Ok(Ok(_)) => {}
-                    Ok(Err(error)) => warn!(target: "evm", %error, "block building failed"),
+                let built = tokio::task::spawn_blocking(move || {
+                    (chain.build_until_idle(), chain.has_ready_txs())
+                });
+                match built.await {
+                    Ok((result, ready)) => {
+                        waiting = ready;
+                        if let Err(error) = result {
+                            warn!(target: "evm", %error, "block building failed");
+                        }
+                    }
                     Err(error) => warn!(target: "evm", %error, "block building task failed"),
                 }
             }

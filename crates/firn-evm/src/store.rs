@@ -11,6 +11,7 @@ use firn_recordlog::{RecordLog, RecordLogError};
 
 use crate::dev::{DevChange, MAX_CHANGES};
 use crate::error::EvmError;
+use crate::fee::{FeeConfig, FeeRules};
 
 /// The file name inside the chain's directory.
 pub const BLOCK_FILE: &str = "blocks.dat";
@@ -154,6 +155,35 @@ impl BlockStore {
     pub fn append(&mut self, block: &StoredBlock) -> Result<(), EvmError> {
         self.log.append(&block.encode()).map_err(log_error)
     }
+}
+
+/// The file that records a chain's dir was made under ACP-176.
+pub const FEE_RULES_FILE: &str = "acp176";
+
+/// The fee rules a chain kept in `dir` replays under. A C-Chain whose blocks were made before
+/// firn priced the C-Chain with ACP-176 (blocks and no marker) keeps the fee window it was
+/// built with, so its blocks replay to the hashes recorded; a new one is marked.
+pub fn settle_fee_rules(
+    dir: &Path,
+    rules: FeeRules,
+    has_blocks: bool,
+) -> Result<FeeRules, EvmError> {
+    if !matches!(rules, FeeRules::Acp176 { .. }) {
+        return Ok(rules);
+    }
+    let marker = dir.join(FEE_RULES_FILE);
+    if marker.exists() {
+        return Ok(rules);
+    }
+    if has_blocks {
+        tracing::info!(target: "evm", dir = %dir.display(), "chain made before ACP-176: it keeps its fee window");
+        return Ok(FeeRules::Window(FeeConfig::c_chain()));
+    }
+    std::fs::write(&marker, b"ACP-176 fees since genesis\n").map_err(|source| EvmError::Io {
+        path: marker.display().to_string(),
+        source,
+    })?;
+    Ok(rules)
 }
 
 #[cfg(test)]

@@ -6,6 +6,9 @@
 //! - `eth/getBlockReceipts`: `eth_getBlockReceipts` of a 100-transaction ERC-20 block.
 #![allow(missing_docs, clippy::unwrap_used)]
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -30,22 +33,7 @@ struct Bench {
 impl Bench {
     /// Sends `txs` in batches over two concurrent connections; waits until `last` is mined.
     async fn send(&self, txs: &[Bytes], last: B256) -> Duration {
-        let bodies: Vec<String> = txs
-            .chunks(PER_REQUEST)
-            .map(|chunk| {
-                let calls: Vec<String> = chunk
-                    .iter()
-                    .enumerate()
-                    .map(|(i, raw)| {
-                        format!(
-                            r#"{{"jsonrpc":"2.0","id":{i},"method":"eth_sendRawTransaction","params":["0x{}"]}}"#,
-                            hex::encode(raw)
-                        )
-                    })
-                    .collect();
-                format!("[{}]", calls.join(","))
-            })
-            .collect();
+        let bodies = support::send_raw_batches(txs, PER_REQUEST);
         let start = Instant::now();
         let (a, b): (Vec<_>, Vec<_>) = bodies
             .into_iter()

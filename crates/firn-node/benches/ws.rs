@@ -12,6 +12,9 @@
 //! its own, apart from the clients', as anvil runs in a process of its own.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,6 +31,8 @@ use firn_rpc::{RpcRouter, loopback, spawn};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
+
+use support::rpc;
 
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -151,21 +156,6 @@ impl Target {
             }
         }
     }
-}
-
-async fn rpc(client: &reqwest::Client, url: &str, method: &str, params: Value) -> Value {
-    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
-    let r: Value = client
-        .post(url)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert!(r.get("error").is_none(), "{method}: {r}");
-    r["result"].clone()
 }
 
 /// Starts anvil at `bin` with the fixture key funded and the token deployed: the target, its

@@ -133,7 +133,7 @@ where
     Bytes::from(env.encoded_2718())
 }
 
-/// A signed EIP-1559 tx.
+/// A signed EIP-1559 tx paying a 100 gwei fee cap and a 1 gwei tip.
 pub fn tx1559(
     k: &PrivateKeySigner,
     nonce: u64,
@@ -142,13 +142,26 @@ pub fn tx1559(
     input: Bytes,
     gas: u64,
 ) -> Bytes {
+    priced_tx(k, nonce, to, value, input, gas, (100 * GWEI, GWEI))
+}
+
+/// A signed EIP-1559 tx with the given `(max fee, tip)`.
+pub fn priced_tx(
+    k: &PrivateKeySigner,
+    nonce: u64,
+    to: Option<Address>,
+    value: U256,
+    input: Bytes,
+    gas: u64,
+    (max_fee, tip): (u128, u128),
+) -> Bytes {
     sign(
         TxEip1559 {
             chain_id: CHAIN_ID,
             nonce,
             gas_limit: gas,
-            max_fee_per_gas: 100 * GWEI,
-            max_priority_fee_per_gas: GWEI,
+            max_fee_per_gas: max_fee,
+            max_priority_fee_per_gas: tip,
             to: to.map_or(TxKind::Create, TxKind::Call),
             value,
             access_list: Default::default(),

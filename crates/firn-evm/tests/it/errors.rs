@@ -50,36 +50,24 @@ fn pool_errors_read_like_geth() {
 }
 
 #[test]
-fn fee_cap_below_the_base_fee_is_refused() {
+fn fee_cap_below_the_pool_minimum_is_refused() {
     let (chain, _clock) = chain();
     let k = key(0);
-    let cheap = {
-        use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
-        use alloy_eips::eip2718::Encodable2718;
-        use alloy_signer::SignerSync;
-        let tx = TxEip1559 {
-            chain_id: CHAIN_ID,
-            nonce: 0,
-            gas_limit: 21_000,
-            max_fee_per_gas: GWEI,
-            max_priority_fee_per_gas: GWEI,
-            to: alloy_primitives::TxKind::Call(Address::ZERO),
-            value: U256::ZERO,
-            access_list: Default::default(),
-            input: Bytes::new(),
-        };
-        let sig = k.sign_hash_sync(&tx.signature_hash()).unwrap();
-        let env: TxEnvelope = tx.into_signed(sig).into();
-        env.encoded_2718()
-    };
-    let msg = refused(&chain, &cheap);
-    assert!(
-        msg.starts_with("max fee per gas less than block base fee: address 0x"),
-        "{msg}"
+    let free = priced_tx(
+        &k,
+        0,
+        Some(Address::ZERO),
+        U256::ZERO,
+        Bytes::new(),
+        21_000,
+        (0, 0),
     );
-    assert!(
-        msg.ends_with("maxFeePerGas: 1000000000, baseFee: 25000000000"),
-        "{msg}"
+    assert_eq!(
+        refused(&chain, &free),
+        format!(
+            "transaction underpriced: address {} have gas fee cap (0) < pool minimum fee cap (1)",
+            k.address()
+        )
     );
 }
 

@@ -1,6 +1,7 @@
 //! firn-evm integration tests: a real chain (in memory or on disk), real signed transactions.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod acp176;
 mod common;
 mod dev;
 mod errors;

@@ -187,7 +187,7 @@ pub fn send(
             ..CallRequest::default()
         })
         .map_err(|e| e.to_string())?;
-    let block_limit = chain.genesis().config.fee_config.gas_limit;
+    let block_limit = chain.next_block_fees().gas_limit;
     let tx = TxEip1559 {
         chain_id: chain.chain_id(),
         nonce: chain.pending_nonce(&from),

@@ -9,7 +9,9 @@ use super::{EthError, State};
 
 /// A reply that is a chain config's own JSON (Go's `map[string]interface{}`).
 type EthResult = Result<Value, EthError>;
-use firn_rpc::EthServer;
+use firn_evm::FeeRules;
+use firn_rpc::error::METHOD_NOT_FOUND;
+use firn_rpc::{ErrorObject, EthServer};
 
 /// Registers this module's methods.
 pub fn register(s: EthServer<State>) -> EthServer<State> {
@@ -20,8 +22,15 @@ pub fn register(s: EthServer<State>) -> EthServer<State> {
 }
 
 /// `eth_feeConfig [blockNrOrHash?]` → `{feeConfig, lastChangedAt}`; the fee config never
-/// changes on the devnet, so `lastChangedAt` is 0.
+/// changes on the devnet, so `lastChangedAt` is 0. The C-Chain (ACP-176, coreth) has no fee
+/// config and no such method.
 async fn fee_config(node: State, (id,): (Option<BlockId>,)) -> EthResult {
+    if !matches!(node.chain.fee_rules(), FeeRules::Window(_)) {
+        return Err(EthError(ErrorObject::new(
+            METHOD_NOT_FOUND,
+            "the method eth_feeConfig does not exist/is not available",
+        )));
+    }
     if let Some(id) = id {
         find_block(&node, id).ok_or_else(|| EthError::server("header not found"))?;
     }

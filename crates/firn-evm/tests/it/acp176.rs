@@ -1,0 +1,210 @@
+//! The C-Chain prices and sizes blocks with ACP-176; the pool keeps what cannot run yet.
+
+use alloy_primitives::{Address, Bytes, U256};
+use firn_evm::EvmGenesis;
+use firn_evm::fee::{Acp176State, FeeConfig, FeeRules};
+
+use crate::common::*;
+
+/// Creation code that loops until its gas runs out, so a tx uses exactly its gas limit.
+const BURN: [u8; 4] = [0x5b, 0x60, 0x00, 0x56];
+const BURN_GAS: u64 = 4_000_000;
+
+/// The C-Chain genesis at ACP-176's lowest target: 1M gas/s, 10M of capacity.
+fn low_target_genesis() -> EvmGenesis {
+    let mut g = c_genesis();
+    g.config.fee_rules = FeeRules::acp176(1_000_000);
+    g
+}
+
+fn burn(k: u8) -> Bytes {
+    tx1559(
+        &key(k),
+        0,
+        None,
+        U256::ZERO,
+        Bytes::from(BURN.to_vec()),
+        BURN_GAS,
+    )
+}
+
+fn state(chain: &firn_evm::EvmChain) -> Acp176State {
+    Acp176State::parse(&chain.head().header.extra_data).unwrap()
+}
+
+#[test]
+fn blocks_spend_the_capacity_and_wait_for_it_to_refill() {
+    let clock = TestClock::at(GENESIS_TIME + 10);
+    let chain = open(low_target_genesis(), None, &clock);
+    let genesis = chain.head();
+    assert_eq!(genesis.header.gas_limit, 10_000_000);
+    assert_eq!(genesis.header.base_fee, Some(1));
+    assert_eq!(
+        state(&chain),
+        Acp176State {
+            capacity: 10_000_000,
+            excess: 0,
+            target_excess: 0
+        }
+    );
+    for k in 0..3 {
+        chain.submit_raw_tx(&burn(k)).unwrap();
+    }
+    // 10M of capacity holds two 4M txs; the third waits.
+    let first = chain.build_block().unwrap().unwrap();
+    assert_eq!(first.txs.len(), 2);
+    assert_eq!(first.header.gas_used, 8_000_000);
+    assert_eq!(first.header.gas_limit, 10_000_000);
+    assert_eq!(
+        (state(&chain).capacity, state(&chain).excess),
+        (2_000_000, 8_000_000)
+    );
+    assert!(chain.build_block().unwrap().is_none());
+    assert!(chain.has_ready_txs());
+    assert_eq!(chain.pool_len(), 1);
+    // A second refills 2M (twice the target) and drains 1M of excess.
+    clock.advance(1);
+    let second = chain.build_block().unwrap().unwrap();
+    assert_eq!(second.txs.len(), 1);
+    assert_eq!(
+        (state(&chain).capacity, state(&chain).excess),
+        (0, 11_000_000)
+    );
+    assert!(!chain.has_ready_txs());
+    // The price is e^(excess / 87M): still 1 wei at 11M of excess; ten quiet seconds refill
+    // the capacity to its maximum and drain the excess.
+    assert_eq!(chain.next_base_fee(), 1);
+    clock.advance(10);
+    assert_eq!(chain.next_block_fees().capacity, 10_000_000);
+    assert_eq!(chain.next_block_fees().gas_limit, 10_000_000);
+}
+
+#[test]
+fn the_devnet_c_chain_starts_at_its_target() {
+    let clock = TestClock::at(GENESIS_TIME + 10);
+    let chain = open(c_genesis(), None, &clock);
+    let s = state(&chain);
+    assert_eq!(s.target(), firn_evm::C_CHAIN_GAS_TARGET);
+    assert_eq!(
+        chain.head().header.gas_limit,
+        10 * firn_evm::C_CHAIN_GAS_TARGET
+    );
+    assert_eq!(
+        chain.next_block_fees().capacity,
+        10 * firn_evm::C_CHAIN_GAS_TARGET
+    );
+    // A block keeps the target where the validators want it.
+    chain
+        .submit_raw_tx(&transfer(&key(0), 0, Address::ZERO, U256::from(1)))
+        .unwrap();
+    chain.build_block().unwrap().unwrap();
+    assert_eq!(state(&chain).target_excess, s.target_excess);
+    assert_eq!(chain.head().header.block_gas_cost, Some(0));
+}
+
+/// A subnet-EVM genesis whose tiny gas target makes every transfer raise the base fee.
+fn window_genesis() -> EvmGenesis {
+    let json = format!(
+        r#"{{"config":{{"chainId":{CHAIN_ID},"feeConfig":{{"gasLimit":8000000,"minBaseFee":25000000000,"targetGas":21000,
+        "baseFeeChangeDenominator":36,"minBlockGasCost":0,"maxBlockGasCost":1000000,"targetBlockRate":2,"blockGasCostStep":200000}}}},
+        "alloc":{{"{}":{{"balance":"0x{:x}"}},"{}":{{"balance":"0x{:x}"}}}},"timestamp":"0x{:x}","gasLimit":"0x7A1200"}}"#,
+        key(0).address(),
+        ether(1_000_000),
+        key(1).address(),
+        ether(1_000_000),
+        GENESIS_TIME
+    );
+    EvmGenesis::from_json(json.as_bytes()).unwrap()
+}
+
+#[test]
+fn a_tx_under_the_base_fee_waits_until_the_fee_falls() {
+    let clock = TestClock::at(GENESIS_TIME + 1);
+    let chain = open(window_genesis(), None, &clock);
+    for nonce in 0..6 {
+        chain
+            .submit_raw_tx(&transfer(&key(0), nonce, Address::ZERO, U256::from(1)))
+            .unwrap();
+        chain.build_block().unwrap().unwrap();
+        clock.advance(1);
+    }
+    let base_fee = chain.next_base_fee();
+    assert!(base_fee > 25 * GWEI as u64, "{base_fee}");
+    // At the minimum base fee: taken, but not mined while the fee is higher.
+    let cheap = (25 * GWEI, 0);
+    let to = Some(Address::ZERO);
+    chain
+        .submit_raw_tx(&priced_tx(
+            &key(1),
+            0,
+            to,
+            U256::ZERO,
+            Bytes::new(),
+            21_000,
+            cheap,
+        ))
+        .unwrap();
+    assert!(chain.build_block().unwrap().is_none());
+    assert_eq!(chain.pool_len(), 1);
+    assert!(chain.has_ready_txs());
+    // Under the minimum: refused.
+    let msg = chain
+        .submit_raw_tx(&priced_tx(
+            &key(1),
+            1,
+            to,
+            U256::ZERO,
+            Bytes::new(),
+            21_000,
+            (GWEI, 0),
+        ))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.ends_with("have gas fee cap (1000000000) < pool minimum fee cap (25000000000)"),
+        "{msg}"
+    );
+    // A quiet spell brings the fee back to the minimum, and the tx runs.
+    clock.advance(1000);
+    let block = chain.build_block().unwrap().unwrap();
+    assert_eq!(block.txs.len(), 1);
+    assert_eq!(block.header.base_fee, Some(25 * GWEI as u64));
+    assert_eq!(chain.pool_len(), 0);
+}
+
+#[test]
+fn a_c_chain_made_before_acp176_keeps_its_fee_window() {
+    let clock = TestClock::at(GENESIS_TIME + 10);
+    let old_dir = temp_dir("window-c-chain");
+    // What earlier firn versions wrote: the C-Chain under subnet-EVM's window.
+    let mut old = c_genesis();
+    old.config.fee_rules = FeeRules::Window(FeeConfig::c_chain());
+    {
+        let chain = open(old, Some(old_dir.clone()), &clock);
+        chain
+            .submit_raw_tx(&transfer(&key(0), 0, Address::ZERO, U256::from(1)))
+            .unwrap();
+        chain.build_block().unwrap().unwrap();
+    }
+    let reopened = open(c_genesis(), Some(old_dir.clone()), &clock);
+    assert_eq!(reopened.height(), 1);
+    assert_eq!(reopened.fee_rules(), FeeRules::Window(FeeConfig::c_chain()));
+    assert_eq!(reopened.head().header.extra_data.len(), 80);
+
+    // A new one is marked and replays under ACP-176.
+    let new_dir = temp_dir("acp176-c-chain");
+    {
+        let chain = open(c_genesis(), Some(new_dir.clone()), &clock);
+        chain
+            .submit_raw_tx(&transfer(&key(0), 0, Address::ZERO, U256::from(1)))
+            .unwrap();
+        chain.build_block().unwrap().unwrap();
+    }
+    let reopened = open(c_genesis(), Some(new_dir.clone()), &clock);
+    assert_eq!(reopened.height(), 1);
+    assert!(matches!(reopened.fee_rules(), FeeRules::Acp176 { .. }));
+    assert_eq!(reopened.head().header.extra_data.len(), 24);
+    for dir in [old_dir, new_dir] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
