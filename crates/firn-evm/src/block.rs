@@ -35,7 +35,7 @@ pub struct Header {
     pub gas_used: u64,
     /// Seconds since the epoch.
     pub timestamp: u64,
-    /// Extra data: the fee window after genesis.
+    /// Extra data: the fee window (subnet-EVM) or the ACP-176 state (C-Chain).
     pub extra_data: Bytes,
     /// Mix digest.
     pub mix_hash: B256,
