@@ -202,6 +202,18 @@ fn rss_kib(pid: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU seconds this process used so far (user + system).
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let after = s.rsplit_once(')')?.1;
+            let f: Vec<&str> = after.split_whitespace().collect();
+            Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
+        })
+        .unwrap_or(0.0)
+}
+
 fn load() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -357,7 +369,13 @@ fn main() {
     let mut firn_outcomes = Vec::new();
     for &n in &sizes {
         let first_block = chain.height() + 1;
+        let cpu = cpu_seconds();
         let outcome = client_rt.block_on(run_side(&client, &mut firn, &senders, n));
+        // Signing happens before the timer, in this process: it counts here too.
+        println!(
+            "         {:.1} CPU seconds (signing included)",
+            cpu_seconds() - cpu
+        );
         firn_outcomes.push(outcome);
         let blocks: Vec<_> = (first_block..=chain.height())
             .filter_map(|h| chain.block_by_number(h))
