@@ -208,3 +208,34 @@ fn a_c_chain_made_before_acp176_keeps_its_fee_window() {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
+
+/// Waits (up to 10 s) until `chain` reaches `height`.
+async fn wait_for_height(chain: &firn_evm::EvmChain, height: u64) {
+    let mut head = chain.watch_head();
+    let reached = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while *head.borrow_and_update() < height {
+            head.changed().await.unwrap();
+        }
+    })
+    .await;
+    assert!(reached.is_ok(), "height {} of {height}", chain.height());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_producer_mines_what_waited_for_capacity_without_a_new_tx() {
+    let clock = TestClock::at(GENESIS_TIME + 10);
+    let chain = std::sync::Arc::new(open(low_target_genesis(), None, &clock));
+    let producer = firn_evm::Producer::spawn(chain.clone(), None);
+    for k in 0..3 {
+        chain.submit_raw_tx(&burn(k)).unwrap();
+    }
+    producer.waker().notify_one();
+    wait_for_height(&chain, 1).await;
+    assert_eq!(chain.head().txs.len(), 2);
+    // No tx arrives and nothing wakes the producer: its retry finds the refilled capacity.
+    clock.advance(1);
+    wait_for_height(&chain, 2).await;
+    assert_eq!(chain.head().txs.len(), 1);
+    assert_eq!(chain.pool_len(), 0);
+    producer.shutdown().await;
+}
