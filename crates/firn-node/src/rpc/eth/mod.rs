@@ -157,6 +157,7 @@ impl EthError {
 
 /// The endpoint for one chain, with every method registered.
 pub fn server(node: State) -> EthServer<State> {
+    let has_fee_config = matches!(node.chain.fee_rules(), firn_evm::FeeRules::Window(_));
     let s = EthServer::new(node).subscriptions(Arc::new(subscriptions::subscribe));
     let s = blocks::register(s);
     let s = txs::register(s);
@@ -168,7 +169,7 @@ pub fn server(node: State) -> EthServer<State> {
     let s = warp::register(s);
     let s = dev::register(s);
     let s = wallet::register(s);
-    subnet::register(s)
+    subnet::register(s, has_fee_config)
 }
 
 /// The EVM chains a node serves, by `C` and by blockchain ID (cb58), added while running.

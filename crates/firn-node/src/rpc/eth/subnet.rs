@@ -9,28 +9,24 @@ use super::{EthError, State};
 
 /// A reply that is a chain config's own JSON (Go's `map[string]interface{}`).
 type EthResult = Result<Value, EthError>;
-use firn_evm::FeeRules;
-use firn_rpc::error::METHOD_NOT_FOUND;
-use firn_rpc::{ErrorObject, EthServer};
+use firn_rpc::EthServer;
 
-/// Registers this module's methods.
-pub fn register(s: EthServer<State>) -> EthServer<State> {
-    s.method("eth_feeConfig", fee_config)
-        .method("eth_getChainConfig", get_chain_config)
+/// Registers this module's methods; `eth_feeConfig` only where the chain has a fee config
+/// (coreth, the C-Chain under ACP-176, has none and no such method).
+pub fn register(s: EthServer<State>, has_fee_config: bool) -> EthServer<State> {
+    let s = if has_fee_config {
+        s.method("eth_feeConfig", fee_config)
+    } else {
+        s
+    };
+    s.method("eth_getChainConfig", get_chain_config)
         .method("eth_getActivePrecompilesAt", get_active_precompiles_at)
         .method("eth_getActiveRulesAt", get_active_rules_at)
 }
 
 /// `eth_feeConfig [blockNrOrHash?]` → `{feeConfig, lastChangedAt}`; the fee config never
-/// changes on the devnet, so `lastChangedAt` is 0. The C-Chain (ACP-176, coreth) has no fee
-/// config and no such method.
+/// changes on the devnet, so `lastChangedAt` is 0.
 async fn fee_config(node: State, (id,): (Option<BlockId>,)) -> EthResult {
-    if !matches!(node.chain.fee_rules(), FeeRules::Window(_)) {
-        return Err(EthError(ErrorObject::new(
-            METHOD_NOT_FOUND,
-            "the method eth_feeConfig does not exist/is not available",
-        )));
-    }
     if let Some(id) = id {
         find_block(&node, id).ok_or_else(|| EthError::server("header not found"))?;
     }
