@@ -457,18 +457,18 @@ impl EvmChain {
 
     /// The pooled txs a block built now would try, in order.
     pub(crate) fn ready_txs(&self) -> Vec<SignedTx> {
-        let inner = self.read();
-        self.lock_pool()
-            .ready(|a| inner.state.nonce(a), MAX_BLOCK_TXS)
+        self.ready_up_to(MAX_BLOCK_TXS)
     }
 
     /// Whether some pooled tx is ready to run (its sender's next nonce).
     pub fn has_ready_txs(&self) -> bool {
+        !self.ready_up_to(1).is_empty()
+    }
+
+    /// The first `limit` pooled txs ready on the head state, in building order.
+    fn ready_up_to(&self, limit: usize) -> Vec<SignedTx> {
         let inner = self.read();
-        !self
-            .lock_pool()
-            .ready(|a| inner.state.nonce(a), 1)
-            .is_empty()
+        self.lock_pool().ready(|a| inner.state.nonce(a), limit)
     }
 
     /// The time the next block gets: the pinned one, or the clock's plus the dev offset.

@@ -122,8 +122,9 @@ pub fn transfer_data(to: Address, amount: U256) -> Bytes {
 }
 
 /// An in-memory C-Chain-like chain where keys `0..keys` hold 10^30 wei each and blocks take
-/// `gas_limit` gas (subnet-EVM's fee window sizes them, not ACP-176). Its clock moves 10 s each time it is read, so full blocks built back to
-/// back do not push the base fee past what [`sign`] pays.
+/// `gas_limit` gas (subnet-EVM's fee window sizes them, not ACP-176). Its clock moves 10 s
+/// each time it is read, so full blocks built back to back do not push the base fee past what
+/// [`sign`] pays.
 pub fn chain(keys: u8, gas_limit: u64) -> EvmChain {
     let funds = U256::from(10u64).pow(U256::from(30));
     let alloc: Vec<_> = (0..keys).map(|i| (key(i).address(), funds)).collect();

@@ -123,8 +123,9 @@ impl FeeRules {
                     target_excess: *desired_target_excess,
                     ..Acp176State::default()
                 };
-                state.capacity = state.max_capacity();
-                (state.gas_price(), state.max_capacity(), state.to_bytes())
+                let max_capacity = state.max_capacity();
+                state.capacity = max_capacity;
+                (state.gas_price(), max_capacity, state.to_bytes())
             }
         }
     }
