@@ -94,10 +94,7 @@ fn the_devnet_c_chain_starts_at_its_target() {
         10 * firn_evm::C_CHAIN_GAS_TARGET
     );
     // A block keeps the target where the validators want it.
-    chain
-        .submit_raw_tx(&transfer(&key(0), 0, Address::ZERO, U256::from(1)))
-        .unwrap();
-    chain.build_block().unwrap().unwrap();
+    mine_transfer(&chain, 0);
     assert_eq!(state(&chain).target_excess, s.target_excess);
     assert_eq!(chain.head().header.block_gas_cost, Some(0));
 }
@@ -117,47 +114,48 @@ fn window_genesis() -> EvmGenesis {
     EvmGenesis::from_json(json.as_bytes()).unwrap()
 }
 
+/// Pools a 1-wei transfer from key 0 at `nonce` and mines it.
+fn mine_transfer(chain: &firn_evm::EvmChain, nonce: u64) {
+    chain
+        .submit_raw_tx(&transfer(&key(0), nonce, Address::ZERO, U256::from(1)))
+        .unwrap();
+    chain.build_block().unwrap().unwrap();
+}
+
+/// A transfer of nothing from key 1 at `nonce`, with fee cap `max_fee` and no tip.
+fn tipless_transfer(nonce: u64, max_fee: u128) -> Bytes {
+    let to = Some(Address::ZERO);
+    priced_tx(
+        &key(1),
+        nonce,
+        to,
+        U256::ZERO,
+        Bytes::new(),
+        21_000,
+        (max_fee, 0),
+    )
+}
+
 #[test]
 fn a_tx_under_the_base_fee_waits_until_the_fee_falls() {
     let clock = TestClock::at(GENESIS_TIME + 1);
     let chain = open(window_genesis(), None, &clock);
     for nonce in 0..6 {
-        chain
-            .submit_raw_tx(&transfer(&key(0), nonce, Address::ZERO, U256::from(1)))
-            .unwrap();
-        chain.build_block().unwrap().unwrap();
+        mine_transfer(&chain, nonce);
         clock.advance(1);
     }
     let base_fee = chain.next_base_fee();
     assert!(base_fee > 25 * GWEI as u64, "{base_fee}");
     // At the minimum base fee: taken, but not mined while the fee is higher.
-    let cheap = (25 * GWEI, 0);
-    let to = Some(Address::ZERO);
     chain
-        .submit_raw_tx(&priced_tx(
-            &key(1),
-            0,
-            to,
-            U256::ZERO,
-            Bytes::new(),
-            21_000,
-            cheap,
-        ))
+        .submit_raw_tx(&tipless_transfer(0, 25 * GWEI))
         .unwrap();
     assert!(chain.build_block().unwrap().is_none());
     assert_eq!(chain.pool_len(), 1);
     assert!(chain.has_ready_txs());
     // Under the minimum: refused.
     let msg = chain
-        .submit_raw_tx(&priced_tx(
-            &key(1),
-            1,
-            to,
-            U256::ZERO,
-            Bytes::new(),
-            21_000,
-            (GWEI, 0),
-        ))
+        .submit_raw_tx(&tipless_transfer(1, GWEI))
         .unwrap_err()
         .to_string();
     assert!(
@@ -181,10 +179,7 @@ fn a_c_chain_made_before_acp176_keeps_its_fee_window() {
     old.config.fee_rules = FeeRules::Window(FeeConfig::c_chain());
     {
         let chain = open(old, Some(old_dir.clone()), &clock);
-        chain
-            .submit_raw_tx(&transfer(&key(0), 0, Address::ZERO, U256::from(1)))
-            .unwrap();
-        chain.build_block().unwrap().unwrap();
+        mine_transfer(&chain, 0);
     }
     let reopened = open(c_genesis(), Some(old_dir.clone()), &clock);
     assert_eq!(reopened.height(), 1);
@@ -195,10 +190,7 @@ fn a_c_chain_made_before_acp176_keeps_its_fee_window() {
     let new_dir = temp_dir("acp176-c-chain");
     {
         let chain = open(c_genesis(), Some(new_dir.clone()), &clock);
-        chain
-            .submit_raw_tx(&transfer(&key(0), 0, Address::ZERO, U256::from(1)))
-            .unwrap();
-        chain.build_block().unwrap().unwrap();
+        mine_transfer(&chain, 0);
     }
     let reopened = open(c_genesis(), Some(new_dir.clone()), &clock);
     assert_eq!(reopened.height(), 1);
