@@ -264,43 +264,16 @@ fn start_anvil(
     senders: &[PrivateKeySigner],
     funds: U256,
 ) -> (String, std::process::Child) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = std::process::Command::new(bin)
-        .args([
-            "--port",
-            &port.to_string(),
-            "--chain-id",
-            &CHAIN_ID.to_string(),
-        ])
-        .args(["--silent", "--block-time", "1", "--gas-limit", "1000000000"])
-        .spawn()
-        .expect("running anvil");
-    let url = format!("http://127.0.0.1:{port}");
+    let args = ["--silent", "--block-time", "1", "--gas-limit", "1000000000"];
     rt.block_on(async {
-        let mut up = false;
-        for _ in 0..400 {
-            let asked = client
-                .post(&url)
-                .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": [] }))
-                .send()
-                .await;
-            up = asked.is_ok();
-            if up {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        assert!(up, "anvil did not start");
+        let (port, child) = support::spawn_anvil(client, bin, CHAIN_ID, &args).await;
+        let url = format!("http://127.0.0.1:{port}");
         for k in senders {
             let balance = json!([format!("{:#x}", k.address()), format!("{funds:#x}")]);
             rpc(client, &url, "anvil_setBalance", balance).await;
         }
-    });
-    (url, child)
+        (url, child)
+    })
 }
 
 fn main() {
@@ -339,11 +312,7 @@ fn main() {
         })
         .unwrap(),
     );
-    let server_rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let server_rt = support::runtime();
     let (server, producer) = server_rt.block_on(async {
         let producer = Producer::spawn(chain.clone(), None);
         let chains = Arc::new(EvmChains::new());
@@ -354,11 +323,7 @@ fn main() {
         let router = chains.mount(RpcRouter::new()).build().unwrap();
         (spawn(loopback(0), router).await.unwrap(), producer)
     });
-    let client_rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let client_rt = support::runtime();
     let client = reqwest::Client::new();
     println!("load before: {}", load());
     let mut firn = Side {

@@ -69,11 +69,7 @@ impl Bench {
 }
 
 fn benches(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = support::runtime();
     let k = key(0);
     let chain = Arc::new(chain(1, GAS_LIMIT));
     let token = deploy_token(&chain, &k, 0);

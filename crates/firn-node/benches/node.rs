@@ -5,6 +5,9 @@
 //! - `node/getBlockByHeight-json`: the same with `encoding: json`.
 #![allow(missing_docs, clippy::unwrap_used)]
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -14,11 +17,7 @@ use firn_node::NodeConfig;
 const BLOCKS: u64 = 200;
 
 fn benches(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = support::runtime();
     let node = rt.block_on(firn_node::spawn(NodeConfig::test())).unwrap();
     let chain = node.pchain();
     let to = chain.funded_addresses()[1];

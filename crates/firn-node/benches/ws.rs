@@ -161,34 +161,10 @@ impl Target {
 /// Starts anvil at `bin` with the fixture key funded and the token deployed: the target, its
 /// WebSocket URL and the child to kill.
 async fn anvil(bin: &str, k: &PrivateKeySigner) -> (Target, String, std::process::Child, Address) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = std::process::Command::new(bin)
-        .args([
-            "--port",
-            &port.to_string(),
-            "--chain-id",
-            &CHAIN_ID.to_string(),
-        ])
-        .args(["--no-mining", "--gas-limit", "200000000", "--silent"])
-        .spawn()
-        .expect("running anvil");
-    let http = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
-    for _ in 0..200 {
-        let up = client
-            .post(&http)
-            .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": [] }))
-            .send()
-            .await;
-        if up.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let args = ["--no-mining", "--gas-limit", "200000000", "--silent"];
+    let (port, child) = support::spawn_anvil(&client, bin, CHAIN_ID, &args).await;
+    let http = format!("http://127.0.0.1:{port}");
     let funds = format!("{:#x}", U256::from(10u64).pow(U256::from(30)));
     rpc(
         &client,

@@ -37,3 +37,52 @@ pub fn send_raw_batches(txs: &[Bytes], per_request: usize) -> Vec<String> {
         })
         .collect()
 }
+
+/// A two-worker runtime, as the benches give each side.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Starts anvil at `bin` on a free port for chain `chain_id` with `args`, and waits until it
+/// answers: its port and the child to kill.
+pub async fn spawn_anvil(
+    client: &reqwest::Client,
+    bin: &str,
+    chain_id: u64,
+    args: &[&str],
+) -> (u16, std::process::Child) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = std::process::Command::new(bin)
+        .args([
+            "--port",
+            &port.to_string(),
+            "--chain-id",
+            &chain_id.to_string(),
+        ])
+        .args(args)
+        .spawn()
+        .expect("running anvil");
+    let url = format!("http://127.0.0.1:{port}");
+    for _ in 0..400 {
+        let asked = client
+            .post(&url)
+            .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": [] }))
+            .send()
+            .await;
+        if asked.is_ok() {
+            return (port, child);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("anvil at {bin} did not answer on port {port}");
+}
