@@ -1,6 +1,7 @@
 //! Building SQL: a statement's text with `$n` (or `?`) placeholders and its bound [`Value`]s,
 //! written once and run by either reader — sqlx (PostgreSQL, and every write) or rusqlite
-//! (SQLite reads, see `sqlite_read`) — and multi-row inserts chunked under the parameter limit.
+//! (SQLite reads, see `sqlite_read`) — and multi-row inserts chunked under the parameter limit
+//! (on PostgreSQL, one array per column expanded by `unnest`).
 //!
 //! Both backends take the same SQL: `$n` placeholders (SQLite accepts them too), `ON CONFLICT`
 //! upserts, row-value comparisons for keyset paging, and only 64-bit integers, doubles, text
@@ -184,6 +185,7 @@ impl Sql {
 /// Multi-row `INSERT … VALUES (…), (…)` statements of at most [`MAX_PARAMS`] values each,
 /// built one at a time as they run: `head` ends with `VALUES `, `tail` (e.g. an `ON CONFLICT`
 /// clause) follows the rows, and `row` binds one item's `columns` values with [`Sql::arg`].
+/// On PostgreSQL a chunk is one `unnest` statement instead where it can be ([`unnest_statement`]).
 fn insert_statements<'a, T>(
     sqlite: bool,
     (head, tail): (&'a str, &'a str),
@@ -194,6 +196,9 @@ fn insert_statements<'a, T>(
     items
         .chunks((MAX_PARAMS / columns.max(1)).max(1))
         .map(move |chunk| {
+            if !sqlite && let Some(q) = unnest_statement((head, tail), columns, chunk, &mut row)? {
+                return Ok(q);
+            }
             let mut q = Sql::new(head);
             if sqlite {
                 q.anonymous_placeholders();
@@ -206,6 +211,133 @@ fn insert_statements<'a, T>(
             q.push(tail);
             Ok(q)
         })
+}
+
+/// PostgreSQL's form of one chunk of [`insert_statements`]: each column's values bound as one
+/// array and expanded by `unnest`, so the statement's text is the same however many rows it
+/// carries (parsed and planned once per connection) and it binds `columns` values, not
+/// `columns × rows`. `None` (the caller writes `VALUES` rows) when `head` does not end in
+/// `VALUES ` or `row` writes anything but `columns` plain values of one kind per column.
+fn unnest_statement<T>(
+    (head, tail): (&str, &str),
+    columns: usize,
+    chunk: &[T],
+    row: &mut impl FnMut(&mut Sql, &T) -> Result<()>,
+) -> Result<Option<Sql>> {
+    let Some(head) = head.strip_suffix("VALUES ") else {
+        return Ok(None);
+    };
+    let plain_row = format!("({}", vec!["?"; columns].join(", "));
+    let mut arrays: Vec<ArrayLiteral> = Vec::with_capacity(columns);
+    for item in chunk {
+        let mut one = Sql::new("(");
+        one.anonymous_placeholders();
+        row(&mut one, item)?;
+        if one.text != plain_row {
+            return Ok(None);
+        }
+        if arrays.is_empty() {
+            arrays = one.values.iter().map(ArrayLiteral::of).collect();
+        }
+        for (array, value) in arrays.iter_mut().zip(one.values) {
+            if !array.push(value) {
+                return Ok(None);
+            }
+        }
+    }
+    if arrays.is_empty() {
+        return Ok(None);
+    }
+    let mut q = Sql::new(head);
+    q.push("SELECT * FROM unnest(");
+    for (i, array) in arrays.into_iter().enumerate() {
+        if i > 0 {
+            q.push(", ");
+        }
+        let kind = array.kind;
+        q.bind(array.finish()).push("::").push(kind).push("[]");
+    }
+    q.push(") AS u");
+    q.push(tail);
+    Ok(Some(q))
+}
+
+/// A PostgreSQL array literal (`{1,NULL,"\\x00ff"}`) of one column's values, all of one kind.
+struct ArrayLiteral {
+    /// The element type: `bigint`, `float8`, `text` or `bytea`.
+    kind: &'static str,
+    text: String,
+}
+
+impl ArrayLiteral {
+    fn of(value: &Value) -> Self {
+        let kind = match value {
+            Value::Int(_) => "bigint",
+            Value::Real(_) => "float8",
+            Value::Text(_) => "text",
+            Value::Blob(_) => "bytea",
+        };
+        Self {
+            kind,
+            text: String::from("{"),
+        }
+    }
+
+    /// Appends `value`; false when it is of another kind than the column's.
+    fn push(&mut self, value: Value) -> bool {
+        use std::fmt::Write;
+        if self.text.len() > 1 {
+            self.text.push(',');
+        }
+        let t = &mut self.text;
+        match (self.kind, value) {
+            ("bigint", Value::Int(v)) => match v {
+                Some(n) => {
+                    let _ = write!(t, "{n}");
+                }
+                None => t.push_str("NULL"),
+            },
+            ("float8", Value::Real(v)) => match v {
+                Some(x) if x.is_nan() => t.push_str("NaN"),
+                Some(x) if x.is_infinite() => {
+                    t.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" })
+                }
+                Some(x) => {
+                    let _ = write!(t, "{x:?}");
+                }
+                None => t.push_str("NULL"),
+            },
+            ("text", Value::Text(v)) => match v {
+                Some(s) => {
+                    t.push('"');
+                    for c in s.chars() {
+                        if c == '"' || c == '\\' {
+                            t.push('\\');
+                        }
+                        t.push(c);
+                    }
+                    t.push('"');
+                }
+                None => t.push_str("NULL"),
+            },
+            // `\x` + hex is bytea's input form; the array's quoting doubles the backslash.
+            ("bytea", Value::Blob(v)) => match v {
+                Some(b) => {
+                    t.push_str("\"\\\\x");
+                    t.push_str(&hex::encode(b));
+                    t.push('"');
+                }
+                None => t.push_str("NULL"),
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    fn finish(mut self) -> String {
+        self.text.push('}');
+        self.text
+    }
 }
 
 /// Inserts `items` in multi-row statements (see [`insert_statements`]). Returns the number of
@@ -274,10 +406,52 @@ mod tests {
     }
 
     #[test]
+    fn postgres_inserts_bind_one_array_per_column() {
+        let items = [(1i64, Some(vec![0u8, 0xff]), "a\"b\\c"), (-2, None, "NULL")];
+        let mut statements = insert_statements(
+            false,
+            ("INSERT INTO t (a, b, c) VALUES ", " ON CONFLICT DO NOTHING"),
+            3,
+            &items,
+            |q, (a, b, c)| {
+                q.arg(*a).arg(b.clone()).arg(*c);
+                Ok(())
+            },
+        );
+        let (text, values) = statements.next().unwrap().unwrap().into_parts();
+        assert!(statements.next().is_none());
+        assert_eq!(
+            text,
+            "INSERT INTO t (a, b, c) SELECT * FROM unnest($1::bigint[], $2::bytea[], \
+             $3::text[]) AS u ON CONFLICT DO NOTHING"
+        );
+        assert_eq!(
+            values,
+            vec![
+                Value::from(String::from("{1,-2}")),
+                Value::from(String::from(r#"{"\\x00ff",NULL}"#)),
+                Value::from(String::from(r#"{"a\"b\\c","NULL"}"#)),
+            ]
+        );
+    }
+
+    #[test]
+    fn postgres_rows_with_more_than_placeholders_stay_values() {
+        let items = [1i64, 2];
+        let mut statements =
+            insert_statements(false, ("INSERT INTO t VALUES ", ""), 2, &items, |q, v| {
+                q.arg(*v).push(", now()");
+                Ok(())
+            });
+        let (text, _) = statements.next().unwrap().unwrap().into_parts();
+        assert_eq!(text, "INSERT INTO t VALUES ($1, now()), ($2, now())");
+    }
+
+    #[test]
     fn inserts_split_under_the_parameter_limit() {
         let items: Vec<i64> = (0..25_000).collect();
         let statements =
-            insert_statements(false, ("INSERT INTO t VALUES ", ""), 2, &items, |q, v| {
+            insert_statements(true, ("INSERT INTO t VALUES ", ""), 2, &items, |q, v| {
                 q.arg(*v).arg(*v);
                 Ok(())
             });

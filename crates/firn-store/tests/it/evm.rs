@@ -120,8 +120,9 @@ fn hand_block() -> EvmBlockRows {
         Token {
             address: nft,
             standard: TokenStandard::Erc721,
-            name: "Seven".into(),
-            symbol: "SEV".into(),
+            // What a PostgreSQL array literal would misread if not quoted and escaped.
+            name: "Se\"v,en} {\\x00 NULL ünï".into(),
+            symbol: "NULL".into(),
             decimals: None,
         },
     ];
