@@ -1,4 +1,5 @@
-//! P-Chain queries: [`crate::PChainWriter`] in `write`, [`crate::PChainReader`] in `read`
+//! P-Chain queries: [`crate::PChainWriter`] in `write` (the rows it only adds gathered per
+//! batch in `pending`), [`crate::PChainReader`] in `read`
 //! (rows decoded in `decode`; the totals of what is staked now in `totals`; what the validator
 //! lists add, the node's observations and each validator's delegations, in `validators`; the
 //! UTXOs of owners, their balances and last activity, in `utxos`; L1 validators and the
@@ -9,6 +10,7 @@
 mod decode;
 mod l1;
 mod l1_fees;
+mod pending;
 mod read;
 mod supply;
 mod totals;

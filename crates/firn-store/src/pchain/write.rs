@@ -1,17 +1,17 @@
 //! Committing P-Chain blocks with their derived state.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use firn_core::ids::{Id, ShortId};
+use firn_core::ids::Id;
 use sqlx::AnyConnection;
 use tracing::debug;
 
-use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids, u128_bytes};
+use super::pending::{Pending, RewardRow, Spend};
+use crate::codec::{RowExt, bits, int, short_ids, u128_bytes};
 use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
 use crate::rows::pchain::{
-    L1Observation, PBlock, PChainBlockRows, PTx, PUtxo, SubnetChange, SupplyReading,
-    ValidatorObservation,
+    L1Observation, PBlock, PChainBlockRows, PTx, SubnetChange, SupplyReading, ValidatorObservation,
 };
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::store::Store;
@@ -25,6 +25,7 @@ impl PChainWriter for Store {
         let mut cursor = load_cursor(conn, ChainKey::PChain).await?;
         let mut outcome = CommitOutcome::default();
         let mut totals = super::supply::TotalsDelta::default();
+        let mut pending = Pending::default();
         for rows in blocks {
             let height = rows.block.height;
             if let Some(c) = cursor {
@@ -41,7 +42,7 @@ impl PChainWriter for Store {
                     });
                 }
             }
-            write_block(conn, rows).await?;
+            write_block(conn, &mut pending, rows).await?;
             totals.add_block(rows);
             if let Some(changes) = &rows.l1_fees {
                 super::l1_fees::write(conn, height, changes).await?;
@@ -49,6 +50,7 @@ impl PChainWriter for Store {
             cursor = Some(height);
             outcome.committed += 1;
         }
+        pending.write(conn).await?;
         if let (Some(c), true) = (cursor, outcome.committed > 0) {
             save_cursor(conn, ChainKey::PChain, c).await?;
         }
@@ -100,52 +102,29 @@ struct StakingDelta {
     delegator_weight: i128,
 }
 
-async fn write_block(conn: &mut AnyConnection, rows: &PChainBlockRows) -> Result<()> {
+async fn write_block<'a>(
+    conn: &mut AnyConnection,
+    pending: &mut Pending<'a>,
+    rows: &'a PChainBlockRows,
+) -> Result<()> {
     let b = &rows.block;
     let height = int("height", b.height)?;
     let ts = int("timestamp", b.timestamp)?;
-    let tx_hashes: Vec<Id> = rows.txs.iter().map(|t| t.core.tx_hash).collect();
-    let p = b.proposer.as_ref();
-    sqlx::query(
-        "INSERT INTO p_blocks (height, hash, parent_hash, timestamp, block_type, tx_count, tx_hashes, \
-         size_bytes, proposer_id, proposer_parent_id, proposer_node_id, proposer_pchain_height, \
-         proposer_timestamp, l1_validators_accrued_fees, active_l1_validators, current_supply) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
-    )
-    .bind(height)
-    .bind(b.hash.0.to_vec())
-    .bind(b.parent_hash.0.to_vec())
-    .bind(ts)
-    .bind(b.block_type.clone())
-    .bind(int("tx count", rows.txs.len() as u64)?)
-    .bind(hashes(&tx_hashes))
-    .bind(int("size", b.size_bytes)?)
-    .bind(p.map(|p| p.id.0.to_vec()))
-    .bind(p.map(|p| p.parent_id.0.to_vec()))
-    .bind(p.map(|p| p.node_id.0.to_vec()))
-    .bind(p.map(|p| int("proposer p-chain height", p.pchain_height)).transpose()?)
-    .bind(p.map(|p| int("proposer timestamp", p.timestamp)).transpose()?)
-    .bind(b.l1_validators_accrued_fees.map(bits))
-    .bind(b.active_l1_validators.map(bits))
-    .bind(b.current_supply.map(bits))
-    .execute(&mut *conn)
-    .await?;
-
+    pending.block(rows);
     let mut staking: BTreeMap<Id, StakingDelta> = BTreeMap::new();
     for (index, tx) in rows.txs.iter().enumerate() {
         let index = int("tx index", index as u64)?;
-        write_tx(conn, b, height, index, ts, tx, &mut staking).await?;
+        write_tx(conn, pending, b, (height, index, ts), tx, &mut staking).await?;
     }
     apply_staking(conn, b.timestamp, staking).await
 }
 
-async fn write_tx(
+async fn write_tx<'a>(
     conn: &mut AnyConnection,
-    block: &PBlock,
-    height: i64,
-    index: i64,
-    ts: i64,
-    tx: &PTx,
+    pending: &mut Pending<'a>,
+    block: &'a PBlock,
+    (height, index, ts): (i64, i64, i64),
+    tx: &'a PTx,
     staking: &mut BTreeMap<Id, StakingDelta>,
 ) -> Result<()> {
     let c = &tx.core;
@@ -153,50 +132,18 @@ async fn write_tx(
         column: "details",
         reason: e.to_string(),
     })?;
-    sqlx::query(
-        "INSERT INTO p_txs (height, tx_index, tx_hash, tx_type, timestamp, block_hash, memo, \
-         source_chain, destination_chain, value, amount_burned, amount_staked, \
-         amount_l1_balance_burned, node_id, subnet_id, start_ts, end_ts, ends_staker, details) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)",
-    )
-    .bind(height)
-    .bind(index)
-    .bind(c.tx_hash.0.to_vec())
-    .bind(c.tx_type.clone())
-    .bind(ts)
-    .bind(block.hash.0.to_vec())
-    .bind(c.memo.clone())
-    .bind(c.source_chain.map(|i| i.0.to_vec()))
-    .bind(c.destination_chain.map(|i| i.0.to_vec()))
-    .bind(amounts(&c.value))
-    .bind(amounts(&c.amount_burned))
-    .bind(amounts(&c.amount_staked))
-    .bind(amounts(&c.amount_l1_balance_burned))
-    .bind(c.node_id.map(|n| n.0.to_vec()))
-    .bind(c.subnet_id.map(|i| i.0.to_vec()))
-    .bind(c.start_ts.map(|v| int("start time", v)).transpose()?)
-    .bind(c.end_ts.map(|v| int("end time", v)).transpose()?)
-    .bind(c.ends_staker.map(|i| i.0.to_vec()))
-    .bind(details)
-    .execute(&mut *conn)
-    .await?;
-
-    let addresses: BTreeSet<ShortId> = tx.addresses.iter().copied().collect();
-    for a in &addresses {
-        let sql = "INSERT INTO p_tx_addresses (address, height, tx_index, tx_type, timestamp) \
-                   VALUES ($1, $2, $3, $4, $5)";
-        insert_tx_key(conn, sql, &a.0, height, index, &c.tx_type, ts).await?;
-        touch_chain(conn, a, &P_CHAIN_ID).await?;
-    }
-    let validations: BTreeSet<Id> = tx.l1_validation_ids.iter().copied().collect();
-    for v in &validations {
-        let sql = "INSERT INTO p_tx_l1_validations (validation_id, height, tx_index, tx_type, timestamp) \
-                   VALUES ($1, $2, $3, $4, $5)";
-        insert_tx_key(conn, sql, &v.0, height, index, &c.tx_type, ts).await?;
-    }
+    pending.tx(block, (height, index, ts), tx, details);
 
     for (i, utxo_id) in tx.consumed.iter().enumerate() {
-        let i = int("input index", i as u64)?;
+        let spend = Spend {
+            tx_hash: c.tx_hash,
+            height,
+            ts,
+            input: int("input index", i as u64)?,
+        };
+        if pending.spend(utxo_id, spend) {
+            continue;
+        }
         let spent = sqlx::query(
             "UPDATE p_utxos SET consuming_tx_hash = $1, consuming_height = $2, \
              consuming_timestamp = $3, consume_index = $4 \
@@ -205,7 +152,7 @@ async fn write_tx(
         .bind(c.tx_hash.0.to_vec())
         .bind(height)
         .bind(ts)
-        .bind(i)
+        .bind(spend.input)
         .bind(utxo_id.0.to_vec())
         .fetch_optional(&mut *conn)
         .await?;
@@ -219,63 +166,24 @@ async fn write_tx(
             .iter()
             .find(|u| u.utxo_id == *utxo_id)
             .ok_or_else(|| StoreError::UtxoUnavailable(utxo_id.to_string()))?;
-        insert_utxo(conn, imported, height, ts, None, i, Some((c.tx_hash, i))).await?;
+        pending.utxo(imported, (height, ts), (None, spend.input), Some(spend));
         for a in &imported.addresses {
-            touch_chain(conn, a, &imported.created_on_chain).await?;
+            pending.chain(*a, imported.created_on_chain);
         }
     }
     for (i, utxo) in tx.emitted.iter().enumerate() {
-        insert_utxo(
-            conn,
-            utxo,
-            height,
-            ts,
-            Some(c.tx_hash),
-            int("output index", i as u64)?,
-            None,
-        )
-        .await?;
+        let emitted = (Some(c.tx_hash), int("output index", i as u64)?);
+        pending.utxo(utxo, (height, ts), emitted, None);
         for a in &utxo.addresses {
-            touch_chain(conn, a, &P_CHAIN_ID).await?;
+            pending.chain(*a, P_CHAIN_ID);
             if utxo.consumed_on_chain != P_CHAIN_ID {
-                touch_chain(conn, a, &utxo.consumed_on_chain).await?;
+                pending.chain(*a, utxo.consumed_on_chain);
             }
         }
     }
 
     if let Some(s) = &tx.staker {
-        sqlx::query(
-            "INSERT INTO p_stakers (tx_hash, height, tx_index, tx_type, node_id, subnet_id, start_ts, \
-             end_ts, weight, is_delegator, delegation_fee, reward_addresses, estimated_reward, \
-             gross_reward, net_reward) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 0, 0)",
-        )
-        .bind(c.tx_hash.0.to_vec())
-        .bind(height)
-        .bind(index)
-        .bind(c.tx_type.clone())
-        .bind(s.node_id.0.to_vec())
-        .bind(s.subnet_id.0.to_vec())
-        .bind(int("start time", s.start_ts)?)
-        .bind(int("end time", s.end_ts)?)
-        .bind(bits(s.weight))
-        .bind(i64::from(s.is_delegator))
-        .bind(i64::from(s.delegation_fee))
-        .bind(short_ids(&s.reward_addresses))
-        .bind(s.estimated_reward.map(bits))
-        .execute(&mut *conn)
-        .await?;
-        let owners: BTreeSet<ShortId> = s.reward_addresses.iter().copied().collect();
-        for a in owners {
-            sqlx::query(
-                "INSERT INTO p_staker_reward_addresses (address, height, tx_index) VALUES ($1, $2, $3)",
-            )
-            .bind(a.0.to_vec())
-            .bind(height)
-            .bind(index)
-            .execute(&mut *conn)
-            .await?;
-        }
+        pending.staker(c.tx_hash, (height, index), &c.tx_type, s);
         let d = staking.entry(s.subnet_id).or_default();
         if s.is_delegator {
             d.delegators += 1;
@@ -286,6 +194,9 @@ async fn write_tx(
         }
     }
 
+    if !tx.rewards.is_empty() || c.ends_staker.is_some() {
+        pending.write_stakers(conn).await?;
+    }
     for (seq, r) in tx.rewards.iter().enumerate() {
         let staker = sqlx::query(
             "SELECT node_id, weight, start_ts, end_ts, gross_reward, net_reward FROM p_stakers \
@@ -296,41 +207,17 @@ async fn write_tx(
         .await?
         .ok_or_else(|| StoreError::StakerUnavailable(r.staking_tx_hash.to_string()))?;
         let seq = int("reward index", seq as u64)?;
-        sqlx::query(
-            "INSERT INTO p_rewards (height, tx_index, seq, utxo_id, output_index, reward_tx_hash, \
-             staking_tx_hash, reward_type, node_id, amount_staked, start_ts, end_ts, asset_id, \
-             amount, addresses) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-        )
-        .bind(height)
-        .bind(index)
-        .bind(seq)
-        .bind(r.utxo_id.0.to_vec())
-        .bind(i64::from(r.output_index))
-        .bind(c.tx_hash.0.to_vec())
-        .bind(r.staking_tx_hash.0.to_vec())
-        .bind(r.reward_type.as_str())
-        .bind(staker.bytes("node_id")?)
-        .bind(staker.i64("weight")?)
-        .bind(staker.i64("start_ts")?)
-        .bind(staker.i64("end_ts")?)
-        .bind(r.asset_id.0.to_vec())
-        .bind(bits(r.amount))
-        .bind(short_ids(&r.addresses))
-        .execute(&mut *conn)
-        .await?;
-        let owners: BTreeSet<ShortId> = r.addresses.iter().copied().collect();
-        for a in owners {
-            sqlx::query(
-                "INSERT INTO p_reward_addresses (address, height, tx_index, seq) VALUES ($1, $2, $3, $4)",
-            )
-            .bind(a.0.to_vec())
-            .bind(height)
-            .bind(index)
-            .bind(seq)
-            .execute(&mut *conn)
-            .await?;
-        }
+        pending.reward(RewardRow {
+            height,
+            index,
+            seq,
+            reward: r,
+            reward_tx_hash: c.tx_hash,
+            node_id: staker.bytes("node_id")?,
+            weight: staker.i64("weight")?,
+            start_ts: staker.i64("start_ts")?,
+            end_ts: staker.i64("end_ts")?,
+        });
         let overflow = || StoreError::OutOfRange {
             field: "reward total",
             value: r.staking_tx_hash.to_string(),
@@ -432,97 +319,6 @@ async fn write_tx(
         .await?;
     }
     Ok(())
-}
-
-/// One row of a tx lookup table (by address, by validation ID): `sql` takes the key, the tx's
-/// height, index, type and timestamp.
-async fn insert_tx_key(
-    conn: &mut AnyConnection,
-    sql: &str,
-    key: &[u8],
-    height: i64,
-    index: i64,
-    tx_type: &str,
-    timestamp: i64,
-) -> Result<()> {
-    sqlx::query(sql)
-        .bind(key.to_vec())
-        .bind(height)
-        .bind(index)
-        .bind(tx_type.to_string())
-        .bind(timestamp)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
-async fn touch_chain(conn: &mut AnyConnection, address: &ShortId, chain: &Id) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO address_chains (address, blockchain_id) VALUES ($1, $2) \
-         ON CONFLICT (address, blockchain_id) DO NOTHING",
-    )
-    .bind(address.0.to_vec())
-    .bind(chain.0.to_vec())
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
-async fn insert_utxo(
-    conn: &mut AnyConnection,
-    u: &PUtxo,
-    height: i64,
-    ts: i64,
-    emitted_by: Option<Id>,
-    emit_index: i64,
-    consumed_by: Option<(Id, i64)>,
-) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO p_utxos (utxo_id, tx_hash, output_index, emitted_by, emit_index, height, \
-         timestamp, asset_id, amount, addresses, threshold, locktime, stakeable_locktime, staked, \
-         utxo_type, reward_type, created_on_chain, consumed_on_chain, start_ts, end_ts, bytes, \
-         consuming_tx_hash, consuming_height, consuming_timestamp, consume_index) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
-         $19, $20, $21, $22, $23, $24, $25)",
-    )
-    .bind(u.utxo_id.0.to_vec())
-    .bind(u.tx_hash.0.to_vec())
-    .bind(i64::from(u.output_index))
-    .bind(emitted_by.map(|h| h.0.to_vec()))
-    .bind(emit_index)
-    .bind(height)
-    .bind(ts)
-    .bind(u.asset_id.0.to_vec())
-    .bind(bits(u.amount))
-    .bind(short_ids(&u.addresses))
-    .bind(i64::from(u.threshold))
-    .bind(bits(u.locktime))
-    .bind(u.stakeable_locktime.map(bits))
-    .bind(i64::from(u.staked))
-    .bind(u.utxo_type.as_str())
-    .bind(u.reward_type.map(|r| r.as_str()))
-    .bind(u.created_on_chain.0.to_vec())
-    .bind(u.consumed_on_chain.0.to_vec())
-    .bind(u.start_ts.map(bits))
-    .bind(u.end_ts.map(bits))
-    .bind(u.bytes.clone())
-    .bind(consumed_by.map(|(h, _)| h.0.to_vec()))
-    .bind(consumed_by.map(|_| height))
-    .bind(consumed_by.map(|_| ts))
-    .bind(consumed_by.map(|(_, i)| i))
-    .execute(&mut *conn)
-    .await?;
-    let spent = consumed_by.map(|_| (height, ts));
-    super::utxos::insert_owners(
-        conn,
-        &u.utxo_id,
-        &u.addresses,
-        height,
-        ts,
-        bits(u.amount),
-        spent,
-    )
-    .await
 }
 
 async fn write_subnet_change(
