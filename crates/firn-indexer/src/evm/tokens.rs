@@ -21,7 +21,11 @@ const DECIMALS: [u8; 4] = [0x31, 0x3c, 0xe5, 0x67];
 /// Gas each call may use: a hundred times what a stored string costs to return.
 pub const TOKEN_CALL_GAS: u64 = 1_000_000;
 
-/// The token contracts already known (stored, or read in this run).
+/// Token addresses remembered at most (~5 MB): a public chain has millions of tokens, and one
+/// forgotten costs only a store read when it shows up again.
+const MAX_KNOWN: usize = 100_000;
+
+/// The token contracts already known (stored, or read in this run), at most [`MAX_KNOWN`].
 #[derive(Debug, Default)]
 pub struct KnownTokens {
     seen: HashSet<Address>,
@@ -31,6 +35,13 @@ impl KnownTokens {
     /// Forgets everything (after a failure: the store is the truth).
     pub fn clear(&mut self) {
         self.seen.clear();
+    }
+
+    fn remember(&mut self, token: Address) {
+        if self.seen.len() >= MAX_KNOWN {
+            self.seen.clear();
+        }
+        self.seen.insert(token);
     }
 
     /// Reads the metadata of every token in `transfers` not seen before.
@@ -47,7 +58,7 @@ impl KnownTokens {
                 continue;
             }
             if store.find_token(chain_id, t.token).await?.is_some() {
-                self.seen.insert(t.token);
+                self.remember(t.token);
                 continue;
             }
             fresh.insert(t.token, t.standard);
@@ -86,7 +97,7 @@ impl KnownTokens {
                 symbol: text(1, MAX_SYMBOL_CHARS),
                 decimals,
             });
-            self.seen.insert(address);
+            self.remember(address);
         }
         Ok(tokens)
     }
@@ -113,6 +124,17 @@ pub fn abi_string(data: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_tokens_stay_bounded() {
+        let mut known = KnownTokens::default();
+        for i in 0..=MAX_KNOWN as u64 {
+            let mut a = [0u8; 20];
+            a[12..].copy_from_slice(&i.to_be_bytes());
+            known.remember(Address::new(a));
+        }
+        assert_eq!(known.seen.len(), 1);
+    }
 
     #[test]
     fn strings_decode_in_both_styles() {
