@@ -2,6 +2,12 @@
 //! SQLite and (when reachable) PostgreSQL: the P-Chain in blocks/s, and an EVM chain of
 //! ten-ERC-20-transfer blocks in blocks/s (criterion's throughput) and transfer events/s
 //! (printed). The process's peak resident memory is printed after each group.
+//!
+//! Beside the EVM backfill, a plain concurrent RPC reader fetches the same blocks, receipts
+//! and traces from the same node, in the same batched requests with as many in flight, parsing
+//! each answer as JSON and keeping nothing: the rate a follower could reach if indexing cost
+//! nothing. Each backend's rate is printed as a ratio of the reader's, measured in the same
+//! run.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 #[allow(dead_code)]
@@ -16,6 +22,7 @@ use firn_devnet::{PChain, Wallet};
 use firn_indexer::{EvmIndexer, IndexerConfig, PChainIndexer};
 use firn_node::NodeConfig;
 use firn_rpc::{AvalancheClient, ClientConfig};
+use serde_json::json;
 use sqlx::{Connection, Executor};
 
 const BLOCKS: usize = 1_000;
@@ -68,14 +75,30 @@ fn backfill(c: &mut Criterion) {
     let client = AvalancheClient::new(&url, ClientConfig::default()).unwrap();
     let mut pg = rt.block_on(postgres_url());
 
+    let config = IndexerConfig::default();
+    let reader = Reader::default();
     let mut group = c.benchmark_group("pchain_backfill");
     group.sample_size(10);
     group.throughput(Throughput::Elements(blocks));
+    group.bench_function("plain_rpc_reader", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    total += plain_read(&url, blocks, 1, config.concurrency, |h| {
+                        json!({"jsonrpc": "2.0", "id": 1, "method": "platform.getBlockByHeight",
+                               "params": {"height": h.start.to_string(), "encoding": "hex"}})
+                    })
+                    .await;
+                }
+                reader.measured("pchain_backfill", blocks, total, iters);
+                total
+            })
+        });
+    });
     group.bench_function("sqlite", |b| {
-        b.to_async(&rt).iter_custom(|iters| {
-            let client = client.clone();
-            let dir = dir.clone();
-            async move {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
                     let db = dir.join(format!("run-{}.db", uuid::Uuid::new_v4().simple()));
@@ -90,8 +113,9 @@ fn backfill(c: &mut Criterion) {
                     store.close().await;
                     let _ = std::fs::remove_file(&db);
                 }
+                reader.compare("pchain_backfill/sqlite", blocks, total, iters);
                 total
-            }
+            })
         });
     });
     if let Some((admin, base)) = pg.as_mut() {
@@ -124,6 +148,7 @@ fn backfill(c: &mut Criterion) {
                             .await
                             .unwrap();
                     }
+                    reader.compare("pchain_backfill/postgres", blocks, total, iters);
                     total
                 })
             });
@@ -151,6 +176,88 @@ async fn fresh_pg(admin: &mut sqlx::AnyConnection, base: &str) -> (firn_store::S
         .await
         .unwrap();
     (store, schema)
+}
+
+/// The plain reader's last rate in blocks/s, to print each backend's as a ratio of it.
+#[derive(Default)]
+struct Reader(std::cell::Cell<f64>);
+
+fn blocks_per_second(blocks: u64, total: Duration, iters: u64) -> f64 {
+    blocks as f64 / (total.as_secs_f64() / iters.max(1) as f64)
+}
+
+impl Reader {
+    fn measured(&self, group: &str, blocks: u64, total: Duration, iters: u64) {
+        let rate = blocks_per_second(blocks, total, iters);
+        self.0.set(rate);
+        println!("{group}/plain_rpc_reader: {rate:.0} blocks/s");
+    }
+
+    fn compare(&self, name: &str, blocks: u64, total: Duration, iters: u64) {
+        let rate = blocks_per_second(blocks, total, iters);
+        let ratio = rate / self.0.get();
+        println!("{name}: {rate:.0} blocks/s, {ratio:.2}x the plain RPC reader");
+    }
+}
+
+/// Reads blocks `0..blocks` as an indexer's fetch does: `body` is the request for a run of
+/// `per_request` heights, `in_flight` requests at a time. Every answer is parsed as JSON,
+/// checked to be a JSON-RPC answer, and dropped. Returns the time it took.
+async fn plain_read(
+    url: &str,
+    blocks: u64,
+    per_request: u64,
+    in_flight: usize,
+    body: impl Fn(std::ops::Range<u64>) -> serde_json::Value,
+) -> Duration {
+    let http = reqwest::Client::new();
+    let started = Instant::now();
+    let permits = Arc::new(tokio::sync::Semaphore::new(in_flight));
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut start = 0;
+    while start < blocks {
+        let end = (start + per_request).min(blocks);
+        let body = body(start..end);
+        let permit = permits.clone().acquire_owned().await.unwrap();
+        let (http, url) = (http.clone(), url.to_owned());
+        tasks.spawn(async move {
+            let bytes = http.post(url).json(&body).send().await.unwrap();
+            let answer: serde_json::Value =
+                serde_json::from_slice(&bytes.bytes().await.unwrap()).unwrap();
+            let answers = answer.as_array().cloned().unwrap_or_else(|| vec![answer]);
+            // Genesis has no traces: its answer is an error, as the indexer sees it too.
+            let answered =
+                |a: &serde_json::Value| a.get("result").is_some() || a.get("error").is_some();
+            if let Some(failed) = answers.iter().find(|a| !answered(a)) {
+                panic!("not a JSON-RPC answer: {:.500}", failed.to_string());
+            }
+            drop(permit);
+        });
+        start = end;
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.unwrap();
+    }
+    started.elapsed()
+}
+
+/// One batched request for the block, receipts and `callTracer` traces of each height.
+fn evm_request(heights: std::ops::Range<u64>) -> serde_json::Value {
+    let calls = heights.flat_map(|n| {
+        let tag = format!("{n:#x}");
+        [
+            ("eth_getBlockByNumber", json!([tag, true])),
+            ("eth_getBlockReceipts", json!([tag])),
+            (
+                "debug_traceBlockByNumber",
+                json!([tag, {"tracer": "callTracer"}]),
+            ),
+        ]
+    });
+    let calls = calls.enumerate().map(
+        |(id, (method, params))| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+    );
+    serde_json::Value::Array(calls.collect())
 }
 
 async fn index_evm(devnet: &evm_devnet::EvmDevnet, store: &firn_store::Store) -> Duration {
@@ -181,14 +288,35 @@ fn evm_backfill(c: &mut Criterion) {
     let mut group = c.benchmark_group("evm_backfill");
     group.sample_size(10);
     group.throughput(Throughput::Elements(blocks));
+    let config = IndexerConfig::default();
+    let reader = Reader::default();
     let report = |backend: &str, total: Duration, iters: u64| {
         let secs = total.as_secs_f64() / iters.max(1) as f64;
         println!(
-            "evm_backfill/{backend}: {:.0} blocks/s, {:.0} transfer events/s",
-            blocks as f64 / secs,
+            "evm_backfill/{backend}: {:.0} transfer events/s",
             transfers as f64 / secs
         );
+        reader.compare(&format!("evm_backfill/{backend}"), blocks, total, iters);
     };
+    group.bench_function("plain_rpc_reader", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    total += plain_read(
+                        &devnet.endpoint().url,
+                        blocks,
+                        config.request_blocks,
+                        config.concurrency,
+                        evm_request,
+                    )
+                    .await;
+                }
+                reader.measured("evm_backfill", blocks, total, iters);
+                total
+            })
+        });
+    });
     group.bench_function("sqlite", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
