@@ -2,8 +2,10 @@
 //! their owners, stakers, rewards), gathered over the whole batch and written at its end in a
 //! few multi-row statements per table instead of one statement per row.
 //!
-//! What the commit reads or updates while it goes stays correct: a UTXO emitted in this batch
-//! and spent later in it is marked spent here, before it is written; the stakers are written
+//! The UTXOs a batch spends are marked spent set-wise too: those it created before they are
+//! written, those the store holds (read once per batch) at its end.
+//!
+//! What the commit reads or updates while it goes stays correct: the stakers are written
 //! before anything reads or updates `p_stakers` ([`Pending::write_stakers`]); no other table
 //! gathered here is read during a commit.
 
@@ -12,10 +14,13 @@ use std::collections::{BTreeSet, HashMap};
 use firn_core::ids::{Id, ShortId};
 use sqlx::AnyConnection;
 
-use crate::codec::{amounts, bits, hashes, int, short_ids};
+use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids};
 use crate::error::Result;
 use crate::rows::pchain::{NewReward, NewStaker, PBlock, PChainBlockRows, PTx, PUtxo};
-use crate::sql::insert_many;
+use crate::sql::{Sql, insert_many};
+
+/// UTXO IDs one read asks for.
+const IDS_PER_READ: usize = 1_000;
 
 /// A transaction that spends a UTXO: its hash, block height and time, and input index.
 #[derive(Debug, Clone, Copy)]
@@ -88,6 +93,10 @@ pub(super) struct Pending<'a> {
     utxo_at: HashMap<Id, usize>,
     stakers: Vec<StakerRow<'a>>,
     rewards: Vec<RewardRow<'a>>,
+    /// Unspent UTXOs of the store that this batch spends, with their owners, until spent.
+    stored: HashMap<Id, Vec<ShortId>>,
+    /// The store's UTXOs this batch spent, with their owners.
+    stored_spends: Vec<(Id, Vec<ShortId>, Spend)>,
 }
 
 impl<'a> Pending<'a> {
@@ -153,21 +162,53 @@ impl<'a> Pending<'a> {
         });
     }
 
-    /// Spends `utxo_id` if this batch created it and nothing spent it yet; false otherwise
-    /// (the store may hold it).
+    /// Spends `utxo_id` if this batch created it or the store holds it (see
+    /// [`Pending::read_stored`]), and nothing spent it yet; false otherwise.
     pub(super) fn spend(&mut self, utxo_id: &Id, spend: Spend) -> bool {
-        let Some(row) = self
+        if let Some(row) = self
             .utxo_at
             .get(utxo_id)
             .and_then(|i| self.utxos.get_mut(*i))
-        else {
-            return false;
-        };
-        if row.spent.is_some() {
-            return false;
+        {
+            if row.spent.is_some() {
+                return false;
+            }
+            row.spent = Some(spend);
+            return true;
         }
-        row.spent = Some(spend);
-        true
+        match self.stored.remove(utxo_id) {
+            Some(owners) => {
+                self.stored_spends.push((*utxo_id, owners, spend));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Reads which of the UTXOs that `blocks` spend the store holds unspent, for
+    /// [`Pending::spend`].
+    pub(super) async fn read_stored(
+        &mut self,
+        conn: &mut AnyConnection,
+        blocks: &[PChainBlockRows],
+    ) -> Result<()> {
+        let spent: Vec<&Id> = blocks
+            .iter()
+            .flat_map(|b| &b.txs)
+            .flat_map(|t| &t.consumed)
+            .collect();
+        for ids in spent.chunks(IDS_PER_READ) {
+            let mut q = Sql::new(
+                "SELECT utxo_id, addresses FROM p_utxos \
+                 WHERE consuming_tx_hash IS NULL AND utxo_id IN (",
+            );
+            q.bind_list(ids.iter().map(|id| id.0.to_vec())).push(")");
+            for row in q.fetch_all(&mut *conn).await? {
+                self.stored
+                    .insert(row.id("utxo_id")?, row.short_ids("addresses")?);
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn staker(
@@ -223,19 +264,15 @@ impl<'a> Pending<'a> {
             },
         )
         .await?;
-        let mut owners: Vec<(&ShortId, i64, i64)> = Vec::new();
-        for r in &self.stakers {
-            let distinct: BTreeSet<&ShortId> = r.staker.reward_addresses.iter().collect();
-            owners.extend(distinct.into_iter().map(|a| (a, r.height, r.index)));
-        }
+        let owners = by_owner(&self.stakers, |r| &r.staker.reward_addresses);
         insert_many(
             conn,
             "INSERT INTO p_staker_reward_addresses (address, height, tx_index) VALUES ",
             "",
             3,
             &owners,
-            |q, (a, height, index)| {
-                q.arg(a.0.to_vec()).arg(*height).arg(*index);
+            |q, (a, r)| {
+                q.arg(a.0.to_vec()).arg(r.height).arg(r.index);
                 Ok(())
             },
         )
@@ -281,8 +318,62 @@ impl<'a> Pending<'a> {
         )
         .await?;
         write_utxos(conn, &self.utxos).await?;
+        write_stored_spends(conn, &self.stored_spends).await?;
         write_rewards(conn, &self.rewards).await
     }
+}
+
+/// Marks the store's UTXOs spent, in `p_utxos` and under each owner.
+async fn write_stored_spends(
+    conn: &mut AnyConnection,
+    spends: &[(Id, Vec<ShortId>, Spend)],
+) -> Result<()> {
+    insert_many(
+        conn,
+        "WITH v (utxo_id, tx_hash, height, ts, input) AS (VALUES ",
+        ") UPDATE p_utxos SET consuming_tx_hash = v.tx_hash, consuming_height = v.height, \
+         consuming_timestamp = v.ts, consume_index = v.input FROM v \
+         WHERE p_utxos.utxo_id = v.utxo_id",
+        5,
+        spends,
+        |q, (id, _, s)| {
+            q.arg(id.0.to_vec()).arg(s.tx_hash.0.to_vec());
+            q.arg(s.height).arg(s.ts).arg(s.input);
+            Ok(())
+        },
+    )
+    .await?;
+    let owners = by_owner(spends, |(_, owners, _)| owners);
+    insert_many(
+        conn,
+        "WITH v (address, utxo_id, height, ts) AS (VALUES ",
+        ") UPDATE p_utxo_owners SET spent_height = v.height, spent_timestamp = v.ts FROM v \
+         WHERE p_utxo_owners.address = v.address AND p_utxo_owners.utxo_id = v.utxo_id",
+        4,
+        &owners,
+        |q, (a, (id, _, s))| {
+            q.arg(a.0.to_vec())
+                .arg(id.0.to_vec())
+                .arg(s.height)
+                .arg(s.ts);
+            Ok(())
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// Each row under each of its distinct owners, for the tables that list rows by address.
+fn by_owner<'r, R>(
+    rows: &'r [R],
+    owners: impl Fn(&'r R) -> &'r [ShortId],
+) -> Vec<(&'r ShortId, &'r R)> {
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let distinct: BTreeSet<&ShortId> = owners(r).iter().collect();
+        out.extend(distinct.into_iter().map(|a| (a, r)));
+    }
+    out
 }
 
 async fn write_blocks(conn: &mut AnyConnection, blocks: &[&PChainBlockRows]) -> Result<()> {
@@ -408,11 +499,7 @@ async fn write_utxos(conn: &mut AnyConnection, utxos: &[UtxoRow<'_>]) -> Result<
         },
     )
     .await?;
-    let mut owners: Vec<(&ShortId, &UtxoRow<'_>)> = Vec::new();
-    for r in utxos {
-        let distinct: BTreeSet<&ShortId> = r.utxo.addresses.iter().collect();
-        owners.extend(distinct.into_iter().map(|a| (a, r)));
-    }
+    let owners = by_owner(utxos, |r| &r.utxo.addresses);
     insert_many(
         conn,
         "INSERT INTO p_utxo_owners (address, utxo_id, height, timestamp, amount, spent_height, \
@@ -463,11 +550,7 @@ async fn write_rewards(conn: &mut AnyConnection, rewards: &[RewardRow<'_>]) -> R
         },
     )
     .await?;
-    let mut owners: Vec<(&ShortId, &RewardRow<'_>)> = Vec::new();
-    for w in rewards {
-        let distinct: BTreeSet<&ShortId> = w.reward.addresses.iter().collect();
-        owners.extend(distinct.into_iter().map(|a| (a, w)));
-    }
+    let owners = by_owner(rewards, |w| &w.reward.addresses);
     insert_many(
         conn,
         "INSERT INTO p_reward_addresses (address, height, tx_index, seq) VALUES ",

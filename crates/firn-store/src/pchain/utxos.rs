@@ -55,30 +55,6 @@ pub(crate) async fn insert_owners(
     Ok(())
 }
 
-/// Marks `utxo_id` spent at `height` (block time `ts`) under each of its owners.
-pub(super) async fn mark_spent(
-    conn: &mut AnyConnection,
-    owners: &[ShortId],
-    utxo_id: &Id,
-    height: i64,
-    ts: i64,
-) -> Result<()> {
-    let owners: BTreeSet<&ShortId> = owners.iter().collect();
-    for a in owners {
-        sqlx::query(
-            "UPDATE p_utxo_owners SET spent_height = $1, spent_timestamp = $2 \
-             WHERE address = $3 AND utxo_id = $4",
-        )
-        .bind(height)
-        .bind(ts)
-        .bind(a.0.to_vec())
-        .bind(utxo_id.0.to_vec())
-        .execute(&mut *conn)
-        .await?;
-    }
-    Ok(())
-}
-
 /// Distinct owners, in the order first given.
 fn distinct(addresses: &[ShortId]) -> Vec<ShortId> {
     let mut seen = BTreeSet::new();

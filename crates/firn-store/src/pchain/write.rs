@@ -26,6 +26,7 @@ impl PChainWriter for Store {
         let mut outcome = CommitOutcome::default();
         let mut totals = super::supply::TotalsDelta::default();
         let mut pending = Pending::default();
+        pending.read_stored(conn, blocks).await?;
         for rows in blocks {
             let height = rows.block.height;
             if let Some(c) = cursor {
@@ -142,23 +143,6 @@ async fn write_tx<'a>(
             input: int("input index", i as u64)?,
         };
         if pending.spend(utxo_id, spend) {
-            continue;
-        }
-        let spent = sqlx::query(
-            "UPDATE p_utxos SET consuming_tx_hash = $1, consuming_height = $2, \
-             consuming_timestamp = $3, consume_index = $4 \
-             WHERE utxo_id = $5 AND consuming_tx_hash IS NULL RETURNING addresses",
-        )
-        .bind(c.tx_hash.0.to_vec())
-        .bind(height)
-        .bind(ts)
-        .bind(spend.input)
-        .bind(utxo_id.0.to_vec())
-        .fetch_optional(&mut *conn)
-        .await?;
-        if let Some(row) = spent {
-            let owners = row.short_ids("addresses")?;
-            super::utxos::mark_spent(conn, &owners, utxo_id, height, ts).await?;
             continue;
         }
         let imported = tx
