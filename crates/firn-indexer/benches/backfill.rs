@@ -3,10 +3,10 @@
 //! ten-ERC-20-transfer blocks in blocks/s (criterion's throughput) and transfer events/s
 //! (printed). The process's peak resident memory is printed after each group.
 //!
-//! Beside the EVM backfill, a plain concurrent RPC reader fetches the same blocks, receipts
-//! and traces from the same node, in the same batched requests with as many in flight, parsing
-//! each answer as JSON and keeping nothing: the rate a follower could reach if indexing cost
-//! nothing. Each backend's rate is printed as a ratio of the reader's, measured in the same
+//! Beside each backfill, a plain concurrent RPC reader fetches the same blocks (the EVM's with
+//! their receipts and traces) from the same node, in the same requests with as many in flight,
+//! parsing each answer as JSON and keeping nothing: the rate a follower could reach if
+//! indexing cost nothing. Each backend's rate is printed as a ratio of the reader's, measured in the same
 //! run.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -124,17 +124,7 @@ fn backfill(c: &mut Criterion) {
                 rt.block_on(async {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
-                        let schema = format!("firn_idx_bench_{}", uuid::Uuid::new_v4().simple());
-                        admin
-                            .execute(format!("CREATE SCHEMA {schema}").as_str())
-                            .await
-                            .unwrap();
-                        let sep = if base.contains('?') { '&' } else { '?' };
-                        let store = firn_store::open(&format!(
-                            "{base}{sep}options=-c%20search_path%3D{schema}"
-                        ))
-                        .await
-                        .unwrap();
+                        let (store, schema) = fresh_pg(admin, base).await;
                         let started = Instant::now();
                         PChainIndexer::new(client.clone(), store.clone(), IndexerConfig::default())
                             .on_progress(|_| {})
@@ -224,7 +214,10 @@ async fn plain_read(
             let bytes = http.post(url).json(&body).send().await.unwrap();
             let answer: serde_json::Value =
                 serde_json::from_slice(&bytes.bytes().await.unwrap()).unwrap();
-            let answers = answer.as_array().cloned().unwrap_or_else(|| vec![answer]);
+            let answers = match answer {
+                serde_json::Value::Array(batch) => batch,
+                one => vec![one],
+            };
             // Genesis has no traces: its answer is an error, as the indexer sees it too.
             let answered =
                 |a: &serde_json::Value| a.get("result").is_some() || a.get("error").is_some();
