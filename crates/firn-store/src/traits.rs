@@ -834,7 +834,8 @@ pub trait WebhookStore {
         step: &MatchedStep<'_>,
         now: u64,
     ) -> impl Future<Output = Result<bool>> + Send;
-    /// The first `limit` events in webhook `id`'s outbox, in order.
+    /// The first `limit` events in webhook `id`'s outbox, in order; none while the webhook is
+    /// inactive, so nothing is posted to a deactivated webhook.
     fn list_webhook_outbox(
         &self,
         id: &str,

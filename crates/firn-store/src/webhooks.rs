@@ -408,12 +408,15 @@ impl WebhookStore for Store {
     }
 
     async fn list_webhook_outbox(&self, id: &str, limit: u32) -> Result<Vec<OutboxEvent>> {
+        // Joined with the webhook's status: a dispatcher holding settings read just before
+        // a deactivation finds nothing to post.
         let mut q = Sql::new(
-            "SELECT seq, message_id, body, attempts, next_attempt_at, enqueued_at \
-             FROM webhook_outbox WHERE webhook_id = ",
+            "SELECT o.seq, o.message_id, o.body, o.attempts, o.next_attempt_at, o.enqueued_at \
+             FROM webhook_outbox o JOIN webhooks w ON w.id = o.webhook_id \
+             WHERE w.status = 'active' AND o.webhook_id = ",
         );
         q.bind(id.to_owned())
-            .push(" ORDER BY seq")
+            .push(" ORDER BY o.seq")
             .limit(i64::from(limit));
         self.fetch(q, decode_event).await
     }

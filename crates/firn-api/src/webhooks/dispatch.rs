@@ -213,7 +213,11 @@ async fn drive(
         pending |= matched.added;
         let wait = if pending {
             match step_deliver(&shared, &webhook).await {
-                Ok(wait) => wait,
+                Ok(Delivery::Idle) => None,
+                Ok(Delivery::WaitFor(pause)) => Some(pause),
+                // Settings read before the deactivation must not post again: the task ends,
+                // and a webhook turned back on is leased anew.
+                Ok(Delivery::GaveUp) => return,
                 Err(e) => {
                     tracing::warn!(target: "webhooks", webhook = %webhook.id, error = %e, "delivering failed; retrying");
                     Some(shared.config.poll)
@@ -397,30 +401,40 @@ async fn evm_step(
     Ok((payload::build(store, c, webhook, &matches).await?, through))
 }
 
-/// Posts the outbox's due events in order: `None` when it is empty, or `Some(wait)` until its
-/// head falls due.
-async fn step_deliver(
-    shared: &Shared,
-    webhook: &WebhookRecord,
-) -> Result<Option<Duration>, StoreError> {
+/// What a delivery step left.
+enum Delivery {
+    /// The outbox is empty.
+    Idle,
+    /// Its head falls due after this long (zero: more wait behind a full batch).
+    WaitFor(Duration),
+    /// The webhook was deactivated.
+    GaveUp,
+}
+
+/// Posts the outbox's due events in order.
+async fn step_deliver(shared: &Shared, webhook: &WebhookRecord) -> Result<Delivery, StoreError> {
     let store = &shared.store;
     let due = store
         .list_webhook_outbox(&webhook.id, DELIVERY_BATCH)
         .await?;
     if due.is_empty() {
-        return Ok(None);
+        return Ok(Delivery::Idle);
     }
     let Some(secret) = store.find_webhook_secret(&webhook.owner).await? else {
         // Every owner with a webhook has a secret; a store edited by hand may not.
-        return Ok(Some(shared.config.poll));
+        return Ok(Delivery::WaitFor(shared.config.poll));
     };
     let mut delivered = None;
     // A full batch delivered: more may wait behind it.
-    let mut wait = (due.len() == DELIVERY_BATCH as usize).then_some(Duration::ZERO);
+    let mut next = if due.len() == DELIVERY_BATCH as usize {
+        Delivery::WaitFor(Duration::ZERO)
+    } else {
+        Delivery::Idle
+    };
     for event in &due {
         let now = now_ms();
         if event.next_attempt_at > now {
-            wait = Some(Duration::from_millis(event.next_attempt_at - now));
+            next = Delivery::WaitFor(Duration::from_millis(event.next_attempt_at - now));
             break;
         }
         match post(shared, webhook, &secret, event).await {
@@ -434,10 +448,11 @@ async fn step_deliver(
                 store
                     .fail_webhook_event(&webhook.id, event.seq, &retry)
                     .await?;
-                wait = match retry {
-                    Retry::At(at) => Some(Duration::from_millis(at.saturating_sub(now_ms()))),
-                    // Deactivated: the lease lapses and the task ends.
-                    Retry::GiveUp(_) => None,
+                next = match retry {
+                    Retry::At(at) => {
+                        Delivery::WaitFor(Duration::from_millis(at.saturating_sub(now_ms())))
+                    }
+                    Retry::GiveUp(_) => Delivery::GaveUp,
                 };
                 break;
             }
@@ -446,7 +461,7 @@ async fn step_deliver(
     if let Some(seq) = delivered {
         store.ack_webhook_events(&webhook.id, seq).await?;
     }
-    Ok(wait)
+    Ok(next)
 }
 
 /// What follows a failed attempt at `event`: a later retry, or deactivation.

@@ -385,6 +385,10 @@ pub async fn webhook_leases_matches_and_outbox(store: Store) {
         "a deactivated webhook's events are kept"
     );
     assert!(
+        store.list_webhook_outbox(id, 10).await.unwrap().is_empty(),
+        "nothing is listed for posting while the webhook is inactive"
+    );
+    assert!(
         store
             .lease_webhooks("w1", 40_000, 50_000, 10)
             .await
