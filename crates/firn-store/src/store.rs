@@ -240,7 +240,13 @@ impl Store {
     /// Starts a write transaction, holding this process's write lock until it ends.
     pub(crate) async fn begin_write(&self) -> Result<WriteTx<'_>> {
         let guard = self.inner.write_lock.lock().await;
-        let tx = self.inner.writer.begin().await?;
+        let tx = match self.backend() {
+            // Takes SQLite's write lock at once: a deferred transaction that read first fails
+            // with "database is locked", busy timeout or not, when another process (a second
+            // handle) committed since its read.
+            Backend::Sqlite => self.inner.writer.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.inner.writer.begin().await?,
+        };
         Ok(WriteTx {
             tx,
             _guard: guard,

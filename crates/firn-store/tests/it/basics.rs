@@ -167,3 +167,41 @@ async fn open_rejects_bad_locations_and_reopens() {
     store.close().await;
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Two handles on one SQLite file (two processes, say) writing at once: every commit lands,
+/// whether its transaction reads before it writes (a P-Chain commit reads the cursor) or not.
+#[tokio::test]
+async fn two_sqlite_handles_write_at_once() {
+    let dir = std::env::temp_dir().join(format!(
+        "firn-store-two-writers-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let path = dir.join("firn.db");
+    let first = open(path.to_str().unwrap()).await.unwrap();
+    let second = open(path.to_str().unwrap()).await.unwrap();
+    let indexing = async {
+        for height in 1..=40 {
+            first
+                .commit_pchain_blocks(&[pblock(height, 100 + height, vec![])])
+                .await
+                .unwrap_or_else(|e| panic!("P-Chain block {height}: {e}"));
+        }
+    };
+    let registering = async {
+        for n in 0..40 {
+            second
+                .upsert_evm_chain(&evm_chain(1_000 + n))
+                .await
+                .unwrap_or_else(|e| panic!("EVM chain {n}: {e}"));
+        }
+    };
+    tokio::join!(indexing, registering);
+    assert_eq!(
+        second.find_cursor(ChainKey::PChain).await.unwrap(),
+        Some(40)
+    );
+    assert_eq!(first.list_evm_chains().await.unwrap().len(), 40);
+    first.close().await;
+    second.close().await;
+    std::fs::remove_dir_all(dir).unwrap();
+}
