@@ -186,6 +186,14 @@ impl<'a> Reader<'a> {
         out
     }
 
+    /// Reads a type ID and fails unless it is `want`, naming `context` in the error.
+    pub fn expect_type_id(&mut self, want: u32, context: &'static str) -> Result<(), CodecError> {
+        match self.u32()? {
+            t if t == want => Ok(()),
+            type_id => Err(CodecError::UnknownTypeId { type_id, context }),
+        }
+    }
+
     /// Reads and checks the codec version.
     pub fn version(&mut self) -> Result<(), CodecError> {
         match self.u16()? {
@@ -414,6 +422,56 @@ macro_rules! codec_struct {
             const MIN_SIZE: usize = 0 $(+ <$ty as $crate::codec::Decode>::MIN_SIZE)*;
             fn decode(r: &mut $crate::codec::Reader<'_>) -> Result<Self, $crate::codec::CodecError> {
                 Ok(Self { $( $field: <$ty as $crate::codec::Decode>::decode(r)?, )* })
+            }
+        }
+    };
+}
+
+/// Declares the enum behind a Go interface: one variant per registered type, written as the
+/// type's u32 ID then its fields. Gives `type_id()`, `type_name()` (the Go type's name),
+/// [`Encode`] and [`Decode`]; an unknown ID fails with [`CodecError::UnknownTypeId`] naming
+/// `context`. `min` is the variant type with the fewest bytes.
+#[macro_export]
+macro_rules! codec_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident ($context:literal, min $min:ty) {
+            $( $(#[$vmeta:meta])* $variant:ident($ty:ty) = $id:path, $go:literal; )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $( $(#[$vmeta])* #[doc = concat!("`", $go, "`")] $variant($ty), )*
+        }
+
+        impl $name {
+            /// The codec type ID.
+            pub fn type_id(&self) -> u32 {
+                match self { $( $name::$variant(_) => $id, )* }
+            }
+
+            /// The Go type's name.
+            pub fn type_name(&self) -> &'static str {
+                match self { $( $name::$variant(_) => $go, )* }
+            }
+        }
+
+        impl $crate::codec::Encode for $name {
+            fn encode(&self, w: &mut $crate::codec::Writer) {
+                w.u32(self.type_id());
+                match self { $( $name::$variant(v) => $crate::codec::Encode::encode(v, w), )* }
+            }
+        }
+
+        impl $crate::codec::Decode for $name {
+            const MIN_SIZE: usize = 4 + <$min as $crate::codec::Decode>::MIN_SIZE;
+            fn decode(r: &mut $crate::codec::Reader<'_>) -> Result<Self, $crate::codec::CodecError> {
+                r.nested(|r| match r.u32()? {
+                    $( $id => Ok($name::$variant(<$ty as $crate::codec::Decode>::decode(r)?)), )*
+                    type_id => Err($crate::codec::CodecError::UnknownTypeId { type_id, context: $context }),
+                })
             }
         }
     };

@@ -10,6 +10,8 @@
 //! - the linear [`codec`]: a bounded [`codec::Reader`] for untrusted bytes, a [`codec::Writer`],
 //!   and the [`codec::Encode`] / [`codec::Decode`] traits every wire type implements;
 //! - [`keys`]: secp256k1 (recoverable signatures, addresses) and BLS12-381 (min_pk) keys;
+//! - [`avax`]: what the chains share on the wire (secp256k1fx outputs, inputs, owners and
+//!   credentials; UTXO IDs; transferable inputs and outputs; the signed tx and its ID);
 //! - [`pchain`]: every P-Chain tx and block type, their IDs and their `platform.getBlock` JSON;
 //! - [`warp`]: Warp messages, payloads, the P-Chain L1 messages and quorum verification over the
 //!   canonical validator set.
@@ -37,6 +39,7 @@
 //! ```
 
 pub mod address;
+pub mod avax;
 pub mod calendar;
 pub mod codec;
 pub mod encoding;

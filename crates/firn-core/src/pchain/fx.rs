@@ -2,34 +2,15 @@
 //! credentials, and the BLS signer of a permissionless validator.
 //!
 //! Types that travel behind a Go interface are enums here; their codec form is a u32 type
-//! ID (see [`super::type_id`]) followed by the value.
+//! ID (see [`super::type_id`]) followed by the value. The secp256k1fx types all chains share
+//! live in [`crate::avax::secp256k1fx`] and are re-exported here.
 
 use super::type_id;
-use crate::codec::{self, CodecError, Decode, Encode, Reader, Writer};
+pub use crate::avax::secp256k1fx::{
+    Credential, OutputOwners, SECP256K1FX_ID, SignatureBytes, TransferInput, TransferOutput,
+};
+use crate::codec::{CodecError, Decode, Encode, Reader, Writer};
 use crate::codec_struct;
-use crate::ids::{Id, ShortId};
-use std::cmp::Ordering;
-
-/// The secp256k1fx ID (`spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ`), which
-/// AvalancheGo shows as `fxID` on every output and input.
-pub const SECP256K1FX_ID: Id = Id::from_padded_str("secp256k1fx");
-
-fn expect_type(r: &mut Reader<'_>, want: u32, context: &'static str) -> Result<(), CodecError> {
-    match r.u32()? {
-        t if t == want => Ok(()),
-        type_id => Err(CodecError::UnknownTypeId { type_id, context }),
-    }
-}
-
-/// Who may spend: `threshold` of `addresses`, once `locktime` has passed (secp256k1fx.OutputOwners).
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct OutputOwners {
-    pub locktime: u64,
-    pub threshold: u32,
-    pub addresses: Vec<ShortId>,
-}
-codec_struct!(OutputOwners { locktime: u64, threshold: u32, addresses: Vec<ShortId> });
 
 /// An owner behind `fx.Owner`: always OutputOwners (type 11) on the P-Chain.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -46,22 +27,10 @@ impl Encode for Owner {
 impl Decode for Owner {
     const MIN_SIZE: usize = 4 + OutputOwners::MIN_SIZE;
     fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
-        expect_type(r, type_id::OUTPUT_OWNERS, "an owner")?;
+        r.expect_type_id(type_id::OUTPUT_OWNERS, "an owner")?;
         Ok(Self(OutputOwners::decode(r)?))
     }
 }
-
-/// An amount owned by [`OutputOwners`] (secp256k1fx.TransferOutput).
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct TransferOutput {
-    pub amount: u64,
-    pub owners: OutputOwners,
-}
-codec_struct!(TransferOutput {
-    amount: u64,
-    owners: OutputOwners
-});
 
 /// An output that can be staked but not spent until `locktime` (stakeable.LockOut).
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -105,8 +74,7 @@ impl Output {
 }
 
 fn decode_transfer_output(r: &mut Reader<'_>) -> Result<TransferOutput, CodecError> {
-    expect_type(
-        r,
+    r.expect_type_id(
         type_id::TRANSFER_OUTPUT,
         "the output inside a stakeable lock",
     )?;
@@ -149,15 +117,6 @@ impl Decode for Output {
         }
     }
 }
-
-/// Spends an amount with the signatures at `sig_indices` (secp256k1fx.TransferInput).
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct TransferInput {
-    pub amount: u64,
-    pub sig_indices: Vec<u32>,
-}
-codec_struct!(TransferInput { amount: u64, sig_indices: Vec<u32> });
 
 /// An input spending a stakeable-locked output (stakeable.LockIn).
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -216,11 +175,7 @@ impl Decode for Input {
             type_id::TRANSFER_INPUT => Ok(Input::Transfer(TransferInput::decode(r)?)),
             type_id::STAKEABLE_LOCK_IN => {
                 let locktime = r.u64()?;
-                expect_type(
-                    r,
-                    type_id::TRANSFER_INPUT,
-                    "the input inside a stakeable lock",
-                )?;
+                r.expect_type_id(type_id::TRANSFER_INPUT, "the input inside a stakeable lock")?;
                 Ok(Input::Locked(LockedInput {
                     locktime,
                     input: TransferInput::decode(r)?,
@@ -234,55 +189,13 @@ impl Decode for Input {
     }
 }
 
-/// An asset amount and who owns it (avax.TransferableOutput).
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct TransferableOutput {
-    pub asset_id: Id,
-    pub output: Output,
-}
-codec_struct!(TransferableOutput {
-    asset_id: Id,
-    output: Output
-});
+crate::typed_by_codec!(Output, Input);
 
-impl TransferableOutput {
-    /// AvalancheGo's canonical order of outputs (`avax.SortTransferableOutputs`): by asset,
-    /// then by the output's codec bytes. A tx's outputs must be in this order.
-    pub fn canonical_cmp(&self, other: &Self) -> Ordering {
-        self.asset_id
-            .cmp(&other.asset_id)
-            .then_with(|| codec::to_bytes(&self.output).cmp(&codec::to_bytes(&other.output)))
-    }
+/// An asset amount and who owns it (avax.TransferableOutput), with stakeable locks allowed.
+pub type TransferableOutput = crate::avax::TransferableOutput<Output>;
 
-    /// Sorts `outputs` into the canonical order ([`Self::canonical_cmp`]).
-    pub fn sort_canonical(outputs: &mut [Self]) {
-        outputs.sort_by(Self::canonical_cmp);
-    }
-}
-
-/// A UTXO being spent (avax.TransferableInput): which output of which tx, and how.
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct TransferableInput {
-    pub tx_id: Id,
-    pub output_index: u32,
-    pub asset_id: Id,
-    pub input: Input,
-}
-codec_struct!(TransferableInput {
-    tx_id: Id,
-    output_index: u32,
-    asset_id: Id,
-    input: Input
-});
-
-impl TransferableInput {
-    /// The spent UTXO's ID: `tx_id.prefix(output_index)`.
-    pub fn utxo_id(&self) -> Id {
-        self.tx_id.prefix(u64::from(self.output_index))
-    }
-}
+/// A UTXO being spent (avax.TransferableInput), with stakeable locks allowed.
+pub type TransferableInput = crate::avax::TransferableInput<Input>;
 
 /// Authorisation by signature indices (secp256k1fx.Input, type 10): subnet and disable auth.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -301,36 +214,9 @@ impl Encode for AuthInput {
 impl Decode for AuthInput {
     const MIN_SIZE: usize = 8;
     fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
-        expect_type(r, type_id::AUTH_INPUT, "an authorisation")?;
+        r.expect_type_id(type_id::AUTH_INPUT, "an authorisation")?;
         Ok(Self {
             sig_indices: r.vec()?,
-        })
-    }
-}
-
-/// A 65-byte recoverable secp256k1 signature `r ‖ s ‖ v`.
-pub type SignatureBytes = [u8; 65];
-
-/// Signatures for one input or authorisation (secp256k1fx.Credential, type 9).
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct Credential {
-    pub signatures: Vec<SignatureBytes>,
-}
-
-impl Encode for Credential {
-    fn encode(&self, w: &mut Writer) {
-        w.u32(type_id::CREDENTIAL);
-        w.vec(&self.signatures);
-    }
-}
-
-impl Decode for Credential {
-    const MIN_SIZE: usize = 8;
-    fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
-        expect_type(r, type_id::CREDENTIAL, "a credential")?;
-        Ok(Self {
-            signatures: r.vec()?,
         })
     }
 }
@@ -399,15 +285,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn secp256k1fx_id_prints_as_avalanchego_does() {
-        assert_eq!(
-            SECP256K1FX_ID.to_string(),
-            "spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ"
-        );
-    }
-
-    #[test]
     fn outputs_sort_by_asset_then_output_bytes() {
+        use crate::ids::Id;
         let out = |asset: u8, amount: u64| TransferableOutput {
             asset_id: Id([asset; 32]),
             output: Output::Transfer(TransferOutput {

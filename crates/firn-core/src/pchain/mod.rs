@@ -24,14 +24,16 @@ pub use tx::{Tx, UnsignedTx};
 
 /// Codec type IDs of the P-Chain (`vms/platformvm/{block,txs}/codec.go`).
 pub mod type_id {
+    use crate::avax::secp256k1fx::type_id as secp256k1fx;
+
     pub const APRICOT_PROPOSAL_BLOCK: u32 = 0;
     pub const APRICOT_ABORT_BLOCK: u32 = 1;
     pub const APRICOT_COMMIT_BLOCK: u32 = 2;
     pub const APRICOT_STANDARD_BLOCK: u32 = 3;
     pub const APRICOT_ATOMIC_BLOCK: u32 = 4;
-    pub const TRANSFER_INPUT: u32 = 5;
-    pub const TRANSFER_OUTPUT: u32 = 7;
-    pub const CREDENTIAL: u32 = 9;
+    pub const TRANSFER_INPUT: u32 = secp256k1fx::TRANSFER_INPUT;
+    pub const TRANSFER_OUTPUT: u32 = secp256k1fx::TRANSFER_OUTPUT;
+    pub const CREDENTIAL: u32 = secp256k1fx::CREDENTIAL;
     pub const AUTH_INPUT: u32 = 10;
     pub const OUTPUT_OWNERS: u32 = 11;
     pub const ADD_VALIDATOR_TX: u32 = 12;

@@ -7,30 +7,14 @@ use super::fx::{
     AuthInput, Credential, Owner, ProofOfPossession, Signer, TransferableInput, TransferableOutput,
 };
 use super::type_id;
-use crate::codec::{self, Bytes, CodecError, Decode, Encode, Reader, Writer};
+use crate::codec::{self, Bytes};
 use crate::codec_struct;
 use crate::ids::{Id, NodeId};
 use crate::warp::messages::PChainOwner;
 use sha2::{Digest, Sha256};
-use std::sync::OnceLock;
 
 /// Fields every tx but AdvanceTime and RewardValidator starts with (avax.BaseTx).
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct BaseTx {
-    pub network_id: u32,
-    pub blockchain_id: Id,
-    pub outputs: Vec<TransferableOutput>,
-    pub inputs: Vec<TransferableInput>,
-    pub memo: Bytes,
-}
-codec_struct!(BaseTx {
-    network_id: u32,
-    blockchain_id: Id,
-    outputs: Vec<TransferableOutput>,
-    inputs: Vec<TransferableInput>,
-    memo: Bytes,
-});
+pub type BaseTx = crate::avax::BaseTx<super::fx::Output, super::fx::Input>;
 
 /// A validator's node, period and weight.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -424,67 +408,31 @@ codec_struct!(DisableL1ValidatorTx {
     disable_auth: AuthInput
 });
 
-macro_rules! unsigned_tx_enum {
-    ($($variant:ident($ty:ident) = $id:path, $name:literal;)*) => {
-        /// An unsigned P-Chain tx: the value behind AvalancheGo's `UnsignedTx` interface.
-        #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-        pub enum UnsignedTx {
-            $( #[doc = concat!("`", $name, "`")] $variant($ty), )*
-        }
-
-        impl UnsignedTx {
-            /// The codec type ID.
-            pub fn type_id(&self) -> u32 {
-                match self { $( UnsignedTx::$variant(_) => $id, )* }
-            }
-
-            /// The Go type name (`AddPermissionlessValidatorTx`), as the Data API's `txType` uses.
-            pub fn type_name(&self) -> &'static str {
-                match self { $( UnsignedTx::$variant(_) => $name, )* }
-            }
-        }
-
-        impl Encode for UnsignedTx {
-            fn encode(&self, w: &mut Writer) {
-                w.u32(self.type_id());
-                match self { $( UnsignedTx::$variant(tx) => tx.encode(w), )* }
-            }
-        }
-
-        impl Decode for UnsignedTx {
-            const MIN_SIZE: usize = 4 + AdvanceTimeTx::MIN_SIZE;
-            fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
-                r.nested(|r| match r.u32()? {
-                    $( $id => Ok(UnsignedTx::$variant($ty::decode(r)?)), )*
-                    type_id => Err(CodecError::UnknownTypeId { type_id, context: "an unsigned tx" }),
-                })
-            }
-        }
-    };
-}
-
-unsigned_tx_enum! {
-    AddValidator(AddValidatorTx) = type_id::ADD_VALIDATOR_TX, "AddValidatorTx";
-    AddSubnetValidator(AddSubnetValidatorTx) = type_id::ADD_SUBNET_VALIDATOR_TX, "AddSubnetValidatorTx";
-    AddDelegator(AddDelegatorTx) = type_id::ADD_DELEGATOR_TX, "AddDelegatorTx";
-    CreateChain(CreateChainTx) = type_id::CREATE_CHAIN_TX, "CreateChainTx";
-    CreateSubnet(CreateSubnetTx) = type_id::CREATE_SUBNET_TX, "CreateSubnetTx";
-    Import(ImportTx) = type_id::IMPORT_TX, "ImportTx";
-    Export(ExportTx) = type_id::EXPORT_TX, "ExportTx";
-    AdvanceTime(AdvanceTimeTx) = type_id::ADVANCE_TIME_TX, "AdvanceTimeTx";
-    RewardValidator(RewardValidatorTx) = type_id::REWARD_VALIDATOR_TX, "RewardValidatorTx";
-    RemoveSubnetValidator(RemoveSubnetValidatorTx) = type_id::REMOVE_SUBNET_VALIDATOR_TX, "RemoveSubnetValidatorTx";
-    TransformSubnet(TransformSubnetTx) = type_id::TRANSFORM_SUBNET_TX, "TransformSubnetTx";
-    AddPermissionlessValidator(AddPermissionlessValidatorTx) = type_id::ADD_PERMISSIONLESS_VALIDATOR_TX, "AddPermissionlessValidatorTx";
-    AddPermissionlessDelegator(AddPermissionlessDelegatorTx) = type_id::ADD_PERMISSIONLESS_DELEGATOR_TX, "AddPermissionlessDelegatorTx";
-    TransferSubnetOwnership(TransferSubnetOwnershipTx) = type_id::TRANSFER_SUBNET_OWNERSHIP_TX, "TransferSubnetOwnershipTx";
-    Base(BaseTx) = type_id::BASE_TX, "BaseTx";
-    ConvertSubnetToL1(ConvertSubnetToL1Tx) = type_id::CONVERT_SUBNET_TO_L1_TX, "ConvertSubnetToL1Tx";
-    RegisterL1Validator(RegisterL1ValidatorTx) = type_id::REGISTER_L1_VALIDATOR_TX, "RegisterL1ValidatorTx";
-    SetL1ValidatorWeight(SetL1ValidatorWeightTx) = type_id::SET_L1_VALIDATOR_WEIGHT_TX, "SetL1ValidatorWeightTx";
-    IncreaseL1ValidatorBalance(IncreaseL1ValidatorBalanceTx) = type_id::INCREASE_L1_VALIDATOR_BALANCE_TX, "IncreaseL1ValidatorBalanceTx";
-    DisableL1Validator(DisableL1ValidatorTx) = type_id::DISABLE_L1_VALIDATOR_TX, "DisableL1ValidatorTx";
+crate::codec_enum! {
+    /// An unsigned P-Chain tx: the value behind AvalancheGo's `UnsignedTx` interface. Its
+    /// `type_name` is what the Data API's `txType` uses.
+    pub enum UnsignedTx ("an unsigned tx", min AdvanceTimeTx) {
+        AddValidator(AddValidatorTx) = type_id::ADD_VALIDATOR_TX, "AddValidatorTx";
+        AddSubnetValidator(AddSubnetValidatorTx) = type_id::ADD_SUBNET_VALIDATOR_TX, "AddSubnetValidatorTx";
+        AddDelegator(AddDelegatorTx) = type_id::ADD_DELEGATOR_TX, "AddDelegatorTx";
+        CreateChain(CreateChainTx) = type_id::CREATE_CHAIN_TX, "CreateChainTx";
+        CreateSubnet(CreateSubnetTx) = type_id::CREATE_SUBNET_TX, "CreateSubnetTx";
+        Import(ImportTx) = type_id::IMPORT_TX, "ImportTx";
+        Export(ExportTx) = type_id::EXPORT_TX, "ExportTx";
+        AdvanceTime(AdvanceTimeTx) = type_id::ADVANCE_TIME_TX, "AdvanceTimeTx";
+        RewardValidator(RewardValidatorTx) = type_id::REWARD_VALIDATOR_TX, "RewardValidatorTx";
+        RemoveSubnetValidator(RemoveSubnetValidatorTx) = type_id::REMOVE_SUBNET_VALIDATOR_TX, "RemoveSubnetValidatorTx";
+        TransformSubnet(TransformSubnetTx) = type_id::TRANSFORM_SUBNET_TX, "TransformSubnetTx";
+        AddPermissionlessValidator(AddPermissionlessValidatorTx) = type_id::ADD_PERMISSIONLESS_VALIDATOR_TX, "AddPermissionlessValidatorTx";
+        AddPermissionlessDelegator(AddPermissionlessDelegatorTx) = type_id::ADD_PERMISSIONLESS_DELEGATOR_TX, "AddPermissionlessDelegatorTx";
+        TransferSubnetOwnership(TransferSubnetOwnershipTx) = type_id::TRANSFER_SUBNET_OWNERSHIP_TX, "TransferSubnetOwnershipTx";
+        Base(BaseTx) = type_id::BASE_TX, "BaseTx";
+        ConvertSubnetToL1(ConvertSubnetToL1Tx) = type_id::CONVERT_SUBNET_TO_L1_TX, "ConvertSubnetToL1Tx";
+        RegisterL1Validator(RegisterL1ValidatorTx) = type_id::REGISTER_L1_VALIDATOR_TX, "RegisterL1ValidatorTx";
+        SetL1ValidatorWeight(SetL1ValidatorWeightTx) = type_id::SET_L1_VALIDATOR_WEIGHT_TX, "SetL1ValidatorWeightTx";
+        IncreaseL1ValidatorBalance(IncreaseL1ValidatorBalanceTx) = type_id::INCREASE_L1_VALIDATOR_BALANCE_TX, "IncreaseL1ValidatorBalanceTx";
+        DisableL1Validator(DisableL1ValidatorTx) = type_id::DISABLE_L1_VALIDATOR_TX, "DisableL1ValidatorTx";
+    }
 }
 
 impl UnsignedTx {
@@ -524,92 +472,6 @@ impl UnsignedTx {
     }
 }
 
-/// A signed tx: the unsigned tx and one credential per input (and authorisation).
-///
-/// Its ID is sha256 of the signed bytes, computed on first use and cached; the fields are
-/// read-only so that the cached ID can never go stale.
-#[derive(Debug, Clone)]
-pub struct Tx {
-    unsigned: UnsignedTx,
-    credentials: Vec<Credential>,
-    id: OnceLock<Id>,
-}
-
-impl Tx {
-    /// Pairs an unsigned tx with its credentials.
-    pub fn new(unsigned: UnsignedTx, credentials: Vec<Credential>) -> Self {
-        Self {
-            unsigned,
-            credentials,
-            id: OnceLock::new(),
-        }
-    }
-
-    /// The unsigned tx.
-    pub fn unsigned(&self) -> &UnsignedTx {
-        &self.unsigned
-    }
-
-    /// The credentials, in input order then authorisations.
-    pub fn credentials(&self) -> &[Credential] {
-        &self.credentials
-    }
-
-    /// The unsigned tx and credentials.
-    pub fn into_parts(self) -> (UnsignedTx, Vec<Credential>) {
-        (self.unsigned, self.credentials)
-    }
-
-    /// The tx ID: sha256 of the signed bytes.
-    pub fn id(&self) -> Id {
-        *self.id.get_or_init(|| Id::hash_of(&self.bytes()))
-    }
-
-    /// The signed bytes: codec version, unsigned tx, credentials.
-    pub fn bytes(&self) -> Vec<u8> {
-        codec::to_bytes(self)
-    }
-
-    /// The ID of this tx's `index`-th output as a UTXO.
-    pub fn utxo_id(&self, index: u32) -> Id {
-        self.id().prefix(u64::from(index))
-    }
-}
-
-impl PartialEq for Tx {
-    fn eq(&self, other: &Self) -> bool {
-        self.unsigned == other.unsigned && self.credentials == other.credentials
-    }
-}
-
-impl Eq for Tx {}
-
-impl std::hash::Hash for Tx {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.unsigned.hash(state);
-        self.credentials.hash(state);
-    }
-}
-
-#[cfg(feature = "arbitrary")]
-impl<'a> arbitrary::Arbitrary<'a> for Tx {
-    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
-        Ok(Self::new(u.arbitrary()?, u.arbitrary()?))
-    }
-}
-
-impl Encode for Tx {
-    fn encode(&self, w: &mut Writer) {
-        self.unsigned.encode(w);
-        w.vec(&self.credentials);
-    }
-}
-
-impl Decode for Tx {
-    const MIN_SIZE: usize = UnsignedTx::MIN_SIZE + 4;
-    /// Decodes a tx with no codec version, as inside a block.
-    fn decode(r: &mut Reader<'_>) -> Result<Self, CodecError> {
-        let unsigned = UnsignedTx::decode(r)?;
-        Ok(Self::new(unsigned, r.vec()?))
-    }
-}
+/// A signed P-Chain tx: the unsigned tx and one credential per input (and authorisation).
+/// Its ID is sha256 of the signed bytes, computed on first use and cached.
+pub type Tx = crate::avax::SignedTx<UnsignedTx, Credential>;

@@ -6,5 +6,6 @@ mod encoding;
 mod hostile;
 mod keys;
 mod pchain;
+mod props;
 mod vectors;
 mod warp;

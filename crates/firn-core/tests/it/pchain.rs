@@ -1,6 +1,7 @@
 //! Vectors and properties of `firn_core::pchain`: every tx and block vector decodes,
 //! re-encodes byte-exactly, has the expected ID and gives the expected JSON.
 
+use crate::props::round_trip;
 use crate::vectors;
 use arbitrary::{Arbitrary, Unstructured};
 use firn_core::codec::{self, CodecError};
@@ -258,20 +259,6 @@ fn truncated_and_extended_vectors_are_rejected() {
         codec::from_bytes::<Block>(&longer),
         Err(CodecError::TrailingBytes(1))
     );
-}
-
-fn round_trip<T>(raw: &[u8]) -> Result<(), TestCaseError>
-where
-    T: for<'a> Arbitrary<'a> + codec::Encode + codec::Decode + PartialEq + std::fmt::Debug,
-{
-    let Ok(value) = T::arbitrary(&mut Unstructured::new(raw)) else {
-        return Ok(());
-    };
-    let bytes = codec::to_bytes(&value);
-    let back: T = codec::from_bytes_with_max(&bytes, usize::MAX)
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert_eq!(back, value);
-    Ok(())
 }
 
 proptest! {
