@@ -13,6 +13,7 @@
 //! - [`avax`]: what the chains share on the wire (secp256k1fx outputs, inputs, owners and
 //!   credentials; UTXO IDs; transferable inputs and outputs; the signed tx and its ID);
 //! - [`pchain`]: every P-Chain tx and block type, their IDs and their `platform.getBlock` JSON;
+//! - [`avm`]: X-Chain txs (with the nftfx and propertyfx types), blocks and pre-Cortina vertices;
 //! - [`warp`]: Warp messages, payloads, the P-Chain L1 messages and quorum verification over the
 //!   canonical validator set.
 //!
@@ -40,6 +41,7 @@
 
 pub mod address;
 pub mod avax;
+pub mod avm;
 pub mod calendar;
 pub mod codec;
 pub mod encoding;

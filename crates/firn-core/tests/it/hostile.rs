@@ -171,6 +171,61 @@ fn block_decoder_survives_mutated_vectors() {
     codec_round_trip::<Block>("block", &block_seeds(), 20_000);
 }
 
+fn vector_files(dir: &str, suffix: &str) -> Vec<Vec<u8>> {
+    let mut paths: Vec<_> = std::fs::read_dir(vectors::path(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| vectors::unhex(&std::fs::read_to_string(p).unwrap()))
+        .collect()
+}
+
+#[test]
+fn avm_decoders_survive_mutated_vectors() {
+    use firn_core::avm::vertex::VertexKind;
+    use firn_core::avm::{Block, Tx, UnsignedTx, Utxo, Vertex};
+    use firn_core::codec::Bytes;
+    use firn_core::ids::Id;
+
+    let txs = vector_files("avm/txs", ".tx.hex");
+    codec_round_trip::<Tx>("X-Chain tx", &txs, 2_000);
+    let unsigned: Vec<Vec<u8>> = txs
+        .iter()
+        .map(|b| codec::from_bytes::<Tx>(b).unwrap().unsigned().bytes())
+        .collect();
+    codec_round_trip::<UnsignedTx>("X-Chain unsigned tx", &unsigned, 1_000);
+    codec_round_trip::<Utxo>(
+        "X-Chain UTXO",
+        &vector_files("avm/utxos", ".utxo.hex"),
+        1_000,
+    );
+
+    let decoded: Vec<Tx> = txs.iter().map(|b| codec::from_bytes(b).unwrap()).collect();
+    let block = Block::new(Id([1; 32]), 5, 6, Id::ZERO, decoded[..3].to_vec());
+    codec_round_trip::<Block>("X-Chain block", &[block.bytes()], 10_000);
+    let vertex = Vertex::new(
+        Id([2; 32]),
+        3,
+        vec![Id([3; 32])],
+        VertexKind::Standard {
+            epoch: 0,
+            txs: txs[..2].iter().cloned().map(Bytes).collect(),
+        },
+    );
+    let stop = Vertex::new(Id([2; 32]), 4, vec![vertex.id()], VertexKind::Stop);
+    assert_survives(
+        "X-Chain vertex",
+        &[vertex.bytes(), stop.bytes()],
+        10_000,
+        |b| Vertex::from_bytes(b).ok(),
+        Vertex::bytes,
+    );
+}
+
 #[test]
 fn text_decoders_survive_mutated_strings() {
     use firn_core::address::ChainAddress;

@@ -2,10 +2,12 @@
 //! `shared/vectors/`, see its SOURCES.md) and the decoders' resistance to hostile bytes.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod avm;
 mod encoding;
 mod hostile;
 mod keys;
 mod pchain;
 mod props;
+mod txn_format_docs;
 mod vectors;
 mod warp;

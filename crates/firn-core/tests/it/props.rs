@@ -19,3 +19,19 @@ where
     prop_assert_eq!(back, value);
     Ok(())
 }
+
+/// Declares one proptest per codec type: an arbitrary value, encoded then decoded, comes back.
+macro_rules! round_trip_props {
+    ($($test:ident: $t:ty, $max_len:expr;)*) => {
+        proptest::proptest! {
+            #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+            $(
+                #[test]
+                fn $test(raw in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..$max_len)) {
+                    $crate::props::round_trip::<$t>(&raw)?;
+                }
+            )*
+        }
+    };
+}
+pub(crate) use round_trip_props;
