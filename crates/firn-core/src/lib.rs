@@ -14,6 +14,7 @@
 //!   credentials; UTXO IDs; transferable inputs and outputs; the signed tx and its ID);
 //! - [`pchain`]: every P-Chain tx and block type, their IDs and their `platform.getBlock` JSON;
 //! - [`avm`]: X-Chain txs (with the nftfx and propertyfx types), blocks and pre-Cortina vertices;
+//! - [`atomic`]: the C-Chain's atomic ImportTx and ExportTx, as blocks' extra data carries them;
 //! - [`warp`]: Warp messages, payloads, the P-Chain L1 messages and quorum verification over the
 //!   canonical validator set.
 //!
@@ -40,6 +41,7 @@
 //! ```
 
 pub mod address;
+pub mod atomic;
 pub mod avax;
 pub mod avm;
 pub mod calendar;

@@ -227,6 +227,28 @@ fn avm_decoders_survive_mutated_vectors() {
 }
 
 #[test]
+fn atomic_tx_decoder_survives_mutated_vectors() {
+    use firn_core::atomic::{Tx, Utxo, txs_from_ext_data};
+    let txs = vector_files("atomic/txs", ".tx.hex");
+    codec_round_trip::<Tx>("atomic tx", &txs, 5_000);
+    codec_round_trip::<Utxo>(
+        "atomic UTXO",
+        &vector_files("atomic/utxos", ".utxo.hex"),
+        1_000,
+    );
+    // A batch, as Apricot Phase 5 blocks carry them.
+    let decoded: Vec<Tx> = txs.iter().map(|b| codec::from_bytes(b).unwrap()).collect();
+    let batch = codec::to_bytes(&decoded);
+    assert_survives(
+        "atomic tx batch",
+        &[batch],
+        5_000,
+        |b| txs_from_ext_data(b, true).ok(),
+        codec::to_bytes,
+    );
+}
+
+#[test]
 fn text_decoders_survive_mutated_strings() {
     use firn_core::address::ChainAddress;
     use firn_core::encoding::{Encoding, cb58_decode};

@@ -2,6 +2,7 @@
 //! `shared/vectors/`, see its SOURCES.md) and the decoders' resistance to hostile bytes.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod atomic;
 mod avm;
 mod encoding;
 mod hostile;

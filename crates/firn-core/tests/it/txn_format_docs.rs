@@ -1,4 +1,4 @@
-//! The annotated examples of avalanche-docs' X-Chain transaction-format page.
+//! The annotated examples of avalanche-docs' X-Chain and C-Chain transaction-format pages.
 //! They are written by hand, and some are wrong; INDEX.json records which, and why, in
 //! `docs_erratum`. Every example without one must decode and re-encode to itself; every
 //! example with one must fail to decode.
@@ -6,8 +6,8 @@
 use crate::vectors;
 use firn_core::avax::Typed;
 use firn_core::avax::secp256k1fx::TransferInput;
-use firn_core::avm;
 use firn_core::codec::{self, CodecError, Decode, Encode, Reader, Writer};
+use firn_core::{atomic, avm};
 
 /// Decodes a fragment (no codec version) of type `T` and re-encodes it.
 fn fragment<T: Decode + Encode>(bytes: &[u8]) -> Result<Vec<u8>, CodecError> {
@@ -50,6 +50,29 @@ fn decode_avm(kind: &str, bytes: &[u8]) -> Result<Vec<u8>, CodecError> {
     }
 }
 
+fn decode_atomic(kind: &str, bytes: &[u8]) -> Result<Vec<u8>, CodecError> {
+    match kind {
+        "transferable_output" => fragment::<atomic::TransferableOutput>(bytes),
+        "transferable_input" => fragment::<atomic::TransferableInput>(bytes),
+        "evm_input" => fragment::<atomic::EvmInput>(bytes),
+        "evm_output" => fragment::<atomic::EvmOutput>(bytes),
+        "typed_transfer_input" => typed_transfer_input(bytes),
+        "typed_transfer_output" => {
+            let mut r = Reader::new(bytes);
+            let value = firn_core::avax::secp256k1fx::TransferOutput::decode_typed(&mut r)?;
+            r.finish()?;
+            let mut w = Writer::new();
+            value.encode_typed(&mut w);
+            Ok(w.into_bytes())
+        }
+        "credential" => fragment::<firn_core::avax::secp256k1fx::Credential>(bytes),
+        "unsigned_tx" => fragment::<atomic::UnsignedTx>(bytes),
+        "signed_tx" => whole::<atomic::Tx>(bytes),
+        "utxo" => whole::<atomic::Utxo>(bytes),
+        other => panic!("no decoder for {other}"),
+    }
+}
+
 fn check(top: &str, decode: fn(&str, &[u8]) -> Result<Vec<u8>, CodecError>) -> (usize, usize) {
     let index = vectors::json(&format!("{top}/INDEX.json"));
     let (mut good, mut bad) = (0, 0);
@@ -87,4 +110,10 @@ fn check(top: &str, decode: fn(&str, &[u8]) -> Result<Vec<u8>, CodecError>) -> (
 fn x_chain_format_examples_decode_unless_the_docs_are_wrong() {
     let (good, bad) = check("avm", decode_avm);
     assert_eq!(good + bad, 23);
+}
+
+#[test]
+fn c_chain_format_examples_decode_unless_the_docs_are_wrong() {
+    let (good, bad) = check("atomic", decode_atomic);
+    assert_eq!(good + bad, 11);
 }
