@@ -23,6 +23,10 @@ put("pchain_tx", "mainnet-export", unhex(meta["signed_tx_hex"]))
 put("pchain_block", "mainnet-1000001", unhex((vectors / "pchain/blocks/mainnet-height-1000001.block.hex").read_text()))
 for v in json.loads((vectors / "pchain/blocks/banff-serialization.json").read_text())["vectors"]:
     put("pchain_block", "banff-%d" % v["type_id"], unhex(v["hex"]))
+for f in sorted((vectors / "avm").glob("*/*.hex")):
+    put("avm_tx", f.stem, unhex(f.read_text()))
+for f in sorted((vectors / "atomic/txs").glob("*.hex")):
+    put("atomic_tx", f.stem, unhex(f.read_text()))
 w = json.loads((vectors / "warp/generated-bitset-signature.json").read_text())
 put("warp_message", "generated", unhex(w["signed_message_hex"]))
 put("warp_unsigned_message", "generated", unhex(w["unsigned_message_hex"]))
