@@ -38,7 +38,9 @@ pub type TransferableInput = crate::avax::TransferableInput<TransferInput>;
 pub type Utxo = crate::avax::Utxo<FxOutput>;
 
 /// Codec type IDs of the X-Chain (`vms/avm/txs/parser.go`, each fx's `Initialize`,
-/// `vms/avm/block/parser.go`).
+/// `vms/avm/block/parser.go`). The fx and block IDs follow from the X-Chain registering
+/// exactly secp256k1fx, nftfx and propertyfx, in that order; an AVM with other fxs numbers
+/// them differently.
 pub mod type_id {
     use crate::avax::secp256k1fx::type_id as secp256k1fx;
 

@@ -32,6 +32,9 @@ codec_struct!(InitialState {
 /// The initial states decide the kind of asset: secp256k1fx transfer outputs alone give a
 /// fixed-cap asset, secp256k1fx mint outputs a variable-cap one, nftfx mint outputs an NFT
 /// family (one group per output), propertyfx mint outputs a property.
+///
+/// The name and symbol must be UTF-8 here; Go's codec takes any bytes, but the AVM accepts
+/// only ASCII letters, digits and spaces, so no accepted tx is refused.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct CreateAssetTx {
