@@ -11,9 +11,11 @@
 //!   and the [`codec::Encode`] / [`codec::Decode`] traits every wire type implements;
 //! - [`keys`]: secp256k1 (recoverable signatures, addresses) and BLS12-381 (min_pk) keys;
 //! - [`avax`]: what the chains share on the wire (secp256k1fx outputs, inputs, owners and
-//!   credentials; UTXO IDs; transferable inputs and outputs; the signed tx and its ID);
+//!   credentials; UTXO IDs; transferable inputs and outputs; the signed tx and its ID; the JSON
+//!   rules and shapes the chains' APIs share);
 //! - [`pchain`]: every P-Chain tx and block type, their IDs and their `platform.getBlock` JSON;
-//! - [`avm`]: X-Chain txs (with the nftfx and propertyfx types), blocks and pre-Cortina vertices;
+//! - [`avm`]: X-Chain txs (with the nftfx and propertyfx types), blocks and pre-Cortina vertices,
+//!   and their `avm.getTx` / `avm.getBlock` JSON;
 //! - [`atomic`]: the C-Chain's atomic ImportTx and ExportTx, as blocks' extra data carries them;
 //! - [`warp`]: Warp messages, payloads, the P-Chain L1 messages and quorum verification over the
 //!   canonical validator set.

@@ -12,6 +12,7 @@
 //! A value behind an interface is written as a u32 type ID then the value; [`Typed`] is that
 //! form, and each chain's enum of implementations provides it.
 
+pub mod json;
 pub mod secp256k1fx;
 
 use crate::codec::{self, Bytes, CodecError, Decode, Encode, Reader, Writer};

@@ -5,7 +5,8 @@
 //! - [`tx`]: [`UnsignedTx`] (BaseTx, CreateAssetTx, OperationTx, ImportTx, ExportTx) and the
 //!   signed [`Tx`];
 //! - [`block`]: the [`Block`] of the linearized chain (StandardBlock, since Cortina);
-//! - [`vertex`]: the [`Vertex`] of the DAG the X-Chain ran on before Cortina.
+//! - [`vertex`]: the [`Vertex`] of the DAG the X-Chain ran on before Cortina;
+//! - [`json`]: the JSON `avm.getTx` and `avm.getBlock` give txs and blocks.
 //!
 //! The secp256k1fx types the X-Chain shares with the other chains, and the generic
 //! transferable inputs and outputs, come from [`crate::avax`]. Type IDs are the AVM codec's:
@@ -18,6 +19,7 @@
 
 pub mod block;
 pub mod fx;
+pub mod json;
 pub mod tx;
 pub mod vertex;
 

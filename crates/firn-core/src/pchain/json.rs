@@ -5,85 +5,23 @@
 //! inlined, numbers as raw JSON numbers (u64 may exceed 2^53), byte slices as `0x` hex, fixed
 //! byte arrays as arrays of numbers, Go `[]byte` as base64, and map-backed objects
 //! (secp256k1fx outputs, owners, credentials) with keys in alphabetical order. Addresses need a
-//! [`JsonContext`]: the chain alias and the network's HRP.
+//! [`JsonContext`]: the chain alias and the network's HRP. The rules and the shapes every
+//! chain shares live in [`crate::avax::json`].
 
 use super::block::{Block, BlockKind};
 use super::fx::{
-    AuthInput, Credential, Input, Output, OutputOwners, ProofOfPossession, SECP256K1FX_ID, Signer,
-    TransferInput, TransferOutput, TransferableInput, TransferableOutput,
+    AuthInput, Input, Output, ProofOfPossession, SECP256K1FX_ID, Signer, TransferableInput,
+    TransferableOutput,
 };
 use super::tx::{BaseTx, SubnetValidator, Tx, UnsignedTx, Validator};
-use crate::address::ChainAddress;
+use crate::avax::json::{
+    self as shared, base64, credential, owners, transfer_input, transfer_output,
+};
 use crate::encoding::hex_encode_nc;
-use crate::network::hrp_for_network;
 use crate::warp::messages::PChainOwner;
 use serde_json::{Map, Value, json};
 
-/// What addresses are formatted with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JsonContext {
-    /// The chain alias addresses carry, `P` for the P-Chain.
-    pub chain_alias: String,
-    /// The bech32 HRP of the node's network.
-    pub hrp: String,
-}
-
-impl JsonContext {
-    /// The P-Chain of network `network_id`.
-    pub fn pchain(network_id: u32) -> Self {
-        Self {
-            chain_alias: "P".into(),
-            hrp: hrp_for_network(network_id).into(),
-        }
-    }
-
-    fn address(&self, id: &crate::ids::ShortId) -> Value {
-        let addr = ChainAddress {
-            chain: self.chain_alias.clone(),
-            hrp: self.hrp.clone(),
-            id: *id,
-        };
-        Value::String(addr.to_string())
-    }
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-fn owners(ctx: &JsonContext, o: &OutputOwners) -> Value {
-    json!({
-        "addresses": o.addresses.iter().map(|a| ctx.address(a)).collect::<Vec<_>>(),
-        "locktime": o.locktime,
-        "threshold": o.threshold,
-    })
-}
-
-fn transfer_output(ctx: &JsonContext, o: &TransferOutput) -> Value {
-    json!({
-        "addresses": o.owners.addresses.iter().map(|a| ctx.address(a)).collect::<Vec<_>>(),
-        "amount": o.amount,
-        "locktime": o.owners.locktime,
-        "threshold": o.owners.threshold,
-    })
-}
+pub use crate::avax::json::JsonContext;
 
 fn output(ctx: &JsonContext, o: &Output) -> Value {
     match o {
@@ -94,10 +32,6 @@ fn output(ctx: &JsonContext, o: &Output) -> Value {
     }
 }
 
-fn transfer_input(i: &TransferInput) -> Value {
-    json!({ "amount": i.amount, "signatureIndices": i.sig_indices })
-}
-
 fn input(i: &Input) -> Value {
     match i {
         Input::Transfer(t) => transfer_input(t),
@@ -106,17 +40,11 @@ fn input(i: &Input) -> Value {
 }
 
 fn transferable_output(ctx: &JsonContext, o: &TransferableOutput) -> Value {
-    json!({ "assetID": o.asset_id, "fxID": SECP256K1FX_ID, "output": output(ctx, &o.output) })
+    shared::transferable_output(o, json!(SECP256K1FX_ID), output(ctx, &o.output))
 }
 
 fn transferable_input(i: &TransferableInput) -> Value {
-    json!({
-        "txID": i.tx_id,
-        "outputIndex": i.output_index,
-        "assetID": i.asset_id,
-        "fxID": SECP256K1FX_ID,
-        "input": input(&i.input),
-    })
+    shared::transferable_input(i, json!(SECP256K1FX_ID), input(&i.input))
 }
 
 fn outputs(ctx: &JsonContext, outs: &[TransferableOutput]) -> Value {
@@ -125,10 +53,6 @@ fn outputs(ctx: &JsonContext, outs: &[TransferableOutput]) -> Value {
 
 fn auth(a: &AuthInput) -> Value {
     json!({ "signatureIndices": a.sig_indices })
-}
-
-fn credential(c: &Credential) -> Value {
-    json!({ "signatures": c.signatures.iter().map(|s| hex_encode_nc(s)).collect::<Vec<_>>() })
 }
 
 fn validator_fields(m: &mut Map<String, Value>, v: &Validator) {
@@ -319,11 +243,12 @@ pub fn unsigned_tx_to_json(ctx: &JsonContext, tx: &UnsignedTx) -> Value {
 
 /// The JSON of a signed tx: `{"unsignedTx", "credentials", "id"}`.
 pub fn tx_to_json(ctx: &JsonContext, tx: &Tx) -> Value {
-    json!({
-        "unsignedTx": unsigned_tx_to_json(ctx, tx.unsigned()),
-        "credentials": tx.credentials().iter().map(credential).collect::<Vec<_>>(),
-        "id": tx.id(),
-    })
+    let credentials = tx.credentials().iter().map(credential).collect();
+    shared::signed_tx(
+        unsigned_tx_to_json(ctx, tx.unsigned()),
+        credentials,
+        tx.id(),
+    )
 }
 
 fn txs(ctx: &JsonContext, txs: &[Tx]) -> Value {
@@ -369,19 +294,4 @@ pub fn block_to_json(ctx: &JsonContext, block: &Block) -> Value {
         }
     }
     Value::Object(m)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_matches_go_std_encoding() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-        assert_eq!(base64(&[0xfb, 0xff]), "+/8=");
-    }
 }
