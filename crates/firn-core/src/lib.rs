@@ -17,6 +17,8 @@
 //! - [`avm`]: X-Chain txs (with the nftfx and propertyfx types), blocks and pre-Cortina vertices,
 //!   and their `avm.getTx` / `avm.getBlock` JSON;
 //! - [`atomic`]: the C-Chain's atomic ImportTx and ExportTx, as blocks' extra data carries them;
+//! - [`proposervm`]: the wrapper (proposer, timestamp, P-Chain height) around chain blocks that
+//!   the network and the index API carry;
 //! - [`warp`]: Warp messages, payloads, the P-Chain L1 messages and quorum verification over the
 //!   canonical validator set.
 //!
@@ -54,5 +56,6 @@ pub mod ids;
 pub mod keys;
 pub mod network;
 pub mod pchain;
+pub mod proposervm;
 pub mod text;
 pub mod warp;

@@ -9,6 +9,7 @@ mod encoding;
 mod hostile;
 mod keys;
 mod pchain;
+mod proposervm;
 mod props;
 mod txn_format_docs;
 mod vectors;
