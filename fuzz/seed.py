@@ -27,6 +27,8 @@ for f in sorted((vectors / "avm").glob("*/*.hex")):
     put("avm_tx", f.stem, unhex(f.read_text()))
 for f in sorted((vectors / "atomic/txs").glob("*.hex")):
     put("atomic_tx", f.stem, unhex(f.read_text()))
+for f in sorted((vectors / "proposervm").glob("*.block.hex")):
+    put("proposervm_block", f.stem, unhex(f.read_text()))
 w = json.loads((vectors / "warp/generated-bitset-signature.json").read_text())
 put("warp_message", "generated", unhex(w["signed_message_hex"]))
 put("warp_unsigned_message", "generated", unhex(w["unsigned_message_hex"]))

@@ -459,3 +459,24 @@ fn bls_decoders_survive_mutated_points() {
         |s| s.to_bytes().to_vec(),
     );
 }
+
+#[test]
+fn proposervm_parser_survives_mutated_blocks() {
+    use firn_core::proposervm::{Block, OptionBlock};
+    let mut seeds = vector_files("proposervm", ".block.hex");
+    // The "gibberish" vector is not a block; the two real ones are.
+    seeds.retain(|b| Block::parse(b).is_ok());
+    assert_eq!(seeds.len(), 2);
+    let option = Block::Option(OptionBlock {
+        parent_id: firn_core::ids::Id([5; 32]),
+        inner: vec![1, 2, 3].into(),
+    });
+    seeds.push(option.bytes());
+    assert_survives(
+        "proposervm block",
+        &seeds,
+        5_000,
+        |b| Block::parse(b).ok(),
+        Block::bytes,
+    );
+}
