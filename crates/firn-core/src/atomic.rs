@@ -10,6 +10,10 @@
 //! coreth's codec registers ImportTx (0) and ExportTx (1), skips three IDs so that the
 //! secp256k1fx types keep the IDs they have on the other chains (5, 7, 9), then secp256k1fx's
 //! Input (10) and OutputOwners (11). A tx's ID is sha256 of its signed bytes.
+//!
+//! There is no JSON form to match: coreth's `avax.getAtomicTx` always answers with the tx's
+//! bytes (`formatting.Encode`), and `encoding: json` fails with "unsupported encoding in
+//! method" (`utils/formatting/encoding.go`); no other coreth API marshals an atomic tx to JSON.
 
 use crate::avax::secp256k1fx::{Credential, TransferInput, TransferOutput};
 use crate::codec::{self, CodecError, Decode, Encode, Reader, Writer};
