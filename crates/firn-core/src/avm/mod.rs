@@ -6,7 +6,8 @@
 //!   signed [`Tx`];
 //! - [`block`]: the [`Block`] of the linearized chain (StandardBlock, since Cortina);
 //! - [`vertex`]: the [`Vertex`] of the DAG the X-Chain ran on before Cortina;
-//! - [`json`]: the JSON `avm.getTx` and `avm.getBlock` give txs and blocks.
+//! - [`json`]: the JSON `avm.getTx` and `avm.getBlock` give txs and blocks;
+//! - [`genesis`]: the X-Chain's genesis, and the AVAX asset ID it yields.
 //!
 //! The secp256k1fx types the X-Chain shares with the other chains, and the generic
 //! transferable inputs and outputs, come from [`crate::avax`]. Type IDs are the AVM codec's:
@@ -19,6 +20,7 @@
 
 pub mod block;
 pub mod fx;
+pub mod genesis;
 pub mod json;
 pub mod tx;
 pub mod vertex;

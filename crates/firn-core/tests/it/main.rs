@@ -4,6 +4,7 @@
 
 mod atomic;
 mod avm;
+mod avm_genesis;
 mod avm_json;
 mod encoding;
 mod hostile;
