@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | [`u64_string`], [`Uint64`] | `"12345"` | `12345` or `"12345"` |
 //! | [`u32_string`] | `"7"` | `7` or `"7"` |
+//! | [`u8_string`] | `"9"` | `9` or `"9"` |
 //! | [`float32_4dp`] | `"10.0000"` | `10`, `10.5` or `"10.5"` |
 //! | [`hex_bytes`] | `"0x0102"` | `"0x0102"` (or `""`) |
 //!
@@ -72,6 +73,17 @@ impl Visitor<'_> for UintVisitor {
     }
 }
 
+/// Reads an unsigned integer narrower than `u64` (at most `max`), as a number or a decimal string.
+fn deserialize_narrow<'de, D, T>(d: D, max: u64, what: &'static str) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<u64>,
+    T::Error: fmt::Display,
+{
+    let v = d.deserialize_any(UintVisitor { max, what })?;
+    T::try_from(v).map_err(de::Error::custom)
+}
+
 /// `u64` as AvalancheGo's `json.Uint64`: written as a decimal string, read from a number or a
 /// decimal string (`null` reads as 0).
 pub mod u64_string {
@@ -114,6 +126,22 @@ impl From<u64> for Uint64 {
     }
 }
 
+/// `u8` as AvalancheGo's `json.Uint8` (an asset's denomination): written as a decimal string,
+/// read from a number or a decimal string (`null` reads as 0).
+pub mod u8_string {
+    use super::*;
+
+    /// Writes `"<decimal>"`.
+    pub fn serialize<S: Serializer>(v: &u8, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+
+    /// Reads a JSON number or a decimal string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+        deserialize_narrow(d, u64::from(u8::MAX), "uint8")
+    }
+}
+
 /// `u32` as AvalancheGo's `json.Uint32`: written as a decimal string, read from a number or a
 /// decimal string (`null` reads as 0).
 pub mod u32_string {
@@ -126,11 +154,7 @@ pub mod u32_string {
 
     /// Reads a JSON number or a decimal string.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-        let v = d.deserialize_any(UintVisitor {
-            max: u64::from(u32::MAX),
-            what: "uint32",
-        })?;
-        u32::try_from(v).map_err(de::Error::custom)
+        deserialize_narrow(d, u64::from(u32::MAX), "uint32")
     }
 }
 

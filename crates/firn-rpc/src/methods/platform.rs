@@ -1,5 +1,6 @@
 //! `platform.*` on `/ext/bc/P`: the P-Chain's methods, params and replies
-//! (AvalancheGo's `vms/platformvm/service.go` and `platformapi`).
+//! (AvalancheGo's `vms/platformvm/service.go` and `platformapi`). The shapes AvalancheGo's
+//! `api` package shares with other chains are declared in [`super::api`] and re-exported here.
 
 use std::collections::BTreeMap;
 
@@ -7,6 +8,10 @@ use firn_core::ids::{Id, NodeId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::api::{
+    BlockReply, Encoded, GetBlockByHeightParams, GetBlockParams, GetUtxosParams, HeightReply,
+    IssueTxParams, TxIdReply, TxParams, TxReply, UtxoIndex, UtxoRef, UtxosReply,
+};
 use super::{NoParams, methods};
 use crate::avajson::{Uint64, float32_4dp, u32_string, u64_string};
 
@@ -85,81 +90,6 @@ methods! {
 pub struct AddressesParams {
     /// `P-<hrp>1…` addresses.
     pub addresses: Vec<String>,
-}
-
-/// A UTXO page position: `{address, utxo}` (both empty for the first page).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct UtxoIndex {
-    /// The address.
-    pub address: String,
-    /// The UTXO ID.
-    pub utxo: String,
-}
-
-/// `platform.getUTXOs` params.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct GetUtxosParams {
-    /// Owners.
-    pub addresses: Vec<String>,
-    /// UTXOs exported from this chain to the P-Chain (atomic memory); empty for the P-Chain's.
-    pub source_chain: String,
-    /// Page size (0: the most, 1024).
-    #[serde(with = "u32_string")]
-    pub limit: u32,
-    /// Where the page starts.
-    pub start_index: UtxoIndex,
-    /// `hex` (default) or `hexnc`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub encoding: Option<String>,
-}
-
-/// `{blockID, encoding}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct GetBlockParams {
-    /// The block.
-    #[serde(rename = "blockID")]
-    pub block_id: Id,
-    /// `hex` (default), `hexnc`, `hexc` or `json`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub encoding: Option<String>,
-}
-
-/// `{height, encoding}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct GetBlockByHeightParams {
-    /// The height.
-    #[serde(with = "u64_string")]
-    pub height: u64,
-    /// `hex` (default), `hexnc`, `hexc` or `json`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub encoding: Option<String>,
-}
-
-/// `{txID, encoding}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TxParams {
-    /// The tx.
-    #[serde(rename = "txID")]
-    pub tx_id: Id,
-    /// `hex` (default), `hexnc`, `hexc` or `json`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub encoding: Option<String>,
-}
-
-/// `{tx, encoding}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct IssueTxParams {
-    /// The signed tx, encoded.
-    pub tx: String,
-    /// `hex` (default) or `hexnc`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub encoding: Option<String>,
 }
 
 /// `{subnetID}` (the primary network when absent).
@@ -258,25 +188,6 @@ pub struct SampleValidatorsParams {
 
 // ---- replies ----
 
-/// `{height}`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HeightReply {
-    /// The height.
-    #[serde(with = "u64_string")]
-    pub height: u64,
-}
-
-/// A UTXO reference: `{txID, outputIndex}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UtxoRef {
-    /// The creating tx.
-    #[serde(rename = "txID")]
-    pub tx_id: Id,
-    /// The output's index (a JSON number).
-    #[serde(rename = "outputIndex")]
-    pub output_index: u32,
-}
-
 /// `platform.getBalance`'s reply: AVAX totals, per-asset maps, the UTXOs counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -306,50 +217,6 @@ pub struct BalanceReply {
     pub utxo_ids: Option<Vec<UtxoRef>>,
 }
 
-/// `platform.getUTXOs`'s reply.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UtxosReply {
-    /// How many UTXOs are in the page.
-    #[serde(with = "u64_string")]
-    pub num_fetched: u64,
-    /// The UTXOs, encoded.
-    #[serde(default)]
-    pub utxos: Vec<String>,
-    /// Where the next page starts.
-    pub end_index: UtxoIndex,
-    /// The encoding used.
-    pub encoding: String,
-}
-
-/// A block or tx as `getBlock`/`getTx` give it: encoded bytes, or JSON with `encoding: json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Encoded {
-    /// The bytes in the requested encoding.
-    Text(String),
-    /// AvalancheGo's JSON form.
-    Json(Value),
-}
-
-/// `{block, encoding}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BlockReply {
-    /// The block.
-    pub block: Encoded,
-    /// The encoding used.
-    pub encoding: String,
-}
-
-/// `{tx, encoding}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TxReply {
-    /// The tx.
-    pub tx: Encoded,
-    /// The encoding used.
-    pub encoding: String,
-}
-
 /// A tx's status as `getTxStatus` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TxStatus {
@@ -373,14 +240,6 @@ pub struct TxStatusReply {
     /// Why a dropped tx was dropped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-}
-
-/// `{txID}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TxIdReply {
-    /// The tx.
-    #[serde(rename = "txID")]
-    pub tx_id: Id,
 }
 
 /// `{assetID}`.

@@ -7,3 +7,4 @@ mod common;
 mod eth;
 mod hostile;
 mod server;
+mod xchain_methods;
