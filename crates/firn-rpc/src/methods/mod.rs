@@ -2,13 +2,13 @@
 //! and its reply, as types the server ([`crate::AvaService::handle`]) and the clients
 //! ([`crate::AvalancheClient::request`]) both use, so the two sides cannot drift apart.
 //!
-//! Shapes follow AvalancheGo's (`vms/platformvm/service.go`, `vms/avm/service.go`, `api/info`,
-//! `api/health`, subnet-evm's `validators` API): numbers AvalancheGo writes as `json.Uint64` are
-//! decimal strings here too ([`crate::avajson`]), and fields are declared in the order AvalancheGo
-//! writes them. Params decode with Go's rules on the server ([`crate::params`]): every field is
-//! optional and takes its zero value when absent. Params and replies that AvalancheGo's `api`
-//! package shares between chains (UTXO pages, blocks and txs by ID, heights) live in [`api`] and
-//! are re-exported by every chain module that uses them.
+//! Shapes follow AvalancheGo's (`vms/platformvm/service.go`, `vms/avm/service.go`, coreth's `avax`
+//! API, `api/info`, `api/health`, subnet-evm's `validators` API): numbers AvalancheGo writes as
+//! `json.Uint64` are decimal strings here too ([`crate::avajson`]), and fields are declared in the
+//! order AvalancheGo writes them. Params decode with Go's rules on the server ([`crate::params`]):
+//! every field is optional and takes its zero value when absent. Params and replies that
+//! AvalancheGo's `api` package shares between chains (UTXO pages, blocks and txs by ID, heights)
+//! live in [`api`] and are re-exported by every chain module that uses them.
 //!
 //! ```
 //! use firn_rpc::methods::{Method, platform};
@@ -20,6 +20,7 @@
 //! ```
 
 pub mod api;
+pub mod avax;
 pub mod avm;
 pub mod debug;
 pub mod eth;

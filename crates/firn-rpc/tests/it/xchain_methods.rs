@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use firn_rpc::methods::{Method, avm};
+use firn_rpc::methods::{Method, avax, avm};
 use firn_rpc::params;
 use serde_json::{Value, json};
 
@@ -186,6 +186,48 @@ fn avm_replies_write_go_shapes() {
 }
 
 #[test]
+fn avax_params_from_coreth_service_md_decode() {
+    // `graft/coreth/plugin/evm/service.md` at 1cf1fc3d1711a09fde7319d2b48609c8cba93680 (its
+    // `txID` examples are elided, `2QouvNW...`, so only these two are usable).
+    check_params::<avax::GetUtxos>(&json!({
+        "addresses": ["X-avax1..."],
+        "sourceChain": "X",
+        "limit": 100,
+        "encoding": "hex"
+    }));
+    check_params::<avax::IssueTx>(&json!({"tx": "0x...", "encoding": "hex"}));
+    let id = "2QouvFWUbjuySRxeX5xMbNCuAaKWfbk5FeEa2JmoF85RKLk2dD";
+    check_params::<avax::GetAtomicTx>(&json!({"txID": id, "encoding": "hex"}));
+    check_params::<avax::GetAtomicTxStatus>(&json!({"txID": id}));
+    let p: avax::TxParams = params::from_value(json!({})).unwrap();
+    assert_eq!(p, avax::TxParams::default());
+}
+
+#[test]
+fn avax_replies_carry_block_height_only_when_accepted() {
+    // `FormattedTx{api.FormattedTx; BlockHeight *json.Uint64 "blockHeight,omitempty"}`.
+    check_reply::<avax::GetAtomicTx>(
+        &json!({"tx": "0x0000", "encoding": "hex", "blockHeight": "42"}),
+    );
+    check_reply::<avax::GetAtomicTx>(&json!({"tx": "0x0000", "encoding": "hex"}));
+    // `GetAtomicTxStatusReply{Status atomic.Status; BlockHeight *json.Uint64 omitempty}`.
+    check_reply::<avax::GetAtomicTxStatus>(&json!({"status": "Accepted", "blockHeight": "42"}));
+    for status in ["Unknown", "Dropped", "Processing"] {
+        check_reply::<avax::GetAtomicTxStatus>(&json!({ "status": status }));
+    }
+    let r: avax::AtomicTxStatusReply =
+        serde_json::from_str(r#"{"status":"Processing","blockHeight":null}"#).unwrap();
+    assert_eq!(r.block_height, None);
+    assert!(serde_json::from_str::<avax::AtomicTxStatusReply>(r#"{"status":"Rejected"}"#).is_err());
+    check_reply::<avax::GetUtxos>(&json!({
+        "numFetched": "0",
+        "utxos": [],
+        "endIndex": {"address": "C-avax1", "utxo": "11111111111111111111111111111111LpoYY"},
+        "encoding": "hex"
+    }));
+}
+
+#[test]
 fn method_names_are_avalanchegos() {
     let names = [
         avm::GetBlock::NAME,
@@ -199,6 +241,10 @@ fn method_names_are_avalanchegos() {
         avm::GetBalance::NAME,
         avm::GetAllBalances::NAME,
         avm::GetTxFee::NAME,
+        avax::GetUtxos::NAME,
+        avax::IssueTx::NAME,
+        avax::GetAtomicTx::NAME,
+        avax::GetAtomicTxStatus::NAME,
     ];
     assert_eq!(
         names,
@@ -214,6 +260,10 @@ fn method_names_are_avalanchegos() {
             "avm.getBalance",
             "avm.getAllBalances",
             "avm.getTxFee",
+            "avax.getUTXOs",
+            "avax.issueTx",
+            "avax.getAtomicTx",
+            "avax.getAtomicTxStatus",
         ]
     );
 }
