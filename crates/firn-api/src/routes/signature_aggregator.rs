@@ -53,7 +53,7 @@ pub struct SignatureAggregatorRequest {
     pub justification: Option<String>,
     /// The signing subnet, hex or cb58; defaults to the subnet of the source chain.
     pub signing_subnet_id: Option<String>,
-    /// Integer 1–100, default 67.
+    /// Integer 0–100; 0 or absent: 67 (as icm-services' aggregator reads it).
     #[schema(value_type = Option<u64>)]
     pub quorum_percentage: Option<Value>,
     /// Integer 0–100, default 0; with `quorumPercentage` at most 100.
@@ -204,6 +204,14 @@ fn parse_request(
     let height = integer_field(&mut problems, "pChainHeight", body.p_chain_height.as_ref());
     if !problems.is_empty() {
         return Err(ApiError::BadRequest(problems));
+    }
+    // 0 is the default, as icm-services' aggregator (behind the hosted API) reads it: never
+    // "any weight will do".
+    let quorum = quorum.filter(|q| *q != 0);
+    if quorum.is_some_and(|q| q > 100) {
+        return Err(ApiError::bad(
+            "quorumPercentage must be an integer from 0 to 100 (0 or none: 67)",
+        ));
     }
     let quorum = Quorum::new(
         quorum.unwrap_or(DEFAULT_QUORUM_PERCENTAGE),

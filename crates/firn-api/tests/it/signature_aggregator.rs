@@ -165,10 +165,10 @@ async fn bad_requests_unknown_txs_and_too_little_weight() {
         post(
             &api,
             "fuji",
-            r#"{"justification": "0x00", "quorumPercentage": 0}"#,
+            r#"{"justification": "0x00", "quorumPercentage": 101}"#,
         )
         .await
-        .assert_error(400, "quorumPercentage must be an integer from 1 to 100");
+        .assert_error(400, "quorumPercentage must be an integer from 0 to 100");
         post(
             &api,
             "fuji",
@@ -246,6 +246,11 @@ async fn bad_requests_unknown_txs_and_too_little_weight() {
             )
         );
         post(&api, "fuji", &registered)
+            .await
+            .assert_error(503, "signature weight is insufficient");
+        // 0 is the default 67 %, not "any weight will do".
+        let at_zero = registered.replace('}', r#", "quorumPercentage": 0}"#);
+        post(&api, "fuji", &at_zero)
             .await
             .assert_error(503, "signature weight is insufficient");
         // The same at 60 % passes.
