@@ -14,8 +14,8 @@
 //!   credentials; UTXO IDs; transferable inputs and outputs; the signed tx and its ID; the JSON
 //!   rules and shapes the chains' APIs share);
 //! - [`pchain`]: every P-Chain tx and block type, their IDs and their `platform.getBlock` JSON;
-//! - [`avm`]: X-Chain txs (with the nftfx and propertyfx types), blocks and pre-Cortina vertices,
-//!   and their `avm.getTx` / `avm.getBlock` JSON;
+//! - [`avm`]: X-Chain txs (with the nftfx and propertyfx types), blocks, pre-Cortina vertices and
+//!   the genesis (which fixes AVAX's asset ID), and their `avm.getTx` / `avm.getBlock` JSON;
 //! - [`atomic`]: the C-Chain's atomic ImportTx and ExportTx, as blocks' extra data carries them;
 //! - [`proposervm`]: the wrapper (proposer, timestamp, P-Chain height) around chain blocks that
 //!   the network and the index API carry;
