@@ -2,7 +2,7 @@
 //! genesis allocations, byte for byte as AvalancheGo builds it.
 
 use crate::vectors;
-use firn_core::address::bech32_decode;
+use firn_core::address::ChainAddress;
 use firn_core::avm::genesis::{Allocation, Genesis};
 use firn_core::network::{FUJI, LOCAL, PrimaryNetwork};
 
@@ -14,11 +14,11 @@ fn allocations(name: &str) -> (u32, Vec<Allocation>) {
         .unwrap()
         .iter()
         .map(|a| {
-            let address = a["avaxAddr"].as_str().unwrap();
-            let (_, avax_address) = bech32_decode(address.strip_prefix("X-").unwrap()).unwrap();
+            let address: ChainAddress = a["avaxAddr"].as_str().unwrap().parse().unwrap();
+            assert_eq!(address.chain, "X");
             let eth = vectors::unhex(a["ethAddr"].as_str().unwrap().trim_start_matches("0x"));
             Allocation {
-                avax_address,
+                avax_address: address.id,
                 eth_address: eth.try_into().unwrap(),
                 initial_amount: a["initialAmount"].as_u64().unwrap(),
             }
