@@ -12,6 +12,7 @@
 use crate::error::{DevnetError, TxError};
 use crate::executor::Executor;
 use crate::genesis::{DevnetConfig, NetworkIdentity};
+use crate::shared_memory::SharedMemory;
 use crate::state::validators::ValidatorHistory;
 use crate::state::{StakerKind, State};
 use crate::store::{AcceptedBlock, BlockStore};
@@ -110,11 +111,13 @@ pub struct Chain {
     pub mempool: Mempool,
     pending: Option<PendingOption>,
     store: Option<BlockStore>,
+    shared: SharedMemory,
+    replaying: bool,
 }
 
 impl Chain {
     /// A chain with just the genesis state applied (no store yet).
-    pub fn new(config: DevnetConfig, identity: NetworkIdentity) -> Self {
+    pub fn new(config: DevnetConfig, identity: NetworkIdentity, shared: SharedMemory) -> Self {
         Self {
             config,
             identity,
@@ -128,6 +131,8 @@ impl Chain {
             mempool: Mempool::default(),
             pending: None,
             store: None,
+            shared,
+            replaying: false,
         }
     }
 
@@ -137,7 +142,7 @@ impl Chain {
     }
 
     fn executor(&self) -> Executor<'_> {
-        Executor::new(&self.identity, &self.config)
+        Executor::new(&self.identity, &self.config).with_shared(&self.shared, self.replaying)
     }
 
     /// The proposer of the next block: round-robin over current primary network validators
@@ -205,7 +210,8 @@ impl Chain {
                         )));
                     }
                     let commit = matches!(block.kind(), BlockKind::BanffCommit { .. });
-                    let exec = Executor::new(&self.identity, &self.config);
+                    let exec = Executor::new(&self.identity, &self.config)
+                        .with_shared(&self.shared, self.replaying);
                     exec.reward(&mut self.state, p.staker_tx, commit)
                         .map_err(invalid)?;
                     Ok(None)
@@ -229,7 +235,8 @@ impl Chain {
                 "proposed timestamp before current chain time",
             ));
         }
-        let exec = Executor::new(&self.identity, &self.config);
+        let exec =
+            Executor::new(&self.identity, &self.config).with_shared(&self.shared, self.replaying);
         if time > exec.next_change_time(&self.state) {
             return Err(TxError::Syntax(
                 "proposed timestamp later than next staker change time",
@@ -256,7 +263,8 @@ impl Chain {
     /// passed, with the state holding their effects and their gas consumed; txs that failed
     /// are dropped with their reason, txs that did not fit go back to the mempool.
     fn pack(&mut self, time: u64) -> Vec<Tx> {
-        let exec = Executor::new(&self.identity, &self.config);
+        let exec =
+            Executor::new(&self.identity, &self.config).with_shared(&self.shared, self.replaying);
         exec.advance_time(&mut self.state, time);
         let price = exec.gas_price(&self.state);
         let capacity = self.state.fee_state().capacity;
@@ -313,6 +321,8 @@ impl Chain {
             return Err(e);
         }
         let height = accepted.block.height();
+        let requests = self.state.take_atomic();
+        self.shared.apply(&self.identity.p_chain_id, &requests);
         let touched = self.state.commit();
         self.history.record(&self.state, height, &touched);
         for (index, tx) in accepted.block.txs().enumerate() {
@@ -338,7 +348,9 @@ impl Chain {
         genesis: &crate::genesis::Genesis,
         persist: bool,
     ) -> Result<(), DevnetError> {
-        Executor::new(&self.identity, &self.config).apply_genesis(&mut self.state, genesis);
+        Executor::new(&self.identity, &self.config)
+            .with_shared(&self.shared, self.replaying)
+            .apply_genesis(&mut self.state, genesis);
         let accepted = AcceptedBlock {
             block: genesis.block.clone(),
             proposer: NodeId::EMPTY,
@@ -359,14 +371,17 @@ impl Chain {
 
     /// Executes and records a stored block during replay.
     pub fn replay(&mut self, accepted: AcceptedBlock) -> Result<(), DevnetError> {
-        let pending = self.execute(&accepted.block)?;
-        self.finish(accepted, pending, false)
+        self.replaying = true;
+        let pending = self.execute(&accepted.block);
+        self.replaying = false;
+        self.finish(accepted, pending?, false)
     }
 
     /// Verifies a tx against the current state without keeping its effects.
     pub fn verify_tx(&mut self, tx: &Tx) -> Result<(), TxError> {
         let mark = self.state.mark();
-        let exec = Executor::new(&self.identity, &self.config);
+        let exec =
+            Executor::new(&self.identity, &self.config).with_shared(&self.shared, self.replaying);
         let price = exec.gas_price(&self.state);
         let r = exec.execute(&mut self.state, tx, price);
         self.state.rollback_to(mark);

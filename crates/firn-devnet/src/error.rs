@@ -224,6 +224,12 @@ pub enum TxError {
     /// The chain name has a bad character or length.
     #[error("{0}")]
     ChainName(&'static str),
+    /// A rule whose AvalancheGo text carries values or wrapping (most X-Chain rules).
+    #[error("{0}")]
+    Rule(String),
+    /// An imported UTXO is not in shared memory (never exported, or imported already).
+    #[error("failed to get shared memory: not found")]
+    MissingAtomicUtxo,
 }
 
 /// Why secp256k1fx rejected an input or authorisation (AvalancheGo's `secp256k1fx` texts).

@@ -1,7 +1,10 @@
 //! [`Producer`]: the tokio task that builds blocks while the devnet runs, as AvalancheGo's
-//! block builder does: soon after txs arrive, and when the clock reaches a staker's end time.
+//! block builders do: soon after txs arrive, and (on the P-Chain) when the clock reaches a
+//! staker's end time. One producer per chain ([`BuildBlocks`]).
 
+use crate::error::DevnetError;
 use crate::vm::PChain;
+use crate::xchain::XChain;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Notify, watch};
@@ -15,6 +18,30 @@ pub const BUILD_DELAY: Duration = Duration::from_millis(50);
 /// How often the producer looks at the clock for stakers whose end time passed.
 pub const TICK: Duration = Duration::from_millis(500);
 
+/// A chain the producer builds blocks for.
+pub trait BuildBlocks: Send + Sync + 'static {
+    /// The chain's name in logs.
+    const NAME: &'static str;
+    /// Builds every block there is to build now; returns how many and the last height.
+    fn build_pending(&self) -> Result<Option<(usize, u64)>, DevnetError>;
+}
+
+impl BuildBlocks for PChain {
+    const NAME: &'static str = "P";
+    fn build_pending(&self) -> Result<Option<(usize, u64)>, DevnetError> {
+        let blocks = self.build_until_idle()?;
+        Ok(blocks.last().map(|b| (blocks.len(), b.block.height())))
+    }
+}
+
+impl BuildBlocks for XChain {
+    const NAME: &'static str = "X";
+    fn build_pending(&self) -> Result<Option<(usize, u64)>, DevnetError> {
+        let blocks = self.build_until_idle()?;
+        Ok(blocks.last().map(|b| (blocks.len(), b.block.height())))
+    }
+}
+
 /// A running block producer. [`Producer::notify`] wakes it; [`Producer::shutdown`] stops it
 /// after the block it may be building.
 #[derive(Debug)]
@@ -26,7 +53,7 @@ pub struct Producer {
 
 impl Producer {
     /// Starts the producer on the current tokio runtime.
-    pub fn spawn(chain: Arc<PChain>) -> Self {
+    pub fn spawn<C: BuildBlocks>(chain: Arc<C>) -> Self {
         let wake = Arc::new(Notify::new());
         let (stop, mut stopped) = watch::channel(false);
         let woken = wake.clone();
@@ -41,15 +68,13 @@ impl Producer {
                     break;
                 }
                 let chain = chain.clone();
-                match tokio::task::spawn_blocking(move || chain.build_until_idle()).await {
-                    Ok(Ok(blocks)) => {
-                        if let Some(last) = blocks.last() {
-                            let height = last.block.height();
-                            info!(height, built = blocks.len(), "built blocks");
-                        }
+                match tokio::task::spawn_blocking(move || chain.build_pending()).await {
+                    Ok(Ok(Some((built, height)))) => {
+                        info!(chain = C::NAME, height, built, "built blocks");
                     }
-                    Ok(Err(error)) => warn!(%error, "block building failed"),
-                    Err(error) => warn!(%error, "block building task failed"),
+                    Ok(Ok(None)) => {}
+                    Ok(Err(error)) => warn!(chain = C::NAME, %error, "block building failed"),
+                    Err(error) => warn!(chain = C::NAME, %error, "block building task failed"),
                 }
             }
             debug!("block producer stopped");

@@ -1,10 +1,11 @@
-//! The block file: every accepted block appended to `blocks.dat` in the data directory, one
+//! The block file: every accepted block appended to `blocks.dat` in the chain's directory, one
 //! [`firn_recordlog`] record each (fsynced before the block counts as accepted; a torn last
 //! record is dropped on open). A record's payload is the proposer's 20-byte node ID followed by
-//! the block's bytes; record `i` holds the block at height `i`.
+//! the block's bytes; record `i` holds the block at height `i`. The P-Chain and the X-Chain
+//! keep their blocks alike, each in its own directory.
 
 use crate::error::DevnetError;
-use firn_core::codec;
+use firn_core::codec::{self, Decode, Encode};
 use firn_core::ids::NodeId;
 use firn_core::pchain::block::Block;
 use firn_recordlog::{RecordLog, RecordLogError};
@@ -17,17 +18,18 @@ const MAX_RECORD: usize = 16 * 1024 * 1024;
 
 /// An accepted block and the node that proposed it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AcceptedBlock {
-    /// The inner platformvm block (what `platform.getBlock` returns).
-    pub block: Block,
+pub struct AcceptedBlock<B = Block> {
+    /// The inner VM block (what `platform.getBlock` or `avm.getBlock` returns).
+    pub block: B,
     /// The proposer, as the proposervm wrapper would record it.
     pub proposer: NodeId,
 }
 
-/// The append-only block file.
+/// The append-only block file of blocks `B`.
 #[derive(Debug)]
-pub struct BlockStore {
+pub struct BlockStore<B = Block> {
     log: RecordLog,
+    blocks: std::marker::PhantomData<fn() -> B>,
 }
 
 fn log_error(e: RecordLogError) -> DevnetError {
@@ -44,9 +46,9 @@ fn log_error(e: RecordLogError) -> DevnetError {
     }
 }
 
-impl BlockStore {
+impl<B: Encode + Decode> BlockStore<B> {
     /// Opens (creating if needed) the block file in `dir` and reads every intact block.
-    pub fn open(dir: &Path) -> Result<(Self, Vec<AcceptedBlock>), DevnetError> {
+    pub fn open(dir: &Path) -> Result<(Self, Vec<AcceptedBlock<B>>), DevnetError> {
         let (log, records) =
             RecordLog::open(&dir.join(BLOCK_FILE), MAX_RECORD).map_err(log_error)?;
         let blocks = records
@@ -60,7 +62,7 @@ impl BlockStore {
                 let (proposer, bytes) = payload
                     .split_first_chunk::<20>()
                     .ok_or_else(|| corrupt("record too short for a proposer".into()))?;
-                let block: Block = codec::from_bytes_with_max(bytes, MAX_RECORD)
+                let block: B = codec::from_bytes_with_max(bytes, MAX_RECORD)
                     .map_err(|e| corrupt(e.to_string()))?;
                 Ok(AcceptedBlock {
                     block,
@@ -68,12 +70,18 @@ impl BlockStore {
                 })
             })
             .collect::<Result<_, DevnetError>>()?;
-        Ok((Self { log }, blocks))
+        Ok((
+            Self {
+                log,
+                blocks: std::marker::PhantomData,
+            },
+            blocks,
+        ))
     }
 
     /// Appends a block and fsyncs it.
-    pub fn append(&mut self, b: &AcceptedBlock) -> Result<(), DevnetError> {
-        let bytes = b.block.bytes();
+    pub fn append(&mut self, b: &AcceptedBlock<B>) -> Result<(), DevnetError> {
+        let bytes = codec::to_bytes(&b.block);
         let mut payload = Vec::with_capacity(20 + bytes.len());
         payload.extend_from_slice(&b.proposer.0);
         payload.extend_from_slice(&bytes);
@@ -124,7 +132,7 @@ mod tests {
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[4 + 8 + 3] ^= 0xff;
         std::fs::write(&path, &bytes).unwrap();
-        match BlockStore::open(&d) {
+        match BlockStore::<Block>::open(&d) {
             Err(DevnetError::Corrupt { height: 0, reason }) => {
                 assert_eq!(reason, "checksum mismatch")
             }

@@ -5,11 +5,13 @@ use crate::clock::Clock;
 use crate::error::{DevnetError, TxError};
 use crate::fee::GasState;
 use crate::genesis::{DevnetConfig, Genesis, NetworkIdentity};
+use crate::shared_memory::SharedMemory;
 use crate::state::validators::ValidatorSet;
 use crate::state::{Chain as Blockchain, L1Validator, RewardUtxo, Staker, State, Subnet, Utxo};
 use crate::store::{AcceptedBlock, BlockStore};
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::keys::secp256k1::PrivateKey;
+use firn_core::pchain::block::Block;
 use firn_core::pchain::tx::{Tx, UnsignedTx};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -100,12 +102,14 @@ pub struct L1ValidatorInfo {
 ///   height (AvalancheGo uses the proposervm's P-Chain height);
 /// - an L1 validator whose balance is below one second's fee is deactivated one second
 ///   later rather than at the next block;
-/// - ImportTx and ExportTx are refused: the devnet has no shared memory.
+/// - ImportTx and ExportTx move AVAX through the [`SharedMemory`] this chain opens with,
+///   which the X-Chain ([`crate::xchain::XChain::open`]) and the C-Chain share.
 #[derive(Debug)]
 pub struct PChain {
     chain: RwLock<Chain>,
     clock: Clock,
     keys: Vec<ShortId>,
+    shared: SharedMemory,
 }
 
 impl PChain {
@@ -117,11 +121,12 @@ impl PChain {
         clock: Clock,
     ) -> Result<Self, DevnetError> {
         let genesis = Genesis::build(&config)?;
-        let (store, stored) = BlockStore::open(data_dir.as_ref())?;
+        let (store, stored) = BlockStore::<Block>::open(data_dir.as_ref())?;
         let keys = (0..config.funded_keys)
             .map(|i| config.funded_key(i).public_key().short_id())
             .collect();
-        let mut chain = Chain::new(config, genesis.identity.clone());
+        let shared = SharedMemory::new();
+        let mut chain = Chain::new(config, genesis.identity.clone(), shared.clone());
         let mut stored = stored.into_iter();
         match stored.next() {
             Some(first) => {
@@ -141,6 +146,7 @@ impl PChain {
                     chain: RwLock::new(chain),
                     clock,
                     keys,
+                    shared,
                 });
             }
         }
@@ -154,7 +160,13 @@ impl PChain {
             chain: RwLock::new(chain),
             clock,
             keys,
+            shared,
         })
+    }
+
+    /// The shared memory between this network's chains.
+    pub fn shared_memory(&self) -> &SharedMemory {
+        &self.shared
     }
 
     fn read(&self) -> RwLockReadGuard<'_, Chain> {

@@ -7,6 +7,7 @@
 //! (refilling gas capacity, expiring subnet validators and charging L1 validators their
 //! continuous fee) and [`Executor::reward`] ends a staker.
 
+mod atomic;
 mod l1;
 pub mod spend;
 mod staking;
@@ -16,6 +17,7 @@ use crate::error::TxError;
 use crate::fee::{Dimensions, tx_complexity};
 use crate::genesis::{DevnetConfig, Genesis, NetworkIdentity};
 use crate::math::{self, FeeState};
+use crate::shared_memory::SharedMemory;
 use crate::state::{Chain, Staker, StakerKind, State, Subnet};
 use firn_core::ids::Id;
 use firn_core::pchain::fx::Signer;
@@ -37,6 +39,12 @@ pub struct Executor<'a> {
     pub config: &'a DevnetConfig,
     /// The gas price txs pay (set per tx by [`Executor::execute`]).
     gas_price: u64,
+    /// Shared memory, for ImportTx and ExportTx (refused without it).
+    shared: Option<&'a SharedMemory>,
+    /// Replaying accepted blocks: an ImportTx whose UTXOs are not in shared memory yet (their
+    /// export not replayed yet) is taken as it stands, as AvalancheGo skips that check while
+    /// bootstrapping.
+    replaying: bool,
 }
 
 impl<'a> Executor<'a> {
@@ -67,6 +75,17 @@ impl<'a> Executor<'a> {
             identity,
             config,
             gas_price: 0,
+            shared: None,
+            replaying: false,
+        }
+    }
+
+    /// This executor with shared memory, so that it runs ImportTx and ExportTx.
+    pub fn with_shared(self, shared: &'a SharedMemory, replaying: bool) -> Self {
+        Self {
+            shared: Some(shared),
+            replaying,
+            ..self
         }
     }
 
@@ -135,9 +154,9 @@ impl<'a> Executor<'a> {
                     "TransformSubnetTx is not permitted post-Etna",
                 ));
             }
-            UnsignedTx::Import(_) | UnsignedTx::Export(_) => {
+            UnsignedTx::Import(_) | UnsignedTx::Export(_) if self.shared.is_none() => {
                 return Err(TxError::Unsupported(
-                    "unsupported tx type: the devnet P-Chain has no shared memory",
+                    "unsupported tx type: this P-Chain has no shared memory",
                 ));
             }
             _ => {}
@@ -223,6 +242,8 @@ impl<'a> Executor<'a> {
             UnsignedTx::SetL1ValidatorWeight(t) => self.set_l1_validator_weight(state, tx, t)?,
             UnsignedTx::IncreaseL1ValidatorBalance(t) => self.increase_l1_balance(state, tx, t)?,
             UnsignedTx::DisableL1Validator(t) => self.disable_l1_validator(state, tx, t)?,
+            UnsignedTx::Import(t) => self.import(state, tx, t, fee)?,
+            UnsignedTx::Export(t) => self.export(state, tx, t, fee)?,
             _ => return Err(TxError::Unsupported("unsupported tx type")),
         }
 
@@ -247,9 +268,14 @@ impl<'a> Executor<'a> {
     /// the balances it gives L1 validators.
     fn unlocked_burn(&self, tx: &UnsignedTx, base: &firn_core::pchain::tx::BaseTx) -> u64 {
         let avax = self.avax();
+        let imported: &[firn_core::pchain::fx::TransferableInput] = match tx {
+            UnsignedTx::Import(t) => &t.imported_inputs,
+            _ => &[],
+        };
         let consumed: u64 = base
             .inputs
             .iter()
+            .chain(imported)
             .filter(|i| i.asset_id == avax)
             .map(|i| i.input.amount())
             .fold(0, u64::saturating_add);
@@ -269,6 +295,7 @@ impl<'a> Executor<'a> {
                 .fold(0, u64::saturating_add),
             UnsignedTx::RegisterL1Validator(t) => t.balance,
             UnsignedTx::IncreaseL1ValidatorBalance(t) => t.balance,
+            UnsignedTx::Export(t) => outputs(&t.exported_outputs),
             _ => 0,
         };
         consumed.saturating_sub(outputs(&base.outputs).saturating_add(elsewhere))

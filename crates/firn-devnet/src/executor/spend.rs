@@ -4,6 +4,7 @@
 use super::syntax::{owner_id, verify_sig_indices};
 use crate::error::{FxError, TxError};
 use crate::state::{State, Utxo};
+use firn_core::avax::secp256k1fx::SignatureBytes;
 use firn_core::ids::Id;
 use firn_core::ids::ShortId;
 use firn_core::keys::secp256k1::{RecoverableSignature, recover};
@@ -40,12 +41,12 @@ fn recover_address(hash: &[u8; 32], sig: &[u8; 65]) -> Result<ShortId, FxError> 
     Ok(address)
 }
 
-/// Checks that `sigs` (one per index in `indices`) are `owners`' signatures over `hash`
-/// (`secp256k1fx.Fx.VerifyCredentials`).
+/// Checks that `signatures` (one per index in `indices`) are `owners`' signatures over `hash`
+/// (`secp256k1fx.Fx.VerifyCredentials`); every chain's credentials carry such a list.
 pub fn verify_credentials(
     hash: &[u8; 32],
     indices: &[u32],
-    cred: &Credential,
+    signatures: &[SignatureBytes],
     owners: &OutputOwners,
     now: u64,
 ) -> Result<(), FxError> {
@@ -59,10 +60,10 @@ pub fn verify_credentials(
     if (owners.threshold as usize) > n {
         return Err(FxError::TooFewSigners);
     }
-    if n != cred.signatures.len() {
+    if n != signatures.len() {
         return Err(FxError::SignersMismatch);
     }
-    for (index, sig) in indices.iter().zip(&cred.signatures) {
+    for (index, sig) in indices.iter().zip(signatures) {
         let expected = owners
             .addresses
             .get(*index as usize)
@@ -91,7 +92,7 @@ pub fn verify_auth(
         return Err(TxError::MissingAuthCredential);
     };
     verify_sig_indices(&auth.sig_indices).map_err(TxError::Unauthorized)?;
-    verify_credentials(hash, &auth.sig_indices, last, owners, now)
+    verify_credentials(hash, &auth.sig_indices, &last.signatures, owners, now)
         .map_err(TxError::Unauthorized)?;
     Ok(rest.len())
 }
@@ -114,6 +115,16 @@ pub struct Spend<'a> {
 /// AvalancheGo's flow check: every input spends an existing UTXO with valid credentials, and
 /// inputs cover outputs plus `burned` per asset, locked amounts per (locktime, owner).
 pub fn verify_spend(state: &State, avax: Id, spend: &Spend<'_>, now: u64) -> Result<(), TxError> {
+    verify_spend_of(|id| state.utxo(id), avax, spend, now)
+}
+
+/// [`verify_spend`] over UTXOs found by `lookup` (the state's, or imported ones too).
+pub fn verify_spend_of<'s>(
+    lookup: impl Fn(&Id) -> Option<&'s Utxo>,
+    avax: Id,
+    spend: &Spend<'_>,
+    now: u64,
+) -> Result<(), TxError> {
     if spend.inputs.len() != spend.creds.len() {
         return Err(TxError::WrongNumberOfCredentials {
             inputs: spend.inputs.len(),
@@ -123,7 +134,7 @@ pub fn verify_spend(state: &State, avax: Id, spend: &Spend<'_>, now: u64) -> Res
     let mut unlocked_consumed: HashMap<Id, u64> = HashMap::new();
     let mut locked_consumed: HashMap<(Id, u64, Id), u64> = HashMap::new();
     for (input, cred) in spend.inputs.iter().zip(spend.creds) {
-        let utxo = state.utxo(&input.utxo_id()).ok_or(TxError::MissingUtxo {
+        let utxo = lookup(&input.utxo_id()).ok_or(TxError::MissingUtxo {
             tx_id: input.tx_id,
             output_index: input.output_index,
         })?;
@@ -154,8 +165,14 @@ pub fn verify_spend(state: &State, avax: Id, spend: &Spend<'_>, now: u64) -> Res
                 input: inner.amount,
             }));
         }
-        verify_credentials(&spend.hash, &inner.sig_indices, cred, &out.owners, now)
-            .map_err(TxError::Transfer)?;
+        verify_credentials(
+            &spend.hash,
+            &inner.sig_indices,
+            &cred.signatures,
+            &out.owners,
+            now,
+        )
+        .map_err(TxError::Transfer)?;
         if now >= locktime {
             let e = unlocked_consumed.entry(utxo.asset_id).or_default();
             *e = e.checked_add(inner.amount).ok_or(TxError::Overflow)?;

@@ -36,7 +36,7 @@ pub fn pchain_owner(o: &PChainOwner) -> OutputOwners {
     }
 }
 
-fn verify_output(o: &TransferableOutput) -> Result<(), TxError> {
+pub(crate) fn verify_output(o: &TransferableOutput) -> Result<(), TxError> {
     let t = o.output.transfer();
     if let Output::Locked(l) = &o.output
         && l.locktime == 0
@@ -57,7 +57,7 @@ pub fn verify_sig_indices(indices: &[u32]) -> Result<(), FxError> {
     Ok(())
 }
 
-fn verify_input(i: &TransferableInput) -> Result<(), TxError> {
+pub(crate) fn verify_input(i: &TransferableInput) -> Result<(), TxError> {
     if let Input::Locked(l) = &i.input
         && l.locktime == 0
     {

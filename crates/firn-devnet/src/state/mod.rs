@@ -13,6 +13,7 @@ pub use types::{
 };
 
 use crate::fee::GasState;
+use crate::shared_memory::{AtomicRequests, AtomicUtxo};
 use firn_core::ids::{Id, NodeId, ShortId};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -33,6 +34,8 @@ enum Undo {
     ExpiryAdded((u64, Id)),
     ExpiryRemoved((u64, Id)),
     RewardUtxos(Id, Option<Vec<RewardUtxo>>),
+    AtomicPut,
+    AtomicRemove,
 }
 
 /// The whole P-Chain state at the last accepted block.
@@ -57,6 +60,7 @@ pub struct State {
     l1_active: BTreeSet<(u64, Id)>,
     expiries: BTreeSet<(u64, Id)>,
     reward_utxos: HashMap<Id, Vec<RewardUtxo>>,
+    atomic: AtomicRequests,
     journal: Vec<Undo>,
     touched: BTreeSet<Id>,
 }
@@ -97,6 +101,16 @@ impl State {
     /// A UTXO by ID.
     pub fn utxo(&self, id: &Id) -> Option<&Utxo> {
         self.utxos.get(id)
+    }
+
+    /// The shared-memory requests of the block being executed.
+    pub fn atomic(&self) -> &AtomicRequests {
+        &self.atomic
+    }
+
+    /// Takes the block's shared-memory requests, for the caller to apply once it is accepted.
+    pub fn take_atomic(&mut self) -> AtomicRequests {
+        std::mem::take(&mut self.atomic)
     }
 
     /// The IDs of the UTXOs `addr` is an owner of, in ID order.
@@ -295,6 +309,12 @@ impl State {
             Undo::ExpiryRemoved(k) => {
                 self.expiries.insert(k);
             }
+            Undo::AtomicPut => {
+                self.atomic.puts.pop();
+            }
+            Undo::AtomicRemove => {
+                self.atomic.removes.pop();
+            }
             Undo::RewardUtxos(id, prev) => match prev {
                 Some(v) => {
                     self.reward_utxos.insert(id, v);
@@ -307,6 +327,18 @@ impl State {
     }
 
     // ---- journaled writes ----
+
+    /// Exports a UTXO to `destination` when the block is accepted.
+    pub fn put_atomic(&mut self, destination: Id, utxo: AtomicUtxo) {
+        self.journal.push(Undo::AtomicPut);
+        self.atomic.puts.push((destination, utxo));
+    }
+
+    /// Imports a UTXO from `source` when the block is accepted.
+    pub fn remove_atomic(&mut self, source: Id, utxo_id: Id) {
+        self.journal.push(Undo::AtomicRemove);
+        self.atomic.removes.push((source, utxo_id));
+    }
 
     /// Adds a UTXO.
     pub fn add_utxo(&mut self, utxo: Utxo) {

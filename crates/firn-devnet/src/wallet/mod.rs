@@ -6,6 +6,7 @@
 //! unlocked ones, as AvalancheGo's wallet does. Builders return signed [`Tx`]s; issue them
 //! with [`PChain::issue_tx`]. The L1 txs and the Warp messages they carry are in [`l1`].
 
+mod atomic;
 mod l1;
 
 pub use l1::{L1ValidatorSpec, manager_message, sign_warp};
@@ -79,6 +80,26 @@ struct Spent {
     stake: Vec<TransferableOutput>,
 }
 
+/// The signature indices and key indices that satisfy `owners` with the keys in `index`
+/// (address → key), the first `threshold` found; `None` if the keys cannot.
+pub(crate) fn signers_for(
+    index: &HashMap<ShortId, usize>,
+    owners: &OutputOwners,
+) -> Option<(Vec<u32>, Vec<usize>)> {
+    let mut indices = Vec::new();
+    let mut keys = Vec::new();
+    for (i, a) in owners.addresses.iter().enumerate() {
+        if indices.len() as u32 == owners.threshold {
+            break;
+        }
+        if let Some(k) = index.get(a) {
+            indices.push(i as u32);
+            keys.push(*k);
+        }
+    }
+    (indices.len() as u32 == owners.threshold).then_some((indices, keys))
+}
+
 /// Builds and signs txs for a set of keys against a [`PChain`].
 #[derive(Debug)]
 pub struct Wallet<'a> {
@@ -145,18 +166,7 @@ impl<'a> Wallet<'a> {
     /// The first key of ours among `owners`' addresses, with its signature index, for
     /// single-signature owners; `threshold` keys for multisig.
     fn signers_for(&self, owners: &OutputOwners) -> Option<(Vec<u32>, Vec<usize>)> {
-        let mut indices = Vec::new();
-        let mut keys = Vec::new();
-        for (i, a) in owners.addresses.iter().enumerate() {
-            if indices.len() as u32 == owners.threshold {
-                break;
-            }
-            if let Some(k) = self.index.get(a) {
-                indices.push(i as u32);
-                keys.push(*k);
-            }
-        }
-        (indices.len() as u32 == owners.threshold).then_some((indices, keys))
+        signers_for(&self.index, owners)
     }
 
     /// Selects UTXOs to cover `stake` (locked first) and `burn` (unlocked only).

@@ -12,3 +12,4 @@ mod restart;
 mod signers;
 mod staking;
 mod subnets;
+mod xchain;
