@@ -19,6 +19,14 @@ pub enum NodeError {
         /// Why.
         source: DevnetError,
     },
+    /// The X-Chain's data directory could not be opened or replayed.
+    #[error("couldn't open the X-Chain in {}: {source}", dir.display())]
+    OpenXChain {
+        /// The chain's directory.
+        dir: PathBuf,
+        /// Why.
+        source: DevnetError,
+    },
     /// An EVM chain could not be opened or replayed.
     #[error("couldn't open EVM chain {chain}: {source}")]
     OpenEvmChain {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use firn_core::ids::Id;
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_devnet::history::HistoryPlan;
-use firn_devnet::{Clock, DevnetSigners, NetworkIdentity, PChain, Producer};
+use firn_devnet::{Clock, DevnetSigners, NetworkIdentity, PChain, Producer, XChain};
 use firn_evm::EvmChain;
 use firn_http::metrics::RouteMetrics;
 use firn_rpc::ServerHandle;
@@ -20,6 +20,7 @@ use tracing::{info, warn};
 use crate::config::{ClockMode, NodeConfig, SignerKeys};
 use crate::error::NodeError;
 use crate::evm_chains::{self, EvmChainsHandle, OpenChains};
+use crate::rpc::avm::{self, XNode};
 use crate::rpc::eth::warp::WarpSigning;
 use crate::rpc::index;
 use crate::rpc::metrics::{EvmChains, MetricsEndpoint};
@@ -30,6 +31,8 @@ use firn_aggregator::{Aggregator, AggregatorConfig};
 
 /// Where the P-Chain keeps its blocks inside the data dir.
 pub const PCHAIN_DIR: &str = "pchain";
+/// Where the X-Chain keeps its blocks inside the data dir.
+pub const XCHAIN_DIR: &str = "xchain";
 
 /// The data directory: the caller's, or a temporary one removed with the handle.
 #[derive(Debug)]
@@ -53,6 +56,7 @@ pub struct Network {
     config: NodeConfig,
     dir: DataDir,
     pchain: Arc<PChain>,
+    xchain: Arc<XChain>,
     evm: Option<OpenChains>,
 }
 
@@ -83,6 +87,10 @@ impl Network {
                 }
             })?;
         let pchain = Arc::new(pchain);
+        let x_dir = dir.path().join(XCHAIN_DIR);
+        let xchain = XChain::open(&pchain, &x_dir)
+            .map_err(|source| NodeError::OpenXChain { dir: x_dir, source })?;
+        let xchain = Arc::new(xchain);
         if config.clock == ClockMode::Frozen {
             clock.set(pchain.timestamp());
         }
@@ -96,6 +104,7 @@ impl Network {
             config,
             dir,
             pchain,
+            xchain,
             evm,
         })
     }
@@ -103,6 +112,11 @@ impl Network {
     /// The P-Chain.
     pub fn pchain(&self) -> &Arc<PChain> {
         &self.pchain
+    }
+
+    /// The X-Chain.
+    pub fn xchain(&self) -> &Arc<XChain> {
+        &self.xchain
     }
 
     /// The clock every chain reads.
@@ -142,9 +156,15 @@ impl Network {
             config,
             dir,
             pchain,
+            xchain,
             evm,
         } = self;
         let producer = config.auto_build.then(|| Producer::spawn(pchain.clone()));
+        let x_producer = config.auto_build.then(|| Producer::spawn(xchain.clone()));
+        let avm = Arc::new(avm::server(Arc::new(XNode::new(
+            xchain.clone(),
+            x_producer.as_ref().map(Producer::waker),
+        ))));
         let evm = evm.map(|opened| {
             Arc::new(evm_chains::start(
                 &pchain,
@@ -162,7 +182,8 @@ impl Network {
                 Some(devnet_signers(&pchain, Some(&plan), evm.as_deref())?)
             }
         };
-        let mut node = Node::new(pchain.clone(), producer.as_ref().map(Producer::waker));
+        let mut node = Node::new(pchain.clone(), producer.as_ref().map(Producer::waker))
+            .with_xchain(xchain.clone());
         if let (Some(signers), Some(evm)) = (&signers, &evm) {
             let network: Arc<dyn firn_aggregator::ValidatorNetwork> = signers.clone();
             evm.set_warp_signing(WarpSigning {
@@ -186,6 +207,8 @@ impl Network {
         let c_chain = evm.clone();
         let c_chain_id = pchain.network().c_chain_id;
         let mut routes = node_router(node.clone())
+            .mount("/ext/bc/X", avm)
+            .alias("/ext/X", "/ext/bc/X")
             .limits(config.limits)
             .metrics(request_metrics.clone())
             .mount(
@@ -220,7 +243,9 @@ impl Network {
             url: server.url(),
             server: Some(server),
             pchain,
+            xchain,
             producer,
+            x_producer,
             evm,
             signers,
             dir,
@@ -235,7 +260,9 @@ pub struct NodeHandle {
     url: String,
     server: Option<ServerHandle>,
     pchain: Arc<PChain>,
+    xchain: Arc<XChain>,
     producer: Option<Producer>,
+    x_producer: Option<Producer>,
     evm: Option<Arc<EvmChainsHandle>>,
     signers: Option<Arc<DevnetSigners>>,
     dir: DataDir,
@@ -255,6 +282,11 @@ impl NodeHandle {
     /// The P-Chain.
     pub fn pchain(&self) -> &Arc<PChain> {
         &self.pchain
+    }
+
+    /// The X-Chain.
+    pub fn xchain(&self) -> &Arc<XChain> {
+        &self.xchain
     }
 
     /// The clock every chain reads.
@@ -310,6 +342,9 @@ impl NodeHandle {
             warn!(error = %e, "the node RPC stopped with an error");
         }
         if let Some(producer) = self.producer.take() {
+            producer.shutdown().await;
+        }
+        if let Some(producer) = self.x_producer.take() {
             producer.shutdown().await;
         }
         if let Some(evm) = self.evm.take() {

@@ -175,6 +175,29 @@ pub enum MethodError {
     /// `index.getIndex` or `index.getContainerByID` of a container not accepted.
     #[error("not found")]
     ContainerNotFound,
+    /// A tx ID argument left empty.
+    #[error("nil transaction ID")]
+    NilTxId,
+    /// A tx or block the X-Chain does not have.
+    #[error("not found")]
+    NotFound,
+    /// `getAssetDescription` of a tx that is not a CreateAssetTx.
+    #[error("transaction doesn't create an asset")]
+    NotAnAsset,
+    /// An asset argument that is neither an alias nor an ID.
+    #[error("asset '{0}' not found")]
+    AssetNotFound(String),
+    /// The `address` argument of `avm.getBalance` and `avm.getAllBalances`.
+    #[error("problem parsing address '{address}': {reason}")]
+    BadAddressArgument {
+        /// The address given.
+        address: String,
+        /// Why it does not parse.
+        reason: String,
+    },
+    /// A tx the X-Chain refused: the AVM answers with the verifier's text alone.
+    #[error("{0}")]
+    XChainRejected(TxError),
 }
 
 /// AvalancheGo wraps issuing errors in `couldn't issue tx: `; parse errors already say

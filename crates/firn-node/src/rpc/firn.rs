@@ -46,13 +46,21 @@ async fn get_time(node: N, _: NoParams) -> Result<TimeReply, MethodError> {
     })
 }
 
-/// Builds until idle on a blocking thread; the new heights.
+/// Builds until idle on a blocking thread, the P-Chain then the X-Chain (whose imports may
+/// take what the P-Chain just exported); the P-Chain's new heights.
 async fn build(node: &N) -> Result<Vec<Uint64>, MethodError> {
     let chain = node.chain.clone();
-    let blocks = tokio::task::spawn_blocking(move || chain.build_until_idle())
-        .await
-        .map_err(|e| MethodError::Build(e.to_string()))?
-        .map_err(|e| MethodError::Build(e.to_string()))?;
+    let xchain = node.xchain.clone();
+    let blocks = tokio::task::spawn_blocking(move || {
+        let blocks = chain.build_until_idle()?;
+        if let Some(x) = xchain {
+            x.build_until_idle()?;
+        }
+        Ok::<_, firn_devnet::DevnetError>(blocks)
+    })
+    .await
+    .map_err(|e| MethodError::Build(e.to_string()))?
+    .map_err(|e| MethodError::Build(e.to_string()))?;
     Ok(blocks.iter().map(|b| Uint64(b.block.height())).collect())
 }
 

@@ -1,4 +1,5 @@
-//! AvalancheGo's node RPC over firn's devnet P-Chain: `/ext/bc/P` (alias `/ext/P`),
+//! AvalancheGo's node RPC over firn's devnet: `/ext/bc/P` (alias `/ext/P`), `/ext/bc/X` (alias
+//! `/ext/X`, [`avm`]),
 //! `/ext/info`, `/ext/health`, `/ext/metrics`, `/ext/bc/<chain>/validators`, `/ext/bc/<chain>/proposervm` and
 //! firn's own `/ext/firn`.
 //!
@@ -8,6 +9,7 @@
 //! [`platform`] (with its block and tx methods in `blocks`, its fee methods in `fees` and its
 //! stake methods in `stake`), [`info`], [`health`], [`validators`], [`proposervm`] and [`firn`].
 
+pub mod avm;
 mod blocks;
 mod error;
 pub mod eth;
@@ -23,6 +25,7 @@ mod shapes;
 mod stake;
 mod upgrades;
 pub mod usage;
+mod utxos;
 pub mod validators;
 
 use std::sync::Arc;
@@ -31,8 +34,8 @@ use firn_core::address::ChainAddress;
 use firn_core::encoding::Encoding;
 use firn_core::ids::{Id, NodeId, ShortId};
 use firn_core::pchain::json::JsonContext;
-use firn_devnet::PChain;
 use firn_devnet::signers::DevnetSigners;
+use firn_devnet::{NetworkIdentity, PChain, XChain};
 use tokio::sync::Notify;
 
 use firn_rpc::server::{Endpoint, RpcRouter};
@@ -47,6 +50,7 @@ pub struct Node {
     public_key: [u8; 48],
     pop: [u8; 96],
     signers: Option<Arc<DevnetSigners>>,
+    xchain: Option<Arc<XChain>>,
 }
 
 pub use error::MethodError;
@@ -72,7 +76,14 @@ impl Node {
             chain,
             waker,
             signers: None,
+            xchain: None,
         }
+    }
+
+    /// This node, also building the X-Chain's blocks when `firn.*` builds.
+    pub fn with_xchain(mut self, xchain: Arc<XChain>) -> Self {
+        self.xchain = Some(xchain);
+        self
     }
 
     /// This node, also answering ACP-118 signature requests for the devnet's validators
@@ -106,36 +117,44 @@ impl Node {
 
     /// Parses a `P-<hrp>1…` address of this network.
     fn parse_address(&self, s: &str) -> Result<ShortId, MethodError> {
-        let bad = |reason: String| MethodError::BadAddress {
-            address: s.to_string(),
-            reason,
-        };
-        let a: ChainAddress = s.parse().map_err(|e| bad(format!("{e}")))?;
-        if a.chain != "P" {
-            return Err(bad(format!("expected chain P, got {}", a.chain)));
-        }
-        if a.hrp != self.json.hrp {
-            return Err(bad(format!(
-                "expected hrp {:?} but got {:?}",
-                self.json.hrp, a.hrp
-            )));
-        }
-        Ok(a.id)
+        parse_chain_address(s, "P", &self.json.hrp)
     }
 
-    /// Resolves `P`, `X`, `C` or a chain ID (cb58).
+    /// Resolves `P`, `X`, `C` or a chain ID (cb58): a primary network chain or a chain the
+    /// P-Chain created.
     fn chain_alias(&self, alias: &str) -> Option<Id> {
-        let n = self.chain.network();
-        match alias {
-            "P" | "platform" => Some(n.p_chain_id),
-            "X" | "avm" => Some(n.x_chain_id),
-            "C" | "evm" => Some(n.c_chain_id),
-            other => {
-                let id: Id = other.parse().ok()?;
-                self.chain.validated_by(&id).map(|_| id)
-            }
-        }
+        primary_chain_alias(&self.chain.network(), alias).or_else(|| {
+            let id: Id = alias.parse().ok()?;
+            self.chain.validated_by(&id).map(|_| id)
+        })
     }
+}
+
+/// Resolves `P`/`platform`, `X`/`avm`, `C`/`evm` or the ID of one of those chains.
+fn primary_chain_alias(n: &NetworkIdentity, alias: &str) -> Option<Id> {
+    let primary = [n.p_chain_id, n.x_chain_id, n.c_chain_id];
+    match alias {
+        "P" | "platform" => Some(n.p_chain_id),
+        "X" | "avm" => Some(n.x_chain_id),
+        "C" | "evm" => Some(n.c_chain_id),
+        other => other.parse::<Id>().ok().filter(|id| primary.contains(id)),
+    }
+}
+
+/// Parses a `<chain>-<hrp>1…` address of chain `chain` on the network of `hrp`.
+fn parse_chain_address(s: &str, chain: &str, hrp: &str) -> Result<ShortId, MethodError> {
+    let bad = |reason: String| MethodError::BadAddress {
+        address: s.to_string(),
+        reason,
+    };
+    let a: ChainAddress = s.parse().map_err(|e| bad(format!("{e}")))?;
+    if a.chain != chain {
+        return Err(bad(format!("expected chain {chain}, got {}", a.chain)));
+    }
+    if a.hrp != hrp {
+        return Err(bad(format!("expected hrp {hrp:?} but got {:?}", a.hrp)));
+    }
+    Ok(a.id)
 }
 
 /// Parses an `encoding` argument (`hex` default, `hexc`, `hexnc`, `json`), case-insensitively.

@@ -17,12 +17,12 @@ use firn_rpc::{AvaServer, AvaService};
 use serde_json::Value;
 
 use super::shapes::{self, hex0x};
+use super::utxos::{self, ListedUtxo};
 use super::{MethodError, Node, blocks, encoding, fees, stake};
 
 type N = Arc<Node>;
 
-/// The most addresses and UTXOs `getUTXOs` handles per call, as AvalancheGo.
-pub const MAX_PAGE_SIZE: usize = 1024;
+pub use super::utxos::MAX_PAGE_SIZE;
 
 /// The `platform` service on its own server.
 pub fn server(node: N) -> AvaServer<N> {
@@ -112,86 +112,44 @@ async fn get_balance(node: N, args: AddressesParams) -> Result<BalanceReply, Met
     })
 }
 
-/// `platform.getUTXOs`: `{numFetched, utxos, endIndex:{address, utxo}, encoding}`.
+/// `platform.getUTXOs`: `{numFetched, utxos, endIndex:{address, utxo}, encoding}`; with
+/// `sourceChain`, the UTXOs that chain exported to the P-Chain.
 async fn get_utxos(node: N, args: GetUtxosParams) -> Result<UtxosReply, MethodError> {
-    if args.addresses.is_empty() {
-        return Err(MethodError::NoAddresses);
-    }
-    if args.addresses.len() > MAX_PAGE_SIZE {
-        return Err(MethodError::TooManyAddresses {
-            given: args.addresses.len(),
-            max: MAX_PAGE_SIZE,
-        });
-    }
-    let enc = encoding(args.encoding.as_deref())?;
-    if enc == Encoding::Json {
-        return Err(MethodError::JsonNotSupported("UTXO"));
-    }
-    if !args.source_chain.is_empty() && node.chain_alias(&args.source_chain).is_none() {
-        return Err(MethodError::UnknownSourceChain(args.source_chain));
-    }
-    let addrs = parse_addresses(&node, &args.addresses)?;
-    let start = if args.start_index.address.is_empty() && args.start_index.utxo.is_empty() {
-        None
+    let q = utxos::query(&args, |a| node.parse_address(a))?;
+    let source = match args.source_chain.as_str() {
+        "" => Id::ZERO,
+        alias => node
+            .chain_alias(alias)
+            .ok_or_else(|| MethodError::UnknownSourceChain(alias.to_owned()))?,
+    };
+    let (listed, next): (Vec<ListedUtxo>, _) = if source == Id::ZERO {
+        let page = node.chain.utxos(&q.addresses, q.start, q.limit);
+        let listed = page
+            .utxos
+            .iter()
+            .map(|u| ListedUtxo {
+                bytes: shapes::utxo_bytes(u),
+                owners: u.owners().addresses.clone(),
+                id: u.id(),
+            })
+            .collect();
+        (listed, page.next)
     } else {
-        let a = node.parse_address(&args.start_index.address).map_err(|e| {
-            MethodError::BadStartAddress {
-                address: args.start_index.address.clone(),
-                reason: match e {
-                    MethodError::BadAddress { reason, .. } => reason,
-                    other => other.to_string(),
-                },
-            }
-        })?;
-        let u: Id = args
-            .start_index
-            .utxo
-            .parse::<Id>()
-            .map_err(|e| MethodError::BadStartUtxo(e.to_string()))?;
-        Some((a, u))
+        let (page, next) =
+            node.chain
+                .shared_memory()
+                .list(&Id::ZERO, &source, &q.addresses, q.start, q.limit);
+        let listed = page
+            .iter()
+            .map(|u| ListedUtxo {
+                bytes: firn_core::codec::to_bytes(u),
+                owners: u.output.owners.addresses.clone(),
+                id: u.id(),
+            })
+            .collect();
+        (listed, next)
     };
-    let limit = match args.limit as usize {
-        0 => MAX_PAGE_SIZE,
-        n => n.min(MAX_PAGE_SIZE),
-    };
-    let cross_chain =
-        !args.source_chain.is_empty() && node.chain_alias(&args.source_chain) != Some(Id::ZERO);
-    let page = if cross_chain {
-        firn_devnet::vm::UtxoPage {
-            utxos: Vec::new(),
-            next: None,
-        }
-    } else {
-        node.chain.utxos(&addrs, start, limit)
-    };
-    let wanted: BTreeSet<ShortId> = addrs.iter().copied().collect();
-    let end = page.next.or_else(|| {
-        page.utxos.last().map(|u| {
-            let a = u
-                .owners()
-                .addresses
-                .iter()
-                .find(|a| wanted.contains(a))
-                .copied()
-                .unwrap_or_default();
-            (a, u.id())
-        })
-    });
-    let (end_addr, end_utxo) = end.unwrap_or_default();
-    let utxos: Vec<String> = page
-        .utxos
-        .iter()
-        .filter_map(|u| enc.encode_bytes(&shapes::utxo_bytes(u)))
-        .collect();
-    Ok(UtxosReply {
-        num_fetched: utxos.len() as u64,
-        utxos,
-        end_index: UtxoIndex {
-            address: node.address(&end_addr),
-            utxo: end_utxo.to_string(),
-        },
-        encoding: enc.as_str().to_owned(),
-    })
+    Ok(utxos::reply(&q, &listed, next, |a| node.address(a)))
 }
 
 /// `platform.getStakingAssetID` `{subnetID}` → `{assetID}`.

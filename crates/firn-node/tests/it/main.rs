@@ -21,3 +21,4 @@ mod state;
 mod trace;
 mod tracers;
 mod ws;
+mod xchain;
