@@ -44,6 +44,9 @@ pub enum NodeError {
     /// The P-Chain refused a step of generated history.
     #[error("couldn't generate P-Chain history: {0}")]
     PChainHistory(#[from] DevnetError),
+    /// The X-Chain failed during generated history.
+    #[error("couldn't generate X-Chain history: {0}")]
+    XChainHistory(DevnetError),
     /// An EVM chain failed during generated history.
     #[error("couldn't generate EVM history: {0}")]
     EvmHistory(EvmError),

@@ -16,6 +16,7 @@
 //!   the producer asks, one second after its parent at the latest.
 
 pub mod executor;
+pub mod history;
 pub mod state;
 pub mod wallet;
 

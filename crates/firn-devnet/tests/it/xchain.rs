@@ -388,3 +388,82 @@ fn a_restart_keeps_the_x_chain_and_shared_memory() {
     accept(&n.x, XWallet::new(&n.x).import(p_id, who).unwrap());
     assert_eq!(balance(&n.x, who, coin), 9);
 }
+
+#[test]
+fn generated_history_trades_every_asset_kind_and_moves_avax_both_ways_without_refusals() {
+    use firn_devnet::history::{HistoryGenerator, HistoryPlan};
+    use firn_devnet::xchain::history::XHistory;
+
+    let plan = HistoryPlan {
+        days: 3,
+        transfers_per_day: 8,
+        blocks_per_day: 6,
+        l1_evm_chain_id: 99_999,
+    };
+    let mut c = config();
+    c.genesis_time = plan.genesis_time(1_767_225_600);
+    let n = open(temp_dir("x-history"), c);
+    let mut generator = HistoryGenerator::new(&n.p, plan.clone());
+    let history = XHistory::new(&n.p, &n.x);
+    let (mut txs, mut skipped) = (0, 0);
+    for day in 0..plan.days {
+        generator
+            .generate_day_with(day, |slot, slots| {
+                let r = history.slot(day, slot, slots)?;
+                txs += r.txs;
+                skipped += r.skipped;
+                Ok::<_, firn_devnet::DevnetError>(())
+            })
+            .unwrap();
+    }
+    assert_eq!(skipped, 0, "every X history tx was accepted");
+    assert!(txs >= 3 * 6 * 3, "only {txs} txs");
+    let symbols: Vec<String> = n.x.assets().into_iter().map(|a| a.symbol).collect();
+    for s in ["AVAX", "GOLD", "COIN", "ART", "DEED"] {
+        assert!(
+            symbols.iter().any(|x| x == s),
+            "{s} missing from {symbols:?}"
+        );
+    }
+    // Blocks carry the virtual days' times, and both directions of AVAX moved.
+    let last = n.x.last_accepted().unwrap().block;
+    assert!(last.time() >= plan.genesis_time(1_767_225_600) + 2 * 24 * 3600);
+    let kinds = |chain: &dyn Fn(u64) -> Vec<&'static str>, height: u64| {
+        (1..=height).flat_map(chain).collect::<Vec<_>>()
+    };
+    let x_kinds = kinds(
+        &|h| {
+            n.x.block_by_height(h)
+                .unwrap()
+                .block
+                .txs()
+                .iter()
+                .map(|t| match t.unsigned() {
+                    UnsignedTx::Base(_) => "Base",
+                    UnsignedTx::CreateAsset(_) => "CreateAsset",
+                    UnsignedTx::Operation(_) => "Operation",
+                    UnsignedTx::Import(_) => "Import",
+                    UnsignedTx::Export(_) => "Export",
+                })
+                .collect()
+        },
+        n.x.height(),
+    );
+    for k in ["Base", "CreateAsset", "Operation", "Import", "Export"] {
+        assert!(x_kinds.contains(&k), "no X-Chain {k}Tx in {x_kinds:?}");
+    }
+    let p_kinds = kinds(
+        &|h| {
+            n.p.block_by_height(h)
+                .unwrap()
+                .block
+                .txs()
+                .map(|t| t.unsigned().type_name())
+                .collect()
+        },
+        n.p.height(),
+    );
+    for k in ["ImportTx", "ExportTx"] {
+        assert!(p_kinds.contains(&k), "no P-Chain {k} in history");
+    }
+}

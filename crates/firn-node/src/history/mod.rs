@@ -3,7 +3,9 @@
 //! [`Network::generate_history`] drives the P-Chain day by day through a [`HistoryPlan`] on the
 //! frozen clock ([`firn_devnet::history`]) and, after each of its transfer blocks, the EVM
 //! chains at the same virtual time ([`EvmHistory`]: deployments, mints, transfers, router calls
-//! with internal txs). [`live_activity`] keeps all chains busy once the clock is live.
+//! with internal txs), and the X-Chain ([`XHistory`]: assets of every kind, transfers, mints,
+//! AVAX moving to and from the P-Chain). [`live_activity`] keeps all chains busy once the
+//! clock is live.
 
 mod evm;
 mod evm_tx;
@@ -11,8 +13,9 @@ mod evm_tx;
 use std::sync::Arc;
 use std::time::Duration;
 
-use firn_devnet::PChain;
 use firn_devnet::history::{HistoryGenerator, HistoryPlan};
+use firn_devnet::xchain::history::{XHistory, XReport};
+use firn_devnet::{PChain, XChain};
 use tokio::sync::watch;
 use tracing::{info, warn};
 
@@ -40,6 +43,10 @@ pub struct HistoryDay {
     pub evm_txs: u64,
     /// EVM txs not sent (they would revert, or the pool refused them).
     pub evm_skipped: u64,
+    /// X-Chain txs (and the P-Chain imports and exports moving AVAX with it) accepted.
+    pub x_txs: u64,
+    /// X-Chain history txs refused or not built.
+    pub x_skipped: u64,
 }
 
 impl Network {
@@ -61,15 +68,23 @@ impl Network {
         stop: impl Fn() -> bool,
         mut on_day: impl FnMut(&HistoryDay),
     ) -> Result<bool, NodeError> {
+        let xchain = self.xchain().clone();
         let (pchain, data_dir, mut evm) = self.parts_mut();
         let activity = EvmHistory::new(pchain, evm_txs_per_day);
+        let x_activity = XHistory::new(pchain, &xchain);
         let mut generator = HistoryGenerator::new(pchain, plan.clone());
         for day in generator.next_day()..plan.days {
             if stop() {
                 return Ok(false);
             }
             let mut evm_day = EvmReport::default();
+            let mut x_day = XReport::default();
             let report = generator.generate_day_with(day, |slot, slots| {
+                let x = x_activity
+                    .slot(day, slot, slots)
+                    .map_err(NodeError::XChainHistory)?;
+                x_day.txs += x.txs;
+                x_day.skipped += x.skipped;
                 let Some(opened) = evm.as_deref_mut() else {
                     return Ok(());
                 };
@@ -89,6 +104,8 @@ impl Network {
                 skipped: report.skipped,
                 evm_txs: evm_day.txs,
                 evm_skipped: evm_day.skipped,
+                x_txs: x_day.txs,
+                x_skipped: x_day.skipped,
             };
             on_day(&generated);
         }
@@ -96,10 +113,11 @@ impl Network {
     }
 }
 
-/// Live activity until `stop`: a round of P-Chain transfers and a few txs on every EVM chain
-/// every `interval`.
+/// Live activity until `stop`: a round of P-Chain transfers, X-Chain activity and a few txs
+/// on every EVM chain every `interval`.
 pub async fn live_activity(
     chain: Arc<PChain>,
+    xchain: Arc<XChain>,
     plan: HistoryPlan,
     evm: Option<Arc<EvmChainsHandle>>,
     interval: Duration,
@@ -113,22 +131,27 @@ pub async fn live_activity(
             _ = stop.changed() => return,
         }
         let chain = chain.clone();
+        let xchain = xchain.clone();
         let plan = plan.clone();
         let chains = evm.as_ref().map(|e| e.served()).unwrap_or_default();
         let result = tokio::task::spawn_blocking(move || {
             let report = HistoryGenerator::new(&chain, plan)
                 .live_round(round)
                 .map_err(NodeError::PChainHistory)?;
+            let x = XHistory::new(&chain, &xchain)
+                .live_round(round)
+                .map_err(NodeError::XChainHistory)?;
             let evm = EvmHistory::new(&chain, 0)
                 .live_round(&chains, round)
                 .map_err(NodeError::EvmHistory)?;
-            Ok::<_, NodeError>((report, evm))
+            Ok::<_, NodeError>((report, x, evm))
         })
         .await;
         match result {
-            Ok(Ok((report, evm))) => info!(
+            Ok(Ok((report, x, evm))) => info!(
                 txs = report.txs,
                 height = report.height,
+                x_txs = x.txs,
                 evm_txs = evm.txs,
                 "live activity"
             ),

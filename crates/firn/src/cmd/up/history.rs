@@ -33,17 +33,18 @@ pub async fn generate_history(
     bar.set_position(u64::from(network.next_history_day(&plan)));
     let progress = bar.clone();
     let (complete, network) = tokio::task::spawn_blocking(move || {
-        let (mut total_txs, mut total_evm) = (0u64, 0u64);
+        let (mut total_txs, mut total_x, mut total_evm) = (0u64, 0u64, 0u64);
         let complete = network.generate_history(
             &plan,
             evm_txs_per_day,
             || *stop.borrow(),
             |day: &HistoryDay| {
                 total_txs += day.txs;
+                total_x += day.x_txs;
                 total_evm += day.evm_txs;
                 progress.set_position(u64::from(day.day) + 1);
                 progress.set_message(format!(
-                    "P-Chain height {} · {total_txs} P-Chain txs · {total_evm} EVM txs",
+                    "P-Chain height {} · {total_txs} P-Chain txs · {total_x} X-Chain txs · {total_evm} EVM txs",
                     day.height
                 ));
                 info!(
@@ -54,11 +55,16 @@ pub async fn generate_history(
                     skipped = day.skipped,
                     evm_txs = day.evm_txs,
                     evm_skipped = day.evm_skipped,
+                    x_txs = day.x_txs,
+                    x_skipped = day.x_skipped,
                     "history day generated"
                 );
             },
         );
-        complete.map(|complete| (complete, network))
+        // Boxed: NodeError is large to move through the join handle.
+        complete
+            .map(|complete| (complete, network))
+            .map_err(anyhow::Error::new)
     })
     .await
     .context("the history generator stopped unexpectedly")?

@@ -226,6 +226,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
     let activity = (!settings.quiet_chain).then(|| {
         tokio::spawn(firn_node::history::live_activity(
             chain.clone(),
+            node.xchain().clone(),
             plan.clone(),
             node.evm().cloned(),
             settings.activity_interval,
