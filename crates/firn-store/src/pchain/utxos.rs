@@ -87,13 +87,17 @@ fn push_walk(
     q.push(&format!(
         "SELECT o.utxo_id, o.{key} AS k FROM p_utxo_owners o"
     ));
-    if filter.asset_id.is_some() {
+    if filter.asset_id.is_some() || !filter.include_spent {
         q.push(" JOIN p_utxos u ON u.utxo_id = o.utxo_id");
     }
     q.push(" WHERE o.address = ").bind(owner.0.to_vec());
     if !filter.include_spent {
         // Literally the partial indexes' condition, so the planner can use them.
         q.push(" AND o.spent_height IS NULL");
+        // An output exported to another chain is that chain's to spend (its import is not
+        // seen here): the P-Chain never holds it, as its balances already say.
+        q.push(" AND u.consumed_on_chain = ")
+            .bind(P_CHAIN_ID.0.to_vec());
     }
     if let Some(min) = filter.min_amount {
         q.push(" AND o.amount >= ")

@@ -137,8 +137,14 @@ async fn check_lists(store: &Store, m: &BTreeMap<Id, Owned>) {
                             UtxoSort::Created => o.height,
                             UtxoSort::Amount => o.utxo.amount,
                         };
+                        // Unspent means the P-Chain's to spend: not exported elsewhere.
                         let mut want: Vec<(u64, Id)> = owned_by(m, addresses)
-                            .filter(|o| include_spent || o.spent.is_none())
+                            .filter(|o| {
+                                include_spent
+                                    || (o.spent.is_none()
+                                        && o.utxo.consumed_on_chain
+                                            == firn_core::network::P_CHAIN_ID)
+                            })
                             .filter(|o| min_amount.is_none_or(|min| o.utxo.amount >= min))
                             .map(|o| (key(o), o.utxo.utxo_id))
                             .collect();
