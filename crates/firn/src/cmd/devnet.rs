@@ -201,6 +201,7 @@ pub(crate) fn banner(node: &NodeHandle) -> Value {
             json!({
                 "index": i,
                 "pChainAddress": n.p_address(&public.short_id()),
+                "xChainAddress": firn_core::address::format_address("X", n.network_id, &public.short_id()),
                 "evmAddress": public.eth_address_checksummed(),
                 "privateKey": k.to_cb58_string(),
             })
@@ -222,6 +223,7 @@ pub(crate) fn banner(node: &NodeHandle) -> Value {
         "avaxAssetID": n.avax_asset_id,
         "rpc": {
             "platform": format!("{url}/ext/bc/P"),
+            "avm": format!("{url}/ext/bc/X"),
             "info": format!("{url}/ext/info"),
             "health": format!("{url}/ext/health"),
             "firn": format!("{url}/ext/firn"),
@@ -296,7 +298,7 @@ pub(crate) fn print_banner(b: &Value, title: &str, services: &[String]) {
     }
     println!();
     println!("Node RPC");
-    for k in ["platform", "info", "health", "firn", "C"] {
+    for k in ["platform", "avm", "info", "health", "firn", "C"] {
         println!("  {:<9}{}", k, s(&b["rpc"][k]));
     }
     for c in &evm_chains {
@@ -307,10 +309,11 @@ pub(crate) fn print_banner(b: &Value, title: &str, services: &[String]) {
     if let Some(keys) = b["fundedKeys"].as_array() {
         for k in keys {
             println!(
-                "({:>2}) {}  {}\n     {}",
+                "({:>2}) {}  {}\n     {}  {}",
                 s(&k["index"]),
                 s(&k["pChainAddress"]),
                 s(&k["evmAddress"]),
+                s(&k["xChainAddress"]),
                 s(&k["privateKey"]),
             );
         }

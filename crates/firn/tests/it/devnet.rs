@@ -125,8 +125,10 @@ fn devnet_serves_rpc_and_restarts_at_the_same_height() {
         "{text}"
     );
     assert!(text.contains("/ext/bc/P"), "{text}");
+    assert!(text.contains("/ext/bc/X"), "{text}");
     assert!(text.contains("PrivateKey-"), "{text}");
     assert!(text.contains("P-fuji1"), "{text}");
+    assert!(text.contains("X-fuji1"), "{text}");
     assert!(
         r.banner
             .last()

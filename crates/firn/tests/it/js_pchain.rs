@@ -100,3 +100,56 @@ fn avalanchejs_reads_the_devnet_and_issues_a_transfer() {
     assert!((4_000..10_000).contains(&fee), "fee {fee}");
     assert!(seen["heightAfter"].as_u64() > seen["height"].as_u64());
 }
+
+/// avalanchejs on the X-Chain: a BaseTx, a CreateAssetTx and a transfer of the new asset, and
+/// AVAX moved X → P → X with its export and import builders, every result read back through
+/// `avm.*`, `platform.*` and `getUTXOs` with `sourceChain` (the script checks each).
+#[test]
+fn avalanchejs_issues_x_chain_txs_and_moves_avax_between_x_and_p() {
+    if !tool_runs("node") {
+        eprintln!("SKIPPED js_pchain: node is not installed");
+        return;
+    }
+    let dir = script_dir();
+    if !dependencies_ready(&dir) {
+        return;
+    }
+    let keys = funded_keys();
+    let data = temp_dir("devnet-js-x");
+    let running = start(data.path(), &[]);
+    let key = |i: usize| {
+        keys[i]["privateKeyHex"]
+            .as_str()
+            .expect("key hex")
+            .to_owned()
+    };
+    let out = Command::new("node")
+        .arg("xchain.mjs")
+        .current_dir(&dir)
+        .env("FIRN_URL", &running.url)
+        .env("FIRN_PRIVATE_KEY", key(0))
+        .env("FIRN_TO_KEY", key(1))
+        .output()
+        .expect("running node");
+    stop(running);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "avalanchejs X-Chain script failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.trim()).expect("the script's JSON line");
+    eprintln!("avalanchejs saw: {seen}");
+    for tx in [
+        "send",
+        "assetID",
+        "assetSend",
+        "exportX",
+        "importP",
+        "exportP",
+        "importX",
+    ] {
+        let id = seen[tx].as_str().unwrap_or_default();
+        assert!(id.parse::<firn_core::ids::Id>().is_ok(), "{tx}: {id}");
+    }
+}

@@ -8,6 +8,7 @@
 // any mismatch.
 
 import {
+  Context,
   TransferableOutput,
   addTxSignatures,
   info,
@@ -80,22 +81,14 @@ check(tip.block.height === height, 'tip block height');
 const byId = await pvmApi.callRpc('getBlock', { blockID: tip.block.id, encoding: 'hex' });
 check(byId.block.startsWith('0x'), 'hex block');
 
-// The Etna context: avalanchejs's getContextFromURI needs an X-Chain, which the devnet does
-// not run, so the same fields are gathered from the P-Chain and info APIs.
+// The Etna context, as avalanchejs reads it from a node (X-Chain asset and fees, chain IDs,
+// the P-Chain's fee config); it agrees with the P-Chain's own staking asset.
+const context = await Context.getContextFromURI(url);
 const { assetID: avaxAssetID } = await pvmApi.getStakingAssetID({
   subnetID: '11111111111111111111111111111111LpoYY',
 });
-const context = Object.freeze({
-  networkID,
-  hrp,
-  xBlockchainID: (await infoApi.getBlockchainId('X')).blockchainID,
-  pBlockchainID: (await infoApi.getBlockchainId('P')).blockchainID,
-  cBlockchainID: (await infoApi.getBlockchainId('C')).blockchainID,
-  avaxAssetID,
-  baseTxFee: 1_000_000n,
-  createAssetTxFee: 10_000_000n,
-  platformFeeConfig: await pvmApi.getFeeConfig(),
-});
+check(context.avaxAssetID === avaxAssetID, `AVAX ${context.avaxAssetID} != ${avaxAssetID}`);
+check(context.networkID === networkID && context.hrp === hrp, 'network');
 const feeState = await pvmApi.getFeeState();
 check(feeState.price >= context.platformFeeConfig.minPrice, 'fee state price');
 
