@@ -1,4 +1,4 @@
-//! firn's devnet P-Chain: a library VM that behaves like AvalancheGo's `platformvm`,
+//! firn's devnet primary network: a P-Chain VM that behaves like AvalancheGo's `platformvm`,
 //! executing real signed txs into real Banff blocks, on a virtual clock, persisted to disk.
 //!
 //! The key types:
@@ -19,7 +19,12 @@
 //!   generated on a frozen clock (what `firn up` starts a new data directory with);
 //! - [`signers::DevnetSigners`]: the validators answering ACP-118 signature requests under
 //!   the P-Chain's rules (the devnet side of `firn_aggregator::ValidatorNetwork`), each
-//!   configurable honest, slow, offline or lying.
+//!   configurable honest, slow, offline or lying;
+//! - [`xchain::XChain`]: the X-Chain (AvalancheGo's `avm` since Cortina), opened beside a
+//!   `PChain` on the same network and clock, with its wallet ([`xchain::wallet::XWallet`])
+//!   and history ([`xchain::history::XHistory`]);
+//! - [`shared_memory::SharedMemory`]: what ExportTxs on one chain leave for ImportTxs on
+//!   another, exactly once.
 //!
 //! Data flows: signed [`firn_core::pchain::Tx`] → `issue_tx` ([`executor`] verifies against
 //! the [`state::State`], errors carry AvalancheGo's texts; the tx burns its Etna dynamic fee,

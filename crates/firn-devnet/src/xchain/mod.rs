@@ -12,8 +12,9 @@
 //! - genesis is AVAX alone, held by the funded keys; its CreateAssetTx is stored under the
 //!   network's AVAX asset ID (the one the P-Chain uses), although its bytes, built from the
 //!   devnet's own holders, hash to another ID; block 0 is an empty StandardBlock;
-//! - a block carries the mempool's txs up to [`TARGET_BLOCK_SIZE`] bytes, built as soon as
-//!   the producer asks, one second after its parent at the latest.
+//! - a block is built as soon as the producer asks (shortly after a tx arrives), at the
+//!   clock's time, with the mempool's txs up to [`TARGET_BLOCK_SIZE`] bytes; AvalancheGo's
+//!   proposervm would also wait out the proposer window.
 
 pub mod executor;
 pub mod history;
