@@ -204,6 +204,7 @@ impl Network {
         let evm_list: EvmChains =
             Arc::new(move || served.as_ref().map(|e| e.served()).unwrap_or_default());
         let p_index = index::endpoint(pchain.clone());
+        let x_index = index::endpoint(xchain.clone());
         let c_chain = evm.clone();
         let c_chain_id = pchain.network().c_chain_id;
         let mut routes = node_router(node.clone())
@@ -217,6 +218,7 @@ impl Network {
             )
             .mount_per_param("/ext/index/{chain}/block", move |chain| match chain {
                 "P" => Some(p_index.clone()),
+                "X" => Some(x_index.clone()),
                 "C" => {
                     let c = c_chain.as_ref()?.chain(&c_chain_id)?;
                     Some(index::endpoint(c))

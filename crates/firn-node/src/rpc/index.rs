@@ -1,12 +1,13 @@
-//! AvalancheGo's index API, `index.*` at `/ext/index/P/block` and `/ext/index/C/block`: each
+//! AvalancheGo's index API, `index.*` at `/ext/index/P/block`, `/ext/index/X/block` and
+//! `/ext/index/C/block`: each
 //! chain's accepted blocks in acceptance order, the first block after genesis at index 0 (a node
 //! indexing from its start, as `--index-enabled` on a fresh node).
 //!
 //! The containers are the chains' own blocks: firn's devnet has no proposervm layer, so they
 //! come unwrapped, as a chain's blocks from before Apricot Phase 4 do. AvalancheGo's examples
 //! and clients read both (`proposervm/block.Parse`, falling back to the bytes as given). The
-//! X-Chain's `block`, `tx` and `vtx` indexes come with the X-Chain; other chains are not
-//! indexed by AvalancheGo (404).
+//! X-Chain's `tx` and `vtx` indexes are not served (its history has no vertices here); other
+//! chains are not indexed by AvalancheGo (404).
 
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use alloy_primitives::B256;
 use firn_core::calendar::rfc3339;
 use firn_core::encoding::Encoding;
 use firn_core::ids::Id;
-use firn_devnet::PChain;
+use firn_devnet::{PChain, XChain};
 use firn_evm::EvmChain;
 use firn_rpc::methods::index::{
     Container, ContainerByIndexParams, ContainerIdParams, ContainerRangeParams,
@@ -44,6 +45,21 @@ impl AcceptedBlocks for PChain {
     fn at_height(&self, height: u64) -> Option<(Id, Vec<u8>, u64)> {
         let b = self.block_by_height(height)?.block;
         Some((b.id(), b.bytes(), b.time().unwrap_or_default()))
+    }
+
+    fn height_of(&self, id: &Id) -> Option<u64> {
+        Some(self.block_by_id(id)?.block.height())
+    }
+}
+
+impl AcceptedBlocks for XChain {
+    fn height(&self) -> u64 {
+        XChain::height(self)
+    }
+
+    fn at_height(&self, height: u64) -> Option<(Id, Vec<u8>, u64)> {
+        let b = self.block_by_height(height)?.block;
+        Some((b.id(), b.bytes(), b.time()))
     }
 
     fn height_of(&self, id: &Id) -> Option<u64> {

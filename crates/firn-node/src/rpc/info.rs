@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use firn_core::ids::Id;
-use firn_core::network::{CORETH_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID};
+use firn_core::network::{AVM_VM_ID, CORETH_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID};
 use firn_rpc::methods::NoParams;
 use firn_rpc::methods::info::*;
 use firn_rpc::{AvaServer, AvaService};
@@ -102,10 +102,10 @@ async fn is_bootstrapped(node: N, args: ChainParams) -> Result<BootstrappedReply
     })
 }
 
-/// The VMs firn runs with their aliases (the X-Chain's AVM is not one of them); a VM without
-/// one goes by its ID, as a plugin does.
-const VMS: [(Id, Option<&str>); 3] = [
+/// The VMs firn runs with their aliases; a VM without one goes by its ID, as a plugin does.
+const VMS: [(Id, Option<&str>); 4] = [
     (PLATFORM_VM_ID, Some("platform")),
+    (AVM_VM_ID, Some("avm")),
     (CORETH_VM_ID, Some("evm")),
     (SUBNET_EVM_VM_ID, None),
 ];

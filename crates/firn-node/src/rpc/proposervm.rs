@@ -1,4 +1,4 @@
-//! `proposervm.*` on `/ext/bc/<chain>/proposervm` for the P-Chain, the C-Chain and every chain
+//! `proposervm.*` on `/ext/bc/<chain>/proposervm` for the P-, X- and C-Chains and every chain
 //! the P-Chain created: the P-Chain height a next block would reference (the current one, as
 //! a node in sync proposes it) and the ACP-181 epoch, which is all zero while Granite is not
 //! active ([`super::upgrades`]).
@@ -15,12 +15,9 @@ use super::{MethodError, Node};
 
 type N = Arc<Node>;
 
-/// The endpoint for `chain` (`P`, `C` or a created chain's ID), or `None` (404) for a chain
-/// firn does not run (the X-Chain among them).
+/// The endpoint for `chain` (`P`, `X`, `C` or a created chain's ID), or `None` (404) for a
+/// chain firn does not run.
 pub fn endpoint(node: &N, chain: &str) -> Option<Arc<dyn Endpoint>> {
-    if matches!(chain, "X" | "avm") {
-        return None;
-    }
     node.chain_alias(chain)?;
     let server = AvaServer::new(node.clone()).service(
         AvaService::new("proposervm")

@@ -18,20 +18,21 @@ use crate::common::*;
 
 const P: &str = "/ext/index/P/block";
 const C: &str = "/ext/index/C/block";
+const X: &str = "/ext/index/X/block";
 
 #[tokio::test]
 async fn p_and_c_blocks_in_acceptance_order() {
     let d = Devnet::spawn(NodeConfig::test().with_evm()).await;
 
-    // Nothing accepted since genesis yet, on either chain; the X-Chain is not indexed here.
-    for path in [P, C] {
+    // Nothing accepted since genesis yet, on any chain; the X-Chain's vertex index is not served.
+    for path in [P, X, C] {
         assert_eq!(
             d.error_at(path, "index.getLastAccepted", json!({})).await,
             (-32000, "no containers have been accepted".to_owned())
         );
     }
     let x = reqwest::Client::new()
-        .post(format!("{}/ext/index/X/block", d.url))
+        .post(format!("{}/ext/index/X/vtx", d.url))
         .json(
             &json!({ "jsonrpc": "2.0", "id": 1, "method": "index.getLastAccepted", "params": {} }),
         )
@@ -229,4 +230,41 @@ async fn p_and_c_blocks_in_acceptance_order() {
             .await,
         json!({ "index": "0" })
     );
+}
+
+#[tokio::test]
+async fn x_chain_blocks_in_acceptance_order() {
+    let d = Devnet::start().await;
+    let x = d.node.xchain();
+    let w = firn_devnet::xchain::wallet::XWallet::new(x);
+    let avax = d.node.network().avax_asset_id;
+    for amount in [1_000, 2_000] {
+        x.issue_tx(w.send(avax, x.funded_addresses()[1], amount).unwrap())
+            .unwrap();
+        x.build_until_idle().unwrap();
+    }
+    let range = d
+        .call_at(
+            X,
+            "index.getContainerRange",
+            json!({ "startIndex": "0", "numToFetch": "10" }),
+        )
+        .await;
+    let containers = range["containers"].as_array().unwrap();
+    assert_eq!(containers.len(), 2);
+    for (i, c) in containers.iter().enumerate() {
+        let b = x.block_by_height(i as u64 + 1).unwrap().block;
+        assert_eq!(c["id"], b.id().to_string());
+        assert_eq!(c["bytes"], hex_encode_checksummed(&b.bytes()));
+        let by_height = d
+            .call_at(
+                "/ext/bc/X",
+                "avm.getBlockByHeight",
+                json!({ "height": i + 1 }),
+            )
+            .await;
+        assert_eq!(c["bytes"], by_height["block"]);
+    }
+    let last = d.call_at(X, "index.getLastAccepted", json!({})).await;
+    assert_eq!(last, containers[1]);
 }

@@ -107,6 +107,7 @@ async fn peers_uptime_upgrades_fees_and_vms() {
         vms,
         json!({
             "vms": {
+                "jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq": ["avm"],
                 "mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6": ["evm"],
                 "rWhpuQPF1kb72esV2momhMuTYGkEb1oL29pt2EBXWmSy4kxnT": ["platform"],
                 "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy": [],
@@ -122,15 +123,16 @@ async fn peers_uptime_upgrades_fees_and_vms() {
     assert_eq!(
         keys(&version["vmVersions"]),
         [
+            "avm",
             "evm",
             "platform",
             "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"
         ]
     );
 
-    // proposervm on the P-Chain and the C-Chain; none on the X-Chain, which firn does not run.
+    // proposervm on the P-, X- and C-Chains; none on a chain firn does not run.
     let height = d.height().await;
-    for chain in ["P", "C"] {
+    for chain in ["P", "X", "C"] {
         let path = format!("/ext/bc/{chain}/proposervm");
         assert_eq!(
             d.call_at(&path, "proposervm.getProposedHeight", json!({}))
@@ -145,12 +147,12 @@ async fn peers_uptime_upgrades_fees_and_vms() {
         );
     }
     let resp = reqwest::Client::new()
-        .post(format!("{}/ext/bc/X/proposervm", d.url))
+        .post(format!("{}/ext/bc/Q/proposervm", d.url))
         .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "proposervm.getProposedHeight", "params": {}}))
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), 404);
+    assert_eq!(resp.status(), 404, "no chain Q");
 }
 
 #[tokio::test]
