@@ -208,8 +208,9 @@ impl XExecutor<'_> {
 
     // ---- semantics ----
 
-    /// The checks against the state (`SemanticVerifier`).
-    pub fn verify_semantics(&self, state: &XState, tx: &Tx, now: u64) -> Result<(), TxError> {
+    /// The checks against the state (`SemanticVerifier`), for a tx that passed
+    /// [`Self::verify_syntax`] (which matched its credentials to its inputs).
+    fn verify_semantics(&self, state: &XState, tx: &Tx, now: u64) -> Result<(), TxError> {
         let unsigned = tx.unsigned();
         let base = unsigned.base();
         let hash = tx.signing_hash();
@@ -228,17 +229,17 @@ impl XExecutor<'_> {
             verify_fx_usage(state, Fx::Secp256k1, &out.asset_id)
                 .map_err(|e| rule(format!("failed to verify fx usage: {e}")))?;
         }
-        let offset = base.inputs.len();
+        let rest = creds.get(base.inputs.len()..).unwrap_or_default();
         match unsigned {
             UnsignedTx::Operation(t) => {
-                for (op, cred) in t.operations.iter().zip(&creds[offset..]) {
+                for (op, cred) in t.operations.iter().zip(rest) {
                     self.verify_operation(state, &hash, op, cred, now)
                         .map_err(rule)?;
                 }
             }
             UnsignedTx::Import(t) => {
                 self.same_subnet(&t.source_chain)?;
-                for (input, cred) in t.imported_inputs.iter().zip(&creds[offset..]) {
+                for (input, cred) in t.imported_inputs.iter().zip(rest) {
                     let id = input.utxo_id();
                     let utxo = if state.atomic().removes(&t.source_chain, &id) {
                         None

@@ -467,3 +467,77 @@ fn generated_history_trades_every_asset_kind_and_moves_avax_both_ways_without_re
         assert!(p_kinds.contains(&k), "no P-Chain {k} in history");
     }
 }
+
+/// Hostile bytes: every valid tx kind with bytes flipped at random. Whatever decodes is issued;
+/// nothing panics, and a refused tx leaves balances, UTXOs and the mempool as they were.
+#[test]
+fn mutated_txs_are_refused_without_panics_or_side_effects() {
+    use firn_devnet::history::SeededRng;
+
+    let n = net("x-hostile");
+    let w = wallet(&n.x, 0);
+    let me = n.x.funded_addresses()[0];
+    let avax = n.x.network().avax_asset_id;
+    let p_id = n.p.network().p_chain_id;
+    let coin = accept(
+        &n.x,
+        w.create_variable_cap_asset("Coin", "COIN", 0, &[owner(me)])
+            .unwrap(),
+    );
+    let art = accept(
+        &n.x,
+        w.create_nft_family("Art", "ART", 1, &owner(me)).unwrap(),
+    );
+    accept_p(
+        &n.p,
+        Wallet::new(&n.p)
+            .export(n.x.chain_id(), me, 3 * AVAX)
+            .unwrap(),
+    );
+    let originals: Vec<Tx> = vec![
+        w.send(avax, n.x.funded_addresses()[1], AVAX).unwrap(),
+        w.mint(coin, me, 5).unwrap(),
+        w.mint_nft(art, 0, b"payload", me).unwrap(),
+        w.export(p_id, me, AVAX).unwrap(),
+        w.import(p_id, me).unwrap(),
+        w.create_fixed_cap_asset("Gold", "GOLD", 1, &[(me, 9)])
+            .unwrap(),
+    ];
+    let snapshot = |x: &XChain| {
+        (
+            x.balances(&n.x.funded_addresses(), true),
+            x.utxos(&[me], None, 10_000).utxos.len(),
+            x.mempool_len(),
+        )
+    };
+    let before = snapshot(&n.x);
+    let mut rng = SeededRng::labelled("x-hostile", "firn", 0);
+    let (mut decoded, mut accepted) = (0, 0);
+    for tx in &originals {
+        let bytes = tx.bytes();
+        for _ in 0..400 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rng.below(3) {
+                let i = rng.below(b.len() as u64) as usize;
+                b[i] ^= 1 << rng.below(8);
+            }
+            if b == bytes {
+                continue; // two flips of one bit: the original
+            }
+            let Ok(mutated) = firn_core::codec::from_bytes::<Tx>(&b) else {
+                continue;
+            };
+            decoded += 1;
+            match n.x.issue_tx(mutated) {
+                Ok(_) => accepted += 1,
+                Err(_) => assert_eq!(snapshot(&n.x), before, "a refused tx changed the state"),
+            }
+        }
+    }
+    // Every byte of these txs is signed or checked, so no mutation may pass.
+    assert!(decoded > 500, "only {decoded} mutations decoded");
+    assert_eq!(accepted, 0, "a mutated tx was accepted");
+    // An original still goes through (they all spend key 0's AVAX, so one of them).
+    let first = originals.into_iter().next().unwrap();
+    n.x.issue_tx(first).unwrap();
+}
