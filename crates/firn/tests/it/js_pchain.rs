@@ -1,8 +1,9 @@
 //! The official client against `firn devnet`: avalanchejs (npm `@avalabs/avalanchejs`, pinned in
-//! `tests/js/pchain/package-lock.json`) reads validators, balances, blocks and supply from a
-//! running devnet, then builds, signs and issues a P-Chain transfer with its Etna wallet and
-//! checks the balances. Skipped, with a message, when `node` is missing; runs `npm ci` first
-//! when the script's `node_modules` is missing and `npm` is available.
+//! `tests/js/pchain/package-lock.json`). `pchain.mjs` reads validators, balances, blocks and
+//! supply, then builds, signs and issues a P-Chain transfer with its Etna wallet and checks the
+//! balances; `xchain.mjs` issues X-Chain txs and moves AVAX between the X- and P-Chains.
+//! Skipped, with a message, when `node` is missing; runs `npm ci` first when the scripts'
+//! `node_modules` is missing and `npm` is available.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -52,45 +53,59 @@ fn funded_keys() -> Vec<Value> {
         .clone()
 }
 
-#[test]
-fn avalanchejs_reads_the_devnet_and_issues_a_transfer() {
+/// Runs `script` against a new `firn devnet` with `env` (given the two funded keys) and
+/// returns the JSON line it printed; `None` (with a message) when node or the script's
+/// dependencies are missing.
+fn run_script(
+    script: &str,
+    env: impl Fn(&[Value]) -> Vec<(&'static str, String)>,
+) -> Option<Value> {
     if !tool_runs("node") {
-        eprintln!("SKIPPED js_pchain: node is not installed");
-        return;
+        eprintln!("SKIPPED js_pchain {script}: node is not installed");
+        return None;
     }
     let dir = script_dir();
     if !dependencies_ready(&dir) {
-        return;
+        return None;
     }
     let keys = funded_keys();
     let data = temp_dir("devnet-js");
     let running = start(data.path(), &[]);
-
     let out = Command::new("node")
-        .arg("pchain.mjs")
+        .arg(script)
         .current_dir(&dir)
         .env("FIRN_URL", &running.url)
-        .env(
-            "FIRN_PRIVATE_KEY",
-            keys[0]["privateKeyHex"].as_str().expect("key hex"),
-        )
-        .env(
-            "FIRN_TO",
-            keys[1]["pChainAddress"].as_str().expect("address"),
-        )
+        .envs(env(&keys))
         .output()
         .expect("running node");
     stop(running);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "avalanchejs script failed:\n{stdout}\n{}",
+        "avalanchejs script {script} failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-
-    // What the client saw, as it reported it.
     let seen: Value = serde_json::from_str(stdout.trim()).expect("the script's JSON line");
     eprintln!("avalanchejs saw: {seen}");
+    Some(seen)
+}
+
+fn key(keys: &[Value], i: usize, field: &str) -> String {
+    keys[i][field].as_str().expect("a key field").to_owned()
+}
+
+#[test]
+fn avalanchejs_reads_the_devnet_and_issues_a_transfer() {
+    let Some(seen) = run_script("pchain.mjs", |keys| {
+        vec![
+            ("FIRN_PRIVATE_KEY", key(keys, 0, "privateKeyHex")),
+            ("FIRN_TO", key(keys, 1, "pChainAddress")),
+        ]
+    }) else {
+        return;
+    };
+    let keys = funded_keys();
+    // What the client saw, as it reported it.
     assert_eq!(seen["validators"], 5);
     assert_eq!(seen["from"], keys[0]["pChainAddress"]);
     assert_eq!(seen["to"], keys[1]["pChainAddress"]);
@@ -106,40 +121,14 @@ fn avalanchejs_reads_the_devnet_and_issues_a_transfer() {
 /// `avm.*`, `platform.*` and `getUTXOs` with `sourceChain` (the script checks each).
 #[test]
 fn avalanchejs_issues_x_chain_txs_and_moves_avax_between_x_and_p() {
-    if !tool_runs("node") {
-        eprintln!("SKIPPED js_pchain: node is not installed");
+    let Some(seen) = run_script("xchain.mjs", |keys| {
+        vec![
+            ("FIRN_PRIVATE_KEY", key(keys, 0, "privateKeyHex")),
+            ("FIRN_TO_KEY", key(keys, 1, "privateKeyHex")),
+        ]
+    }) else {
         return;
-    }
-    let dir = script_dir();
-    if !dependencies_ready(&dir) {
-        return;
-    }
-    let keys = funded_keys();
-    let data = temp_dir("devnet-js-x");
-    let running = start(data.path(), &[]);
-    let key = |i: usize| {
-        keys[i]["privateKeyHex"]
-            .as_str()
-            .expect("key hex")
-            .to_owned()
     };
-    let out = Command::new("node")
-        .arg("xchain.mjs")
-        .current_dir(&dir)
-        .env("FIRN_URL", &running.url)
-        .env("FIRN_PRIVATE_KEY", key(0))
-        .env("FIRN_TO_KEY", key(1))
-        .output()
-        .expect("running node");
-    stop(running);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "avalanchejs X-Chain script failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: Value = serde_json::from_str(stdout.trim()).expect("the script's JSON line");
-    eprintln!("avalanchejs saw: {seen}");
     for tx in [
         "send",
         "assetID",
