@@ -63,10 +63,8 @@ impl Mempool {
     /// Adds a tx (already verified).
     pub fn add(&mut self, tx: Tx) {
         let id = tx.id();
-        if let Some(base) = tx.unsigned().base() {
-            for i in &base.inputs {
-                self.spent.insert(i.utxo_id(), id);
-            }
+        for utxo in consumed_utxos(tx.unsigned()) {
+            self.spent.insert(utxo, id);
         }
         self.ids.insert(id);
         self.order.push_back(tx);
@@ -77,6 +75,19 @@ impl Mempool {
         self.spent.clear();
         self.order.drain(..).collect()
     }
+}
+
+/// The UTXOs a tx consumes: its inputs and, for an ImportTx, the shared-memory UTXOs it
+/// imports (AvalancheGo's `InputIDs`), so that two txs spending one conflict in the mempool.
+pub fn consumed_utxos(tx: &UnsignedTx) -> Vec<Id> {
+    let mut ids: Vec<Id> = tx
+        .base()
+        .map(|b| b.inputs.iter().map(|i| i.utxo_id()).collect())
+        .unwrap_or_default();
+    if let UnsignedTx::Import(t) = tx {
+        ids.extend(t.imported_inputs.iter().map(|i| i.utxo_id()));
+    }
+    ids
 }
 
 /// A proposal block waiting for its commit or abort.

@@ -212,11 +212,9 @@ impl PChain {
         if c.mempool.contains(&id) || c.tx_index.contains_key(&id) {
             return Err(TxError::Duplicate);
         }
-        if let Some(base) = tx.unsigned().base()
-            && base
-                .inputs
-                .iter()
-                .any(|i| c.mempool.spender(&i.utxo_id()).is_some())
+        if crate::builder::consumed_utxos(tx.unsigned())
+            .iter()
+            .any(|u| c.mempool.spender(u).is_some())
         {
             return Err(TxError::ConflictsWithOtherTx);
         }

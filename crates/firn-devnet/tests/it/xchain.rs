@@ -541,3 +541,25 @@ fn mutated_txs_are_refused_without_panics_or_side_effects() {
     let first = originals.into_iter().next().unwrap();
     n.x.issue_tx(first).unwrap();
 }
+
+#[test]
+fn two_p_chain_imports_of_one_utxo_conflict_in_the_mempool() {
+    let n = net("p-atomic-conflict");
+    let x_id = n.x.chain_id();
+    let who = n.x.funded_addresses()[6];
+    accept(
+        &n.x,
+        wallet(&n.x, 6)
+            .export(n.p.network().p_chain_id, who, 5 * AVAX)
+            .unwrap(),
+    );
+    let first = Wallet::new(&n.p).import(x_id, who).unwrap();
+    let second = Wallet::new(&n.p)
+        .import(x_id, n.x.funded_addresses()[7])
+        .unwrap();
+    n.p.issue_tx(first).unwrap();
+    assert_eq!(
+        n.p.issue_tx(second).unwrap_err(),
+        TxError::ConflictsWithOtherTx
+    );
+}
