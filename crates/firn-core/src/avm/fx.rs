@@ -194,6 +194,35 @@ impl FxOperation {
             FxOperation::PropertyMint(_) | FxOperation::PropertyBurn(_) => Fx::Property,
         }
     }
+
+    /// The outputs the operation creates, in order (`FxOperation.Outs`): an OperationTx's
+    /// UTXOs take these after its own outputs, operation by operation.
+    pub fn outputs(&self) -> Vec<FxOutput> {
+        match self {
+            FxOperation::Secp256k1Mint(m) => vec![
+                FxOutput::Secp256k1Mint(m.mint_output.clone()),
+                FxOutput::Secp256k1Transfer(m.transfer_output.clone()),
+            ],
+            // One NFT per owner list, each with the group and payload.
+            FxOperation::NftMint(m) => m
+                .outputs
+                .iter()
+                .map(|owners| {
+                    FxOutput::NftTransfer(NftTransferOutput {
+                        group_id: m.group_id,
+                        payload: m.payload.clone(),
+                        owners: owners.clone(),
+                    })
+                })
+                .collect(),
+            FxOperation::NftTransfer(t) => vec![FxOutput::NftTransfer(t.output.clone())],
+            FxOperation::PropertyMint(m) => vec![
+                FxOutput::PropertyMint(m.mint_output.clone()),
+                FxOutput::PropertyOwned(m.owned_output.clone()),
+            ],
+            FxOperation::PropertyBurn(_) => Vec::new(),
+        }
+    }
 }
 
 /// The signatures for one input or operation (fxs.FxCredential), under the credential type of

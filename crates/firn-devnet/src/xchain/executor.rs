@@ -625,27 +625,5 @@ fn apply(state: &mut XState, tx: &Tx) {
 
 /// The outputs an operation creates (`FxOperation.Outs`).
 pub fn operation_outputs(op: &FxOperation) -> Vec<FxOutput> {
-    match op {
-        FxOperation::Secp256k1Mint(m) => vec![
-            FxOutput::Secp256k1Mint(m.mint_output.clone()),
-            FxOutput::Secp256k1Transfer(m.transfer_output.clone()),
-        ],
-        FxOperation::NftMint(m) => m
-            .outputs
-            .iter()
-            .map(|owners| {
-                FxOutput::NftTransfer(firn_core::avm::fx::NftTransferOutput {
-                    group_id: m.group_id,
-                    payload: m.payload.clone(),
-                    owners: owners.clone(),
-                })
-            })
-            .collect(),
-        FxOperation::NftTransfer(t) => vec![FxOutput::NftTransfer(t.output.clone())],
-        FxOperation::PropertyMint(m) => vec![
-            FxOutput::PropertyMint(m.mint_output.clone()),
-            FxOutput::PropertyOwned(m.owned_output.clone()),
-        ],
-        FxOperation::PropertyBurn(_) => Vec::new(),
-    }
+    op.outputs()
 }
