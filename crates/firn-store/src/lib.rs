@@ -4,11 +4,12 @@
 //! The key types:
 //! - [`Store`], opened with [`open`] from a path or URL. It runs the embedded migrations of its
 //!   backend and implements every storage trait;
-//! - the narrow traits in [`traits`]: [`PChainWriter`] and [`EvmWriter`] for the indexer,
-//!   [`PChainReader`], [`EvmReader`] and [`MetricsReader`] for the APIs, [`CursorStore`] for
+//! - the narrow traits in [`traits`]: [`PChainWriter`], [`XChainWriter`] and [`EvmWriter`] for
+//!   the indexer, [`PChainReader`], [`XChainReader`], [`EvmReader`] and [`MetricsReader`] for
+//!   the APIs, [`CursorStore`] for
 //!   the indexer's position, [`WebhookStore`] for webhooks and their outbox;
 //! - the plain row types in [`rows`]: what one block writes ([`rows::pchain::PChainBlockRows`],
-//!   [`rows::evm::EvmBlockRows`]) and what lists return (`*Record`);
+//!   [`rows::xchain::XChainBlockRows`], [`rows::evm::EvmBlockRows`]) and what lists return (`*Record`);
 //! - [`Page`] and the cursor types in [`page`] for keyset paging.
 //!
 //! Data flows indexer → `commit_*_blocks` (one database transaction: the blocks' rows, their
@@ -29,7 +30,7 @@
 //!   the other's argument types).
 //! - **Modules, one way.** `sql` (statements and their values) and `row` (a result row of either
 //!   backend) at the bottom; `codec` (column encodings) and `sqlite_read` over them; `store`
-//!   (the handle, its reads and write transactions) over those; the queries (`pchain`, `evm`,
+//!   (the handle, its reads and write transactions) over those; the queries (`pchain`, `xchain`, `evm`,
 //!   `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
 //!   and runs the upgrades). No module uses one above it.
 //! - **Encodings.** Heights, timestamps and counts are signed 64-bit columns (values above
@@ -88,6 +89,7 @@ pub mod types;
 mod upgrade;
 mod usage;
 mod webhooks;
+mod xchain;
 
 pub use error::{Result, StoreError};
 pub use evm::{
@@ -102,5 +104,5 @@ pub use traits::{
     AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, ExportStore,
     L1ValidatorFilter, MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter,
     RewardFilter, StakerFilter, TransferFilter, TxParties, UsageStore, UtxoFilter, UtxoSort,
-    WebhookStore,
+    WebhookStore, XChainReader, XChainWriter, XTxFilter, XUtxoFilter,
 };

@@ -36,6 +36,9 @@ use crate::rows::utxos::{BalanceSum, UtxoActivity};
 use crate::rows::webhooks::{
     MatchedStep, NewWebhook, OutboxEvent, Retry, WebhookRecord, WebhookUpdate,
 };
+use crate::rows::xchain::{
+    XAssetRecord, XBalance, XBlockRecord, XChainBlockRows, XTxRecord, XUtxoRecord,
+};
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::types::{Address, B256, U256};
 
@@ -333,6 +336,87 @@ pub trait PChainReader {
         &self,
         validations: &[Id],
     ) -> impl Future<Output = Result<Vec<L1FeeActive>>> + Send;
+}
+
+/// Writes accepted X-Chain blocks.
+pub trait XChainWriter {
+    /// Commits blocks in order in one database transaction, each with its txs, the UTXOs they
+    /// produce and consume, the assets they create, and the cursor. Blocks at or below the
+    /// cursor are skipped (already stored, same ID); the first new block must follow the
+    /// cursor. On error nothing of the batch is stored.
+    fn commit_xchain_blocks(
+        &self,
+        blocks: &[XChainBlockRows],
+    ) -> impl Future<Output = Result<CommitOutcome>> + Send;
+}
+
+/// Filter of X-Chain transaction lists. Empty lists and `None` do not filter; both filter
+/// together (the txs in which one of the addresses consumed or produced a UTXO of the asset).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct XTxFilter {
+    /// Txs that consumed or produced a UTXO any of these addresses owns.
+    pub addresses: Vec<ShortId>,
+    /// Txs that created this asset, or consumed or produced a UTXO of it.
+    pub asset_id: Option<Id>,
+}
+
+/// Filter of X-Chain UTXO lists: the UTXOs any of `addresses` owns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct XUtxoFilter {
+    /// Owners (a UTXO owned by several is listed once; none: an empty page).
+    pub addresses: Vec<ShortId>,
+    /// Only UTXOs of this asset.
+    pub asset_id: Option<Id>,
+}
+
+/// Reads X-Chain data. Lists are keyset-paged newest first with [`SortOrder::Desc`] (the
+/// API's default) or oldest first with [`SortOrder::Asc`].
+pub trait XChainReader {
+    /// The block at `height`, or [`crate::StoreError::NotFound`].
+    fn get_xchain_block_by_height(
+        &self,
+        height: u64,
+    ) -> impl Future<Output = Result<XBlockRecord>> + Send;
+    /// The block `block_id`, or [`crate::StoreError::NotFound`].
+    fn get_xchain_block_by_id(
+        &self,
+        block_id: Id,
+    ) -> impl Future<Output = Result<XBlockRecord>> + Send;
+    /// Blocks by height.
+    fn list_xchain_blocks(
+        &self,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> impl Future<Output = Result<Page<XBlockRecord, HeightCursor>>> + Send;
+    /// The tx `tx_id` with the UTXOs it consumed and produced, or
+    /// [`crate::StoreError::NotFound`]. The genesis CreateAssetTx is found by its asset ID.
+    fn get_xchain_tx(&self, tx_id: Id) -> impl Future<Output = Result<XTxRecord>> + Send;
+    /// Txs by position (height, index), with the UTXOs each consumed and produced.
+    fn list_xchain_txs(
+        &self,
+        filter: &XTxFilter,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> impl Future<Output = Result<Page<XTxRecord, TxCursor>>> + Send;
+    /// The asset `asset_id`, or [`crate::StoreError::NotFound`].
+    fn get_asset(&self, asset_id: Id) -> impl Future<Output = Result<XAssetRecord>> + Send;
+    /// Unspent UTXOs any of the filter's addresses owns, by creation (height, then UTXO ID;
+    /// the cursor's `key` is the height).
+    fn list_xchain_utxos(
+        &self,
+        filter: &XUtxoFilter,
+        order: SortOrder,
+        page: &PageRequest<UtxoCursor>,
+    ) -> impl Future<Output = Result<Page<XUtxoRecord, UtxoCursor>>> + Send;
+    /// Per asset (by asset ID), the unspent secp256k1fx transfer outputs any of `addresses`
+    /// owns, as `avm.getAllBalances` counts them at Unix time `now` (a UTXO owned by several
+    /// counts once): [`XBalance::spendable`] with `includePartial: false`,
+    /// [`XBalance::total`] with `true`.
+    fn list_xchain_balances(
+        &self,
+        addresses: &[ShortId],
+        now: u64,
+    ) -> impl Future<Output = Result<Vec<XBalance>>> + Send;
 }
 
 /// Writes EVM chains and their accepted blocks.

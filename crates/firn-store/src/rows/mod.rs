@@ -9,6 +9,7 @@ pub mod pchain;
 pub mod usage;
 pub mod utxos;
 pub mod webhooks;
+pub mod xchain;
 
 /// Chains the store keeps a cursor for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -17,13 +18,16 @@ pub enum ChainKey {
     PChain,
     /// An EVM chain, by EVM chain ID.
     Evm(u64),
+    /// The X-Chain.
+    XChain,
 }
 
 impl ChainKey {
-    /// The key's text form in the `cursors` table (`p-chain`, `evm:43113`).
+    /// The key's text form in the `cursors` table (`p-chain`, `x-chain`, `evm:43113`).
     pub fn as_text(&self) -> String {
         match self {
             ChainKey::PChain => "p-chain".to_owned(),
+            ChainKey::XChain => "x-chain".to_owned(),
             ChainKey::Evm(id) => format!("evm:{id}"),
         }
     }

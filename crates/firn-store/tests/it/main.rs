@@ -18,6 +18,7 @@ mod supply;
 mod usage;
 mod utxos;
 mod webhooks;
+mod xchain;
 
 firn_store::backend_tests! {
     basics::migrations_from_empty,
@@ -58,6 +59,9 @@ firn_store::backend_tests! {
     webhooks::webhook_leases_matches_and_outbox,
     webhooks::rollbacks_rewind_webhooks,
     exports::export_jobs_leases_chunks_and_expiry,
+    xchain::xchain_round_trip,
+    xchain::xchain_failed_batch_leaves_nothing,
+    xchain::xchain_recommit_is_a_noop,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,0 +1,248 @@
+//! [`crate::XChainReader`]: blocks, txs (with the UTXOs they consumed and produced) and assets.
+//!
+//! Tx lists filtered by address walk `x_tx_parties` one owner at a time, at most a page each,
+//! merged in SQL (a tx touching several owners kept once), as the P-Chain's lists do: a page
+//! costs at most a page per owner, however many txs the owners have. Owners are taken
+//! [`OWNERS_PER_QUERY`] a statement and the statements' pages merged here.
+
+use std::collections::HashMap;
+
+use firn_core::ids::{Id, ShortId};
+
+use super::decode::{decode_asset, decode_block, decode_tx, decode_utxo};
+use super::utxos::{OWNERS_PER_QUERY, distinct};
+use crate::codec::int;
+use crate::error::{Result, StoreError};
+use crate::page::{HeightCursor, Page, PageRequest, SortOrder, TxCursor, UtxoCursor};
+use crate::rows::xchain::{XAssetRecord, XBalance, XBlockRecord, XTxRecord, XUtxoRecord};
+use crate::sql::Sql;
+use crate::store::Store;
+use crate::traits::{XChainReader, XTxFilter, XUtxoFilter};
+
+fn not_found(what: &'static str, key: impl ToString) -> StoreError {
+    StoreError::NotFound {
+        what,
+        key: key.to_string(),
+    }
+}
+
+impl XChainReader for Store {
+    async fn get_xchain_block_by_height(&self, height: u64) -> Result<XBlockRecord> {
+        let mut q = Sql::new("SELECT * FROM x_blocks WHERE height = ");
+        q.bind(int("height", height)?);
+        self.fetch_optional(q, decode_block)
+            .await?
+            .ok_or_else(|| not_found("x-chain block", height))
+    }
+
+    async fn get_xchain_block_by_id(&self, block_id: Id) -> Result<XBlockRecord> {
+        let mut q = Sql::new("SELECT * FROM x_blocks WHERE block_id = ");
+        q.bind(block_id.0.to_vec());
+        self.fetch_optional(q, decode_block)
+            .await?
+            .ok_or_else(|| not_found("x-chain block", block_id))
+    }
+
+    async fn list_xchain_blocks(
+        &self,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> Result<Page<XBlockRecord, HeightCursor>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new("SELECT * FROM x_blocks");
+        if let Some(c) = page.after {
+            q.push(&format!(" WHERE height {} ", order.after_op()))
+                .bind(int("cursor height", c.height)?);
+        }
+        q.push(&format!(" ORDER BY height {}", order.sql()))
+            .limit(limit + 1);
+        let items = self.fetch(q, decode_block).await?;
+        Ok(Page::from_rows(items, limit, |b| HeightCursor {
+            height: b.height,
+        }))
+    }
+
+    async fn get_xchain_tx(&self, tx_id: Id) -> Result<XTxRecord> {
+        let mut q = Sql::new("SELECT * FROM x_txs WHERE tx_id = ");
+        q.bind(tx_id.0.to_vec());
+        let txs = self.fetch(q, decode_tx).await?;
+        self.with_utxos(txs)
+            .await?
+            .pop()
+            .ok_or_else(|| not_found("x-chain transaction", tx_id))
+    }
+
+    async fn list_xchain_txs(
+        &self,
+        filter: &XTxFilter,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> Result<Page<XTxRecord, TxCursor>> {
+        let limit = page.checked_limit()?;
+        let owners = distinct(&filter.addresses);
+        let mut txs = Vec::new();
+        if owners.is_empty() {
+            let mut q = Sql::new("SELECT t.* FROM x_txs t JOIN (");
+            push_tx_walk(&mut q, None, filter.asset_id, order, page.after, limit)?;
+            push_join_txs(&mut q, order);
+            txs = self.fetch(q, decode_tx).await?;
+        } else {
+            for chunk in owners.chunks(OWNERS_PER_QUERY) {
+                let mut q = Sql::new(
+                    "SELECT t.* FROM x_txs t JOIN (SELECT DISTINCT m.height, m.tx_index FROM (",
+                );
+                for (i, owner) in chunk.iter().enumerate() {
+                    if i > 0 {
+                        q.push(" UNION ALL ");
+                    }
+                    q.push("SELECT * FROM (");
+                    push_tx_walk(
+                        &mut q,
+                        Some(owner),
+                        filter.asset_id,
+                        order,
+                        page.after,
+                        limit,
+                    )?;
+                    q.push(&format!(") w{i}"));
+                }
+                let ord = order.sql();
+                q.push(&format!(") m ORDER BY m.height {ord}, m.tx_index {ord}"))
+                    .limit(limit + 1);
+                push_join_txs(&mut q, order);
+                txs.extend(self.fetch(q, decode_tx).await?);
+            }
+            // Each statement's page is in order; together they need sorting again.
+            txs.sort_by_key(|t| (t.height, t.index));
+            txs.dedup_by_key(|t| (t.height, t.index));
+            if order == SortOrder::Desc {
+                txs.reverse();
+            }
+            txs.truncate(usize::try_from(limit + 1).unwrap_or(usize::MAX));
+        }
+        let txs = self.with_utxos(txs).await?;
+        Ok(Page::from_rows(txs, limit, |t| TxCursor {
+            height: t.height,
+            index: t.index,
+        }))
+    }
+
+    async fn get_asset(&self, asset_id: Id) -> Result<XAssetRecord> {
+        let mut q = Sql::new("SELECT * FROM x_assets WHERE asset_id = ");
+        q.bind(asset_id.0.to_vec());
+        self.fetch_optional(q, decode_asset)
+            .await?
+            .ok_or_else(|| not_found("asset", asset_id))
+    }
+
+    async fn list_xchain_utxos(
+        &self,
+        filter: &XUtxoFilter,
+        order: SortOrder,
+        page: &PageRequest<UtxoCursor>,
+    ) -> Result<Page<XUtxoRecord, UtxoCursor>> {
+        super::utxos::list(self, filter, order, page).await
+    }
+
+    async fn list_xchain_balances(&self, addresses: &[ShortId], now: u64) -> Result<Vec<XBalance>> {
+        super::utxos::balances(self, addresses, now).await
+    }
+}
+
+/// Appends the positions `(height, tx_index)` of one page of txs in `order`: of one owner
+/// (through `x_tx_parties`), of one asset (`x_tx_assets`), or of the chain (`x_txs`).
+fn push_tx_walk(
+    q: &mut Sql,
+    owner: Option<&ShortId>,
+    asset: Option<Id>,
+    order: SortOrder,
+    after: Option<TxCursor>,
+    limit: i64,
+) -> Result<()> {
+    match (owner, asset) {
+        (Some(owner), asset) => {
+            // One tx can touch several of an owner's assets: DISTINCT before LIMIT.
+            q.push("SELECT DISTINCT p.height, p.tx_index FROM x_tx_parties p WHERE p.address = ")
+                .bind(owner.0.to_vec());
+            if let Some(asset) = asset {
+                q.push(" AND p.asset_id = ").bind(asset.0.to_vec());
+            }
+        }
+        (None, Some(asset)) => {
+            q.push("SELECT p.height, p.tx_index FROM x_tx_assets p WHERE p.asset_id = ")
+                .bind(asset.0.to_vec());
+        }
+        (None, None) => {
+            q.push("SELECT p.height, p.tx_index FROM x_txs p WHERE 1 = 1");
+        }
+    }
+    if let Some(c) = after {
+        q.push(&format!(
+            " AND (p.height, p.tx_index) {} (",
+            order.after_op()
+        ))
+        .bind(int("cursor height", c.height)?)
+        .push(", ")
+        .bind(i64::from(c.index))
+        .push(")");
+    }
+    let ord = order.sql();
+    q.push(&format!(" ORDER BY p.height {ord}, p.tx_index {ord}"))
+        .limit(limit + 1);
+    Ok(())
+}
+
+/// Closes `… JOIN (positions` with the join on position and the page order.
+fn push_join_txs(q: &mut Sql, order: SortOrder) {
+    let ord = order.sql();
+    q.push(&format!(
+        ") k ON t.height = k.height AND t.tx_index = k.tx_index \
+         ORDER BY t.height {ord}, t.tx_index {ord}"
+    ));
+}
+
+impl Store {
+    /// `txs` with the UTXOs each consumed and produced.
+    async fn with_utxos(&self, mut txs: Vec<XTxRecord>) -> Result<Vec<XTxRecord>> {
+        if txs.is_empty() {
+            return Ok(txs);
+        }
+        let ids: Vec<Id> = txs.iter().map(|t| t.tx_id).collect();
+        let key = |id: &Id| id.0.to_vec();
+        let produced = self
+            .fetch_by_keys(
+                "SELECT * FROM x_utxos WHERE tx_id IN (",
+                &ids,
+                key,
+                decode_utxo,
+            )
+            .await?;
+        let consumed = self
+            .fetch_by_keys(
+                "SELECT * FROM x_utxos WHERE consumed_tx_id IN (",
+                &ids,
+                key,
+                decode_utxo,
+            )
+            .await?;
+        let mut by_tx: HashMap<Id, usize> = HashMap::new();
+        for (i, t) in txs.iter().enumerate() {
+            by_tx.insert(t.tx_id, i);
+        }
+        for u in produced {
+            if let Some(&i) = by_tx.get(&u.utxo.tx_id) {
+                txs[i].produced.push(u);
+            }
+        }
+        for u in consumed {
+            if let Some(&i) = u.consumed.and_then(|c| by_tx.get(&c.tx_id)) {
+                txs[i].consumed.push(u);
+            }
+        }
+        for t in &mut txs {
+            t.produced.sort_by_key(|u| u.utxo.output_index);
+            t.consumed.sort_by_key(|u| u.utxo.utxo_id);
+        }
+        Ok(txs)
+    }
+}
