@@ -1,14 +1,23 @@
 //! The fetch side of a backfill, shared by every chain's follower: one task asks the node for
 //! consecutive batches of heights and hands them through a bounded channel, so at most `window`
-//! batches wait in memory while the committer works.
+//! batches wait in memory while the committer works; [`Backoff`], how a follower waits between
+//! failed attempts; [`blocks_by_height`], the bytes of consecutive blocks of any chain that
+//! serves AvalancheGo's `getBlockByHeight`; and [`hex_bytes`], the bytes of a block or tx asked
+//! for in hex.
 
 use std::future::Future;
 use std::ops::Range;
+use std::time::Duration;
 
+use firn_core::encoding::hex_decode_checksummed;
+use firn_rpc::AvalancheClient;
+use firn_rpc::methods::Method;
+use firn_rpc::methods::api::{BlockReply, Encoded, GetBlockByHeightParams};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::error::Result;
+use crate::error::{IndexerError, Result};
+use crate::pchain::IndexerConfig;
 
 /// Fetches `from..=tip` in batches of `batch` heights with `fetch`, in order. The task stops
 /// after the first error (which it sends) or when the receiver is dropped; abort the handle to
@@ -44,4 +53,88 @@ where
         }
     });
     (rx, task)
+}
+
+/// Failures in a row of one follower step, and the wait before its next attempt: from
+/// [`IndexerConfig::initial_backoff`], doubled up to [`IndexerConfig::max_backoff`], given up
+/// after [`IndexerConfig::max_attempts`].
+#[derive(Debug)]
+pub(crate) struct Backoff {
+    attempt: u32,
+    wait: Duration,
+    max_wait: Duration,
+    max_attempts: Option<u32>,
+}
+
+impl Backoff {
+    pub(crate) fn new(config: &IndexerConfig) -> Self {
+        Self {
+            attempt: 0,
+            wait: config.initial_backoff,
+            max_wait: config.max_backoff,
+            max_attempts: config.max_attempts,
+        }
+    }
+
+    /// Counts the failure `error`: returns it once the attempts are used up; otherwise has
+    /// `log` report it (with the attempt and the wait) and waits.
+    pub(crate) async fn wait(
+        &mut self,
+        error: IndexerError,
+        log: impl FnOnce(&IndexerError, u32, Duration),
+    ) -> Result<()> {
+        self.attempt += 1;
+        if self.max_attempts.is_some_and(|m| self.attempt >= m) {
+            return Err(error);
+        }
+        log(&error, self.attempt, self.wait);
+        tokio::time::sleep(self.wait).await;
+        self.wait = self.wait.saturating_mul(2).min(self.max_wait);
+        Ok(())
+    }
+}
+
+/// The bytes of a block or tx asked for in hex (a node that answers JSON is wrong).
+pub(crate) fn hex_bytes(encoded: &Encoded, what: impl Fn() -> String) -> Result<Vec<u8>> {
+    match encoded {
+        Encoded::Text(s) => hex_decode_checksummed(s).map_err(|e| IndexerError::decode(what(), e)),
+        Encoded::Json(_) => Err(IndexerError::decode(what(), "JSON where hex was asked for")),
+    }
+}
+
+/// `M` (`platform.getBlockByHeight`, `avm.getBlockByHeight`) for each height in `heights`, in
+/// hex, `concurrency` requests in flight: each block's bytes, in the order asked.
+pub(crate) async fn blocks_by_height<M>(
+    client: &AvalancheClient,
+    heights: Range<u64>,
+    concurrency: usize,
+) -> Result<Vec<(u64, Vec<u8>)>>
+where
+    M: Method<Params = GetBlockByHeightParams, Reply = BlockReply>,
+{
+    let params: Vec<GetBlockByHeightParams> = heights
+        .clone()
+        .map(|height| GetBlockByHeightParams {
+            height,
+            encoding: Some("hex".to_owned()),
+        })
+        .collect();
+    let replies = client.request_many::<M>(params, concurrency).await;
+    heights
+        .zip(replies)
+        .map(|(height, reply)| {
+            Ok((
+                height,
+                hex_bytes(&reply?.block, || format!("block {height}"))?,
+            ))
+        })
+        .collect()
+}
+
+/// The error for a block the node sent at `height` that says it is at `got`.
+pub(crate) fn wrong_height(height: u64, got: u64) -> IndexerError {
+    IndexerError::decode(
+        format!("block {height}"),
+        format!("the node sent block {got} instead"),
+    )
 }

@@ -27,6 +27,7 @@ pub use source::{FetchedBlock, PChainSource, RawUtxo};
 
 use crate::error::{IndexerError, Result};
 use crate::evm::{MetadataLimits, WorkerConfig};
+use crate::fetch::Backoff;
 use derive::Deriver;
 use known::Known;
 
@@ -255,23 +256,21 @@ impl PChainIndexer {
     }
 
     async fn tip(&mut self) -> Result<u64> {
-        let mut backoff = self.config.initial_backoff;
-        let mut attempt = 0;
+        let mut backoff = Backoff::new(&self.config);
         loop {
             match self.deriver.source.height().await {
                 Ok(t) => return Ok(t),
-                Err(e) => self.failed(e, &mut attempt, &mut backoff).await?,
+                Err(e) => self.failed(e, &mut backoff).await?,
             }
         }
     }
 
     async fn sync(&mut self, tip: u64) -> Result<()> {
-        let mut backoff = self.config.initial_backoff;
-        let mut attempt = 0;
+        let mut backoff = Backoff::new(&self.config);
         loop {
             match self.sync_to(tip).await {
                 Ok(()) => return Ok(()),
-                Err(e) => self.failed(e, &mut attempt, &mut backoff).await?,
+                Err(e) => self.failed(e, &mut backoff).await?,
             }
         }
     }
@@ -279,24 +278,16 @@ impl PChainIndexer {
     /// Logs a failure and waits before the next attempt, or gives up after
     /// `max_attempts`. Memory is dropped, so everything is derived again from what was
     /// committed.
-    async fn failed(
-        &mut self,
-        error: IndexerError,
-        attempt: &mut u32,
-        backoff: &mut Duration,
-    ) -> Result<()> {
-        *attempt += 1;
+    async fn failed(&mut self, error: IndexerError, backoff: &mut Backoff) -> Result<()> {
         self.deriver.known.clear();
         self.deriver.fees = None;
         self.held = None;
         self.last_hash = None;
-        if self.config.max_attempts.is_some_and(|m| *attempt >= m) {
-            return Err(error);
-        }
-        warn!(target: "indexer::pchain", %error, attempt = *attempt, backoff_ms = backoff.as_millis() as u64, "p-chain indexing failed, retrying");
-        tokio::time::sleep(*backoff).await;
-        *backoff = backoff.saturating_mul(2).min(self.config.max_backoff);
-        Ok(())
+        backoff
+            .wait(error, |error, attempt, wait| {
+                warn!(target: "indexer::pchain", %error, attempt, backoff_ms = wait.as_millis() as u64, "p-chain indexing failed, retrying");
+            })
+            .await
     }
 
     /// Resumes the L1 validator fee ledger from the store before the first block derived

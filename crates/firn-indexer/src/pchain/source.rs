@@ -11,9 +11,9 @@ use firn_core::pchain::{Block, Tx};
 use firn_rpc::AvalancheClient;
 use firn_rpc::error::METHOD_NOT_FOUND;
 use firn_rpc::methods::platform::{
-    CurrentValidator, Encoded, GetBlockByHeight, GetBlockByHeightParams, GetCurrentSupply,
-    GetCurrentValidators, GetHeight, GetRewardUtxos, GetTx, GetUtxos, GetUtxosParams,
-    GetValidatorFeeConfig, SubnetParams, TxParams, ValidatorsParams,
+    CurrentValidator, GetBlockByHeight, GetCurrentSupply, GetCurrentValidators, GetHeight,
+    GetRewardUtxos, GetTx, GetUtxos, GetUtxosParams, GetValidatorFeeConfig, SubnetParams, TxParams,
+    ValidatorsParams,
 };
 use firn_rpc::methods::{Method, NoParams};
 
@@ -21,6 +21,7 @@ use firn_core::network::P_CHAIN_ID;
 use firn_store::rows::pchain::{L1Observation, SupplyReading, ValidatorObservation};
 
 use crate::error::{IndexerError, Result};
+use crate::fetch::{blocks_by_height, hex_bytes, wrong_height};
 
 /// Validators one reading of the current set keeps (mainnet has under 2,000).
 pub const MAX_OBSERVED_VALIDATORS: usize = 100_000;
@@ -109,29 +110,14 @@ impl PChainSource {
     /// `platform.getBlockByHeight` for each height in `heights` (hex), in parallel within the
     /// concurrency bound; blocks come back in the order asked.
     pub async fn blocks(&self, heights: std::ops::Range<u64>) -> Result<Vec<FetchedBlock>> {
-        let params: Vec<GetBlockByHeightParams> = heights
-            .clone()
-            .map(|height| GetBlockByHeightParams {
-                height,
-                encoding: Some("hex".to_owned()),
-            })
-            .collect();
-        let replies = self
-            .client
-            .request_many::<GetBlockByHeight>(params, self.concurrency)
-            .await;
-        let mut out = Vec::with_capacity(replies.len());
-        for (height, reply) in heights.zip(replies) {
-            let reply = reply?;
-            let bytes = hex_decode_checksummed(hex_text(&reply.block)?)
-                .map_err(|e| IndexerError::decode(format!("block {height}"), e))?;
+        let fetched =
+            blocks_by_height::<GetBlockByHeight>(&self.client, heights, self.concurrency).await?;
+        let mut out = Vec::with_capacity(fetched.len());
+        for (height, bytes) in fetched {
             let block: Block = codec::from_bytes(&bytes)
                 .map_err(|e| IndexerError::decode(format!("block {height}"), e))?;
             if block.height() != height {
-                return Err(IndexerError::decode(
-                    format!("block {height}"),
-                    format!("the node sent block {} instead", block.height()),
-                ));
+                return Err(wrong_height(height, block.height()));
             }
             out.push(FetchedBlock {
                 block,
@@ -144,8 +130,7 @@ impl PChainSource {
     /// `platform.getTx` (hex), decoded.
     pub async fn tx(&self, tx_id: Id) -> Result<Tx> {
         let r = self.client.request::<GetTx>(&hex_tx(tx_id)).await?;
-        let bytes =
-            hex_decode_checksummed(hex_text(&r.tx)?).map_err(|e| IndexerError::decode("tx", e))?;
+        let bytes = hex_bytes(&r.tx, || format!("tx {tx_id}"))?;
         codec::from_bytes(&bytes).map_err(|e| IndexerError::decode(format!("tx {tx_id}"), e))
     }
 
@@ -323,17 +308,6 @@ fn hex_tx(tx_id: Id) -> TxParams {
     TxParams {
         tx_id,
         encoding: Some("hex".to_owned()),
-    }
-}
-
-/// The hex text of a block or tx asked for in hex (a node that answers JSON is wrong).
-fn hex_text(encoded: &Encoded) -> Result<&str> {
-    match encoded {
-        Encoded::Text(s) => Ok(s),
-        Encoded::Json(_) => Err(IndexerError::decode(
-            "block or tx",
-            "JSON where hex was asked for",
-        )),
     }
 }
 
