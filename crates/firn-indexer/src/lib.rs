@@ -8,6 +8,8 @@
 //! - [`EvmIndexer`], one per EVM chain ([`EvmEndpoint`]: the C-Chain or a subnet-EVM L1,
 //!   found with [`evm::discover`]; [`evm::follow_all`] runs one per chain and picks up new
 //!   ones). It registers the chain (`eth_chainId`), backfills, then follows the tip;
+//! - [`XChainIndexer`], built the same way on `…/ext/bc/X`: genesis (the AVAX asset, which is in
+//!   no block) with block 0, then every linear block from `avm.getBlockByHeight`;
 //! - [`Progress`], handed to the callback set with [`PChainIndexer::on_progress`] after each
 //!   commit (the `firn` binary draws its progress bar from it).
 //!
@@ -23,6 +25,12 @@
 //! (UTXO owners, staker kinds, L1 validator states) is found again through the store or the
 //! node when missing. Failures (node unreachable, RPC errors) are logged and retried with
 //! exponential backoff.
+//!
+//! The X-Chain flows the same way through the same fetch task and backoff: `avm.getHeight` →
+//! `avm.getBlockByHeight` (hex) in batches → each block decoded (a tx that does not decode or
+//! derive is logged and left out, its block kept) into
+//! [`firn_store::rows::xchain::XChainBlockRows`] (the UTXOs each tx consumed and produced, with
+//! the AVM's output indices, and the assets created) → one `commit_xchain_blocks` per batch.
 //!
 //! EVM chains flow the same way: a fetch task sends batched JSON-RPC requests of
 //! `eth_getBlockByNumber` (full txs), `eth_getBlockReceipts` and `debug_traceBlockByNumber`
@@ -50,7 +58,9 @@ mod error;
 pub mod evm;
 mod fetch;
 pub mod pchain;
+pub mod xchain;
 
 pub use error::{IndexerError, Result};
 pub use evm::{EvmEndpoint, EvmIndexer};
 pub use pchain::{IndexerConfig, PChainIndexer, Progress};
+pub use xchain::XChainIndexer;

@@ -9,6 +9,7 @@ mod evm;
 mod evm_devnet;
 mod hostile;
 mod pchain;
+mod xchain;
 
 firn_store::backend_tests! {
     pchain::scripted_activity_matches_the_node,
@@ -25,4 +26,6 @@ firn_store::backend_tests! {
     hostile::private_metadata_urls_are_fetched_only_when_allowed,
     hostile::a_diverged_node_is_followed_from_the_common_ancestor,
     hostile::hostile_chain_geneses_never_stop_pchain_indexing,
+    xchain::xchain_activity_matches_the_node,
+    xchain::xchain_restart_continues_without_gaps_or_duplicates,
 }

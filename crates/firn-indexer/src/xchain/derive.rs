@@ -1,0 +1,115 @@
+//! From a decoded X-Chain tx to the rows the store commits: the UTXOs it consumed and
+//! produced (with the AVM's output indices) and the asset it created.
+
+use firn_core::avm::tx::CreateAssetTx;
+use firn_core::avm::{FxOutput, Tx, UnsignedTx};
+use firn_core::ids::Id;
+use firn_store::rows::xchain::{AssetKind, XAsset, XOutputKind, XTx, XUtxo};
+
+use crate::error::{IndexerError, Result};
+
+/// The rows of `tx`, whose ID is `tx_id` (a genesis tx's is its asset's ID, not its bytes'
+/// hash).
+pub(crate) fn tx_rows(tx: &Tx, tx_id: Id, genesis: bool) -> Result<XTx> {
+    let unsigned = tx.unsigned();
+    let base = unsigned.base();
+    let mut consumed: Vec<Id> = base.inputs.iter().map(|i| i.utxo_id()).collect();
+    let mut outputs: Vec<(Id, FxOutput)> = base
+        .outputs
+        .iter()
+        .map(|o| (o.asset_id, FxOutput::Secp256k1Transfer(o.output.clone())))
+        .collect();
+    let (mut source_chain, mut destination_chain, mut asset) = (None, None, None);
+    match unsigned {
+        UnsignedTx::Base(_) => {}
+        UnsignedTx::CreateAsset(t) => {
+            // Initial states follow the outputs, of the asset the tx creates.
+            for state in &t.initial_states {
+                outputs.extend(state.outputs.iter().map(|o| (tx_id, o.clone())));
+            }
+            asset = Some(asset_of(t, tx_id));
+        }
+        UnsignedTx::Operation(t) => {
+            for op in &t.operations {
+                consumed.extend(op.utxo_ids.iter().map(|u| u.id()));
+                outputs.extend(op.op.outputs().into_iter().map(|o| (op.asset_id, o)));
+            }
+        }
+        // Imported UTXOs were the source chain's: no X-Chain UTXO is consumed by them.
+        UnsignedTx::Import(t) => source_chain = Some(t.source_chain),
+        // Exported outputs go to the destination's shared memory, not the X-Chain.
+        UnsignedTx::Export(t) => destination_chain = Some(t.destination_chain),
+    }
+    let produced = outputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (asset_id, output))| {
+            let output_index = u32::try_from(i).map_err(|_| {
+                IndexerError::decode(format!("x-chain tx {tx_id}"), "more than 2^32 outputs")
+            })?;
+            Ok(utxo(tx_id, output_index, asset_id, &output))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(XTx {
+        tx_id,
+        tx_type: unsigned.type_name().to_owned(),
+        memo: base.memo.to_vec(),
+        source_chain,
+        destination_chain,
+        bytes: tx.bytes(),
+        genesis,
+        consumed,
+        produced,
+        asset,
+    })
+}
+
+fn kind_of(o: &FxOutput) -> XOutputKind {
+    match o {
+        FxOutput::Secp256k1Transfer(_) => XOutputKind::Secp256k1Transfer,
+        FxOutput::Secp256k1Mint(_) => XOutputKind::Secp256k1Mint,
+        FxOutput::NftMint(_) => XOutputKind::NftMint,
+        FxOutput::NftTransfer(_) => XOutputKind::NftTransfer,
+        FxOutput::PropertyMint(_) => XOutputKind::PropertyMint,
+        FxOutput::PropertyOwned(_) => XOutputKind::PropertyOwned,
+    }
+}
+
+fn utxo(tx_id: Id, output_index: u32, asset_id: Id, o: &FxOutput) -> XUtxo {
+    let owners = o.owners();
+    let (amount, group_id, payload) = match o {
+        FxOutput::Secp256k1Transfer(t) => (Some(t.amount), None, None),
+        FxOutput::NftMint(n) => (None, Some(n.group_id), None),
+        FxOutput::NftTransfer(n) => (None, Some(n.group_id), Some(n.payload.to_vec())),
+        FxOutput::Secp256k1Mint(_) | FxOutput::PropertyMint(_) | FxOutput::PropertyOwned(_) => {
+            (None, None, None)
+        }
+    };
+    XUtxo {
+        utxo_id: tx_id.prefix(u64::from(output_index)),
+        tx_id,
+        output_index,
+        asset_id,
+        kind: kind_of(o),
+        amount,
+        group_id,
+        payload,
+        threshold: owners.threshold,
+        locktime: owners.locktime,
+        addresses: owners.addresses.clone(),
+    }
+}
+
+fn asset_of(t: &CreateAssetTx, asset_id: Id) -> XAsset {
+    let kinds = t
+        .initial_states
+        .iter()
+        .flat_map(|s| s.outputs.iter().map(kind_of));
+    XAsset {
+        asset_id,
+        name: t.name.clone(),
+        symbol: t.symbol.clone(),
+        denomination: t.denomination,
+        kind: AssetKind::of_outputs(kinds),
+    }
+}

@@ -1,0 +1,154 @@
+//! The X-Chain as the node's RPC shows it: heights, blocks (hex), and the genesis asset.
+
+use firn_core::avm::{Block, Tx};
+use firn_core::codec::{self, Decode, Reader};
+use firn_core::ids::Id;
+use firn_rpc::AvalancheClient;
+use firn_rpc::methods::NoParams;
+use firn_rpc::methods::avm::{
+    AssetIdParams, GetAssetDescription, GetBlockByHeight, GetHeight, GetTx, TxParams,
+};
+use tracing::warn;
+
+use crate::error::{IndexerError, Result};
+use crate::fetch::{blocks_by_height, hex_bytes, wrong_height};
+
+/// A fetched block: its header, the txs that decoded, and what did not.
+#[derive(Debug, Clone)]
+pub struct FetchedXBlock {
+    /// Block ID (sha256 of its bytes).
+    pub id: Id,
+    /// Parent block ID.
+    pub parent_id: Id,
+    /// Height.
+    pub height: u64,
+    /// Block time.
+    pub time: u64,
+    /// Txs the block says it carries.
+    pub tx_count: u64,
+    /// The txs that decoded, in block order: all of them, or those before the first that
+    /// did not (the rest cannot be found in the bytes without it).
+    pub txs: Vec<Tx>,
+    /// Encoded size in bytes.
+    pub size: u64,
+}
+
+impl FetchedXBlock {
+    /// Decodes a StandardBlock. When its txs do not all decode (chain bytes are hostile, or
+    /// newer than this decoder), the header and the txs before the failing one are kept and
+    /// the failure logged: one bad tx never stops indexing.
+    pub fn decode(bytes: &[u8]) -> Result<Self> {
+        let size = bytes.len() as u64;
+        if let Ok(block) = codec::from_bytes::<Block>(bytes) {
+            return Ok(Self {
+                id: block.id(),
+                parent_id: block.parent_id(),
+                height: block.height(),
+                time: block.time(),
+                tx_count: block.txs().len() as u64,
+                txs: block.txs().to_vec(),
+                size,
+            });
+        }
+        let bad = |e: codec::CodecError| IndexerError::decode("x-chain block header", e);
+        let mut r = Reader::new(bytes);
+        r.version().map_err(bad)?;
+        let type_id = r.u32().map_err(bad)?;
+        if type_id != firn_core::avm::type_id::STANDARD_BLOCK {
+            return Err(IndexerError::decode(
+                "x-chain block",
+                format!("type {type_id} is not a StandardBlock"),
+            ));
+        }
+        let parent_id = Id(r.array::<32>().map_err(bad)?);
+        let height = r.u64().map_err(bad)?;
+        let time = r.u64().map_err(bad)?;
+        let _merkle_root = r.array::<32>().map_err(bad)?;
+        let tx_count = r.u32().map_err(bad)?;
+        let mut txs = Vec::new();
+        for index in 0..tx_count {
+            match Tx::decode(&mut r) {
+                Ok(tx) => txs.push(tx),
+                Err(error) => {
+                    warn!(target: "indexer::xchain", height, index, skipped = tx_count - index, %error, "x-chain txs that do not decode are skipped");
+                    break;
+                }
+            }
+        }
+        Ok(Self {
+            id: Id::hash_of(bytes),
+            parent_id,
+            height,
+            time,
+            tx_count: u64::from(tx_count),
+            txs,
+            size,
+        })
+    }
+}
+
+/// The node's X-Chain RPC (`…/ext/bc/X`).
+#[derive(Debug, Clone)]
+pub struct XChainSource {
+    client: AvalancheClient,
+    concurrency: usize,
+}
+
+impl XChainSource {
+    /// A source over `client`, keeping at most `concurrency` requests in flight.
+    pub fn new(client: AvalancheClient, concurrency: usize) -> Self {
+        Self {
+            client,
+            concurrency: concurrency.max(1),
+        }
+    }
+
+    /// `avm.getHeight`: the last accepted height.
+    pub async fn height(&self) -> Result<u64> {
+        Ok(self.client.request::<GetHeight>(&NoParams {}).await?.height)
+    }
+
+    /// `avm.getBlockByHeight` for each height in `heights` (hex), in parallel within the
+    /// concurrency bound; blocks come back in the order asked.
+    pub async fn blocks(&self, heights: std::ops::Range<u64>) -> Result<Vec<FetchedXBlock>> {
+        let fetched =
+            blocks_by_height::<GetBlockByHeight>(&self.client, heights, self.concurrency).await?;
+        let mut out = Vec::with_capacity(fetched.len());
+        for (height, bytes) in fetched {
+            let block = FetchedXBlock::decode(&bytes)?;
+            if block.height != height {
+                return Err(wrong_height(height, block.height));
+            }
+            out.push(block);
+        }
+        Ok(out)
+    }
+
+    /// The genesis asset: AVAX's ID (`avm.getAssetDescription` of `AVAX`) and its
+    /// CreateAssetTx (`avm.getTx` of that ID, which is in no block); the tx is `None` when it
+    /// does not decode (logged).
+    pub async fn genesis(&self) -> Result<(Id, Option<Tx>)> {
+        let asset = self
+            .client
+            .request::<GetAssetDescription>(&AssetIdParams {
+                asset_id: "AVAX".to_owned(),
+            })
+            .await?
+            .asset_id;
+        let reply = self
+            .client
+            .request::<GetTx>(&TxParams {
+                tx_id: asset,
+                encoding: Some("hex".to_owned()),
+            })
+            .await?;
+        let bytes = hex_bytes(&reply.tx, || format!("x-chain genesis tx {asset}"))?;
+        match codec::from_bytes::<Tx>(&bytes) {
+            Ok(tx) => Ok((asset, Some(tx))),
+            Err(error) => {
+                warn!(target: "indexer::xchain", %asset, %error, "the genesis asset's tx does not decode; it is skipped");
+                Ok((asset, None))
+            }
+        }
+    }
+}
