@@ -152,3 +152,60 @@ impl XChainSource {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use firn_core::avm::{Block, Tx, UnsignedTx};
+    use firn_core::ids::Id;
+
+    use super::FetchedXBlock;
+
+    fn block(txs: usize) -> Block {
+        let tx = |i: u8| {
+            let mut base = firn_core::avm::tx::BaseTx::default();
+            base.memo = firn_core::codec::Bytes(vec![i]);
+            Tx::new(UnsignedTx::Base(base), Vec::new())
+        };
+        Block::new(
+            Id([7; 32]),
+            9,
+            1_700_000_000,
+            Id::ZERO,
+            (0..txs).map(|i| tx(i as u8)).collect(),
+        )
+    }
+
+    #[test]
+    fn a_block_decodes_whole() {
+        let b = block(2);
+        let got = FetchedXBlock::decode(&b.bytes()).unwrap();
+        assert_eq!(
+            (got.id, got.parent_id, got.height),
+            (b.id(), Id([7; 32]), 9)
+        );
+        assert_eq!((got.tx_count, got.txs.len()), (2, 2));
+        assert_eq!(got.txs[1].id(), b.txs()[1].id());
+    }
+
+    #[test]
+    fn txs_after_one_that_does_not_decode_are_skipped_and_the_block_kept() {
+        // One good tx, then the count says two and junk follows.
+        let mut bytes = block(1).bytes();
+        let count_at = 2 + 4 + 32 + 8 + 8 + 32;
+        bytes[count_at..count_at + 4].copy_from_slice(&2u32.to_be_bytes());
+        bytes.extend_from_slice(&[0xff; 12]);
+        let got = FetchedXBlock::decode(&bytes).unwrap();
+        assert_eq!(got.id, Id::hash_of(&bytes));
+        assert_eq!(
+            (got.height, got.time, got.size),
+            (9, 1_700_000_000, bytes.len() as u64)
+        );
+        assert_eq!((got.tx_count, got.txs.len()), (2, 1));
+        assert_eq!(got.txs[0].id(), block(1).txs()[0].id());
+        // Not a StandardBlock, or cut short in the header: an error (retried), not a guess.
+        assert!(FetchedXBlock::decode(&bytes[..40]).is_err());
+        let mut other = bytes.clone();
+        other[5] = 21;
+        assert!(FetchedXBlock::decode(&other).is_err());
+    }
+}

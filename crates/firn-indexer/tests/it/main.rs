@@ -28,4 +28,5 @@ firn_store::backend_tests! {
     hostile::hostile_chain_geneses_never_stop_pchain_indexing,
     xchain::xchain_activity_matches_the_node,
     xchain::xchain_restart_continues_without_gaps_or_duplicates,
+    xchain::xchain_follow_picks_up_new_blocks,
 }

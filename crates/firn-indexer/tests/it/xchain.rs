@@ -455,3 +455,33 @@ pub async fn xchain_restart_continues_without_gaps_or_duplicates(url: StoreUrl) 
     assert_eq!(again, Some(last));
     store.close().await;
 }
+
+pub async fn xchain_follow_picks_up_new_blocks(url: StoreUrl) {
+    let devnet = XDevnet::start().await;
+    let store = url.open().await;
+    let client = devnet.client();
+    let follower_store = store.clone();
+    let follower = tokio::spawn(async move {
+        let mut config = config();
+        config.poll_interval = Duration::from_millis(20);
+        XChainIndexer::new(client, follower_store, config)
+            .follow()
+            .await
+    });
+    let made = devnet.script();
+    let tip = devnet.x.height();
+    // Wait for the follower to reach the tip (bounded by the test harness only).
+    loop {
+        if store.find_cursor(ChainKey::XChain).await.unwrap() == Some(tip) {
+            break;
+        }
+        if follower.is_finished() {
+            panic!("the follower stopped: {:?}", follower.await);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    follower.abort();
+    check_blocks(&devnet, &store).await;
+    check_utxos_and_balances(&devnet, &store, &made).await;
+    store.close().await;
+}
