@@ -24,7 +24,7 @@ use crate::store::Store;
 use crate::traits::{UtxoFilter, UtxoSort};
 
 /// Owners one query walks (SQLite allows 500 terms in a compound SELECT).
-const OWNERS_PER_QUERY: usize = 64;
+pub(crate) const OWNERS_PER_QUERY: usize = 64;
 
 /// Files `utxo_id` under each of its owners, spent already when `spent` (height, time) says so.
 pub(crate) async fn insert_owners(
@@ -56,7 +56,7 @@ pub(crate) async fn insert_owners(
 }
 
 /// Distinct owners, in the order first given.
-fn distinct(addresses: &[ShortId]) -> Vec<ShortId> {
+pub(crate) fn distinct(addresses: &[ShortId]) -> Vec<ShortId> {
     let mut seen = BTreeSet::new();
     addresses
         .iter()

@@ -4,9 +4,9 @@
 //! Several owners are read as the P-Chain's UTXO lists read them: each owner's walk of its
 //! unspent rows, at most a page long, merged (a UTXO owned by several is kept once).
 
-use std::collections::BTreeSet;
-
 use firn_core::ids::ShortId;
+
+pub(super) use crate::pchain::{OWNERS_PER_QUERY, distinct_owners as distinct};
 
 use super::decode::decode_utxo;
 use crate::codec::{RowExt, int};
@@ -17,19 +17,6 @@ use crate::rows::xchain::{XBalance, XOutputKind, XUtxoRecord};
 use crate::sql::Sql;
 use crate::store::Store;
 use crate::traits::XUtxoFilter;
-
-/// Owners one statement walks (SQLite allows 500 terms in a compound SELECT).
-pub(super) const OWNERS_PER_QUERY: usize = 64;
-
-/// Distinct owners, in the order first given.
-pub(super) fn distinct(addresses: &[ShortId]) -> Vec<ShortId> {
-    let mut seen = BTreeSet::new();
-    addresses
-        .iter()
-        .copied()
-        .filter(|a| seen.insert(*a))
-        .collect()
-}
 
 pub(super) async fn list(
     store: &Store,
