@@ -162,8 +162,10 @@ mod tests {
 
     fn block(txs: usize) -> Block {
         let tx = |i: u8| {
-            let mut base = firn_core::avm::tx::BaseTx::default();
-            base.memo = firn_core::codec::Bytes(vec![i]);
+            let base = firn_core::avm::tx::BaseTx {
+                memo: firn_core::codec::Bytes(vec![i]),
+                ..Default::default()
+            };
             Tx::new(UnsignedTx::Base(base), Vec::new())
         };
         Block::new(
