@@ -4,7 +4,7 @@
 use sqlx::AnyConnection;
 
 use crate::codec::{RowExt, int};
-use crate::error::Result;
+use crate::error::{Result, StoreError};
 use crate::rows::ChainKey;
 use crate::sql::Sql;
 use crate::store::Store;
@@ -17,6 +17,21 @@ pub(crate) async fn load_cursor(conn: &mut AnyConnection, chain: ChainKey) -> Re
         .fetch_optional(&mut *conn)
         .await?;
     row.map(|r| r.u64("height")).transpose()
+}
+
+/// Where a block at `height` stands against `chain`'s `cursor`: new (`true`, it follows the
+/// cursor), or at or below it (`false`: already stored, to be skipped once its ID is checked).
+/// Any other height is [`StoreError::OutOfOrder`].
+pub(crate) fn is_next(chain: ChainKey, cursor: Option<u64>, height: u64) -> Result<bool> {
+    match cursor {
+        Some(c) if height <= c => Ok(false),
+        Some(c) if height != c + 1 => Err(StoreError::OutOfOrder {
+            chain: chain.as_text(),
+            cursor: c,
+            height,
+        }),
+        _ => Ok(true),
+    }
 }
 
 /// Moves the cursor of `chain` to `height`.

@@ -14,7 +14,7 @@ use super::derived::{queue_minted_metadata, update_collectibles, write_contracts
 use super::insert::{Staged, insert_rows};
 use super::undo::{UndoLog, rollback, save_undo};
 use crate::codec::{RowExt, int, u256};
-use crate::cursor::{load_cursor, save_cursor};
+use crate::cursor::{is_next, load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
 use crate::rows::evm::{
     BalanceMismatch, EvmBlock, EvmBlockRows, EvmChainRecord, NftMetadata, REINDEX_INTERVAL_SECS,
@@ -75,19 +75,10 @@ impl EvmWriter for Store {
             }
             let cursor = cursors.get(&chain_id).and_then(|(c, _)| *c);
             let number = rows.block.number;
-            if let Some(c) = cursor {
-                if number <= c {
-                    check_same_block(conn, chain_id, &rows.block).await?;
-                    outcome.skipped += 1;
-                    continue;
-                }
-                if number != c + 1 {
-                    return Err(StoreError::OutOfOrder {
-                        chain: key.as_text(),
-                        cursor: c,
-                        height: number,
-                    });
-                }
+            if !is_next(key, cursor, number)? {
+                check_same_block(conn, chain_id, &rows.block).await?;
+                outcome.skipped += 1;
+                continue;
             }
             staged.push(Staged::new(rows)?);
             cursors.insert(chain_id, (Some(number), true));

@@ -8,7 +8,7 @@ use tracing::debug;
 
 use super::pending::{Pending, RewardRow, Spend};
 use crate::codec::{RowExt, bits, int, short_ids, u128_bytes};
-use crate::cursor::{load_cursor, save_cursor};
+use crate::cursor::{is_next, load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
 use crate::rows::pchain::{
     L1Observation, PBlock, PChainBlockRows, PTx, SubnetChange, SupplyReading, ValidatorObservation,
@@ -29,19 +29,10 @@ impl PChainWriter for Store {
         pending.read_stored(conn, blocks).await?;
         for rows in blocks {
             let height = rows.block.height;
-            if let Some(c) = cursor {
-                if height <= c {
-                    check_same_block(conn, &rows.block).await?;
-                    outcome.skipped += 1;
-                    continue;
-                }
-                if height != c + 1 {
-                    return Err(StoreError::OutOfOrder {
-                        chain: ChainKey::PChain.as_text(),
-                        cursor: c,
-                        height,
-                    });
-                }
+            if !is_next(ChainKey::PChain, cursor, height)? {
+                check_same_block(conn, &rows.block).await?;
+                outcome.skipped += 1;
+                continue;
             }
             write_block(conn, &mut pending, rows).await?;
             totals.add_block(rows);

@@ -8,7 +8,7 @@ use sqlx::AnyConnection;
 use tracing::debug;
 
 use crate::codec::{RowExt, bits, int, short_ids};
-use crate::cursor::{load_cursor, save_cursor};
+use crate::cursor::{is_next, load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
 use crate::rows::xchain::{XBlockRecord, XChainBlockRows, XTx, XUtxo};
 use crate::rows::{ChainKey, CommitOutcome};
@@ -23,19 +23,10 @@ impl XChainWriter for Store {
         let mut outcome = CommitOutcome::default();
         for rows in blocks {
             let height = rows.block.height;
-            if let Some(c) = cursor {
-                if height <= c {
-                    check_same_block(conn, &rows.block).await?;
-                    outcome.skipped += 1;
-                    continue;
-                }
-                if height != c + 1 {
-                    return Err(StoreError::OutOfOrder {
-                        chain: ChainKey::XChain.as_text(),
-                        cursor: c,
-                        height,
-                    });
-                }
+            if !is_next(ChainKey::XChain, cursor, height)? {
+                check_same_block(conn, &rows.block).await?;
+                outcome.skipped += 1;
+                continue;
             }
             write_block(conn, rows).await?;
             cursor = Some(height);
