@@ -1,6 +1,6 @@
-//! `firn index`: follows a node's P-Chain and every EVM chain it serves (the C-Chain and each
-//! subnet-EVM L1) into a store until Ctrl-C, all in parallel, with one progress bar per chain
-//! on a terminal and structured logs otherwise.
+//! `firn index`: follows a node's P-Chain, X-Chain and every EVM chain it serves (the C-Chain
+//! and each subnet-EVM L1) into a store until Ctrl-C, all in parallel, with one progress bar
+//! per chain on a terminal and structured logs otherwise.
 
 use firn_rpc::client::redact_url;
 use std::io::IsTerminal;
@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use firn_indexer::evm::{ChainSelection, EvmIndexer, MetadataLimits, discover, follow_all, probe};
-use firn_indexer::{IndexerConfig, PChainIndexer, Progress};
+use firn_indexer::{IndexerConfig, PChainIndexer, Progress, XChainIndexer};
+use firn_rpc::methods::NoParams;
+use firn_rpc::methods::avm::GetHeight as XGetHeight;
 use firn_rpc::{AvalancheClient, ClientConfig};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use tracing::{info, warn};
@@ -82,6 +84,11 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
         .on_progress(move |p| pchain_reporter.report("p-chain", p));
     info!(target: "firn::index", rpc = %redact_url(&args.rpc), database = %redact_url(&database), "indexing");
     let base = node_base(&args.rpc).to_owned();
+    let x_client = AvalancheClient::new(&format!("{base}/ext/bc/X"), ClientConfig::default())
+        .with_context(|| format!("bad --rpc {}", redact_url(&args.rpc)))?;
+    let x_reporter = reporter.clone();
+    let mut xchain = XChainIndexer::new(x_client.clone(), store.clone(), config.clone())
+        .on_progress(move |p| x_reporter.report("x-chain", p));
     let run = async {
         let selection = if args.evm_chains.is_empty() {
             ChainSelection::Served
@@ -90,8 +97,20 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
         };
         if args.once {
             let evm = backfill_evm(&base, &store, &config, &reporter, &selection);
-            let (p, e) = tokio::join!(indexer.backfill(), evm);
-            p.map(|_| ()).map_err(anyhow::Error::from).and(e)
+            let x = async {
+                // A node that serves no X-Chain is skipped, so that `--once` ends.
+                if let Err(error) = x_client.request::<XGetHeight>(&NoParams {}).await {
+                    warn!(target: "firn::index", %error, "skipping the X-Chain: the node does not answer avm.getHeight");
+                    return Ok(());
+                }
+                xchain
+                    .backfill()
+                    .await
+                    .map(|_| ())
+                    .map_err(anyhow::Error::from)
+            };
+            let (p, x, e) = tokio::join!(indexer.backfill(), x, evm);
+            p.map(|_| ()).map_err(anyhow::Error::from).and(x).and(e)
         } else {
             let evm_reporter = reporter.clone();
             let evm = follow_all(
@@ -103,9 +122,18 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
                 selection,
                 Arc::default(),
             );
+            // The X-Chain's follower retries a node's failures itself; should it stop, the
+            // other chains go on.
+            let x = async {
+                if let Err(error) = xchain.follow().await {
+                    warn!(target: "firn::index", %error, "the X-Chain indexer stopped");
+                }
+                std::future::pending::<()>().await
+            };
             tokio::select! {
                 r = indexer.follow() => r.map_err(anyhow::Error::from),
                 () = evm => Ok(()),
+                () = x => Ok(()),
             }
         }
     };

@@ -207,10 +207,17 @@ fn dump(db: &Path) -> Vec<(String, Vec<String>)> {
 
 /// The store's P-Chain cursor, or `None` before the first commit (or before the store exists).
 fn cursor(db: &Path) -> Option<u64> {
+    cursor_of(db, "p-chain")
+}
+
+/// The height `chain`'s cursor stands at (`p-chain`, `x-chain`).
+fn cursor_of(db: &Path, chain: &str) -> Option<u64> {
     let out = Command::new("sqlite3")
         .arg("-readonly")
         .arg(db)
-        .arg("SELECT height FROM cursors WHERE chain = 'p-chain'")
+        .arg(format!(
+            "SELECT height FROM cursors WHERE chain = '{chain}'"
+        ))
         .output()
         .ok()?;
     String::from_utf8(out.stdout).ok()?.trim().parse().ok()
@@ -367,8 +374,18 @@ async fn index_follows_the_tip_and_stops_cleanly_on_ctrl_c() {
         .unwrap();
     chain.clock().advance(1);
     chain.build_until_idle().unwrap();
+    // And the X-Chain's.
+    let x = node.xchain();
+    let xw = firn_devnet::xchain::wallet::XWallet::new(x);
+    x.issue_tx(
+        xw.send(node.network().avax_asset_id, x.funded_addresses()[3], AVAX)
+            .unwrap(),
+    )
+    .unwrap();
+    x.build_until_idle().unwrap();
+    assert_eq!(x.height(), 1);
     let tip = chain.height();
-    while cursor(&db) != Some(tip) {
+    while cursor(&db) != Some(tip) || cursor_of(&db, "x-chain") != Some(1) {
         assert!(
             child.try_wait().unwrap().is_none(),
             "firn index exited early"

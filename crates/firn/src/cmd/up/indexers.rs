@@ -1,6 +1,6 @@
-//! The indexers `firn up` runs over its own node RPC: the P-Chain follower and one EVM
-//! follower per EVM chain (the C-Chain and each subnet-EVM L1, picked up as they appear), all
-//! as tasks that stop when `stop` resolves.
+//! The indexers `firn up` runs over its own node RPC: the P-Chain and X-Chain followers and one
+//! EVM follower per EVM chain (the C-Chain and each subnet-EVM L1, picked up as they appear),
+//! all as tasks that stop when `stop` resolves.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use firn_indexer::evm::{ChainSelection, MetadataLimits, follow_all};
-use firn_indexer::{IndexerConfig, PChainIndexer, Progress};
+use firn_indexer::{IndexerConfig, PChainIndexer, Progress, XChainIndexer};
 use firn_rpc::{AvalancheClient, ClientConfig};
 use firn_store::Store;
 use tokio::task::JoinHandle;
@@ -35,6 +35,9 @@ pub(super) fn spawn(
         ..IndexerConfig::default()
     };
     let mut pchain = PChainIndexer::new(client, store.clone(), config.clone());
+    let x_client = AvalancheClient::new(&format!("{rpc_url}/ext/bc/X"), ClientConfig::default())
+        .context("couldn't make the X-Chain indexer's RPC client")?;
+    let mut xchain = XChainIndexer::new(x_client, store.clone(), config.clone());
     let evm = follow_all(
         rpc_url.to_owned(),
         store.clone(),
@@ -53,6 +56,13 @@ pub(super) fn spawn(
                     warn!(error = %e, "the indexer stopped");
                 }
             }
+            () = async {
+                // Should the X-Chain's follower stop, the other chains go on.
+                if let Err(e) = xchain.follow().await {
+                    warn!(error = %e, "the X-Chain indexer stopped");
+                }
+                std::future::pending::<()>().await
+            } => {}
             () = evm => {}
             () = stop => {}
         }
