@@ -308,12 +308,13 @@ pub(crate) fn print_banner(b: &Value, title: &str, services: &[String]) {
     println!("Funded keys");
     if let Some(keys) = b["fundedKeys"].as_array() {
         for k in keys {
+            // The private key stays alone on its line: scripts and tests read it so.
             println!(
-                "({:>2}) {}  {}\n     {}  {}",
+                "({:>2}) {}  {}  {}\n     {}",
                 s(&k["index"]),
                 s(&k["pChainAddress"]),
-                s(&k["evmAddress"]),
                 s(&k["xChainAddress"]),
+                s(&k["evmAddress"]),
                 s(&k["privateKey"]),
             );
         }

@@ -129,6 +129,13 @@ fn devnet_serves_rpc_and_restarts_at_the_same_height() {
     assert!(text.contains("PrivateKey-"), "{text}");
     assert!(text.contains("P-fuji1"), "{text}");
     assert!(text.contains("X-fuji1"), "{text}");
+    // Each private key alone on its line, as scripts read it.
+    assert!(
+        r.banner
+            .iter()
+            .any(|l| l.trim().starts_with("PrivateKey-") && !l.trim().contains(' ')),
+        "{text}"
+    );
     assert!(
         r.banner
             .last()
