@@ -66,6 +66,7 @@ pub mod fee;
 pub mod genesis;
 pub mod history;
 pub mod math;
+mod paging;
 pub mod producer;
 pub mod shared_memory;
 pub mod signers;

@@ -13,6 +13,7 @@
 use firn_core::avax::secp256k1fx::TransferOutput;
 use firn_core::ids::{Id, ShortId};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::ops::Bound;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A UTXO in shared memory: what every chain can export, a secp256k1fx transfer output.
@@ -126,34 +127,21 @@ impl SharedMemory {
         let Some(utxos) = inner.utxos.get(&(*chain, *source)) else {
             return (Vec::new(), None);
         };
-        let mut wanted: Vec<ShortId> = addresses.to_vec();
-        wanted.sort();
-        wanted.dedup();
-        let mut seen = HashSet::new();
-        let mut page = Vec::new();
-        let mut last = None;
-        for address in wanted {
-            if start.is_some_and(|(a, _)| address < a) {
-                continue;
-            }
-            let from = match start {
-                Some((a, u)) if a == address => std::ops::Bound::Excluded((*chain, *source, a, u)),
-                _ => std::ops::Bound::Included((*chain, *source, address, Id::ZERO)),
-            };
-            let to = std::ops::Bound::Included((*chain, *source, address, Id([0xff; 32])));
-            for (_, _, a, id) in inner.by_address.range((from, to)) {
-                if page.len() >= limit {
-                    return (page, last);
-                }
-                last = Some((*a, *id));
-                if seen.insert(*id)
-                    && let Some(u) = utxos.get(id)
-                {
-                    page.push(u.clone());
-                }
-            }
-        }
-        (page, None)
+        let index = &inner.by_address;
+        crate::paging::page_by_address(
+            addresses,
+            start,
+            limit,
+            |address, after| {
+                let from = match after {
+                    Some(u) => Bound::Excluded((*chain, *source, address, u)),
+                    None => Bound::Included((*chain, *source, address, Id::ZERO)),
+                };
+                let to = Bound::Included((*chain, *source, address, Id([0xff; 32])));
+                index.range((from, to)).map(|(_, _, _, id)| *id)
+            },
+            |id| utxos.get(id).cloned(),
+        )
     }
 }
 

@@ -341,36 +341,20 @@ impl PChain {
         limit: usize,
     ) -> UtxoPage {
         let c = self.read();
-        let addrs: BTreeSet<ShortId> = addresses.iter().copied().collect();
-        let mut seen = BTreeSet::new();
-        let mut utxos = Vec::new();
-        let mut last = None;
-        for addr in addrs {
-            if let Some((sa, _)) = start
-                && addr < sa
-            {
-                continue;
-            }
-            let Some(ids) = c.state.utxo_ids_of(&addr) else {
-                continue;
-            };
-            let lower = match start {
-                Some((sa, sid)) if sa == addr => std::ops::Bound::Excluded(sid),
-                _ => std::ops::Bound::Unbounded,
-            };
-            for id in ids.range((lower, std::ops::Bound::Unbounded)) {
-                if utxos.len() >= limit {
-                    return UtxoPage { utxos, next: last };
-                }
-                if seen.insert(*id)
-                    && let Some(u) = c.state.utxo(id)
-                {
-                    utxos.push(u.clone());
-                }
-                last = Some((addr, *id));
-            }
-        }
-        UtxoPage { utxos, next: None }
+        let (utxos, next) = crate::paging::page_by_address(
+            addresses,
+            start,
+            limit,
+            |address, after| {
+                let from = after.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
+                c.state
+                    .utxo_ids_of(&address)
+                    .into_iter()
+                    .flat_map(move |ids| ids.range((from, std::ops::Bound::Unbounded)).copied())
+            },
+            |id| c.state.utxo(id).cloned(),
+        );
+        UtxoPage { utxos, next }
     }
 
     /// The balance of `addresses`, classified as AvalancheGo does at the chain time.

@@ -563,31 +563,14 @@ impl XChain {
         limit: usize,
     ) -> XUtxoPage<Utxo> {
         let inner = self.read();
-        let mut wanted = addresses.to_vec();
-        wanted.sort();
-        wanted.dedup();
-        let mut seen = HashSet::new();
-        let mut utxos = Vec::new();
-        let mut last = None;
-        for address in wanted {
-            let after = match start {
-                Some((a, _)) if address < a => continue,
-                Some((a, id)) if a == address => Some(id),
-                _ => None,
-            };
-            for id in inner.state.utxo_ids_of(address, after) {
-                if utxos.len() >= limit {
-                    return XUtxoPage { utxos, next: last };
-                }
-                last = Some((address, id));
-                if seen.insert(id)
-                    && let Some(u) = inner.state.utxo(&id)
-                {
-                    utxos.push(u.clone());
-                }
-            }
-        }
-        XUtxoPage { utxos, next: None }
+        let (utxos, next) = crate::paging::page_by_address(
+            addresses,
+            start,
+            limit,
+            |address, after| inner.state.utxo_ids_of(address, after),
+            |id| inner.state.utxo(id).cloned(),
+        );
+        XUtxoPage { utxos, next }
     }
 
     /// UTXOs `source` exported to the X-Chain that any of `addresses` owns.
