@@ -11,7 +11,7 @@ use utoipa::openapi::path::{Operation, ParameterIn};
 use crate::routes::{
     evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, l1_validators,
     nfts, primary, primary_lookups, signature_aggregator, staking, subnets, supply, utxos,
-    validators,
+    validators, xchain,
 };
 use crate::state::AppState;
 use crate::usage::routes as usage;
@@ -26,6 +26,7 @@ use crate::webhooks::routes as webhooks;
         primary::list_latest_transactions, primary::list_staking_transactions,
         primary::list_latest_blocks, primary::list_blocks_by_node, primary::list_chain_ids,
         primary_lookups::get_tx_by_hash, primary_lookups::get_block_by_id,
+        xchain::get_asset_details, xchain::list_asset_transactions,
         subnets::list_subnets, subnets::get_subnet, subnets::list_blockchains,
         subnets::get_blockchain,
         staking::list_rewards, staking::list_delegators, staking::get_network_details,

@@ -358,6 +358,21 @@ pub struct XTxFilter {
     pub addresses: Vec<ShortId>,
     /// Txs that created this asset, or consumed or produced a UTXO of it.
     pub asset_id: Option<Id>,
+    /// Txs of these types ([`crate::rows::xchain::XTx::tx_type`] names); empty: all.
+    pub tx_types: Vec<String>,
+    /// Txs at or after this time (Unix seconds).
+    pub start_ts: Option<u64>,
+    /// Txs at or before this time (Unix seconds).
+    pub end_ts: Option<u64>,
+}
+
+/// Filter of X-Chain block lists: a time window (Unix seconds, both ends included).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct XBlockFilter {
+    /// Blocks at or after this time.
+    pub start_ts: Option<u64>,
+    /// Blocks at or before this time.
+    pub end_ts: Option<u64>,
 }
 
 /// Filter of X-Chain UTXO lists: the UTXOs any of `addresses` owns.
@@ -367,6 +382,10 @@ pub struct XUtxoFilter {
     pub addresses: Vec<ShortId>,
     /// Only UTXOs of this asset.
     pub asset_id: Option<Id>,
+    /// Only UTXOs holding at least this amount (which leaves out outputs without one).
+    pub min_amount: Option<u64>,
+    /// Spent UTXOs too.
+    pub include_spent: bool,
 }
 
 /// Reads X-Chain data. Lists are keyset-paged newest first with [`SortOrder::Desc`] (the
@@ -382,9 +401,10 @@ pub trait XChainReader {
         &self,
         block_id: Id,
     ) -> impl Future<Output = Result<XBlockRecord>> + Send;
-    /// Blocks by height.
+    /// Blocks by height, within the filter's time window.
     fn list_xchain_blocks(
         &self,
+        filter: &XBlockFilter,
         order: SortOrder,
         page: &PageRequest<HeightCursor>,
     ) -> impl Future<Output = Result<Page<XBlockRecord, HeightCursor>>> + Send;
@@ -398,10 +418,20 @@ pub trait XChainReader {
         order: SortOrder,
         page: &PageRequest<TxCursor>,
     ) -> impl Future<Output = Result<Page<XTxRecord, TxCursor>>> + Send;
+    /// The IDs of the txs of the blocks at `heights`, as (height, tx ID) in block order.
+    fn list_xchain_block_txs(
+        &self,
+        heights: &[u64],
+    ) -> impl Future<Output = Result<Vec<(u64, Id)>>> + Send;
     /// The asset `asset_id`, or [`crate::StoreError::NotFound`].
     fn get_asset(&self, asset_id: Id) -> impl Future<Output = Result<XAssetRecord>> + Send;
-    /// Unspent UTXOs any of the filter's addresses owns, by creation (height, then UTXO ID;
-    /// the cursor's `key` is the height).
+    /// The assets of `asset_ids` that exist, in no particular order.
+    fn list_assets_by_id(
+        &self,
+        asset_ids: &[Id],
+    ) -> impl Future<Output = Result<Vec<XAssetRecord>>> + Send;
+    /// UTXOs any of the filter's addresses owns (unspent ones unless the filter says), by
+    /// creation (height, then UTXO ID; the cursor's `key` is the height).
     fn list_xchain_utxos(
         &self,
         filter: &XUtxoFilter,
@@ -411,7 +441,8 @@ pub trait XChainReader {
     /// Per asset (by asset ID), the unspent secp256k1fx transfer outputs any of `addresses`
     /// owns, as `avm.getAllBalances` counts them at Unix time `now` (a UTXO owned by several
     /// counts once): [`XBalance::spendable`] with `includePartial: false`,
-    /// [`XBalance::total`] with `true`.
+    /// [`XBalance::total`] with `true`; [`XBalance::unlocked`] is what the Data API calls
+    /// unlocked (the locktime has passed, however many owners).
     fn list_xchain_balances(
         &self,
         addresses: &[ShortId],

@@ -32,6 +32,7 @@ pub mod supply;
 mod unsupported;
 pub mod utxos;
 pub mod validators;
+pub mod xchain;
 
 /// Every route of the Data API, plus `/metrics`, `/api-json` and `/api`. The routes that read
 /// nothing but the store answer through the response cache ([`crate::cache`]).
@@ -44,6 +45,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(supply::router())
         .merge(validators::router())
         .merge(utxos::router())
+        .merge(xchain::router())
         .merge(l1_validators::router())
         .merge(evm::router())
         .merge(evm_txs::router())

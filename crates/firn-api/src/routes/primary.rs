@@ -9,7 +9,9 @@ use axum::{Json, Router};
 use firn_core::ids::Id;
 use firn_store::page::{HeightCursor, TxCursor};
 use firn_store::rows::ChainKey;
-use firn_store::{CursorStore, PBlockFilter, PChainReader, PTxFilter, SortOrder};
+use firn_store::{
+    CursorStore, PBlockFilter, PChainReader, PTxFilter, SortOrder, XBlockFilter, XTxFilter,
+};
 
 use super::network::{PrimaryChain, check_network, primary_chain};
 use crate::error::{ApiError, ApiResult};
@@ -69,6 +71,19 @@ pub(crate) async fn chain_time(state: &AppState) -> ApiResult<u64> {
     Ok(SystemClock.now())
 }
 
+/// `txTypes`, `startTimestamp` and `endTimestamp` of a transaction list, checked.
+pub(crate) fn types_and_window(q: &mut Query) -> (Vec<String>, Option<u64>, Option<u64>) {
+    let tx_types = q.enum_list("txTypes", &TX_TYPE_FILTER);
+    let start_ts = q.timestamp("startTimestamp");
+    let end_ts = q.timestamp("endTimestamp");
+    if let (Some(s), Some(e)) = (start_ts, end_ts)
+        && s > e
+    {
+        q.error("startTimestamp must be less than or equal to endTimestamp");
+    }
+    (tx_types, start_ts, end_ts)
+}
+
 /// The filters shared by the two transaction lists. On the C-Chain, `addresses` may hold EVM
 /// `0x` addresses too (its atomic transactions name both kinds).
 fn tx_filter(state: &AppState, q: &mut Query, chain: Option<PrimaryChain>) -> PTxFilter {
@@ -82,14 +97,7 @@ fn tx_filter(state: &AppState, q: &mut Query, chain: Option<PrimaryChain>) -> PT
     } else {
         None
     };
-    let tx_types = q.enum_list("txTypes", &TX_TYPE_FILTER);
-    let start_ts = q.timestamp("startTimestamp");
-    let end_ts = q.timestamp("endTimestamp");
-    if let (Some(s), Some(e)) = (start_ts, end_ts)
-        && s > e
-    {
-        q.error("startTimestamp must be less than or equal to endTimestamp");
-    }
+    let (tx_types, start_ts, end_ts) = types_and_window(q);
     PTxFilter {
         addresses,
         l1_validation_id,
@@ -143,6 +151,23 @@ pub async fn list_latest_transactions(
     q.finish()?;
     match chain {
         Some(PrimaryChain::P) => {}
+        Some(PrimaryChain::X) => {
+            let filter = XTxFilter {
+                addresses: filter.addresses,
+                asset_id: None,
+                tx_types: filter.tx_types,
+                start_ts: filter.start_ts,
+                end_ts: filter.end_ts,
+            };
+            return super::xchain::list_txs(
+                &state,
+                &filter,
+                order,
+                &paging.request,
+                &paging.binding,
+            )
+            .await;
+        }
         Some(PrimaryChain::C) => {
             // The store keeps no C-Chain atomic transactions yet: an honest empty list.
             return Ok(Json(ListCChainAtomicTransactionsResponse {
@@ -152,9 +177,9 @@ pub async fn list_latest_transactions(
             })
             .into_response());
         }
-        _ => {
-            return Err(ApiError::not_found(
-                "X-Chain transactions are not indexed by this firn server",
+        None => {
+            return Err(ApiError::bad(
+                "blockchainId must name a primary-network chain",
             ));
         }
     }
@@ -260,10 +285,23 @@ async fn blocks(
         PAGE_MAX,
     );
     q.finish()?;
-    if chain != Some(PrimaryChain::P) {
-        return Err(ApiError::not_found(
-            "only P-Chain blocks are indexed by this firn server",
-        ));
+    match chain {
+        Some(PrimaryChain::P) => {}
+        Some(PrimaryChain::X) if proposer.is_none() => {
+            let filter = XBlockFilter { start_ts, end_ts };
+            return super::xchain::list_blocks(&state, &filter, &paging.request, &paging.binding)
+                .await;
+        }
+        Some(PrimaryChain::X) => {
+            return Err(ApiError::not_found(
+                "X-Chain blocks are not indexed by proposer: list them without nodeId",
+            ));
+        }
+        _ => {
+            return Err(ApiError::not_found(
+                "C-Chain blocks are served by the EVM routes (/v1/chains/43113/blocks)",
+            ));
+        }
     }
     let filter = PBlockFilter {
         proposer,

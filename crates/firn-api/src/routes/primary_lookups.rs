@@ -1,6 +1,6 @@
-//! One primary-network transaction or block by its ID: `getTxByHash` and `getBlockById`.
-//! The P-Chain's come from the index; the X-Chain and the C-Chain's atomic transactions are
-//! not indexed by firn yet, which the 404 says.
+//! One primary-network transaction or block by its ID: `getTxByHash` and `getBlockById`, on
+//! the P-Chain and the X-Chain (`super::xchain` renders the X-Chain's). The C-Chain's atomic
+//! transactions are not indexed by firn yet, which the 404 says.
 
 use axum::extract::State;
 use axum::routing::get;
@@ -8,11 +8,12 @@ use axum::{Json, Router};
 use firn_core::ids::Id;
 use firn_store::PChainReader;
 
-use super::network::{check_network, p_chain_only, primary_chain};
+use super::network::{PrimaryChain, check_network, p_chain_only, primary_chain};
 use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
 use crate::state::AppState;
 use crate::wire::pchain::{Ctx, PChainTransaction, PrimaryNetworkBlock};
+use crate::wire::xchain::PrimaryNetworkTransaction;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
@@ -26,52 +27,61 @@ pub(crate) fn router() -> Router<AppState> {
         )
 }
 
-/// The chain of the path, which must be the P-Chain: the others are not indexed.
-fn checked_p_chain(
+/// The chain of the path: the P-Chain or the X-Chain (the C-Chain's `what` is not indexed).
+fn checked_chain(
     state: &AppState,
     path: &PathParams,
     q: &mut Query,
     what: &str,
-) -> ApiResult<()> {
+) -> ApiResult<PrimaryChain> {
     check_network(&state.config.network, path.get("network"))?;
     let chain = primary_chain(&state.config.network, q, path.get("blockchainId"));
     q.finish()?;
-    p_chain_only(chain, what)
+    match chain {
+        Some(PrimaryChain::X) => Ok(PrimaryChain::X),
+        other => p_chain_only(other, what).map(|()| PrimaryChain::P),
+    }
 }
 
 /// `GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`
 #[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}",
     operation_id = "getTxByHash", tag = "Primary Network Transactions",
-    summary = "Get transaction", description = "A P-Chain transaction by its ID, with the UTXOs it consumed and emitted.",
-    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain or the P-Chain's ID"),
+    summary = "Get transaction", description = "A P-Chain or X-Chain transaction by its ID, with the UTXOs it consumed and emitted.",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain, x-chain, or the chain's ID"),
            ("txHash" = String, Path, description = "Transaction ID (cb58)")),
-    responses((status = 200, description = "The transaction", body = PChainTransaction),
+    responses((status = 200, description = "The transaction", body = PrimaryNetworkTransaction),
               (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
               (status = 404, description = "Unknown transaction, or a chain firn does not index", body = crate::error::ErrorBody)))]
 pub async fn get_tx_by_hash(
     State(state): State<AppState>,
     path: PathParams,
     mut q: Query,
-) -> ApiResult<Json<PChainTransaction>> {
-    checked_p_chain(&state, &path, &mut q, "transactions")?;
+) -> ApiResult<Json<PrimaryNetworkTransaction>> {
+    let chain = checked_chain(&state, &path, &mut q, "transactions")?;
     let raw = path.get("txHash");
     let hash: Id = raw
         .parse()
         .map_err(|_| ApiError::bad("txHash must be a cb58 transaction ID"))?;
+    if chain == PrimaryChain::X {
+        let tx = super::xchain::get_tx(&state, raw, hash).await?;
+        return Ok(Json(PrimaryNetworkTransaction::X(Box::new(tx))));
+    }
     let tx = state
         .store
         .find_pchain_tx(hash)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("transaction {raw} not found")))?;
     let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
-    Ok(Json(PChainTransaction::from_record(ctx, &tx)))
+    Ok(Json(PrimaryNetworkTransaction::P(Box::new(
+        PChainTransaction::from_record(ctx, &tx),
+    ))))
 }
 
 /// `GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}`
 #[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}",
     operation_id = "getBlockById", tag = "Primary Network Blocks",
-    summary = "Get block", description = "A P-Chain block by its height or its ID.",
-    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain or the P-Chain's ID"),
+    summary = "Get block", description = "A P-Chain or X-Chain block by its height or its ID.",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain, x-chain, or the chain's ID"),
            ("blockId" = String, Path, description = "Block height, or block ID (cb58)")),
     responses((status = 200, description = "The block", body = PrimaryNetworkBlock),
               (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
@@ -81,8 +91,11 @@ pub async fn get_block_by_id(
     path: PathParams,
     mut q: Query,
 ) -> ApiResult<Json<PrimaryNetworkBlock>> {
-    checked_p_chain(&state, &path, &mut q, "blocks")?;
+    let chain = checked_chain(&state, &path, &mut q, "blocks")?;
     let raw = path.get("blockId");
+    if chain == PrimaryChain::X {
+        return super::xchain::get_block(&state, raw).await;
+    }
     let block = if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) {
         let height: u64 = raw
             .parse()

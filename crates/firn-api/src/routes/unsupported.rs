@@ -1,4 +1,4 @@
-//! Paths of the official API that firn does not serve yet (X-Chain-only resources and ICM
+//! Paths of the official API that firn does not serve yet (the X-Chain's vertices and ICM
 //! messages): a clear 404 in the error format instead of a generic "Cannot GET".
 
 use axum::Router;
@@ -11,10 +11,6 @@ use crate::state::AppState;
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route(
-            "/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions",
-            get(x_chain_only),
-        )
-        .route(
             "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight",
             get(x_chain_only),
         )
@@ -25,7 +21,7 @@ pub(crate) fn router() -> Router<AppState> {
 
 async fn x_chain_only(request: Request) -> ApiError {
     ApiError::not_found(format!(
-        "{} serves X-Chain data, which this firn server does not index",
+        "{} serves the X-Chain's DAG history (before Cortina), which this firn server does not index",
         request.uri().path()
     ))
 }

@@ -1,16 +1,18 @@
-//! What addresses own on the P-Chain: their UTXOs (`getUtxosByAddresses`, and its POST form
-//! for address lists too long for a URL), balances by kind (`getBalancesByAddresses`) and
-//! last activity (`getLastActivityTimestampByAddresses`, GET and POST). The X-Chain and the
-//! C-Chain's shared memory are not indexed yet: they answer 404.
+//! What addresses own on the P-Chain and the X-Chain: their UTXOs (`getUtxosByAddresses`, and
+//! its POST form for address lists too long for a URL), balances by kind
+//! (`getBalancesByAddresses`) and, on the P-Chain, last activity
+//! (`getLastActivityTimestampByAddresses`, GET and POST). The X-Chain's shapes are rendered by
+//! `super::xchain`; the C-Chain's shared memory is not indexed yet and answers 404.
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Uri};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use firn_core::ids::ShortId;
 use firn_store::page::UtxoCursor;
-use firn_store::{PChainReader, UtxoFilter, UtxoSort};
+use firn_store::{PChainReader, UtxoFilter, UtxoSort, XUtxoFilter};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -97,8 +99,8 @@ fn info(state: &AppState) -> PrimaryNetworkChainInfo {
     description = "Lists the UTXOs the supplied addresses own on the P-Chain (unspent only unless includeSpent), by creation or amount.",
     params(
         ("network" = String, Path, description = "mainnet, fuji or testnet"),
-        ("blockchainId" = String, Path, description = "p-chain or the P-Chain's ID"),
-        ("addresses" = String, Query, description = "Comma-separated P-Chain addresses (fuji1…, P-fuji1…), at most 64"),
+        ("blockchainId" = String, Path, description = "p-chain, x-chain, or the chain's ID"),
+        ("addresses" = String, Query, description = "Comma-separated P-Chain or X-Chain addresses (fuji1…, P-fuji1…, X-fuji1…), at most 64"),
         ("assetId" = Option<String>, Query, description = "Only UTXOs of this asset"),
         ("minUtxoAmount" = Option<f64>, Query, description = "Only UTXOs of at least this amount", minimum = 0),
         ("includeSpent" = Option<bool>, Query, description = "Spent UTXOs too"),
@@ -115,7 +117,7 @@ pub async fn get_utxos_by_addresses(
     uri: Uri,
     path: PathParams,
     q: Query,
-) -> ApiResult<Json<ListPChainUtxosResponse>> {
+) -> ApiResult<Response> {
     list_utxos(&state, uri.path(), &path, q, MAX_LIST, PAGE_MAX).await
 }
 
@@ -147,7 +149,7 @@ pub async fn get_utxos_by_addresses_v2(
     mut q: Query,
     headers: HeaderMap,
     body: Bytes,
-) -> ApiResult<Json<ListPChainUtxosResponse>> {
+) -> ApiResult<Response> {
     body_addresses(&headers, &body, &mut q)?;
     list_utxos(
         &state,
@@ -167,7 +169,7 @@ async fn list_utxos(
     mut q: Query,
     max_addresses: usize,
     page_max: u32,
-) -> ApiResult<Json<ListPChainUtxosResponse>> {
+) -> ApiResult<Response> {
     let (chain, addresses) = owners(state, path, &mut q, max_addresses)?;
     let asset_id = q.id("assetId");
     // Amounts are whole units of the smallest denomination: a fraction rounds up.
@@ -187,6 +189,21 @@ async fn list_utxos(
         page_max,
     );
     q.finish()?;
+    if chain == Some(PrimaryChain::X) {
+        if sort == UtxoSort::Amount {
+            return Err(ApiError::bad(
+                "sortBy=amount is not supported on the X-Chain: sort by timestamp",
+            ));
+        }
+        let filter = XUtxoFilter {
+            addresses,
+            asset_id,
+            min_amount,
+            include_spent,
+        };
+        return super::xchain::list_utxos(state, &filter, order, &paging.request, &paging.binding)
+            .await;
+    }
     p_chain_only(chain, "UTXOs")?;
     let filter = UtxoFilter {
         addresses,
@@ -208,7 +225,8 @@ async fn list_utxos(
             .map(|u| PChainUtxo::from_record(ctx, u))
             .collect(),
         chain_info: info(state),
-    }))
+    })
+    .into_response())
 }
 
 /// `GET /v1/networks/{network}/blockchains/{blockchainId}/balances`
@@ -229,10 +247,18 @@ pub async fn get_balances_by_addresses(
     State(state): State<AppState>,
     path: PathParams,
     mut q: Query,
-) -> ApiResult<Json<ListPChainBalancesResponse>> {
+) -> ApiResult<Response> {
     let (chain, addresses) = owners(&state, &path, &mut q, MAX_LIST)?;
     let at = q.timestamp("blockTimestamp");
+    if chain == Some(PrimaryChain::X) && at.is_some() {
+        q.error(
+            "blockTimestamp is not supported on the X-Chain: balances are as of its last block",
+        );
+    }
     q.finish()?;
+    if chain == Some(PrimaryChain::X) {
+        return super::xchain::balances(&state, &addresses).await;
+    }
     p_chain_only(chain, "balances")?;
     // Locks are judged at the chain's time, as the node judges them.
     let now = chain_time(&state).await?;
@@ -250,7 +276,8 @@ pub async fn get_balances_by_addresses(
     Ok(Json(ListPChainBalancesResponse {
         balances: PChainBalance::from_sums(ctx, &sums),
         chain_info: info(&state),
-    }))
+    })
+    .into_response())
 }
 
 /// `GET /v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses`

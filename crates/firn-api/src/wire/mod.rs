@@ -6,6 +6,7 @@
 
 pub mod evm;
 pub mod pchain;
+pub mod xchain;
 
 use serde::Serialize;
 use utoipa::ToSchema;

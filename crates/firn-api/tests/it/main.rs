@@ -30,6 +30,7 @@ mod validators;
 mod webhook_rollback;
 mod webhook_thresholds;
 mod webhooks;
+mod xchain;
 
 firn_store::backend_tests! {
     operations::exports_match_the_list_endpoints,
@@ -72,6 +73,7 @@ firn_store::backend_tests! {
     validators::network_details_match_the_store,
     supply::avax_supply_adds_up,
     utxos::utxo_endpoints_match_the_store,
+    xchain::xchain_routes_match_the_node,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,
     metrics_v1::avg_tps_legacy_start_key,

@@ -160,7 +160,11 @@ pub async fn pchain_tx_and_block_by_id_match_the_store(store: Store) {
     api.get(&format!("{p}/transactions/0x12"))
         .await
         .assert_error(400, "txHash");
+    // A P-Chain tx is not on the X-Chain.
     api.get(&format!("{NET}/blockchains/x-chain/transactions/{hash}"))
+        .await
+        .assert_error(404, "not found");
+    api.get(&format!("{NET}/blockchains/c-chain/transactions/{hash}"))
         .await
         .assert_error(404, "not indexed");
 

@@ -338,9 +338,9 @@ async fn check_refusals(api: &Api, list: &str) {
             "assetId",
         ),
         (
-            format!("/v1/networks/fuji/blockchains/x-chain/utxos?addresses={list}"),
+            format!("/v1/networks/fuji/blockchains/c-chain/utxos?addresses={list}"),
             404,
-            "x-chain UTXOs are not indexed",
+            "c-chain UTXOs are not indexed",
         ),
         (
             format!("/v1/networks/fuji/blockchains/c-chain/balances?addresses={list}"),

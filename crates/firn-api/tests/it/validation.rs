@@ -275,20 +275,31 @@ pub async fn unknown_things_are_404(store: Store) {
             "network mainnet is not indexed",
         ),
         (
-            "/v1/networks/fuji/blockchains/x-chain/transactions".to_owned(),
-            "X-Chain",
+            format!(
+                "/v1/networks/fuji/blockchains/x-chain/transactions/{}",
+                firn_core::ids::Id([9; 32])
+            ),
+            "not found",
         ),
         (
-            "/v1/networks/fuji/blockchains/x-chain/blocks".to_owned(),
-            "only P-Chain blocks",
+            "/v1/networks/fuji/blockchains/c-chain/blocks".to_owned(),
+            "EVM routes",
+        ),
+        (
+            "/v1/networks/fuji/blockchains/x-chain/nodes/NodeID-111111111111111111116DBWJs/blocks"
+                .to_owned(),
+            "not indexed by proposer",
         ),
         (
             "/v1/networks/fuji/blockchains/x-chain/vertices:listByHeight?vertexHeight=1".to_owned(),
             "X-Chain",
         ),
         (
-            "/v1/networks/fuji/blockchains/x-chain/assets/abc/transactions".to_owned(),
-            "X-Chain",
+            format!(
+                "/v1/networks/fuji/blockchains/x-chain/assets/{}",
+                firn_core::ids::Id([9; 32])
+            ),
+            "not found",
         ),
         ("/v1/icm/messages".to_owned(), "ICM messages"),
         ("/v1/icm/messages/abc".to_owned(), "ICM messages"),

@@ -301,6 +301,7 @@ async fn check_utxos_and_balances(devnet: &XDevnet, store: &Store, made: &Made) 
         let filter = XUtxoFilter {
             addresses: vec![*a],
             asset_id: None,
+            ..XUtxoFilter::default()
         };
         let mut page = PageRequest::first(2);
         loop {
@@ -374,6 +375,7 @@ async fn check_utxos_and_balances(devnet: &XDevnet, store: &Store, made: &Made) 
             &XTxFilter {
                 addresses: vec![*stranger],
                 asset_id: None,
+                ..XTxFilter::default()
             },
             SortOrder::Desc,
             &PageRequest::first(100),
@@ -386,6 +388,7 @@ async fn check_utxos_and_balances(devnet: &XDevnet, store: &Store, made: &Made) 
             &XTxFilter {
                 addresses: vec![*stranger],
                 asset_id: Some(made.assets[1]),
+                ..XTxFilter::default()
             },
             SortOrder::Desc,
             &PageRequest::first(100),

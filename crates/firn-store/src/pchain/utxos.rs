@@ -56,13 +56,9 @@ pub(crate) async fn insert_owners(
 }
 
 /// Distinct owners, in the order first given.
-pub(crate) fn distinct(addresses: &[ShortId]) -> Vec<ShortId> {
+pub(crate) fn distinct<T: Ord + Copy>(items: &[T]) -> Vec<T> {
     let mut seen = BTreeSet::new();
-    addresses
-        .iter()
-        .copied()
-        .filter(|a| seen.insert(*a))
-        .collect()
+    items.iter().copied().filter(|a| seen.insert(*a)).collect()
 }
 
 /// The sort key's column.

@@ -236,6 +236,8 @@ pub struct XTxRecord {
     pub bytes: Vec<u8>,
     /// Whether it is a genesis tx.
     pub genesis: bool,
+    /// Its block's ID (block 0's for genesis txs; `None` only before block 0 is stored).
+    pub block_id: Option<Id>,
     /// X-Chain UTXOs it consumed, by UTXO ID.
     pub consumed: Vec<XUtxoRecord>,
     /// X-Chain UTXOs it produced, by output index.
@@ -255,4 +257,8 @@ pub struct XBalance {
     pub total: u128,
     /// UTXOs making up `total`.
     pub utxo_count: u64,
+    /// Outputs whose locktime has passed, whatever their owners.
+    pub unlocked: u128,
+    /// UTXOs making up `unlocked`.
+    pub unlocked_count: u64,
 }

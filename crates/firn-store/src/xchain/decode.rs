@@ -32,6 +32,7 @@ pub(super) fn decode_tx(r: &dyn Row) -> Result<XTxRecord> {
         destination_chain: r.opt_id("destination_chain")?,
         bytes: r.bytes("bytes")?,
         genesis: r.bool("genesis")?,
+        block_id: r.opt_id("block_id")?,
         consumed: Vec::new(),
         produced: Vec::new(),
     })

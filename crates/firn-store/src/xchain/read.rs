@@ -11,13 +11,17 @@ use firn_core::ids::{Id, ShortId};
 
 use super::decode::{decode_asset, decode_block, decode_tx, decode_utxo};
 use super::utxos::{OWNERS_PER_QUERY, distinct};
-use crate::codec::int;
+use crate::codec::{RowExt, int};
 use crate::error::{Result, StoreError};
 use crate::page::{HeightCursor, Page, PageRequest, SortOrder, TxCursor, UtxoCursor};
 use crate::rows::xchain::{XAssetRecord, XBalance, XBlockRecord, XTxRecord, XUtxoRecord};
 use crate::sql::Sql;
-use crate::store::Store;
-use crate::traits::{XChainReader, XTxFilter, XUtxoFilter};
+use crate::store::{LOOKUP_CHUNK, Store};
+use crate::traits::{XBlockFilter, XChainReader, XTxFilter, XUtxoFilter};
+
+/// Txs (`t`) with their block's ID (genesis txs take block 0's).
+const SELECT_TXS: &str =
+    "SELECT t.*, b.block_id AS block_id FROM x_txs t LEFT JOIN x_blocks b ON b.height = t.height";
 
 fn not_found(what: &'static str, key: impl ToString) -> StoreError {
     StoreError::NotFound {
@@ -45,13 +49,20 @@ impl XChainReader for Store {
 
     async fn list_xchain_blocks(
         &self,
+        filter: &XBlockFilter,
         order: SortOrder,
         page: &PageRequest<HeightCursor>,
     ) -> Result<Page<XBlockRecord, HeightCursor>> {
         let limit = page.checked_limit()?;
-        let mut q = Sql::new("SELECT * FROM x_blocks");
+        let mut q = Sql::new("SELECT * FROM x_blocks WHERE 1 = 1");
+        if let Some(t) = filter.start_ts {
+            q.push(" AND timestamp >= ").bind(int("start time", t)?);
+        }
+        if let Some(t) = filter.end_ts {
+            q.push(" AND timestamp <= ").bind(int("end time", t)?);
+        }
         if let Some(c) = page.after {
-            q.push(&format!(" WHERE height {} ", order.after_op()))
+            q.push(&format!(" AND height {} ", order.after_op()))
                 .bind(int("cursor height", c.height)?);
         }
         q.push(&format!(" ORDER BY height {}", order.sql()))
@@ -63,7 +74,7 @@ impl XChainReader for Store {
     }
 
     async fn get_xchain_tx(&self, tx_id: Id) -> Result<XTxRecord> {
-        let mut q = Sql::new("SELECT * FROM x_txs WHERE tx_id = ");
+        let mut q = Sql::new(&format!("{SELECT_TXS} WHERE t.tx_id = "));
         q.bind(tx_id.0.to_vec());
         let txs = self.fetch(q, decode_tx).await?;
         self.with_utxos(txs)
@@ -82,28 +93,21 @@ impl XChainReader for Store {
         let owners = distinct(&filter.addresses);
         let mut txs = Vec::new();
         if owners.is_empty() {
-            let mut q = Sql::new("SELECT t.* FROM x_txs t JOIN (");
-            push_tx_walk(&mut q, None, filter.asset_id, order, page.after, limit)?;
+            let mut q = Sql::new(&format!("{SELECT_TXS} JOIN ("));
+            push_tx_walk(&mut q, None, filter, order, page.after, limit)?;
             push_join_txs(&mut q, order);
             txs = self.fetch(q, decode_tx).await?;
         } else {
             for chunk in owners.chunks(OWNERS_PER_QUERY) {
-                let mut q = Sql::new(
-                    "SELECT t.* FROM x_txs t JOIN (SELECT DISTINCT m.height, m.tx_index FROM (",
-                );
+                let mut q = Sql::new(&format!(
+                    "{SELECT_TXS} JOIN (SELECT DISTINCT m.height, m.tx_index FROM ("
+                ));
                 for (i, owner) in chunk.iter().enumerate() {
                     if i > 0 {
                         q.push(" UNION ALL ");
                     }
                     q.push("SELECT * FROM (");
-                    push_tx_walk(
-                        &mut q,
-                        Some(owner),
-                        filter.asset_id,
-                        order,
-                        page.after,
-                        limit,
-                    )?;
+                    push_tx_walk(&mut q, Some(owner), filter, order, page.after, limit)?;
                     q.push(&format!(") w{i}"));
                 }
                 let ord = order.sql();
@@ -127,12 +131,45 @@ impl XChainReader for Store {
         }))
     }
 
+    async fn list_xchain_block_txs(&self, heights: &[u64]) -> Result<Vec<(u64, Id)>> {
+        let mut rows = Vec::new();
+        for chunk in distinct(heights).chunks(LOOKUP_CHUNK) {
+            let mut q = Sql::new(
+                "SELECT height, tx_index, tx_id FROM x_txs WHERE genesis = 0 AND height IN (",
+            );
+            let mut keys = Vec::with_capacity(chunk.len());
+            for h in chunk {
+                keys.push(int("height", *h)?);
+            }
+            q.bind_list(keys).push(")");
+            rows.extend(
+                self.fetch(q, |r| {
+                    Ok((r.u64("height")?, r.u64("tx_index")?, r.id("tx_id")?))
+                })
+                .await?,
+            );
+        }
+        rows.sort_by_key(|(h, i, _)| (*h, *i));
+        Ok(rows.into_iter().map(|(h, _, id)| (h, id)).collect())
+    }
+
     async fn get_asset(&self, asset_id: Id) -> Result<XAssetRecord> {
         let mut q = Sql::new("SELECT * FROM x_assets WHERE asset_id = ");
         q.bind(asset_id.0.to_vec());
         self.fetch_optional(q, decode_asset)
             .await?
             .ok_or_else(|| not_found("asset", asset_id))
+    }
+
+    async fn list_assets_by_id(&self, asset_ids: &[Id]) -> Result<Vec<XAssetRecord>> {
+        let ids = distinct(asset_ids);
+        self.fetch_by_keys(
+            "SELECT * FROM x_assets WHERE asset_id IN (",
+            &ids,
+            |id: &Id| id.0.to_vec(),
+            decode_asset,
+        )
+        .await
     }
 
     async fn list_xchain_utxos(
@@ -150,16 +187,18 @@ impl XChainReader for Store {
 }
 
 /// Appends the positions `(height, tx_index)` of one page of txs in `order`: of one owner
-/// (through `x_tx_parties`), of one asset (`x_tx_assets`), or of the chain (`x_txs`).
+/// (through `x_tx_parties`), of one asset (`x_tx_assets`), or of the chain (`x_txs`). Types
+/// are checked against the tx; a time window becomes a height window (block times never
+/// decrease), so the walk stays on its index.
 fn push_tx_walk(
     q: &mut Sql,
     owner: Option<&ShortId>,
-    asset: Option<Id>,
+    filter: &XTxFilter,
     order: SortOrder,
     after: Option<TxCursor>,
     limit: i64,
 ) -> Result<()> {
-    match (owner, asset) {
+    match (owner, filter.asset_id) {
         (Some(owner), asset) => {
             // One tx can touch several of an owner's assets: DISTINCT before LIMIT.
             q.push("SELECT DISTINCT p.height, p.tx_index FROM x_tx_parties p WHERE p.address = ")
@@ -175,6 +214,26 @@ fn push_tx_walk(
         (None, None) => {
             q.push("SELECT p.height, p.tx_index FROM x_txs p WHERE 1 = 1");
         }
+    }
+    if !filter.tx_types.is_empty() {
+        q.push(
+            " AND EXISTS (SELECT 1 FROM x_txs ty WHERE ty.height = p.height \
+             AND ty.tx_index = p.tx_index AND ty.tx_type IN (",
+        )
+        .bind_list(filter.tx_types.iter().cloned())
+        .push("))");
+    }
+    if let Some(t) = filter.start_ts {
+        q.push(" AND p.height >= COALESCE((SELECT b.height FROM x_blocks b WHERE b.timestamp >= ")
+            .bind(int("start time", t)?)
+            .push(" ORDER BY b.timestamp, b.height LIMIT 1), ")
+            .bind(i64::MAX)
+            .push(")");
+    }
+    if let Some(t) = filter.end_ts {
+        q.push(" AND p.height <= COALESCE((SELECT b.height FROM x_blocks b WHERE b.timestamp <= ")
+            .bind(int("end time", t)?)
+            .push(" ORDER BY b.timestamp DESC, b.height DESC LIMIT 1), -1)");
     }
     if let Some(c) = after {
         q.push(&format!(

@@ -34,15 +34,19 @@ pub(super) async fn list(
                 q.push(" UNION ALL ");
             }
             q.push("SELECT * FROM (SELECT o.utxo_id, o.height FROM x_utxo_owners o");
-            if filter.asset_id.is_some() {
+            if filter.asset_id.is_some() || filter.min_amount.is_some() {
                 q.push(" JOIN x_utxos a ON a.utxo_id = o.utxo_id");
             }
-            // Literally the partial index's condition, so the planner can use it.
-            q.push(" WHERE o.address = ")
-                .bind(owner.0.to_vec())
-                .push(" AND o.spent_height IS NULL");
+            q.push(" WHERE o.address = ").bind(owner.0.to_vec());
+            if !filter.include_spent {
+                // Literally the partial index's condition, so the planner can use it.
+                q.push(" AND o.spent_height IS NULL");
+            }
             if let Some(asset) = filter.asset_id {
                 q.push(" AND a.asset_id = ").bind(asset.0.to_vec());
+            }
+            if let Some(min) = filter.min_amount {
+                push_min_amount(&mut q, min);
             }
             if let Some(c) = page.after {
                 q.push(&format!(
@@ -77,6 +81,19 @@ pub(super) async fn list(
     }))
 }
 
+/// Amounts are u64 bit patterns: one at or past 2^63 reads negative.
+fn push_min_amount(q: &mut Sql, min: u64) {
+    match i64::try_from(min) {
+        Ok(min) => q
+            .push(" AND (a.amount >= ")
+            .bind(min)
+            .push(" OR a.amount < 0)"),
+        Err(_) => q
+            .push(" AND a.amount < 0 AND a.amount >= ")
+            .bind(min as i64),
+    };
+}
+
 pub(super) async fn balances(
     store: &Store,
     addresses: &[ShortId],
@@ -93,13 +110,19 @@ pub(super) async fn balances(
         "SELECT s.asset_id, COUNT(*) AS n, \
          CAST(SUM(s.sp * s.hi) AS BIGINT) AS spendable_hi, \
          CAST(SUM(s.sp * s.lo) AS BIGINT) AS spendable_lo, \
-         CAST(SUM(s.hi) AS BIGINT) AS total_hi, CAST(SUM(s.lo) AS BIGINT) AS total_lo \
+         CAST(SUM(s.hi) AS BIGINT) AS total_hi, CAST(SUM(s.lo) AS BIGINT) AS total_lo, \
+         CAST(SUM(s.ul * s.hi) AS BIGINT) AS unlocked_hi, \
+         CAST(SUM(s.ul * s.lo) AS BIGINT) AS unlocked_lo, SUM(s.ul) AS unlocked_n \
          FROM (SELECT u.asset_id, (u.amount >> 32) & 4294967295 AS hi, \
          u.amount & 4294967295 AS lo, CASE WHEN u.owner_count = 1 AND u.locktime >= 0 \
          AND u.locktime <= ",
     );
-    q.bind(int("balance time", now)?).push(
-        " THEN 1 ELSE 0 END AS sp FROM x_utxos u WHERE u.utxo_id IN \
+    let now = int("balance time", now)?;
+    q.bind(now)
+        .push(" THEN 1 ELSE 0 END AS sp, CASE WHEN u.locktime >= 0 AND u.locktime <= ")
+        .bind(now);
+    q.push(
+        " THEN 1 ELSE 0 END AS ul FROM x_utxos u WHERE u.utxo_id IN \
          (SELECT o.utxo_id FROM x_utxo_owners o WHERE o.address IN (",
     );
     q.bind_list(owners.iter().map(|a| a.0.to_vec()))
@@ -118,6 +141,8 @@ fn decode_balance(r: &dyn Row) -> Result<XBalance> {
         spendable: sum("spendable_hi", "spendable_lo")?,
         total: sum("total_hi", "total_lo")?,
         utxo_count: r.u64("n")?,
+        unlocked: sum("unlocked_hi", "unlocked_lo")?,
+        unlocked_count: r.u64("unlocked_n")?,
     })
 }
 

@@ -60,6 +60,7 @@ firn_store::backend_tests! {
     webhooks::rollbacks_rewind_webhooks,
     exports::export_jobs_leases_chunks_and_expiry,
     xchain::xchain_round_trip,
+    xchain::xchain_filters,
     xchain::xchain_failed_batch_leaves_nothing,
     xchain::xchain_recommit_is_a_noop,
 }

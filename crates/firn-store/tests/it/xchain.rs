@@ -1,6 +1,8 @@
 //! X-Chain: round trips of blocks, txs, UTXOs and assets; lists by address and asset with
 //! keyset paging; balances as `avm.getAllBalances` counts them; atomicity and idempotence.
 
+use std::collections::BTreeSet;
+
 use firn_core::ids::{Id, ShortId};
 use firn_store::page::{HeightCursor, TxCursor};
 use firn_store::rows::ChainKey;
@@ -8,8 +10,8 @@ use firn_store::rows::xchain::{
     AssetKind, XAsset, XBalance, XBlockRecord, XChainBlockRows, XOutputKind, XTx, XUtxo,
 };
 use firn_store::{
-    CursorStore, PageRequest, SortOrder, Store, StoreError, XChainReader, XChainWriter, XTxFilter,
-    XUtxoFilter,
+    CursorStore, PageRequest, SortOrder, Store, StoreError, XBlockFilter, XChainReader,
+    XChainWriter, XTxFilter, XUtxoFilter,
 };
 
 use crate::fixtures::{all_pages, avax, id, short};
@@ -249,7 +251,11 @@ pub async fn xchain_round_trip(store: Store) {
     // Blocks newest first, paged: full pages, a page ending exactly at the last block, and
     // oldest first.
     let first = store
-        .list_xchain_blocks(SortOrder::Desc, &PageRequest::first(2))
+        .list_xchain_blocks(
+            &XBlockFilter::default(),
+            SortOrder::Desc,
+            &PageRequest::first(2),
+        )
         .await
         .unwrap();
     let heights: Vec<u64> = first.items.iter().map(|b| b.height).collect();
@@ -257,6 +263,7 @@ pub async fn xchain_round_trip(store: Store) {
     assert_eq!(first.next, Some(HeightCursor { height: 3 }));
     let rest = store
         .list_xchain_blocks(
+            &XBlockFilter::default(),
             SortOrder::Desc,
             &PageRequest::after(3, HeightCursor { height: 3 }),
         )
@@ -265,17 +272,26 @@ pub async fn xchain_round_trip(store: Store) {
     let heights: Vec<u64> = rest.items.iter().map(|b| b.height).collect();
     assert_eq!((heights, rest.next), (vec![2, 1, 0], None));
     let all = store
-        .list_xchain_blocks(SortOrder::Desc, &PageRequest::first(5))
+        .list_xchain_blocks(
+            &XBlockFilter::default(),
+            SortOrder::Desc,
+            &PageRequest::first(5),
+        )
         .await
         .unwrap();
     assert_eq!((all.items.len(), all.next), (5, None));
     let four = store
-        .list_xchain_blocks(SortOrder::Desc, &PageRequest::first(4))
+        .list_xchain_blocks(
+            &XBlockFilter::default(),
+            SortOrder::Desc,
+            &PageRequest::first(4),
+        )
         .await
         .unwrap();
     assert_eq!(four.next, Some(HeightCursor { height: 1 }));
     let asc = store
         .list_xchain_blocks(
+            &XBlockFilter::default(),
             SortOrder::Asc,
             &PageRequest::after(10, HeightCursor { height: 2 }),
         )
@@ -403,11 +419,13 @@ pub async fn xchain_round_trip(store: Store) {
         let f = XUtxoFilter {
             addresses: vec![s.a],
             asset_id: None,
+            ..XUtxoFilter::default()
         };
         assert_eq!(utxo_ids(&store, f, limit).await, a_utxos, "A by {limit}");
         let f = XUtxoFilter {
             addresses: vec![s.a, s.b],
             asset_id: Some(g),
+            ..XUtxoFilter::default()
         };
         assert_eq!(utxo_ids(&store, f, limit).await, ab_avax, "A, B by {limit}");
     }
@@ -423,6 +441,8 @@ pub async fn xchain_round_trip(store: Store) {
             spendable: 398,
             total: 898,
             utxo_count: 3,
+            unlocked: 698,
+            unlocked_count: 2,
         }]
     );
     let later = store
@@ -430,6 +450,7 @@ pub async fn xchain_round_trip(store: Store) {
         .await
         .unwrap();
     assert_eq!(later[0].spendable, 598, "the lock has passed");
+    assert_eq!((later[0].unlocked, later[0].unlocked_count), (898, 3));
     let mut both = store
         .list_xchain_balances(&[s.a, s.b, s.a], T + 50)
         .await
@@ -441,12 +462,16 @@ pub async fn xchain_round_trip(store: Store) {
             spendable: 500 + 600 + 398,
             total: 500 + 300 + 200 + 600 + 398,
             utxo_count: 5,
+            unlocked: 500 + 300 + 600 + 398,
+            unlocked_count: 4,
         },
         XBalance {
             asset_id: t2,
             spendable: 1_000_000,
             total: 1_000_000,
             utxo_count: 1,
+            unlocked: 1_000_000,
+            unlocked_count: 1,
         },
     ];
     want.sort_by_key(|b| b.asset_id);
@@ -466,6 +491,7 @@ fn by(addresses: &[ShortId], asset_id: Option<Id>) -> XTxFilter {
     XTxFilter {
         addresses: addresses.to_vec(),
         asset_id,
+        ..XTxFilter::default()
     }
 }
 
@@ -490,6 +516,7 @@ pub async fn xchain_failed_batch_leaves_nothing(store: Store) {
     let a = XUtxoFilter {
         addresses: vec![s.a],
         asset_id: None,
+        ..XUtxoFilter::default()
     };
     assert_eq!(utxo_ids(&store, a.clone(), 10).await.len(), 3);
     // The good blocks then commit.
@@ -536,4 +563,129 @@ pub async fn xchain_recommit_is_a_noop(store: Store) {
         ),
         "{err}"
     );
+}
+
+pub async fn xchain_filters(store: Store) {
+    let s = scenario();
+    store.commit_xchain_blocks(&s.blocks).await.unwrap();
+    let [t1, t2, t3, t4, t5] = s.t;
+    let g = avax();
+    let of = |addresses: &[ShortId], types: &[&str], start_ts, end_ts| XTxFilter {
+        addresses: addresses.to_vec(),
+        tx_types: types.iter().map(|t| (*t).to_owned()).collect(),
+        start_ts,
+        end_ts,
+        ..XTxFilter::default()
+    };
+
+    // By type, one or several.
+    for limit in [1, 2, 10] {
+        let f = of(&[s.a], &["CreateAssetTx"], None, None);
+        assert_eq!(tx_ids(&store, f, limit).await, [t3, t2, g], "by {limit}");
+        let f = of(&[s.a], &["BaseTx", "OperationTx"], None, None);
+        assert_eq!(tx_ids(&store, f, limit).await, [t4, t1], "by {limit}");
+        let f = of(&[], &["BaseTx"], None, None);
+        assert_eq!(tx_ids(&store, f, limit).await, [t5, t1], "by {limit}");
+    }
+    // By time (blocks are 10 s apart): windows are inclusive, and one between blocks is empty.
+    let f = of(&[s.a], &[], Some(T + 20), None);
+    assert_eq!(tx_ids(&store, f, 1).await, [t4, t3, t2]);
+    let f = of(&[s.a], &[], None, Some(T + 15));
+    assert_eq!(tx_ids(&store, f, 1).await, [t1, g]);
+    let f = of(&[s.a], &[], Some(T + 11), Some(T + 19));
+    assert!(tx_ids(&store, f, 10).await.is_empty());
+    let f = of(&[], &[], Some(T + 30), None);
+    assert_eq!(tx_ids(&store, f, 1).await, [t5, t4]);
+    let f = of(&[], &[], Some(T + 1_000), None);
+    assert!(
+        tx_ids(&store, f, 10).await.is_empty(),
+        "after the last block"
+    );
+    let f = XTxFilter {
+        asset_id: Some(t2),
+        end_ts: Some(T + 25),
+        ..XTxFilter::default()
+    };
+    assert_eq!(tx_ids(&store, f, 10).await, [t2]);
+
+    // Spent UTXOs too, and a least amount (which outputs without one never reach).
+    let spent_too = XUtxoFilter {
+        addresses: vec![s.a],
+        include_spent: true,
+        ..XUtxoFilter::default()
+    };
+    let all: BTreeSet<Id> = utxo_ids(&store, spent_too.clone(), 2)
+        .await
+        .into_iter()
+        .collect();
+    let want: BTreeSet<Id> = [
+        s.g[0],
+        s.g[2],
+        s.g[3],
+        t1.prefix(1),
+        t2.prefix(0),
+        t3.prefix(0),
+        t4.prefix(0),
+    ]
+    .into();
+    assert_eq!(all, want);
+    assert_eq!(
+        utxo_ids(&store, spent_too, 3).await.len(),
+        7,
+        "listed once each"
+    );
+    let at_least = |min| XUtxoFilter {
+        addresses: vec![s.a],
+        min_amount: Some(min),
+        ..XUtxoFilter::default()
+    };
+    assert_eq!(
+        utxo_ids(&store, at_least(300), 1).await,
+        [t2.prefix(0), s.g[2]]
+    );
+    assert!(utxo_ids(&store, at_least(399), 10).await.is_empty());
+    assert!(utxo_ids(&store, at_least(u64::MAX), 10).await.is_empty());
+
+    // Assets by ID (unknown ones left out), the txs of blocks, and a tx's block.
+    let found = store.list_assets_by_id(&[t2, id(9, 9), t2]).await.unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].asset.name, "Gold");
+    assert_eq!(
+        store.list_xchain_block_txs(&[3, 0, 2, 9]).await.unwrap(),
+        [(2, t2), (2, t3), (3, t4), (3, t5)],
+        "genesis txs are in no block"
+    );
+    assert_eq!(
+        store.get_xchain_tx(t2).await.unwrap().block_id,
+        Some(id(0x0b, 2))
+    );
+    assert_eq!(
+        store.get_xchain_tx(g).await.unwrap().block_id,
+        Some(id(0x0b, 0))
+    );
+
+    // Blocks within a time window.
+    let window = XBlockFilter {
+        start_ts: Some(T + 15),
+        end_ts: Some(T + 35),
+    };
+    let page = store
+        .list_xchain_blocks(&window, SortOrder::Desc, &PageRequest::first(1))
+        .await
+        .unwrap();
+    assert_eq!(page.items[0].height, 3);
+    let rest = store
+        .list_xchain_blocks(
+            &window,
+            SortOrder::Desc,
+            &PageRequest {
+                limit: 5,
+                after: page.next,
+            },
+        )
+        .await
+        .unwrap();
+    let heights: Vec<u64> = rest.items.iter().map(|b| b.height).collect();
+    assert_eq!(heights, [2]);
+    assert_eq!(rest.next, None);
 }

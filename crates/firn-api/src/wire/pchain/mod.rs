@@ -75,7 +75,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// cb58 of a chain ID.
-    fn chain(&self, id: &Id) -> String {
+    pub(crate) fn chain(&self, id: &Id) -> String {
         if *id == P_CHAIN_ID {
             P_CHAIN_ID_CB58.to_owned()
         } else {
@@ -84,7 +84,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// cb58 of an asset ID.
-    fn asset(&self, id: &Id) -> String {
+    pub(crate) fn asset(&self, id: &Id) -> String {
         if *id == self.network.avax_asset_id {
             self.avax_asset_cb58.to_owned()
         } else {
@@ -97,7 +97,7 @@ impl<'a> Ctx<'a> {
         firn_core::address::bech32_encode(&self.network.hrp, id).unwrap_or_default()
     }
 
-    fn addresses(&self, ids: &[ShortId]) -> Vec<String> {
+    pub(crate) fn addresses(&self, ids: &[ShortId]) -> Vec<String> {
         ids.iter().map(|a| self.address(a)).collect()
     }
 

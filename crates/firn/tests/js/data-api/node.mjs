@@ -13,6 +13,8 @@
 //   their remaining balances and owners against getCurrentValidators and getL1Validator
 //   (lib/l1.mjs); the AVAX supply against getCurrentSupply, getRewardUTXOs and
 //   getCurrentValidators (lib/supply.mjs);
+// - the X-Chain (avm.*): blocks, an address's txs, txs by hash, assets and their txs, UTXOs
+//   and balances (lib/xchain.mjs);
 // - every EVM chain (eth_*): blocks by number and hash, contract deployments, an address's
 //   ERC-20 and ERC-721 transfers against eth_getLogs, token metadata against eth_call,
 //   collectible holdings (ERC-721 owners, ERC-1155 balances) computed from the logs and checked
@@ -31,6 +33,7 @@ import { currentStakers, pchainView, rewardUtxos, splitReward, txIdsOf, txsOf } 
 import { l1Steps } from "./lib/l1.mjs";
 import { supplySteps } from "./lib/supply.mjs";
 import { utxoSteps } from "./lib/utxos.mjs";
+import { xchainSteps, xchainView } from "./lib/xchain.mjs";
 import { Node, bech32Hex, check, checksummed, functionSelector, hexNumber, pages, sameSet } from "./lib/rpc.mjs";
 
 const serverURL = process.env.FIRN_API_URL;
@@ -74,11 +77,13 @@ async function nodeState() {
       if (!String(e).includes("eth_")) throw e;
     }
   }
-  return { p, current, rewards, blockchains, evm };
+  const x = await xchainView(node);
+  return { p, current, rewards, blockchains, evm, x };
 }
 
 async function heights(state) {
-  return JSON.stringify([await node.pHeight(), ...(await Promise.all(state.evm.map((c) => node.eth(c.chainPath, "eth_blockNumber"))))]);
+  const x = Number((await node.rpc("/ext/bc/X", "avm.getHeight", {})).height);
+  return JSON.stringify([await node.pHeight(), x, ...(await Promise.all(state.evm.map((c) => node.eth(c.chainPath, "eth_blockNumber"))))]);
 }
 
 // The Data API must have indexed every chain up to the node's heights before comparing.
@@ -87,6 +92,8 @@ async function waitIndexed(sdk, state) {
   for (;;) {
     const p = await sdk.data.primaryNetwork.blocks.listLatest({ network: "fuji", blockchainId: "p-chain", pageSize: 1 }, o);
     let done = Number(p.result.blocks[0]?.blockNumber) === state.p.height;
+    const x = await sdk.data.primaryNetwork.blocks.listLatest({ network: "fuji", blockchainId: "x-chain", pageSize: 1 }, o);
+    done &&= Number(x.result.blocks[0]?.blockNumber) === state.x.height;
     for (const c of state.evm) {
       const b = await sdk.data.evm.blocks.listLatest({ chainId: c.chainId, pageSize: 1 }, o);
       done &&= Number(b.result.blocks[0]?.blockNumber) === c.head;
@@ -747,6 +754,7 @@ async function run(label, sdk, s) {
   const steps = {
     ...pchainSteps(label, sdk.data, s),
     ...utxoSteps(sdk.data, { label, counter, o, node, p: s.p, bech32Of }),
+    ...xchainSteps(sdk.data, { counter, o, node, x: s.x }),
     ...l1Steps(sdk.data, { counter, o, node, p: s.p, blockchains: s.blockchains }),
     // Only chainkit has the AVAX supply.
     ...(sdk.avaxSupply ? supplySteps(sdk, { counter, o, node, p: s.p, current: s.current, rewards: s.rewards }) : {}),
@@ -776,13 +784,14 @@ for (let attempt = 1; ; attempt++) {
   failures = [];
   for (const [label, sdk] of sdks) failures.push(...(await run(label, sdk, state)));
   const after = await heights(state);
-  console.log(`attempt ${attempt}: node heights ${before} (P-Chain, then each EVM chain), ${failures.length} failures`);
+  console.log(`attempt ${attempt}: node heights ${before} (P-Chain, X-Chain, then each EVM chain), ${failures.length} failures`);
   if (after === before) break;
   check(attempt < 3, `the node kept moving (${before} → ${after}); no stable snapshot in 3 attempts`);
   console.log(`the node moved during the run (${before} → ${after}): reading it again`);
 }
 console.log(
   `node: P-Chain height ${state.p.height}, ${state.p.stakers.size} stakers, ${state.rewards.size} rewarded; ` +
+    `X-Chain height ${state.x.height}, ${state.x.txs.size} txs, ${state.x.assetTxs.size} assets moved; ` +
     `EVM chains ${state.evm.map((c) => `${c.chainId} (head ${c.head}, ${c.erc20.length} ERC-20 and ${c.erc721.length} ERC-721 transfers)`).join(", ")}`,
 );
 console.log(`node suite: ${counter.calls} calls, ${node.calls} node RPC calls, ${failures.length} failures`);

@@ -1,0 +1,212 @@
+//! X-Chain transactions (`XChainLinearTransaction`) and their lists.
+//!
+//! The store holds the X-Chain UTXOs a tx consumed and produced; what crossed chains is read
+//! from the tx itself: an ImportTx's inputs are the source chain's UTXOs (their owners are
+//! the keys that signed for them), an ExportTx's exported outputs become the destination's.
+
+use firn_core::avm::{Tx, UnsignedTx};
+use firn_core::codec;
+use firn_core::ids::Id;
+use firn_core::keys::secp256k1::{RecoverableSignature, recover};
+use firn_store::rows::xchain::{XOutputKind, XTxRecord};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::utxos::amount_of;
+use super::{Utxo, XChainAssetDetails, XCtx, sum_by_asset};
+use crate::wire::pchain::{AssetAmount, PrimaryNetworkChainInfo};
+
+/// An X-Chain transaction accepted in a block (`XChainLinearTransaction`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct XChainLinearTransaction {
+    /// Tx ID.
+    pub tx_hash: String,
+    /// `linear`: accepted in a block (since Cortina).
+    pub chain_format: String,
+    /// When its block was accepted, Unix seconds.
+    pub timestamp: u64,
+    /// `BaseTx`, `CreateAssetTx`, `OperationTx`, `ImportTx` or `ExportTx`.
+    pub tx_type: String,
+    /// Memo, `0x` hex.
+    pub memo: String,
+    /// UTXOs it consumed, imported ones included.
+    pub consumed_utxos: Vec<Utxo>,
+    /// UTXOs it created, exported ones included.
+    pub emitted_utxos: Vec<Utxo>,
+    /// Per asset, what its consumed UTXOs held.
+    pub amount_unlocked: Vec<AssetAmount>,
+    /// Per asset, what its emitted UTXOs hold.
+    pub amount_created: Vec<AssetAmount>,
+    /// For an ImportTx, the chain it imports from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_chain: Option<String>,
+    /// For an ExportTx, the chain it exports to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_chain: Option<String>,
+    /// For a CreateAssetTx, the asset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asset_created: Option<XChainAssetDetails>,
+    /// Its block's height.
+    pub block_height: u64,
+    /// Its block's ID.
+    pub block_hash: String,
+}
+
+impl XChainLinearTransaction {
+    /// From a stored tx (the assets it names must be in `ctx`).
+    pub fn from_record(ctx: XCtx<'_>, r: &XTxRecord) -> Self {
+        let mut consumed: Vec<Utxo> = r
+            .consumed
+            .iter()
+            .map(|u| Utxo::from_record(ctx, u))
+            .collect();
+        let mut emitted: Vec<Utxo> = r
+            .produced
+            .iter()
+            .map(|u| Utxo::from_record(ctx, u))
+            .collect();
+        // Stored bytes were decoded once to be stored: a failure here leaves the crossings out.
+        if let Ok(tx) = codec::from_bytes::<Tx>(&r.bytes) {
+            consumed.extend(imported(ctx, r, &tx));
+            emitted.extend(exported(ctx, r, &tx));
+        }
+        let asset_created = (r.tx_type == "CreateAssetTx")
+            .then(|| ctx.assets.get(&r.tx_id))
+            .flatten()
+            .map(|a| XChainAssetDetails::from_record(ctx, a));
+        Self {
+            tx_hash: r.tx_id.to_string(),
+            chain_format: "linear".to_owned(),
+            timestamp: r.timestamp,
+            tx_type: r.tx_type.clone(),
+            memo: format!("0x{}", hex::encode(&r.memo)),
+            amount_unlocked: amounts(ctx, &r.consumed, &consumed),
+            amount_created: amounts(ctx, &r.produced, &emitted),
+            consumed_utxos: consumed,
+            emitted_utxos: emitted,
+            source_chain: r.source_chain.map(|c| ctx.base.chain(&c)),
+            destination_chain: r.destination_chain.map(|c| ctx.base.chain(&c)),
+            asset_created,
+            block_height: r.height,
+            block_hash: r.block_id.map(|b| b.to_string()).unwrap_or_default(),
+        }
+    }
+}
+
+/// Per asset, the amounts of `stored` UTXOs and of the crossing ones rendered after them.
+fn amounts(
+    ctx: XCtx<'_>,
+    stored: &[firn_store::rows::xchain::XUtxoRecord],
+    all: &[Utxo],
+) -> Vec<AssetAmount> {
+    let own = stored.iter().map(|u| {
+        (
+            u.utxo.asset_id,
+            u128::from(amount_of(u.utxo.kind, u.utxo.amount)),
+        )
+    });
+    // Crossing UTXOs are secp256k1fx transfer outputs: their amount is what they render.
+    let crossing = all[stored.len()..].iter().filter_map(|u| {
+        let asset: Id = u.asset.asset_id.parse().ok()?;
+        Some((asset, u.asset.amount.parse::<u128>().ok()?))
+    });
+    sum_by_asset(ctx, own.chain(crossing))
+}
+
+/// The source chain's UTXOs an ImportTx consumed, owned by the keys that signed for them.
+fn imported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
+    let UnsignedTx::Import(import) = tx.unsigned() else {
+        return Vec::new();
+    };
+    let hash = tx.signing_hash();
+    // Credentials follow the inputs: the base inputs', then the imported ones'.
+    let first = import.base.inputs.len();
+    import
+        .imported_inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| {
+            let signers: Vec<_> = tx
+                .credentials()
+                .get(first + i)
+                .map(|c| {
+                    c.signatures
+                        .iter()
+                        .filter_map(|s| recover(&hash, &RecoverableSignature(*s)).ok())
+                        .map(|k| k.short_id())
+                        .collect()
+                })
+                .unwrap_or_default();
+            Utxo {
+                addresses: ctx.base.addresses(&signers),
+                asset: ctx.amount(input.asset_id, input.input.amount),
+                consumed_on_chain_id: ctx.x_chain(),
+                created_on_chain_id: ctx.base.chain(&import.source_chain),
+                utxo_id: input.utxo_id().to_string(),
+                consuming_tx_hash: Some(r.tx_id.to_string()),
+                consuming_tx_timestamp: Some(r.timestamp),
+                creation_tx_hash: input.tx_id.to_string(),
+                group_id: None,
+                locktime: 0,
+                output_index: input.output_index.to_string(),
+                payload: None,
+                threshold: u32::try_from(input.input.sig_indices.len()).unwrap_or(u32::MAX),
+                // When the source chain created it is not indexed here: its import's time.
+                timestamp: r.timestamp,
+                utxo_type: "transfer".to_owned(),
+            }
+        })
+        .collect()
+}
+
+/// The UTXOs an ExportTx put in the destination chain's shared memory, numbered after its
+/// outputs.
+fn exported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
+    let UnsignedTx::Export(export) = tx.unsigned() else {
+        return Vec::new();
+    };
+    let first = export.base.outputs.len();
+    export
+        .exported_outputs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, out)| {
+            let index = u32::try_from(first + i).ok()?;
+            let owners = &out.output.owners;
+            Some(Utxo {
+                addresses: ctx.base.addresses(&owners.addresses),
+                asset: ctx.amount(
+                    out.asset_id,
+                    amount_of(XOutputKind::Secp256k1Transfer, Some(out.output.amount)),
+                ),
+                consumed_on_chain_id: ctx.base.chain(&export.destination_chain),
+                created_on_chain_id: ctx.x_chain(),
+                utxo_id: r.tx_id.prefix(u64::from(index)).to_string(),
+                consuming_tx_hash: None,
+                consuming_tx_timestamp: None,
+                creation_tx_hash: r.tx_id.to_string(),
+                group_id: None,
+                locktime: owners.locktime,
+                output_index: index.to_string(),
+                payload: None,
+                threshold: owners.threshold,
+                timestamp: r.timestamp,
+                utxo_type: "transfer".to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// A page of X-Chain transactions (`ListXChainTransactionsResponse`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListXChainTransactionsResponse {
+    /// Token of the next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+    /// The transactions.
+    pub transactions: Vec<XChainLinearTransaction>,
+    /// The chain and network.
+    pub chain_info: PrimaryNetworkChainInfo,
+}

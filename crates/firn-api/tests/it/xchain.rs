@@ -1,0 +1,458 @@
+//! The X-Chain routes over a store the X-Chain indexer filled from a devnet's node: every
+//! answer has the official schema's shape, and its values are the chain's.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use firn_core::avm::UnsignedTx;
+use firn_core::ids::{Id, ShortId};
+use firn_core::network::P_CHAIN_ID;
+use firn_devnet::Wallet;
+use firn_devnet::xchain::wallet::{XWallet, owner};
+use firn_indexer::{IndexerConfig, XChainIndexer};
+use firn_node::NodeConfig;
+use firn_rpc::{AvalancheClient, ClientConfig};
+use firn_store::Store;
+use serde_json::Value;
+
+use crate::harness::Api;
+use crate::schema::{assert_valid, official};
+
+const AVAX: u64 = 1_000_000_000;
+const X: &str = "/v1/networks/fuji/blockchains/x-chain";
+
+fn bech32(a: &ShortId) -> String {
+    firn_core::address::bech32_encode("fuji", a).unwrap()
+}
+
+fn str_of(v: &Value) -> &str {
+    v.as_str().unwrap_or_default()
+}
+
+pub async fn xchain_routes_match_the_node(store: Store) {
+    let node = firn_node::spawn(NodeConfig::test()).await.unwrap();
+    let x = node.xchain().clone();
+    let p = node.pchain().clone();
+    let wallet = XWallet::new(&x);
+    let addrs = x.funded_addresses();
+    let (me, stranger) = (addrs[0], ShortId([0x42; 20]));
+    let avax = x.network().avax_asset_id;
+    let issue = |tx: firn_core::avm::Tx| {
+        let id = x.issue_tx(tx).unwrap();
+        x.clock().advance(1);
+        x.build_until_idle().unwrap();
+        id
+    };
+    let sent = issue(wallet.send(avax, stranger, 2 * AVAX).unwrap());
+    let gold = issue(
+        wallet
+            .create_fixed_cap_asset("Gold", "GLD", 2, &[(me, 1_000), (addrs[2], 500)])
+            .unwrap(),
+    );
+    issue(wallet.send(gold, stranger, 100).unwrap());
+    let coin = issue(
+        wallet
+            .create_variable_cap_asset("Coin", "COIN", 6, &[owner(me)])
+            .unwrap(),
+    );
+    issue(wallet.mint(coin, addrs[3], 7_000).unwrap());
+    let apes = issue(
+        wallet
+            .create_nft_family("Apes", "APE", 2, &owner(me))
+            .unwrap(),
+    );
+    issue(wallet.mint_nft(apes, 1, b"ape #1", me).unwrap());
+    let exported = issue(wallet.export(P_CHAIN_ID, me, 3 * AVAX).unwrap());
+    // AVAX comes back from the P-Chain to an address that had none on the X-Chain.
+    let pw = Wallet::new(&p);
+    p.issue_tx(pw.export(x.chain_id(), addrs[4], 2 * AVAX).unwrap())
+        .unwrap();
+    p.clock().advance(1);
+    p.build_until_idle().unwrap();
+    let imported = issue(XWallet::new(&x).import(P_CHAIN_ID, addrs[4]).unwrap());
+
+    let client = AvalancheClient::new(&node.url_of("/ext/bc/X"), ClientConfig::default()).unwrap();
+    let config = IndexerConfig {
+        initial_backoff: Duration::from_millis(10),
+        ..IndexerConfig::default()
+    };
+    let tip = XChainIndexer::new(client, store.clone(), config)
+        .backfill()
+        .await
+        .unwrap();
+    assert_eq!(tip, Some(x.height()));
+
+    let api = Api::new(store.clone());
+    let doc = official();
+    let valid = |method: &str, path: &str, v: &Value| {
+        if let Some(doc) = &doc {
+            assert_valid(doc, method, path, v);
+        }
+    };
+    if doc.is_none() {
+        eprintln!("SKIPPED X-Chain schema checks: shared/openapi/data-api.openapi.json not found");
+    }
+
+    // Blocks: every one, newest first, as the chain has them, by height and by ID too.
+    let blocks = api
+        .all_pages(&format!("{X}/blocks?startTimestamp=0"), "blocks", 3)
+        .await;
+    assert_eq!(blocks.len() as u64, x.height() + 1);
+    for b in &blocks {
+        let height: u64 = str_of(&b["blockNumber"]).parse().unwrap();
+        let want = x.block_by_height(height).unwrap().block;
+        assert_eq!(str_of(&b["blockHash"]), want.id().to_string());
+        assert_eq!(str_of(&b["parentHash"]), want.parent_id().to_string());
+        assert_eq!(b["blockTimestamp"], want.time());
+        let ids: Vec<String> = want.txs().iter().map(|t| t.id().to_string()).collect();
+        assert_eq!(b["transactions"], serde_json::json!(ids), "block {height}");
+    }
+    let page = api.ok(&format!("{X}/blocks?pageSize=2")).await;
+    valid(
+        "get",
+        "/v1/networks/{network}/blockchains/{blockchainId}/blocks",
+        &page,
+    );
+    assert_eq!(page["chainInfo"]["chainName"], "x-chain");
+    let newest = &blocks[0];
+    for key in [str_of(&newest["blockNumber"]), str_of(&newest["blockHash"])] {
+        let b = api.ok(&format!("{X}/blocks/{key}")).await;
+        valid(
+            "get",
+            "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}",
+            &b,
+        );
+        assert_eq!(&b, newest);
+    }
+
+    // One tx of every kind by hash: the schema, and what each moved.
+    let tx_path = "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}";
+    let by_hash = |id: Id| {
+        let api = &api;
+        async move { api.ok(&format!("{X}/transactions/{id}")).await }
+    };
+    let t = by_hash(gold).await;
+    valid("get", tx_path, &t);
+    assert_eq!(t["txType"], "CreateAssetTx");
+    assert_eq!(t["chainFormat"], "linear");
+    assert_eq!(t["assetCreated"]["name"], "Gold");
+    assert_eq!(t["assetCreated"]["symbol"], "GLD");
+    assert_eq!(t["assetCreated"]["denomination"], 2);
+    assert_eq!(t["assetCreated"]["cap"], "fixed");
+    let gold_made: BTreeSet<(String, String)> = t["emittedUtxos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["asset"]["assetId"] == gold.to_string())
+        .map(|u| {
+            (
+                str_of(&u["addresses"][0]).to_owned(),
+                str_of(&u["asset"]["amount"]).to_owned(),
+            )
+        })
+        .collect();
+    let want: BTreeSet<(String, String)> = [
+        (bech32(&me), "1000".to_owned()),
+        (bech32(&addrs[2]), "500".to_owned()),
+    ]
+    .into();
+    assert_eq!(gold_made, want, "initial states, in canonical order");
+    let created: Vec<&Value> = t["amountCreated"].as_array().unwrap().iter().collect();
+    assert!(
+        created.iter().any(|a| a["assetId"] == gold.to_string()
+            && a["amount"] == "1500"
+            && a["symbol"] == "GLD"),
+        "{created:?}"
+    );
+    let info = x.tx(&gold).unwrap();
+    let height = info.height.unwrap();
+    assert_eq!(t["blockHeight"], height);
+    assert_eq!(
+        str_of(&t["blockHash"]),
+        x.block_by_height(height).unwrap().block.id().to_string()
+    );
+
+    let t = by_hash(coin).await;
+    assert_eq!(t["assetCreated"]["cap"], "variable");
+    let t = by_hash(apes).await;
+    assert_eq!(t["assetCreated"]["type"], "nft");
+
+    let t = by_hash(exported).await;
+    valid("get", tx_path, &t);
+    assert_eq!(t["txType"], "ExportTx");
+    assert_eq!(str_of(&t["destinationChain"]), P_CHAIN_ID.to_string());
+    let out: Vec<&Value> = t["emittedUtxos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["consumedOnChainId"] == P_CHAIN_ID.to_string())
+        .collect();
+    assert_eq!(out.len(), 1, "{t}");
+    assert_eq!(out[0]["asset"]["amount"], (3 * AVAX).to_string());
+    assert_eq!(out[0]["asset"]["symbol"], "AVAX");
+    assert_eq!(out[0]["addresses"], serde_json::json!([bech32(&me)]));
+    assert_eq!(
+        str_of(&out[0]["createdOnChainId"]),
+        x.chain_id().to_string()
+    );
+
+    let t = by_hash(imported).await;
+    valid("get", tx_path, &t);
+    assert_eq!(t["txType"], "ImportTx");
+    assert_eq!(str_of(&t["sourceChain"]), P_CHAIN_ID.to_string());
+    let UnsignedTx::Import(import) = x.tx(&imported).unwrap().tx.unsigned().clone() else {
+        panic!("an ImportTx");
+    };
+    let came: Vec<&Value> = t["consumedUtxos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["createdOnChainId"] == P_CHAIN_ID.to_string())
+        .collect();
+    assert_eq!(came.len(), import.imported_inputs.len());
+    assert_eq!(
+        str_of(&came[0]["utxoId"]),
+        import.imported_inputs[0].utxo_id().to_string()
+    );
+    assert_eq!(came[0]["asset"]["amount"], (2 * AVAX).to_string());
+    // Its owner is the key that signed for it.
+    assert_eq!(came[0]["addresses"], serde_json::json!([bech32(&addrs[4])]));
+    let unlocked: u128 = t["amountUnlocked"][0]["amount"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(unlocked, u128::from(2 * AVAX));
+
+    // An address's txs are exactly those that moved its UTXOs; the genesis tx first of all.
+    let mine = api
+        .all_pages(
+            &format!("{X}/transactions?addresses=X-{}", bech32(&stranger)),
+            "transactions",
+            1,
+        )
+        .await;
+    let ids: BTreeSet<String> = mine
+        .iter()
+        .map(|t| str_of(&t["txHash"]).to_owned())
+        .collect();
+    let want: BTreeSet<String> = [sent, gold_send_of(&x, gold, stranger)]
+        .iter()
+        .map(Id::to_string)
+        .collect();
+    assert_eq!(ids, want);
+    let page = api
+        .ok(&format!(
+            "{X}/transactions?addresses={}&pageSize=3",
+            bech32(&me)
+        ))
+        .await;
+    valid(
+        "get",
+        "/v1/networks/{network}/blockchains/{blockchainId}/transactions",
+        &page,
+    );
+    assert_eq!(page["chainInfo"]["chainName"], "x-chain");
+    let exports = api
+        .ok(&format!(
+            "{X}/transactions?addresses={}&txTypes=ExportTx",
+            bech32(&me)
+        ))
+        .await;
+    let types: Vec<&str> = exports["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| str_of(&t["txType"]))
+        .collect();
+    assert_eq!(types, ["ExportTx"]);
+    // A time window: from the second newest of my txs' time on, exactly the txs since.
+    let all_mine = api
+        .all_pages(
+            &format!("{X}/transactions?addresses={}", bech32(&me)),
+            "transactions",
+            4,
+        )
+        .await;
+    let since = all_mine[1]["timestamp"].as_u64().unwrap();
+    let want: Vec<&str> = all_mine
+        .iter()
+        .filter(|t| t["timestamp"].as_u64().unwrap() >= since)
+        .map(|t| str_of(&t["txHash"]))
+        .collect();
+    assert!(want.len() >= 2 && want.len() < all_mine.len(), "{want:?}");
+    let late = api
+        .ok(&format!(
+            "{X}/transactions?addresses={}&startTimestamp={since}",
+            bech32(&me)
+        ))
+        .await;
+    let late: Vec<&str> = late["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| str_of(&t["txHash"]))
+        .collect();
+    assert_eq!(late, want);
+    let early = api
+        .ok(&format!(
+            "{X}/transactions?addresses={}&endTimestamp={}",
+            bech32(&me),
+            since - 1
+        ))
+        .await;
+    let early = early["transactions"].as_array().unwrap().len();
+    assert_eq!(
+        early,
+        (all_mine.len() - want.len()).min(10),
+        "the default page of the rest"
+    );
+
+    // Assets and their txs.
+    let a = api.ok(&format!("{X}/assets/{gold}")).await;
+    valid(
+        "get",
+        "/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}",
+        &a,
+    );
+    assert_eq!(
+        (str_of(&a["name"]), str_of(&a["symbol"]), &a["denomination"]),
+        ("Gold", "GLD", &serde_json::json!(2))
+    );
+    assert_eq!(
+        a["createdAtTimestamp"],
+        x.block_by_height(height).unwrap().block.time()
+    );
+    let a = api.ok(&format!("{X}/assets/{avax}")).await;
+    assert_eq!(a["symbol"], "AVAX");
+    api.get(&format!("{X}/assets/{}", Id([9; 32])))
+        .await
+        .assert_error(404, "not found");
+    api.get(&format!("{X}/assets/nonsense"))
+        .await
+        .assert_error(400, "assetId");
+    let gold_txs = api
+        .all_pages(
+            &format!("{X}/assets/{gold}/transactions?startTimestamp=0"),
+            "transactions",
+            1,
+        )
+        .await;
+    let ids: Vec<&str> = gold_txs.iter().map(|t| str_of(&t["txHash"])).collect();
+    assert_eq!(
+        ids,
+        [
+            gold_send_of(&x, gold, stranger).to_string(),
+            gold.to_string()
+        ]
+    );
+    let page = api
+        .ok(&format!("{X}/assets/{gold}/transactions?pageSize=1"))
+        .await;
+    valid(
+        "get",
+        "/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions",
+        &page,
+    );
+
+    // UTXOs and balances: avm.getAllBalances' with includePartial (every output naming them).
+    for owner in [me, addrs[2], addrs[4], stranger] {
+        let utxos = api
+            .all_pages(
+                &format!("{X}/utxos?addresses={}", bech32(&owner)),
+                "utxos",
+                2,
+            )
+            .await;
+        let page = api
+            .ok(&format!("{X}/utxos?addresses={}", bech32(&owner)))
+            .await;
+        valid(
+            "get",
+            "/v1/networks/{network}/blockchains/{blockchainId}/utxos",
+            &page,
+        );
+        let balances = x.balances(&[owner], true);
+        let fungible: BTreeSet<String> = utxos
+            .iter()
+            .filter(|u| u["utxoType"] == "transfer" && u["asset"]["type"] == "secp256k1")
+            .map(|u| {
+                format!(
+                    "{}:{}",
+                    str_of(&u["creationTxHash"]),
+                    str_of(&u["outputIndex"])
+                )
+            })
+            .collect();
+        let want: BTreeSet<String> = balances
+            .values()
+            .flat_map(|b| {
+                b.utxos
+                    .iter()
+                    .map(|u| format!("{}:{}", u.tx_id, u.output_index))
+            })
+            .collect();
+        assert_eq!(fungible, want, "UTXOs of {}", bech32(&owner));
+        let r = api
+            .ok(&format!("{X}/balances?addresses={}", bech32(&owner)))
+            .await;
+        valid(
+            "get",
+            "/v1/networks/{network}/blockchains/{blockchainId}/balances",
+            &r,
+        );
+        let b = &r["balances"];
+        let mut got = std::collections::BTreeMap::<String, u128>::new();
+        for item in b["unlocked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(b["locked"].as_array().unwrap())
+        {
+            *got.entry(str_of(&item["assetId"]).to_owned()).or_default() +=
+                str_of(&item["amount"]).parse::<u128>().unwrap();
+        }
+        let want: std::collections::BTreeMap<String, u128> = balances
+            .iter()
+            .map(|(id, b)| (id.to_string(), u128::from(b.amount)))
+            .collect();
+        assert_eq!(got, want, "balances of {}", bech32(&owner));
+    }
+    api.get(&format!(
+        "{X}/utxos?addresses={}&sortBy=amount",
+        bech32(&me)
+    ))
+    .await
+    .assert_error(400, "sortBy");
+    api.get(&format!(
+        "{X}/balances?addresses={}&blockTimestamp=5",
+        bech32(&me)
+    ))
+    .await
+    .assert_error(400, "blockTimestamp");
+    api.get(&format!("{X}/transactions/{}", Id([7; 32])))
+        .await
+        .assert_error(404, "not found");
+    api.get(&format!("{X}/blocks/999999"))
+        .await
+        .assert_error(404, "not found");
+
+    node.shutdown().await;
+}
+
+/// The BaseTx that sent `asset` to `to`.
+fn gold_send_of(x: &firn_devnet::XChain, asset: Id, to: ShortId) -> Id {
+    (1..=x.height())
+        .filter_map(|h| x.block_by_height(h))
+        .flat_map(|b| b.block.txs().to_vec())
+        .find(|t| {
+            matches!(t.unsigned(), UnsignedTx::Base(_))
+                && t.unsigned()
+                    .base()
+                    .outputs
+                    .iter()
+                    .any(|o| o.asset_id == asset && o.output.owners.addresses == [to])
+        })
+        .map(|t| t.id())
+        .unwrap()
+}
