@@ -438,6 +438,16 @@ pub trait XChainReader {
         order: SortOrder,
         page: &PageRequest<UtxoCursor>,
     ) -> impl Future<Output = Result<Page<XUtxoRecord, UtxoCursor>>> + Send;
+    /// The newest creation or spending of an X-Chain UTXO any of `addresses` owns.
+    fn find_xchain_last_activity(
+        &self,
+        addresses: &[ShortId],
+    ) -> impl Future<Output = Result<Option<UtxoActivity>>> + Send;
+    /// Those of `addresses` that ever owned an X-Chain UTXO, each once.
+    fn list_xchain_holders(
+        &self,
+        addresses: &[ShortId],
+    ) -> impl Future<Output = Result<Vec<ShortId>>> + Send;
     /// Per asset (by asset ID), the unspent secp256k1fx transfer outputs any of `addresses`
     /// owns, as `avm.getAllBalances` counts them at Unix time `now` (a UTXO owned by several
     /// counts once): [`XBalance::spendable`] with `includePartial: false`,

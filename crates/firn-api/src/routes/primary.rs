@@ -10,7 +10,8 @@ use firn_core::ids::Id;
 use firn_store::page::{HeightCursor, TxCursor};
 use firn_store::rows::ChainKey;
 use firn_store::{
-    CursorStore, PBlockFilter, PChainReader, PTxFilter, SortOrder, XBlockFilter, XTxFilter,
+    CursorStore, PBlockFilter, PChainReader, PTxFilter, SortOrder, XBlockFilter, XChainReader,
+    XTxFilter,
 };
 
 use super::network::{PrimaryChain, check_network, primary_chain};
@@ -363,7 +364,7 @@ pub async fn list_blocks_by_node(
 #[utoipa::path(get, path = "/v1/networks/{network}/addresses:listChainIds",
     operation_id = "getChainIdsForAddresses", tag = "Primary Network",
     summary = "Get chain interactions for addresses",
-    description = "Returns the Primary Network chains each address has touched.",
+    description = "Returns the Primary Network chains each address has touched (the P-Chain and the X-Chain).",
     params(("network" = String, Path), ("addresses" = String, Query, description = "Comma-separated addresses")),
     responses((status = 200, description = "Chains per address", body = ChainAddressChainIdMapListResponse),
               (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
@@ -379,12 +380,19 @@ pub async fn list_chain_ids(
     }
     let ids = q.pchain_addresses("addresses", &state.config.network.hrp);
     q.finish()?;
-    let found: std::collections::HashMap<_, _> = state
+    let mut found: std::collections::HashMap<_, Vec<Id>> = state
         .store
         .list_address_chains(&ids)
         .await?
         .into_iter()
         .collect();
+    // The X-Chain's holders are read from its UTXOs; the lists stay sorted by ID bytes.
+    for holder in state.store.list_xchain_holders(&ids).await? {
+        let chains = found.entry(holder).or_default();
+        chains.push(state.config.network.x_chain_id);
+        chains.sort();
+        chains.dedup();
+    }
     let addresses = raw
         .into_iter()
         .zip(ids)

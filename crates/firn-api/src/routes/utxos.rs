@@ -1,7 +1,7 @@
 //! What addresses own on the P-Chain and the X-Chain: their UTXOs (`getUtxosByAddresses`, and
 //! its POST form for address lists too long for a URL), balances by kind
-//! (`getBalancesByAddresses`) and, on the P-Chain, last activity
-//! (`getLastActivityTimestampByAddresses`, GET and POST). The X-Chain's shapes are rendered by
+//! (`getBalancesByAddresses`) and last activity (`getLastActivityTimestampByAddresses`, GET
+//! and POST). The X-Chain's shapes are rendered by
 //! `super::xchain`; the C-Chain's shared memory is not indexed yet and answers 404.
 
 use axum::body::Bytes;
@@ -12,7 +12,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use firn_core::ids::ShortId;
 use firn_store::page::UtxoCursor;
-use firn_store::{PChainReader, UtxoFilter, UtxoSort, XUtxoFilter};
+use firn_store::{PChainReader, UtxoFilter, UtxoSort, XChainReader, XUtxoFilter};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -334,16 +334,18 @@ async fn last_activity(
 ) -> ApiResult<Json<LastActivityTimestamp>> {
     let (chain, addresses) = owners(state, path, &mut q, max_addresses)?;
     q.finish()?;
-    p_chain_only(chain, "UTXOs")?;
-    let activity = state
-        .store
-        .find_last_activity(&addresses)
-        .await?
-        .ok_or_else(|| {
-            ApiError::not_found("no UTXO of these addresses has been created or spent")
-        })?;
-    Ok(Json(LastActivityTimestamp::from_activity(
-        &activity,
-        info(state),
-    )))
+    let (activity, info) = if chain == Some(PrimaryChain::X) {
+        let activity = state.store.find_xchain_last_activity(&addresses).await?;
+        (activity, super::xchain::chain_info(state))
+    } else {
+        p_chain_only(chain, "UTXOs")?;
+        (
+            state.store.find_last_activity(&addresses).await?,
+            info(state),
+        )
+    };
+    let activity = activity.ok_or_else(|| {
+        ApiError::not_found("no UTXO of these addresses has been created or spent")
+    })?;
+    Ok(Json(LastActivityTimestamp::from_activity(&activity, info)))
 }

@@ -661,10 +661,9 @@ pub async fn webhooks_deliver_every_event_once_in_order(store: Store) {
         None,
     )
     .await;
-    receiver.with(|r| {
-        r.secrets
-            .push(rotated.json["secret"].as_str().unwrap().to_owned())
-    });
+    let secret = rotated.json["secret"].as_str().map(str::to_owned);
+    let secret = secret.unwrap_or_else(|| panic!("rotate: {} {}", rotated.status, rotated.json));
+    receiver.with(|r| r.secrets.push(secret));
     let more: Vec<_> = (0..10).map(|_| history.next_block()).collect();
     store.commit_evm_blocks(&more).await.unwrap();
     let want_more = expected(&more, &watched);

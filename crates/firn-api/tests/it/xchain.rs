@@ -308,6 +308,42 @@ pub async fn xchain_routes_match_the_node(store: Store) {
         "the default page of the rest"
     );
 
+    // Last activity: the newest of my txs; the chains each address touched.
+    let activity = api
+        .ok(&format!(
+            "{X}/lastActivityTimestampByAddresses?addresses={}",
+            bech32(&me)
+        ))
+        .await;
+    valid(
+        "get",
+        "/v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses",
+        &activity,
+    );
+    assert_eq!(activity["txHash"], all_mine[0]["txHash"]);
+    assert_eq!(activity["timestamp"], all_mine[0]["timestamp"]);
+    assert_eq!(activity["chainName"], "x-chain");
+    let chains = api
+        .ok(&format!(
+            "/v1/networks/fuji/addresses:listChainIds?addresses={},{}",
+            bech32(&stranger),
+            bech32(&ShortId([0x43; 20]))
+        ))
+        .await;
+    valid(
+        "get",
+        "/v1/networks/{network}/addresses:listChainIds",
+        &chains,
+    );
+    assert_eq!(
+        chains["addresses"][0]["blockchainIds"],
+        serde_json::json!([x.chain_id().to_string()])
+    );
+    assert_eq!(
+        chains["addresses"][1]["blockchainIds"],
+        serde_json::json!([])
+    );
+
     // Assets and their txs.
     let a = api.ok(&format!("{X}/assets/{gold}")).await;
     valid(

@@ -20,7 +20,9 @@ mod write;
 
 pub(crate) use l1_fees::list_days as list_l1_fee_days;
 pub(crate) use supply::derive_totals as derive_supply_totals;
-pub(crate) use utxos::{OWNERS_PER_QUERY, distinct as distinct_owners, insert_owners};
+pub(crate) use utxos::{
+    OWNERS_PER_QUERY, distinct as distinct_owners, find_last_event, insert_owners,
+};
 
 /// The longest staking period the store expects: AvalancheGo's `MaxStakeDuration` (one
 /// year) on every network it ships. Validators whose period is longer and began more than

@@ -290,38 +290,7 @@ pub(super) async fn find_last_activity(
     store: &Store,
     addresses: &[ShortId],
 ) -> Result<Option<UtxoActivity>> {
-    let owners = distinct(addresses);
-    let mut newest: Option<(u64, bool, Id)> = None;
-    for chunk in owners.chunks(OWNERS_PER_QUERY) {
-        let mut q = Sql::new("");
-        for (i, owner) in chunk.iter().enumerate() {
-            if i > 0 {
-                q.push(" UNION ALL ");
-            }
-            q.push(
-                "SELECT * FROM (SELECT o.height, CAST(0 AS BIGINT) AS spent, o.utxo_id FROM p_utxo_owners o \
-                 WHERE o.address = ",
-            )
-            .bind(owner.0.to_vec())
-            .push(
-                " ORDER BY o.height DESC, o.utxo_id DESC LIMIT 1) c UNION ALL \
-                 SELECT * FROM (SELECT o.spent_height AS height, CAST(1 AS BIGINT) AS spent, o.utxo_id \
-                 FROM p_utxo_owners o WHERE o.address = ",
-            )
-            .bind(owner.0.to_vec())
-            .push(
-                " AND o.spent_height IS NOT NULL \
-                 ORDER BY o.spent_height DESC, o.utxo_id DESC LIMIT 1) s",
-            );
-        }
-        // Newest block first; in one block a spending precedes the outputs of its tx.
-        for e in store.fetch(q, decode_event).await? {
-            let later = newest.is_none_or(|n| (e.0, !e.1, e.2) > (n.0, !n.1, n.2));
-            if later {
-                newest = Some(e);
-            }
-        }
-    }
+    let newest = find_last_event(store, "p_utxo_owners", addresses).await?;
     let Some((_, spent, utxo_id)) = newest else {
         return Ok(None);
     };
@@ -347,4 +316,47 @@ pub(super) async fn find_last_activity(
             consumed: false,
         },
     }))
+}
+
+/// The newest creation or spending (`true`) of a UTXO `addresses` own, as (height, spent,
+/// UTXO ID), from an owners table (`p_utxo_owners`, `x_utxo_owners`: address, utxo_id,
+/// height, spent_height): per owner its newest of each, from its indexes, then the newest.
+pub(crate) async fn find_last_event(
+    store: &Store,
+    table: &'static str,
+    addresses: &[ShortId],
+) -> Result<Option<(u64, bool, Id)>> {
+    let owners = distinct(addresses);
+    let mut newest: Option<(u64, bool, Id)> = None;
+    for chunk in owners.chunks(OWNERS_PER_QUERY) {
+        let mut q = Sql::new("");
+        for (i, owner) in chunk.iter().enumerate() {
+            if i > 0 {
+                q.push(" UNION ALL ");
+            }
+            q.push(&format!(
+                "SELECT * FROM (SELECT o.height, CAST(0 AS BIGINT) AS spent, o.utxo_id FROM {table} o \
+                 WHERE o.address = "
+            ))
+            .bind(owner.0.to_vec())
+            .push(&format!(
+                " ORDER BY o.height DESC, o.utxo_id DESC LIMIT 1) c UNION ALL \
+                 SELECT * FROM (SELECT o.spent_height AS height, CAST(1 AS BIGINT) AS spent, o.utxo_id \
+                 FROM {table} o WHERE o.address = "
+            ))
+            .bind(owner.0.to_vec())
+            .push(
+                " AND o.spent_height IS NOT NULL \
+                 ORDER BY o.spent_height DESC, o.utxo_id DESC LIMIT 1) s",
+            );
+        }
+        // Newest block first; in one block a spending precedes the outputs of its tx.
+        for e in store.fetch(q, decode_event).await? {
+            let later = newest.is_none_or(|n| (e.0, !e.1, e.2) > (n.0, !n.1, n.2));
+            if later {
+                newest = Some(e);
+            }
+        }
+    }
+    Ok(newest)
 }

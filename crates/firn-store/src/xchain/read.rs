@@ -14,6 +14,8 @@ use super::utxos::{OWNERS_PER_QUERY, distinct};
 use crate::codec::{RowExt, int};
 use crate::error::{Result, StoreError};
 use crate::page::{HeightCursor, Page, PageRequest, SortOrder, TxCursor, UtxoCursor};
+use crate::pchain::find_last_event;
+use crate::rows::utxos::UtxoActivity;
 use crate::rows::xchain::{XAssetRecord, XBalance, XBlockRecord, XTxRecord, XUtxoRecord};
 use crate::sql::Sql;
 use crate::store::{LOOKUP_CHUNK, Store};
@@ -179,6 +181,47 @@ impl XChainReader for Store {
         page: &PageRequest<UtxoCursor>,
     ) -> Result<Page<XUtxoRecord, UtxoCursor>> {
         super::utxos::list(self, filter, order, page).await
+    }
+
+    async fn find_xchain_last_activity(
+        &self,
+        addresses: &[ShortId],
+    ) -> Result<Option<UtxoActivity>> {
+        let Some((_, spent, utxo_id)) = find_last_event(self, "x_utxo_owners", addresses).await?
+        else {
+            return Ok(None);
+        };
+        let mut q = Sql::new("SELECT * FROM x_utxos WHERE utxo_id = ");
+        q.bind(utxo_id.0.to_vec());
+        let Some(u) = self.fetch_optional(q, decode_utxo).await? else {
+            return Ok(None);
+        };
+        Ok(Some(match (spent, u.consumed) {
+            (true, Some(c)) => UtxoActivity {
+                utxo_id,
+                tx_hash: c.tx_id,
+                height: c.height,
+                timestamp: c.timestamp,
+                consumed: true,
+            },
+            _ => UtxoActivity {
+                utxo_id,
+                tx_hash: u.utxo.tx_id,
+                height: u.height,
+                timestamp: u.timestamp,
+                consumed: false,
+            },
+        }))
+    }
+
+    async fn list_xchain_holders(&self, addresses: &[ShortId]) -> Result<Vec<ShortId>> {
+        let mut out = Vec::new();
+        for chunk in distinct(addresses).chunks(LOOKUP_CHUNK) {
+            let mut q = Sql::new("SELECT DISTINCT address FROM x_utxo_owners WHERE address IN (");
+            q.bind_list(chunk.iter().map(|a| a.0.to_vec())).push(")");
+            out.extend(self.fetch(q, |r| Ok(ShortId(r.fixed("address")?))).await?);
+        }
+        Ok(out)
     }
 
     async fn list_xchain_balances(&self, addresses: &[ShortId], now: u64) -> Result<Vec<XBalance>> {

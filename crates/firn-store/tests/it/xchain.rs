@@ -664,6 +664,42 @@ pub async fn xchain_filters(store: Store) {
         Some(id(0x0b, 0))
     );
 
+    // Last activity: at height 3 the mint spent one of A's UTXOs and then made one.
+    let last = store
+        .find_xchain_last_activity(&[s.a])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (last.utxo_id, last.tx_hash, last.height, last.consumed),
+        (t4.prefix(0), t4, 3, false)
+    );
+    assert_eq!(last.timestamp, T + 30);
+    let last = store
+        .find_xchain_last_activity(&[s.c])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (last.utxo_id, last.tx_hash, last.consumed),
+        (t2.prefix(1), t5, true)
+    );
+    assert!(
+        store
+            .find_xchain_last_activity(&[short(99)])
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let mut holders = store
+        .list_xchain_holders(&[s.c, short(99), s.a, s.c])
+        .await
+        .unwrap();
+    holders.sort();
+    let mut want = vec![s.a, s.c];
+    want.sort();
+    assert_eq!(holders, want);
+
     // Blocks within a time window.
     let window = XBlockFilter {
         start_ts: Some(T + 15),

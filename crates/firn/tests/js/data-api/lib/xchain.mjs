@@ -6,8 +6,9 @@
 //   imported and exported amounts;
 // - assets are avm.getAssetDescription's, and an asset's txs are those that created it or
 //   moved a UTXO of it;
-// - an address's UTXOs are avm.getBalance's utxoIDs per asset, and its balances are
-//   avm.getAllBalances' (fungible outputs whose locktime has passed).
+// - an address's UTXOs are avm.getBalance's utxoIDs per asset, its balances (unlocked and
+//   locked) add up to avm.getAllBalances' with includePartial, its last activity is in the
+//   newest block that moved one of its UTXOs, and its chains include the X-Chain.
 import { check, pages, sameSet } from "./rpc.mjs";
 
 const X = "/ext/bc/X";
@@ -153,6 +154,19 @@ export function xchainSteps(d, ctx) {
       const [asset] = assets.sort((a, b) => x.assetTxs.get(b).size - x.assetTxs.get(a).size);
       const txs = await pages(counter, "asset txs", () => d.primaryNetwork.transactions.listAssetTransactions({ ...XC, assetId: asset, pageSize: 2 }, o), "transactions", 2);
       sameSet(txs.map((t) => t.txHash), [...x.assetTxs.get(asset)], `txs of asset ${asset}`);
+    },
+    "x-chain getLastActivityTimestampByAddresses and getChainIdsForAddresses": async () => {
+      // Only chainkit has the last activity.
+      if (d.primaryNetwork.utxos.getLastActivityTimestampByAddresses) {
+        counter.calls++;
+        const a = await d.primaryNetwork.utxos.getLastActivityTimestampByAddresses({ ...XC, addresses: busiest }, o);
+        const newest = Math.max(...[...busiestTxs].map((id) => x.txs.get(id).height));
+        check(a.chainName === "x-chain" && Number(a.blockNumber) === newest && busiestTxs.has(a.txHash), `last X-Chain activity of ${busiest}: block ${a.blockNumber} tx ${a.txHash}, newest ${newest}`);
+      }
+      counter.calls++;
+      const r = await d.primaryNetwork.getChainIdsForAddresses({ network: "fuji", addresses: busiest }, o);
+      const xChainId = x.blocks.get(1)?.txs[0]?.unsignedTx.blockchainID;
+      check(r.addresses[0].blockchainIds.includes(xChainId), `the X-Chain (${xChainId}) among the chains of ${busiest}: ${r.addresses[0].blockchainIds}`);
     },
     "x-chain getUtxosByAddresses and getBalancesByAddresses": async () => {
       // includePartial: every fungible output naming the address, locked or shared.
