@@ -1,5 +1,6 @@
 //! Backfill speed of the indexers from the devnet's node RPC (real HTTP on loopback), into
-//! SQLite and (when reachable) PostgreSQL: the P-Chain in blocks/s, and an EVM chain of
+//! SQLite and (when reachable) PostgreSQL: the P-Chain and the X-Chain (one-send blocks) in
+//! blocks/s, and an EVM chain of
 //! ten-ERC-20-transfer blocks in blocks/s (criterion's throughput) and transfer events/s
 //! (printed). The process's peak resident memory is printed after each group.
 //!
@@ -14,12 +15,14 @@
 #[path = "../tests/it/evm_devnet.rs"]
 mod evm_devnet;
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use firn_devnet::{PChain, Wallet};
-use firn_indexer::{EvmIndexer, IndexerConfig, PChainIndexer};
+use firn_devnet::xchain::wallet::XWallet;
+use firn_devnet::{PChain, Wallet, XChain};
+use firn_indexer::{EvmIndexer, IndexerConfig, PChainIndexer, XChainIndexer};
 use firn_node::NodeConfig;
 use firn_rpc::{AvalancheClient, ClientConfig};
 use serde_json::json;
@@ -61,23 +64,29 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn backfill(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let dir = std::env::temp_dir().join(format!("firn-indexer-bench-{}", std::process::id()));
-    let node = rt.block_on(firn_node::spawn(NodeConfig::test())).unwrap();
-    fill(node.pchain());
-    let blocks = node.pchain().height() + 1;
-    let url = node.url_of("/ext/bc/P");
-    let client = AvalancheClient::new(&url, ClientConfig::default()).unwrap();
+/// One chain's group: the plain reader, then the indexer (`index`, timed by itself) into a
+/// fresh SQLite store and, when reachable, a fresh PostgreSQL schema. `report` prints what
+/// each backend's run adds to the blocks/s criterion shows (its ratio to the reader's rate).
+fn run_group<R, RF, I, IF>(
+    c: &mut Criterion,
+    rt: &tokio::runtime::Runtime,
+    name: &str,
+    blocks: u64,
+    read: R,
+    index: I,
+    report: &dyn Fn(&Reader, &str, Duration, u64),
+) where
+    R: Fn() -> RF,
+    RF: Future<Output = Duration>,
+    I: Fn(firn_store::Store) -> IF,
+    IF: Future<Output = Duration>,
+{
+    let dir =
+        std::env::temp_dir().join(format!("firn-indexer-bench-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     let mut pg = rt.block_on(postgres_url());
-
-    let config = IndexerConfig::default();
     let reader = Reader::default();
-    let mut group = c.benchmark_group("pchain_backfill");
+    let mut group = c.benchmark_group(name);
     group.sample_size(10);
     group.throughput(Throughput::Elements(blocks));
     group.bench_function("plain_rpc_reader", |b| {
@@ -85,13 +94,9 @@ fn backfill(c: &mut Criterion) {
             rt.block_on(async {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
-                    total += plain_read(&url, blocks, 1, config.concurrency, |h| {
-                        json!({"jsonrpc": "2.0", "id": 1, "method": "platform.getBlockByHeight",
-                               "params": {"height": h.start.to_string(), "encoding": "hex"}})
-                    })
-                    .await;
+                    total += read().await;
                 }
-                reader.measured("pchain_backfill", blocks, total, iters);
+                reader.measured(name, blocks, total, iters);
                 total
             })
         });
@@ -103,17 +108,11 @@ fn backfill(c: &mut Criterion) {
                 for _ in 0..iters {
                     let db = dir.join(format!("run-{}.db", uuid::Uuid::new_v4().simple()));
                     let store = firn_store::open(db.to_str().unwrap()).await.unwrap();
-                    let started = Instant::now();
-                    PChainIndexer::new(client.clone(), store.clone(), IndexerConfig::default())
-                        .on_progress(|_| {})
-                        .backfill()
-                        .await
-                        .unwrap();
-                    total += started.elapsed();
+                    total += index(store.clone()).await;
                     store.close().await;
                     let _ = std::fs::remove_file(&db);
                 }
-                reader.compare("pchain_backfill/sqlite", blocks, total, iters);
+                report(&reader, &format!("{name}/sqlite"), total, iters);
                 total
             })
         });
@@ -125,20 +124,14 @@ fn backfill(c: &mut Criterion) {
                     let mut total = Duration::ZERO;
                     for _ in 0..iters {
                         let (store, schema) = fresh_pg(admin, base).await;
-                        let started = Instant::now();
-                        PChainIndexer::new(client.clone(), store.clone(), IndexerConfig::default())
-                            .on_progress(|_| {})
-                            .backfill()
-                            .await
-                            .unwrap();
-                        total += started.elapsed();
+                        total += index(store.clone()).await;
                         store.close().await;
                         admin
                             .execute(format!("DROP SCHEMA {schema} CASCADE").as_str())
                             .await
                             .unwrap();
                     }
-                    reader.compare("pchain_backfill/postgres", blocks, total, iters);
+                    report(&reader, &format!("{name}/postgres"), total, iters);
                     total
                 })
             });
@@ -147,12 +140,121 @@ fn backfill(c: &mut Criterion) {
     group.finish();
     if let Some(kib) = peak_rss_kib() {
         println!(
-            "peak resident memory of the benchmark process: {} MiB",
+            "peak resident memory of the benchmark process (devnet included): {} MiB",
             kib / 1024
         );
     }
-    drop(node);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn by_height(method: &'static str) -> impl Fn(std::ops::Range<u64>) -> serde_json::Value {
+    move |h| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": method,
+               "params": {"height": h.start.to_string(), "encoding": "hex"}})
+    }
+}
+
+fn backfill(c: &mut Criterion) {
+    let rt = runtime();
+    let node = rt.block_on(firn_node::spawn(NodeConfig::test())).unwrap();
+    fill(node.pchain());
+    let blocks = node.pchain().height() + 1;
+    let url = node.url_of("/ext/bc/P");
+    let client = AvalancheClient::new(&url, ClientConfig::default()).unwrap();
+    let config = IndexerConfig::default();
+    run_group(
+        c,
+        &rt,
+        "pchain_backfill",
+        blocks,
+        || {
+            plain_read(
+                &url,
+                blocks,
+                1,
+                config.concurrency,
+                by_height("platform.getBlockByHeight"),
+            )
+        },
+        |store| {
+            let client = client.clone();
+            async move {
+                let started = Instant::now();
+                PChainIndexer::new(client, store, IndexerConfig::default())
+                    .on_progress(|_| {})
+                    .backfill()
+                    .await
+                    .unwrap();
+                started.elapsed()
+            }
+        },
+        &|reader, name, total, iters| reader.compare(name, blocks, total, iters),
+    );
+    drop(node);
+}
+
+/// `BLOCKS` X-Chain blocks of one AVAX send each.
+fn fill_xchain(x: &Arc<XChain>) {
+    let addrs = x.funded_addresses();
+    let avax = x.network().avax_asset_id;
+    for i in 0..BLOCKS {
+        let w = XWallet::new(x);
+        x.issue_tx(
+            w.send(avax, addrs[(i + 1) % addrs.len()], 1_000_000)
+                .unwrap(),
+        )
+        .unwrap();
+        x.clock().advance(1);
+        x.build_until_idle().unwrap();
+    }
+}
+
+fn xchain_backfill(c: &mut Criterion) {
+    let rt = runtime();
+    let node = rt.block_on(firn_node::spawn(NodeConfig::test())).unwrap();
+    fill_xchain(node.xchain());
+    let blocks = node.xchain().height() + 1;
+    let url = node.url_of("/ext/bc/X");
+    let client = AvalancheClient::new(&url, ClientConfig::default()).unwrap();
+    let config = IndexerConfig::default();
+    run_group(
+        c,
+        &rt,
+        "xchain_backfill",
+        blocks,
+        || {
+            plain_read(
+                &url,
+                blocks,
+                1,
+                config.concurrency,
+                by_height("avm.getBlockByHeight"),
+            )
+        },
+        |store| {
+            let client = client.clone();
+            async move {
+                let started = Instant::now();
+                let tip = XChainIndexer::new(client, store, IndexerConfig::default())
+                    .on_progress(|_| {})
+                    .backfill()
+                    .await
+                    .unwrap();
+                assert_eq!(tip, Some(blocks - 1));
+                started.elapsed()
+            }
+        },
+        &|reader, name, total, iters| reader.compare(name, blocks, total, iters),
+    );
+    drop(node);
 }
 
 async fn fresh_pg(admin: &mut sqlx::AnyConnection, base: &str) -> (firn_store::Store, String) {
@@ -263,11 +365,7 @@ async fn index_evm(devnet: &evm_devnet::EvmDevnet, store: &firn_store::Store) ->
 }
 
 fn evm_backfill(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let devnet = rt.block_on(async {
         let d = evm_devnet::EvmDevnet::start().await;
         d.token_blocks(EVM_BLOCKS, TRANSFERS_PER_BLOCK);
@@ -275,86 +373,33 @@ fn evm_backfill(c: &mut Criterion) {
     });
     let blocks = devnet.chain.height() + 1;
     let transfers = (EVM_BLOCKS * TRANSFERS_PER_BLOCK) as u64;
-    let dir = std::env::temp_dir().join(format!("firn-indexer-evm-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut pg = rt.block_on(postgres_url());
-    let mut group = c.benchmark_group("evm_backfill");
-    group.sample_size(10);
-    group.throughput(Throughput::Elements(blocks));
     let config = IndexerConfig::default();
-    let reader = Reader::default();
-    let report = |backend: &str, total: Duration, iters: u64| {
-        let secs = total.as_secs_f64() / iters.max(1) as f64;
-        println!(
-            "evm_backfill/{backend}: {:.0} transfer events/s",
-            transfers as f64 / secs
-        );
-        reader.compare(&format!("evm_backfill/{backend}"), blocks, total, iters);
-    };
-    group.bench_function("plain_rpc_reader", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    total += plain_read(
-                        &devnet.endpoint().url,
-                        blocks,
-                        config.request_blocks,
-                        config.concurrency,
-                        evm_request,
-                    )
-                    .await;
-                }
-                reader.measured("evm_backfill", blocks, total, iters);
-                total
-            })
-        });
-    });
-    group.bench_function("sqlite", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let db = dir.join(format!("run-{}.db", uuid::Uuid::new_v4().simple()));
-                    let store = firn_store::open(db.to_str().unwrap()).await.unwrap();
-                    total += index_evm(&devnet, &store).await;
-                    store.close().await;
-                    let _ = std::fs::remove_file(&db);
-                }
-                report("sqlite", total, iters);
-                total
-            })
-        });
-    });
-    if let Some((admin, base)) = pg.as_mut() {
-        group.bench_function("postgres", |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        let (store, schema) = fresh_pg(admin, base).await;
-                        total += index_evm(&devnet, &store).await;
-                        store.close().await;
-                        admin
-                            .execute(format!("DROP SCHEMA {schema} CASCADE").as_str())
-                            .await
-                            .unwrap();
-                    }
-                    report("postgres", total, iters);
-                    total
-                })
-            });
-        });
-    }
-    group.finish();
-    if let Some(kib) = peak_rss_kib() {
-        println!(
-            "peak resident memory of the benchmark process (devnet included): {} MiB",
-            kib / 1024
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    let url = devnet.endpoint().url.clone();
+    run_group(
+        c,
+        &rt,
+        "evm_backfill",
+        blocks,
+        || {
+            plain_read(
+                &url,
+                blocks,
+                config.request_blocks,
+                config.concurrency,
+                evm_request,
+            )
+        },
+        |store| {
+            let devnet = &devnet;
+            async move { index_evm(devnet, &store).await }
+        },
+        &|reader, name, total, iters| {
+            let secs = total.as_secs_f64() / iters.max(1) as f64;
+            println!("{name}: {:.0} transfer events/s", transfers as f64 / secs);
+            reader.compare(name, blocks, total, iters);
+        },
+    );
 }
 
-criterion_group!(benches, backfill, evm_backfill);
+criterion_group!(benches, backfill, xchain_backfill, evm_backfill);
 criterion_main!(benches);
