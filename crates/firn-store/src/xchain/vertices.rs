@@ -36,6 +36,7 @@ impl Store {
         let conn: &mut AnyConnection = &mut w.tx;
         let mut cursor = load_cursor(conn, KEY).await?;
         let mut outcome = CommitOutcome::default();
+        let mut checked = false;
         for rows in vertices {
             let index = rows.vertex.index;
             // Gaps are vertices the indexer could not decode (logged there): allowed.
@@ -44,7 +45,10 @@ impl Store {
                 outcome.skipped += 1;
                 continue;
             }
-            check_no_linear_blocks(conn, index).await?;
+            if !checked {
+                check_no_linear_blocks(conn, index).await?;
+                checked = true;
+            }
             write_vertex(conn, rows).await?;
             cursor = Some(index);
             outcome.committed += 1;
