@@ -46,9 +46,94 @@ pub fn rfc3339(unix: u64) -> String {
     )
 }
 
+/// Unix seconds of an RFC 3339 timestamp as Go marshals `time.Time` (`…T15:55:40Z`, with
+/// any fraction of a second, dropped, and `Z` or a `±hh:mm` offset); `None` for anything else
+/// or a time before 1970.
+pub fn unix_from_rfc3339(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    let num = |range: std::ops::Range<usize>| -> Option<u64> {
+        let digits = b.get(range)?;
+        digits.iter().try_fold(0u64, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + u64::from(c - b'0'))
+        })
+    };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    if !(at(4, b'-')
+        && at(7, b'-')
+        && (at(10, b'T') || at(10, b't'))
+        && at(13, b':')
+        && at(16, b':'))
+    {
+        return None;
+    }
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if y < 1970
+        || !(1..=12).contains(&mo)
+        || !(1..=31).contains(&d)
+        || h > 23
+        || mi > 59
+        || sec > 60
+    {
+        return None;
+    }
+    let mut i = 19;
+    if at(i, b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+    }
+    let offset: i64 = match b.get(i) {
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(&sign @ (b'+' | b'-')) if i + 6 == b.len() && at(i + 3, b':') => {
+            let (oh, om) = (num(i + 1..i + 3)?, num(i + 4..i + 6)?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let o = i64::try_from(oh * HOUR + om * 60).ok()?;
+            if sign == b'+' { o } else { -o }
+        }
+        _ => return None,
+    };
+    let local = days_from_civil(y, mo, d) * DAY + h * HOUR + mi * 60 + sec;
+    u64::try_from(i64::try_from(local).ok()?.checked_sub(offset)?).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc3339_parses_what_go_marshals() {
+        for unix in [0, 1_735_689_600, 951_782_400 + 86_399] {
+            assert_eq!(unix_from_rfc3339(&rfc3339(unix)), Some(unix));
+        }
+        assert_eq!(
+            unix_from_rfc3339("2021-03-11T14:57:04.628744154Z"),
+            Some(1_615_474_624)
+        );
+        assert_eq!(
+            unix_from_rfc3339("2021-03-11T09:57:04.6-05:00"),
+            Some(1_615_474_624)
+        );
+        for bad in [
+            "",
+            "2021-03-11",
+            "2021-03-11T14:57:04",
+            "2021-03-11T14:57:04.Z",
+            "2021-13-11T14:57:04Z",
+            "1969-12-31T23:59:59Z",
+            "2021-03-11T14:57:04Zjunk",
+            "２021-03-11T14:57:04Z",
+        ] {
+            assert_eq!(unix_from_rfc3339(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn rfc3339_formats_known_instants() {

@@ -52,6 +52,28 @@ pub enum StoreError {
         /// The height.
         height: u64,
     },
+    /// A vertex at or below the vertex cursor was offered again with a different ID.
+    #[error("x-chain vertex {index} is already stored as {stored}, not {offered}")]
+    ConflictingVertex {
+        /// The acceptance index.
+        index: u64,
+        /// The stored vertex's ID.
+        stored: firn_core::ids::Id,
+        /// The offered vertex's ID.
+        offered: firn_core::ids::Id,
+    },
+    /// New vertices were offered after linear blocks were stored: their txs would come after
+    /// txs of the linear chain that spent them.
+    #[error(
+        "x-chain vertex {index} cannot be stored after linear block {height}: index the DAG \
+         before the linear chain (into a new store)"
+    )]
+    VertexAfterBlocks {
+        /// The acceptance index of the vertex.
+        index: u64,
+        /// The highest stored linear block.
+        height: u64,
+    },
     /// A rollback would reach below what the store can take back.
     #[error(
         "cannot roll evm chain {chain_id} back to block {to}: the store can undo only its last \

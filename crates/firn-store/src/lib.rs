@@ -5,7 +5,8 @@
 //! - [`Store`], opened with [`open`] from a path or URL. It runs the embedded migrations of its
 //!   backend and implements every storage trait;
 //! - the narrow traits in [`traits`]: [`PChainWriter`], [`XChainWriter`] and [`EvmWriter`] for
-//!   the indexer, [`PChainReader`], [`XChainReader`], [`EvmReader`] and [`MetricsReader`] for
+//!   the indexer, [`PChainReader`], [`XChainReader`], [`XVertexReader`] (the X-Chain's DAG),
+//!   [`EvmReader`] and [`MetricsReader`] for
 //!   the APIs, [`CursorStore`] for
 //!   the indexer's position, [`WebhookStore`] for webhooks and their outbox;
 //! - the plain row types in [`rows`]: what one block writes ([`rows::pchain::PChainBlockRows`],
@@ -105,4 +106,5 @@ pub use traits::{
     L1ValidatorFilter, MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter,
     RewardFilter, StakerFilter, TransferFilter, TxParties, UsageStore, UtxoFilter, UtxoSort,
     WebhookStore, XBlockFilter, XChainReader, XChainWriter, XTxFilter, XUtxoFilter,
+    XVertexReader,
 };

@@ -37,7 +37,8 @@ use crate::rows::webhooks::{
     MatchedStep, NewWebhook, OutboxEvent, Retry, WebhookRecord, WebhookUpdate,
 };
 use crate::rows::xchain::{
-    XAssetRecord, XBalance, XBlockRecord, XChainBlockRows, XTxRecord, XUtxoRecord,
+    XAssetRecord, XBalance, XBlockRecord, XChainBlockRows, XChainVertexRows, XTx, XTxRecord,
+    XUtxoRecord, XVertexRecord,
 };
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::types::{Address, B256, U256};
@@ -348,6 +349,49 @@ pub trait XChainWriter {
         &self,
         blocks: &[XChainBlockRows],
     ) -> impl Future<Output = Result<CommitOutcome>> + Send;
+    /// Commits vertices of the DAG (before Cortina) in order of their acceptance index in one
+    /// database transaction, each with its txs (stored as [`crate::rows::xchain`] says), their
+    /// UTXOs and assets, and the vertex cursor ([`crate::rows::ChainKey::XChainVertices`]).
+    /// A vertex at or below the cursor is skipped when it is the stored one, else
+    /// [`crate::StoreError::ConflictingVertex`]; a vertex above it is new, gaps allowed (the
+    /// indexer skips vertices that do not decode); a new vertex after linear blocks is
+    /// [`crate::StoreError::VertexAfterBlocks`]. On error nothing of the batch is stored.
+    fn commit_xchain_vertices(
+        &self,
+        vertices: &[XChainVertexRows],
+    ) -> impl Future<Output = Result<CommitOutcome>> + Send;
+    /// Stores the genesis txs (in no block or vertex) at height 0 with `timestamp`, before
+    /// the DAG's txs need their UTXOs; those already stored are left alone (block 0's commit
+    /// skips them in turn). Returns how many were written.
+    fn commit_xchain_genesis(
+        &self,
+        txs: &[XTx],
+        timestamp: u64,
+    ) -> impl Future<Output = Result<usize>> + Send;
+}
+
+/// Reads the X-Chain's DAG (before Cortina): vertices by acceptance index, newest first with
+/// [`SortOrder::Desc`]; a page's cursor `height` is the last vertex's acceptance index. The
+/// vertices of a tx come with it ([`XTxRecord::vertices`]).
+pub trait XVertexReader {
+    /// The vertex `vertex_id`, or [`crate::StoreError::NotFound`].
+    fn get_xchain_vertex_by_id(
+        &self,
+        vertex_id: Id,
+    ) -> impl Future<Output = Result<XVertexRecord>> + Send;
+    /// Vertices by acceptance index.
+    fn list_xchain_vertices(
+        &self,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> impl Future<Output = Result<Page<XVertexRecord, HeightCursor>>> + Send;
+    /// The vertices at DAG height `height`, by acceptance index.
+    fn list_xchain_vertices_by_height(
+        &self,
+        height: u64,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> impl Future<Output = Result<Page<XVertexRecord, HeightCursor>>> + Send;
 }
 
 /// Filter of X-Chain transaction lists. Empty lists and `None` do not filter; both filter

@@ -6,6 +6,7 @@ mod atomic;
 mod avm;
 mod avm_genesis;
 mod avm_json;
+mod avm_vertices;
 mod encoding;
 mod hostile;
 mod keys;

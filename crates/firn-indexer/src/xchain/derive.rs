@@ -5,8 +5,37 @@ use firn_core::avm::tx::CreateAssetTx;
 use firn_core::avm::{FxOutput, Tx, UnsignedTx};
 use firn_core::ids::Id;
 use firn_store::rows::xchain::{AssetKind, XAsset, XOutputKind, XTx, XUtxo};
+use tracing::warn;
 
 use crate::error::{IndexerError, Result};
+
+/// What carried a tx: a linear block (its height) or a vertex of the DAG (its acceptance
+/// index). Only said in the log line of a tx that cannot be derived.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Carrier {
+    Block(u64),
+    Vertex(u64),
+}
+
+/// The rows of `tx` as `carrier` carried it, or `None` when they do not derive: the tx is
+/// logged and left out, and indexing goes on.
+pub(crate) fn carried_tx_rows(tx: &Tx, carrier: Carrier) -> Option<XTx> {
+    let id = tx.id();
+    match tx_rows(tx, id, false) {
+        Ok(rows) => Some(rows),
+        Err(error) => {
+            match carrier {
+                Carrier::Block(height) => {
+                    warn!(target: "indexer::xchain", height, tx = %id, %error, "an x-chain tx that cannot be derived is skipped");
+                }
+                Carrier::Vertex(vertex_index) => {
+                    warn!(target: "indexer::xchain", vertex_index, tx = %id, %error, "an x-chain tx that cannot be derived is skipped");
+                }
+            }
+            None
+        }
+    }
+}
 
 /// The rows of `tx`, whose ID is `tx_id` (a genesis tx's is its asset's ID, not its bytes'
 /// hash).

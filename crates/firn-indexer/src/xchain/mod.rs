@@ -6,9 +6,14 @@
 //! genesis tx whose ID is the asset's and whose initial-state outputs are UTXOs of that ID,
 //! indices 0.. (as AvalancheGo keeps them). A tx that does not decode or derive is logged and
 //! left out; its block is stored all the same, so indexing never stops on hostile bytes.
+//!
+//! The DAG before Cortina is [`XVertexIndexer`]'s (`vertices`, over [`VertexSource`]): run it
+//! once before this follower, as the DAG's txs precede every linear block's.
 
 mod derive;
 mod source;
+mod vertex_source;
+mod vertices;
 
 use std::time::Instant;
 
@@ -21,6 +26,10 @@ use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
 pub use source::{FetchedXBlock, XChainSource};
+pub use vertex_source::{FetchedVertex, LastVertex, VertexSource};
+pub use vertices::{VertexBackfill, XVertexIndexer};
+
+use derive::Carrier;
 
 use crate::error::{IndexerError, Result};
 use crate::fetch::Backoff;
@@ -166,7 +175,7 @@ impl XChainIndexer {
                 self.check_parent(b)?;
                 let mut txs = Vec::new();
                 if b.height == 0 {
-                    txs.extend(self.genesis().await?);
+                    txs.extend(genesis_txs(&self.source).await?);
                 }
                 txs.extend(block_txs(b));
                 rows.push(XChainBlockRows {
@@ -192,19 +201,6 @@ impl XChainIndexer {
             self.report(height, tip);
         }
         Ok(())
-    }
-
-    /// The genesis tx(s) committed with block 0: AVAX's CreateAssetTx under the asset's ID.
-    async fn genesis(&self) -> Result<Option<XTx>> {
-        let (asset_id, tx) = self.source.genesis().await?;
-        let Some(tx) = tx else { return Ok(None) };
-        match derive::tx_rows(&tx, asset_id, true) {
-            Ok(rows) => Ok(Some(rows)),
-            Err(error) => {
-                warn!(target: "indexer::xchain", asset = %asset_id, %error, "the genesis asset's tx cannot be derived; it is skipped");
-                Ok(None)
-            }
-        }
     }
 
     fn check_parent(&self, b: &FetchedXBlock) -> Result<()> {
@@ -241,15 +237,19 @@ impl XChainIndexer {
 fn block_txs(b: &FetchedXBlock) -> Vec<XTx> {
     b.txs
         .iter()
-        .filter_map(|tx| {
-            let id = tx.id();
-            match derive::tx_rows(tx, id, false) {
-                Ok(rows) => Some(rows),
-                Err(error) => {
-                    warn!(target: "indexer::xchain", height = b.height, tx = %id, %error, "an x-chain tx that cannot be derived is skipped");
-                    None
-                }
-            }
-        })
+        .filter_map(|tx| derive::carried_tx_rows(tx, Carrier::Block(b.height)))
         .collect()
+}
+
+/// The genesis tx(s) stored before anything else: AVAX's CreateAssetTx under the asset's ID.
+async fn genesis_txs(source: &XChainSource) -> Result<Option<XTx>> {
+    let (asset_id, tx) = source.genesis().await?;
+    let Some(tx) = tx else { return Ok(None) };
+    match derive::tx_rows(&tx, asset_id, true) {
+        Ok(rows) => Ok(Some(rows)),
+        Err(error) => {
+            warn!(target: "indexer::xchain", asset = %asset_id, %error, "the genesis asset's tx cannot be derived; it is skipped");
+            Ok(None)
+        }
+    }
 }

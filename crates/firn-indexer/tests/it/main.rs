@@ -10,6 +10,7 @@ mod evm_devnet;
 mod hostile;
 mod pchain;
 mod xchain;
+mod xchain_vertices;
 
 firn_store::backend_tests! {
     pchain::scripted_activity_matches_the_node,
@@ -29,4 +30,5 @@ firn_store::backend_tests! {
     xchain::xchain_activity_matches_the_node,
     xchain::xchain_restart_continues_without_gaps_or_duplicates,
     xchain::xchain_follow_picks_up_new_blocks,
+    xchain_vertices::xchain_vertices_from_the_index_api,
 }

@@ -18,16 +18,20 @@ pub enum ChainKey {
     PChain,
     /// An EVM chain, by EVM chain ID.
     Evm(u64),
-    /// The X-Chain.
+    /// The X-Chain's linear blocks.
     XChain,
+    /// The X-Chain's DAG vertices, by the index API's acceptance index.
+    XChainVertices,
 }
 
 impl ChainKey {
-    /// The key's text form in the `cursors` table (`p-chain`, `x-chain`, `evm:43113`).
+    /// The key's text form in the `cursors` table (`p-chain`, `x-chain`, `x-chain-vertices`,
+    /// `evm:43113`).
     pub fn as_text(&self) -> String {
         match self {
             ChainKey::PChain => "p-chain".to_owned(),
             ChainKey::XChain => "x-chain".to_owned(),
+            ChainKey::XChainVertices => "x-chain-vertices".to_owned(),
             ChainKey::Evm(id) => format!("evm:{id}"),
         }
     }

@@ -5,6 +5,17 @@
 //! CreateAssetTx's ID is its asset's ID), UTXOs by `tx_id.prefix(output_index)`. A tx's
 //! position is (block height, index in the block); the genesis CreateAssetTx, which is in no
 //! block, is stored at height 0 before block 0's txs.
+//!
+//! The DAG's txs (before Cortina, [`XChainVertexRows`]) came after genesis and before any
+//! linear block, so they are stored at height 0 too, between the genesis txs and linear block
+//! 0's own txs, in the order the node accepted their vertices. A position stays a plain
+//! `(height, index)` of u64 and u32: every tx list, lookup table and page token keeps working
+//! unchanged, and a list walks genesis, the DAG, then the linear chain. (Negative heights or a
+//! second ordering column would have changed every list and the tokens the API already
+//! signs.) On real networks linear block 0 is the linearization block and carries no tx, so
+//! nothing follows the DAG at height 0; the store refuses vertices once a linear block above
+//! 0, or one with txs, is stored, as their txs would then come after txs that spent them.
+//! [`XTxRecord::vertices`] tells DAG txs (`chainFormat: "non-linear"`) from linear ones.
 
 use firn_core::ids::{Id, ShortId};
 
@@ -217,7 +228,7 @@ pub struct XConsumption {
 pub struct XTxRecord {
     /// Tx ID.
     pub tx_id: Id,
-    /// Height of its block (0 for genesis txs).
+    /// Height of its block (0 for genesis txs and txs of the DAG).
     pub height: u64,
     /// Position at that height (genesis txs first at height 0).
     pub index: u32,
@@ -242,6 +253,58 @@ pub struct XTxRecord {
     pub consumed: Vec<XUtxoRecord>,
     /// X-Chain UTXOs it produced, by output index.
     pub produced: Vec<XUtxoRecord>,
+    /// For a tx of the DAG, the vertices that carried it, first accepted first (its `height`
+    /// is then 0 and its `timestamp` the first vertex's); empty for a tx of a linear block.
+    pub vertices: Vec<XTxVertex>,
+}
+
+impl XTxRecord {
+    /// Whether the tx was in a linear block (`chainFormat: "linear"`), not in the DAG.
+    pub fn is_linear(&self) -> bool {
+        self.vertices.is_empty()
+    }
+}
+
+/// One accepted vertex of the DAG and its txs, committed together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XChainVertexRows {
+    /// The vertex.
+    pub vertex: XVertexRecord,
+    /// Its txs that derived, in vertex order; the others are left out (their IDs stay in
+    /// [`XVertexRecord::tx_ids`]). A tx an earlier vertex carried keeps its first position.
+    pub txs: Vec<XTx>,
+}
+
+/// A vertex of the X-Chain's DAG, as the node's index API (`/ext/index/X/vtx`) served it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XVertexRecord {
+    /// The index API's `index`: how many vertices the node accepted before it.
+    pub index: u64,
+    /// Vertex ID (sha256 of its bytes).
+    pub vertex_id: Id,
+    /// Height in the DAG (one more than its highest parent's).
+    pub height: u64,
+    /// Parent vertex IDs, as the vertex lists them.
+    pub parent_ids: Vec<Id>,
+    /// When the node accepted it (the container's timestamp), Unix seconds.
+    pub timestamp: u64,
+    /// Txs it carries (derived or not).
+    pub tx_count: u64,
+    /// Encoded size in bytes.
+    pub size_bytes: u64,
+    /// The IDs of every tx it carries, in order (sha256 of each tx's bytes).
+    pub tx_ids: Vec<Id>,
+}
+
+/// A vertex that carried a tx: what the Data API shows of it on the tx.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XTxVertex {
+    /// Vertex ID.
+    pub vertex_id: Id,
+    /// Its height in the DAG.
+    pub height: u64,
+    /// When it was accepted, Unix seconds.
+    pub timestamp: u64,
 }
 
 /// One asset's unspent fungible amount held by some addresses, both ways

@@ -5,7 +5,7 @@ use crate::error::{Result, StoreError};
 use crate::row::Row;
 use crate::rows::xchain::{
     AssetKind, XAsset, XAssetRecord, XBlockRecord, XConsumption, XOutputKind, XTxRecord, XUtxo,
-    XUtxoRecord,
+    XUtxoRecord, XVertexRecord,
 };
 
 pub(super) fn decode_block(r: &dyn Row) -> Result<XBlockRecord> {
@@ -19,7 +19,20 @@ pub(super) fn decode_block(r: &dyn Row) -> Result<XBlockRecord> {
     })
 }
 
-/// A tx without its UTXOs (the reads add them).
+pub(super) fn decode_vertex(r: &dyn Row) -> Result<XVertexRecord> {
+    Ok(XVertexRecord {
+        index: r.u64("vertex_index")?,
+        vertex_id: r.id("vertex_id")?,
+        height: r.u64("height")?,
+        parent_ids: r.hashes("parent_ids")?,
+        timestamp: r.u64("timestamp")?,
+        tx_count: r.u64("tx_count")?,
+        size_bytes: r.u64("size_bytes")?,
+        tx_ids: r.hashes("tx_ids")?,
+    })
+}
+
+/// A tx without its UTXOs and vertices (the reads add them).
 pub(super) fn decode_tx(r: &dyn Row) -> Result<XTxRecord> {
     Ok(XTxRecord {
         tx_id: r.id("tx_id")?,
@@ -35,6 +48,7 @@ pub(super) fn decode_tx(r: &dyn Row) -> Result<XTxRecord> {
         block_id: r.opt_id("block_id")?,
         consumed: Vec::new(),
         produced: Vec::new(),
+        vertices: Vec::new(),
     })
 }
 

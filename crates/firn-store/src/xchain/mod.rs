@@ -1,6 +1,6 @@
 //! X-Chain queries: [`crate::XChainWriter`] in `write`, [`crate::XChainReader`] in `read`
 //! (blocks, txs and assets; rows decoded in `decode`), the UTXOs and balances of owners in
-//! `utxos`.
+//! `utxos`, the DAG's vertices before Cortina ([`crate::XVertexReader`]) in `vertices`.
 //!
 //! The X-Chain keeps one table per thing AvalancheGo names (`x_blocks`, `x_txs`, `x_utxos`,
 //! `x_assets`) and three lookup tables written with them: `x_utxo_owners` (each UTXO under
@@ -13,4 +13,5 @@
 mod decode;
 mod read;
 mod utxos;
+mod vertices;
 mod write;

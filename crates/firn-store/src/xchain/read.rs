@@ -304,7 +304,7 @@ fn push_join_txs(q: &mut Sql, order: SortOrder) {
 }
 
 impl Store {
-    /// `txs` with the UTXOs each consumed and produced.
+    /// `txs` with the UTXOs each consumed and produced, and the vertices that carried it.
     async fn with_utxos(&self, mut txs: Vec<XTxRecord>) -> Result<Vec<XTxRecord>> {
         if txs.is_empty() {
             return Ok(txs);
@@ -339,6 +339,11 @@ impl Store {
         for u in consumed {
             if let Some(&i) = u.consumed.and_then(|c| by_tx.get(&c.tx_id)) {
                 txs[i].consumed.push(u);
+            }
+        }
+        for (tx_id, v) in self.tx_vertices(&ids).await? {
+            if let Some(&i) = by_tx.get(&tx_id) {
+                txs[i].vertices.push(v);
             }
         }
         for t in &mut txs {

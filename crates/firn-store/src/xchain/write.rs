@@ -10,7 +10,7 @@ use tracing::debug;
 use crate::codec::{RowExt, bits, int, short_ids};
 use crate::cursor::{is_next, load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
-use crate::rows::xchain::{XBlockRecord, XChainBlockRows, XTx, XUtxo};
+use crate::rows::xchain::{XBlockRecord, XChainBlockRows, XChainVertexRows, XTx, XUtxo};
 use crate::rows::{ChainKey, CommitOutcome};
 use crate::store::Store;
 use crate::traits::XChainWriter;
@@ -42,6 +42,14 @@ impl XChainWriter for Store {
             "committed x-chain blocks"
         );
         Ok(outcome)
+    }
+
+    async fn commit_xchain_vertices(&self, vertices: &[XChainVertexRows]) -> Result<CommitOutcome> {
+        self.commit_vertices(vertices).await
+    }
+
+    async fn commit_xchain_genesis(&self, txs: &[XTx], timestamp: u64) -> Result<usize> {
+        self.commit_genesis(txs, timestamp).await
     }
 }
 
@@ -76,11 +84,34 @@ async fn write_block(conn: &mut AnyConnection, rows: &XChainBlockRows) -> Result
     .bind(int("block size", b.size_bytes)?)
     .execute(&mut *conn)
     .await?;
-    for (index, tx) in rows.txs.iter().enumerate() {
-        let index = int("tx index", index as u64)?;
-        write_tx(conn, (height, index, ts), tx).await?;
+    // At height 0, genesis and the DAG's txs may be stored already: the block's txs follow.
+    let mut index = next_index(conn, height).await?;
+    for tx in &rows.txs {
+        if tx.genesis && is_stored(conn, tx.tx_id).await? {
+            continue;
+        }
+        write_tx(conn, (height, index, ts), tx, None).await?;
+        index += 1;
     }
     Ok(())
+}
+
+/// The first free tx index at `height`.
+pub(super) async fn next_index(conn: &mut AnyConnection, height: i64) -> Result<i64> {
+    let row = sqlx::query("SELECT MAX(tx_index) AS m FROM x_txs WHERE height = $1")
+        .bind(height)
+        .fetch_one(&mut *conn)
+        .await?;
+    Ok(row.opt_i64("m")?.map_or(0, |m| m + 1))
+}
+
+/// Whether `tx_id` is stored already.
+pub(super) async fn is_stored(conn: &mut AnyConnection, tx_id: Id) -> Result<bool> {
+    let row = sqlx::query("SELECT 1 AS one FROM x_txs WHERE tx_id = $1")
+        .bind(tx_id.0.to_vec())
+        .fetch_optional(&mut *conn)
+        .await?;
+    Ok(row.is_some())
 }
 
 /// Who and what a tx touched: its `x_tx_parties` and `x_tx_assets` rows.
@@ -90,14 +121,18 @@ struct Touched {
     assets: BTreeSet<Id>,
 }
 
-async fn write_tx(
+/// Writes `tx` at `(height, index)` with its UTXOs, asset and lookup rows; `vertex` is the
+/// acceptance index of the vertex that carried it, for a tx of the DAG.
+pub(super) async fn write_tx(
     conn: &mut AnyConnection,
     (height, index, ts): (i64, i64, i64),
     tx: &XTx,
+    vertex: Option<i64>,
 ) -> Result<()> {
     sqlx::query(
         "INSERT INTO x_txs (height, tx_index, tx_id, tx_type, timestamp, genesis, memo, \
-         source_chain, destination_chain, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+         source_chain, destination_chain, bytes, vertex_index) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     )
     .bind(height)
     .bind(index)
@@ -109,6 +144,7 @@ async fn write_tx(
     .bind(tx.source_chain.map(|c| c.0.to_vec()))
     .bind(tx.destination_chain.map(|c| c.0.to_vec()))
     .bind(tx.bytes.clone())
+    .bind(vertex)
     .execute(&mut *conn)
     .await?;
 

@@ -19,6 +19,7 @@ mod usage;
 mod utxos;
 mod webhooks;
 mod xchain;
+mod xchain_vertices;
 
 firn_store::backend_tests! {
     basics::migrations_from_empty,
@@ -63,6 +64,8 @@ firn_store::backend_tests! {
     xchain::xchain_filters,
     xchain::xchain_failed_batch_leaves_nothing,
     xchain::xchain_recommit_is_a_noop,
+    xchain_vertices::xchain_vertices_round_trip,
+    xchain_vertices::xchain_vertex_failed_batch_leaves_nothing,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

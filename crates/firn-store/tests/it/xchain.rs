@@ -16,9 +16,9 @@ use firn_store::{
 
 use crate::fixtures::{all_pages, avax, id, short};
 
-const T: u64 = 1_700_000_000;
+pub(crate) const T: u64 = 1_700_000_000;
 
-fn block(height: u64, txs: Vec<XTx>) -> XChainBlockRows {
+pub(crate) fn block(height: u64, txs: Vec<XTx>) -> XChainBlockRows {
     XChainBlockRows {
         block: XBlockRecord {
             height,
@@ -36,7 +36,7 @@ fn block(height: u64, txs: Vec<XTx>) -> XChainBlockRows {
     }
 }
 
-fn tx(tx_id: Id, tx_type: &str, consumed: Vec<Id>, produced: Vec<XUtxo>) -> XTx {
+pub(crate) fn tx(tx_id: Id, tx_type: &str, consumed: Vec<Id>, produced: Vec<XUtxo>) -> XTx {
     XTx {
         tx_id,
         tx_type: tx_type.to_owned(),
@@ -52,7 +52,7 @@ fn tx(tx_id: Id, tx_type: &str, consumed: Vec<Id>, produced: Vec<XUtxo>) -> XTx 
 }
 
 /// A secp256k1fx transfer output of `amount` owned by `owners` (threshold 1).
-fn coins(tx_id: Id, index: u32, asset: Id, owners: &[ShortId], amount: u64) -> XUtxo {
+pub(crate) fn coins(tx_id: Id, index: u32, asset: Id, owners: &[ShortId], amount: u64) -> XUtxo {
     XUtxo {
         utxo_id: tx_id.prefix(u64::from(index)),
         tx_id,

@@ -1,0 +1,241 @@
+//! The DAG before Cortina: committing vertices with their txs and the vertex cursor
+//! ([`ChainKey::XChainVertices`], the index API's acceptance index), the genesis txs a DAG
+//! needs before it, and [`crate::XVertexReader`]. Unlike blocks, vertices may leave gaps in
+//! the acceptance index: a vertex that does not decode has no rows to store.
+//!
+//! A vertex's txs go into `x_txs` at height 0 after what is stored there (genesis, earlier
+//! vertices' txs), through the same writer as a block's txs, so UTXOs, balances, assets and tx
+//! lists see them; the position design is in [`crate::rows::xchain`].
+
+use firn_core::ids::Id;
+use sqlx::AnyConnection;
+use tracing::debug;
+
+use super::decode::decode_vertex;
+use super::write::{is_stored, next_index, write_tx};
+use crate::codec::{RowExt, hashes, int};
+use crate::cursor::{load_cursor, save_cursor};
+use crate::error::{Result, StoreError};
+use crate::page::{HeightCursor, Page, PageRequest, SortOrder};
+use crate::row::Row;
+use crate::rows::xchain::{XChainVertexRows, XTx, XTxVertex, XVertexRecord};
+use crate::rows::{ChainKey, CommitOutcome};
+use crate::sql::Sql;
+use crate::store::Store;
+use crate::traits::XVertexReader;
+
+const KEY: ChainKey = ChainKey::XChainVertices;
+
+impl Store {
+    /// See [`crate::XChainWriter::commit_xchain_vertices`].
+    pub(super) async fn commit_vertices(
+        &self,
+        vertices: &[XChainVertexRows],
+    ) -> Result<CommitOutcome> {
+        let mut w = self.begin_write().await?;
+        let conn: &mut AnyConnection = &mut w.tx;
+        let mut cursor = load_cursor(conn, KEY).await?;
+        let mut outcome = CommitOutcome::default();
+        let mut checked = false;
+        for rows in vertices {
+            let index = rows.vertex.index;
+            // Gaps are vertices the indexer could not decode (logged there): allowed.
+            if cursor.is_some_and(|c| index <= c) {
+                check_same_vertex(conn, &rows.vertex).await?;
+                outcome.skipped += 1;
+                continue;
+            }
+            if !checked {
+                check_no_linear_blocks(conn, index).await?;
+                checked = true;
+            }
+            write_vertex(conn, rows).await?;
+            cursor = Some(index);
+            outcome.committed += 1;
+        }
+        if let (Some(c), true) = (cursor, outcome.committed > 0) {
+            save_cursor(conn, KEY, c).await?;
+        }
+        w.commit().await?;
+        debug!(
+            committed = outcome.committed,
+            skipped = outcome.skipped,
+            "committed x-chain vertices"
+        );
+        Ok(outcome)
+    }
+
+    /// See [`crate::XChainWriter::commit_xchain_genesis`].
+    pub(super) async fn commit_genesis(&self, txs: &[XTx], timestamp: u64) -> Result<usize> {
+        let mut w = self.begin_write().await?;
+        let conn: &mut AnyConnection = &mut w.tx;
+        let ts = int("timestamp", timestamp)?;
+        let mut index = next_index(conn, 0).await?;
+        let mut written = 0;
+        for tx in txs {
+            if is_stored(conn, tx.tx_id).await? {
+                continue;
+            }
+            write_tx(conn, (0, index, ts), tx, None).await?;
+            index += 1;
+            written += 1;
+        }
+        w.commit().await?;
+        Ok(written)
+    }
+}
+
+async fn check_same_vertex(conn: &mut AnyConnection, v: &XVertexRecord) -> Result<()> {
+    let row = sqlx::query("SELECT vertex_id FROM x_vertices WHERE vertex_index = $1")
+        .bind(int("vertex index", v.index)?)
+        .fetch_optional(&mut *conn)
+        .await?;
+    match row {
+        Some(r) if r.id("vertex_id")? != v.vertex_id => Err(StoreError::ConflictingVertex {
+            index: v.index,
+            stored: r.id("vertex_id")?,
+            offered: v.vertex_id,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The DAG's txs must precede the linear chain's: refuses a new vertex once a linear block
+/// above 0, or one carrying txs, is stored.
+async fn check_no_linear_blocks(conn: &mut AnyConnection, index: u64) -> Result<()> {
+    let row = sqlx::query(
+        "SELECT height FROM x_blocks WHERE height > 0 OR tx_count > 0 ORDER BY height DESC LIMIT 1",
+    )
+    .fetch_optional(&mut *conn)
+    .await?;
+    match row {
+        Some(r) => Err(StoreError::VertexAfterBlocks {
+            index,
+            height: r.u64("height")?,
+        }),
+        None => Ok(()),
+    }
+}
+
+async fn write_vertex(conn: &mut AnyConnection, rows: &XChainVertexRows) -> Result<()> {
+    let v = &rows.vertex;
+    let vi = int("vertex index", v.index)?;
+    let ts = int("timestamp", v.timestamp)?;
+    sqlx::query(
+        "INSERT INTO x_vertices (vertex_index, vertex_id, height, parent_ids, timestamp, \
+         tx_count, size_bytes, tx_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(vi)
+    .bind(v.vertex_id.0.to_vec())
+    .bind(int("vertex height", v.height)?)
+    .bind(hashes(&v.parent_ids))
+    .bind(ts)
+    .bind(int("tx count", v.tx_count)?)
+    .bind(int("vertex size", v.size_bytes)?)
+    .bind(hashes(&v.tx_ids))
+    .execute(&mut *conn)
+    .await?;
+    for (position, tx_id) in v.tx_ids.iter().enumerate() {
+        sqlx::query("INSERT INTO x_vertex_txs (vertex_index, position, tx_id) VALUES ($1, $2, $3)")
+            .bind(vi)
+            .bind(int("tx position", position as u64)?)
+            .bind(tx_id.0.to_vec())
+            .execute(&mut *conn)
+            .await?;
+    }
+    let mut index = next_index(conn, 0).await?;
+    for tx in &rows.txs {
+        // A tx an earlier vertex (or this one, twice) carried keeps its first position.
+        if is_stored(conn, tx.tx_id).await? {
+            continue;
+        }
+        write_tx(conn, (0, index, ts), tx, Some(vi)).await?;
+        index += 1;
+    }
+    Ok(())
+}
+
+impl XVertexReader for Store {
+    async fn get_xchain_vertex_by_id(&self, vertex_id: Id) -> Result<XVertexRecord> {
+        let mut q = Sql::new("SELECT * FROM x_vertices WHERE vertex_id = ");
+        q.bind(vertex_id.0.to_vec());
+        self.fetch_optional(q, decode_vertex)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "x-chain vertex",
+                key: vertex_id.to_string(),
+            })
+    }
+
+    async fn list_xchain_vertices(
+        &self,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> Result<Page<XVertexRecord, HeightCursor>> {
+        self.vertex_page(None, order, page).await
+    }
+
+    async fn list_xchain_vertices_by_height(
+        &self,
+        height: u64,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> Result<Page<XVertexRecord, HeightCursor>> {
+        self.vertex_page(Some(height), order, page).await
+    }
+}
+
+impl Store {
+    async fn vertex_page(
+        &self,
+        height: Option<u64>,
+        order: SortOrder,
+        page: &PageRequest<HeightCursor>,
+    ) -> Result<Page<XVertexRecord, HeightCursor>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new("SELECT * FROM x_vertices WHERE 1 = 1");
+        if let Some(h) = height {
+            q.push(" AND height = ").bind(int("vertex height", h)?);
+        }
+        if let Some(c) = page.after {
+            q.push(&format!(" AND vertex_index {} ", order.after_op()))
+                .bind(int("cursor index", c.height)?);
+        }
+        q.push(&format!(" ORDER BY vertex_index {}", order.sql()))
+            .limit(limit + 1);
+        let items = self.fetch(q, decode_vertex).await?;
+        Ok(Page::from_rows(items, limit, |v| HeightCursor {
+            height: v.index,
+        }))
+    }
+
+    /// For each of `tx_ids` that the DAG carried, the vertices that carried it, first
+    /// accepted first.
+    pub(super) async fn tx_vertices(&self, tx_ids: &[Id]) -> Result<Vec<(Id, XTxVertex)>> {
+        let mut found = self
+            .fetch_by_keys(
+                "SELECT vt.tx_id, vt.vertex_index, v.vertex_id, v.height, v.timestamp \
+                 FROM x_vertex_txs vt JOIN x_vertices v ON v.vertex_index = vt.vertex_index \
+                 WHERE vt.tx_id IN (",
+                tx_ids,
+                |id| id.0.to_vec(),
+                decode_tx_vertex,
+            )
+            .await?;
+        found.sort_by_key(|(tx, index, _)| (*tx, *index));
+        found.dedup_by_key(|(tx, index, _)| (*tx, *index));
+        Ok(found.into_iter().map(|(tx, _, v)| (tx, v)).collect())
+    }
+}
+
+fn decode_tx_vertex(r: &dyn Row) -> Result<(Id, u64, XTxVertex)> {
+    Ok((
+        r.id("tx_id")?,
+        r.u64("vertex_index")?,
+        XTxVertex {
+            vertex_id: r.id("vertex_id")?,
+            height: r.u64("height")?,
+            timestamp: r.u64("timestamp")?,
+        },
+    ))
+}
