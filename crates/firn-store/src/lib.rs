@@ -105,6 +105,5 @@ pub use traits::{
     AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, ExportStore,
     L1ValidatorFilter, MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter,
     RewardFilter, StakerFilter, TransferFilter, TxParties, UsageStore, UtxoFilter, UtxoSort,
-    WebhookStore, XBlockFilter, XChainReader, XChainWriter, XTxFilter, XUtxoFilter,
-    XVertexReader,
+    WebhookStore, XBlockFilter, XChainReader, XChainWriter, XTxFilter, XUtxoFilter, XVertexReader,
 };

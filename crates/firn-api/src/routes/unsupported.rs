@@ -1,5 +1,4 @@
-//! Paths of the official API that firn does not serve yet (the X-Chain's vertices and ICM
-//! messages): a clear 404 in the error format instead of a generic "Cannot GET".
+//! Paths of the official API that firn does not serve yet (ICM messages): a clear 404 in the error format instead of a generic "Cannot GET".
 
 use axum::Router;
 use axum::extract::Request;
@@ -10,20 +9,9 @@ use crate::state::AppState;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
-        .route(
-            "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight",
-            get(x_chain_only),
-        )
         .route("/v1/icm/messages", get(icm))
         .route("/v1/icm/messages/{messageId}", get(icm))
         .route("/v1/icm/addresses/{address}/messages", get(icm))
-}
-
-async fn x_chain_only(request: Request) -> ApiError {
-    ApiError::not_found(format!(
-        "{} serves the X-Chain's DAG history (before Cortina), which this firn server does not index",
-        request.uri().path()
-    ))
 }
 
 async fn icm(request: Request) -> ApiError {

@@ -1,5 +1,6 @@
-//! The X-Chain: its asset routes (`getAssetDetails`, `listAssetTransactions`) and the X-Chain
-//! halves of the primary-network routes, which dispatch here when `blockchainId` names it
+//! The X-Chain: its asset routes (`getAssetDetails`, `listAssetTransactions`), the DAG's
+//! vertices from before Cortina (`listLatestXChainVertices`, `getVertexByHash`,
+//! `getVertexByHeight`), and the X-Chain halves of the primary-network routes, which dispatch here when `blockchainId` names it
 //! (transactions, blocks, UTXOs, balances).
 //!
 //! Every X-Chain shape names its assets; each response reads the ones it names in one query
@@ -16,8 +17,10 @@ use firn_core::avm::{Tx, UnsignedTx};
 use firn_core::codec;
 use firn_core::ids::{Id, ShortId};
 use firn_store::page::{HeightCursor, Page, PageRequest, TxCursor, UtxoCursor};
-use firn_store::rows::xchain::{XAssetRecord, XTxRecord, XUtxoRecord};
-use firn_store::{SortOrder, StoreError, XBlockFilter, XChainReader, XTxFilter, XUtxoFilter};
+use firn_store::rows::xchain::{XAssetRecord, XTxRecord, XUtxoRecord, XVertexRecord};
+use firn_store::{
+    SortOrder, StoreError, XBlockFilter, XChainReader, XTxFilter, XUtxoFilter, XVertexReader,
+};
 
 use super::network::{PrimaryChain, check_network, primary_chain};
 use crate::error::{ApiError, ApiResult};
@@ -28,8 +31,9 @@ use crate::wire::pchain::{
     Ctx, ListPrimaryNetworkBlocksResponse, PrimaryNetworkBlock, PrimaryNetworkChainInfo,
 };
 use crate::wire::xchain::{
-    ListUtxosResponse, ListXChainBalancesResponse, ListXChainTransactionsResponse, Utxo,
-    XChainAssetDetails, XChainBalances, XChainLinearTransaction, XCtx,
+    ListUtxosResponse, ListXChainBalancesResponse, ListXChainTransactionsResponse,
+    ListXChainVerticesResponse, Utxo, XChainAssetDetails, XChainBalances, XChainTransaction,
+    XChainVertex, XCtx,
 };
 
 /// Default and largest `pageSize` of the asset's transactions.
@@ -45,6 +49,18 @@ pub(crate) fn router() -> Router<AppState> {
         .route(
             "/v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions",
             get(list_asset_transactions),
+        )
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}/vertices",
+            get(list_latest_vertices),
+        )
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}",
+            get(get_vertex_by_hash),
+        )
+        .route(
+            "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight",
+            get(list_vertices_by_height),
         )
 }
 
@@ -94,10 +110,7 @@ fn tx_assets(t: &XTxRecord, out: &mut Vec<Id>) {
     }
 }
 
-async fn render_txs(
-    state: &AppState,
-    txs: &[XTxRecord],
-) -> ApiResult<Vec<XChainLinearTransaction>> {
+async fn render_txs(state: &AppState, txs: &[XTxRecord]) -> ApiResult<Vec<XChainTransaction>> {
     let mut ids = Vec::new();
     for t in txs {
         tx_assets(t, &mut ids);
@@ -109,7 +122,7 @@ async fn render_txs(
     );
     Ok(txs
         .iter()
-        .map(|t| XChainLinearTransaction::from_record(ctx, t))
+        .map(|t| XChainTransaction::from_record(ctx, t))
         .collect())
 }
 
@@ -140,11 +153,7 @@ pub(crate) async fn list_txs(
 }
 
 /// `getTxByHash` on the X-Chain.
-pub(crate) async fn get_tx(
-    state: &AppState,
-    raw: &str,
-    hash: Id,
-) -> ApiResult<XChainLinearTransaction> {
+pub(crate) async fn get_tx(state: &AppState, raw: &str, hash: Id) -> ApiResult<XChainTransaction> {
     let tx = match state.store.get_xchain_tx(hash).await {
         Ok(tx) => tx,
         Err(StoreError::NotFound { .. }) => {
@@ -379,4 +388,114 @@ pub async fn list_asset_transactions(
     )
     .await?;
     Ok(Json(page))
+}
+
+fn vertices_page(
+    state: &AppState,
+    page: Page<XVertexRecord, HeightCursor>,
+    binding: &Binding,
+) -> Json<ListXChainVerticesResponse> {
+    Json(ListXChainVerticesResponse {
+        next_page_token: binding.next(page.next.as_ref()),
+        vertices: page.items.iter().map(XChainVertex::from).collect(),
+        chain_info: chain_info(state),
+    })
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}/vertices`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/vertices",
+    operation_id = "listLatestXChainVertices", tag = "Primary Network Vertices",
+    summary = "List vertices",
+    description = "The X-Chain's DAG vertices from before Cortina, latest accepted first (empty on a chain born linear).",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "x-chain or the X-Chain's ID"),
+        ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, description = "A page of vertices", body = ListXChainVerticesResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_latest_vertices(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<ListXChainVerticesResponse>> {
+    checked_x_chain(&state, &path, &mut q)?;
+    let paging = q.paging::<HeightCursor>(
+        uri.path(),
+        &state.config.page_token_key,
+        PAGE_DEFAULT,
+        PAGE_MAX,
+    );
+    q.finish()?;
+    let page = state
+        .store
+        .list_xchain_vertices(SortOrder::Desc, &paging.request)
+        .await?;
+    Ok(vertices_page(&state, page, &paging.binding))
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}",
+    operation_id = "getVertexByHash", tag = "Primary Network Vertices",
+    summary = "Get vertex", description = "An X-Chain DAG vertex by its ID.",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "x-chain or the X-Chain's ID"),
+           ("vertexHash" = String, Path, description = "Vertex ID (cb58)")),
+    responses((status = 200, description = "The vertex", body = XChainVertex),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Unknown vertex", body = crate::error::ErrorBody)))]
+pub async fn get_vertex_by_hash(
+    State(state): State<AppState>,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<XChainVertex>> {
+    checked_x_chain(&state, &path, &mut q)?;
+    let raw = path.get("vertexHash");
+    let id: Option<Id> = raw.parse().ok();
+    if id.is_none() {
+        q.error("vertexHash must be a cb58 vertex ID");
+    }
+    q.finish()?;
+    let id = id.ok_or_else(|| ApiError::bad("vertexHash must be a cb58 vertex ID"))?;
+    match state.store.get_xchain_vertex_by_id(id).await {
+        Ok(v) => Ok(Json(XChainVertex::from(&v))),
+        Err(StoreError::NotFound { .. }) => {
+            Err(ApiError::not_found(format!("vertex {raw} not found")))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `GET /v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight`
+#[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight",
+    operation_id = "getVertexByHeight", tag = "Primary Network Vertices",
+    summary = "List vertices by height", description = "The X-Chain DAG vertices at one height, by acceptance.",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "x-chain or the X-Chain's ID"),
+        ("vertexHeight" = u64, Query, description = "DAG height", minimum = 0),
+        ("pageToken" = Option<String>, Query), ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+        ("sortOrder" = Option<String>, Query, description = "asc or desc (default desc)")),
+    responses((status = 200, description = "A page of vertices", body = ListXChainVerticesResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_vertices_by_height(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    mut q: Query,
+) -> ApiResult<Json<ListXChainVerticesResponse>> {
+    checked_x_chain(&state, &path, &mut q)?;
+    if q.str("vertexHeight").is_none() {
+        q.error("vertexHeight is required (a DAG height, 0 or more)");
+    }
+    let height = q.u64_in("vertexHeight", 0, i64::MAX as u64);
+    let order = q.sort_order();
+    let paging = q.paging::<HeightCursor>(
+        uri.path(),
+        &state.config.page_token_key,
+        PAGE_DEFAULT,
+        PAGE_MAX,
+    );
+    q.finish()?;
+    let height = height.ok_or_else(|| ApiError::bad("vertexHeight is required"))?;
+    let page = state
+        .store
+        .list_xchain_vertices_by_height(height, order, &paging.request)
+        .await?;
+    Ok(vertices_page(&state, page, &paging.binding))
 }

@@ -74,6 +74,7 @@ firn_store::backend_tests! {
     supply::avax_supply_adds_up,
     utxos::utxo_endpoints_match_the_store,
     xchain::xchain_routes_match_the_node,
+    xchain::xchain_vertices_are_served,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,
     metrics_v1::avg_tps_legacy_start_key,

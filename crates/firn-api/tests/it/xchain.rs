@@ -12,7 +12,8 @@ use firn_devnet::xchain::wallet::{XWallet, owner};
 use firn_indexer::{IndexerConfig, XChainIndexer};
 use firn_node::NodeConfig;
 use firn_rpc::{AvalancheClient, ClientConfig};
-use firn_store::Store;
+use firn_store::rows::xchain::{XChainVertexRows, XOutputKind, XTx, XUtxo, XVertexRecord};
+use firn_store::{Store, XChainWriter};
 use serde_json::Value;
 
 use crate::harness::Api;
@@ -491,4 +492,178 @@ fn gold_send_of(x: &firn_devnet::XChain, asset: Id, to: ShortId) -> Id {
         })
         .map(|t| t.id())
         .unwrap()
+}
+
+fn coins(tx_id: Id, index: u32, asset: Id, owner: ShortId, amount: u64) -> XUtxo {
+    XUtxo {
+        utxo_id: tx_id.prefix(u64::from(index)),
+        tx_id,
+        output_index: index,
+        asset_id: asset,
+        kind: XOutputKind::Secp256k1Transfer,
+        amount: Some(amount),
+        group_id: None,
+        payload: None,
+        threshold: 1,
+        locktime: 0,
+        addresses: vec![owner],
+    }
+}
+
+fn dag_tx(tx_id: Id, consumed: Vec<Id>, produced: Vec<XUtxo>) -> XTx {
+    XTx {
+        tx_id,
+        tx_type: "BaseTx".to_owned(),
+        memo: Vec::new(),
+        source_chain: None,
+        destination_chain: None,
+        bytes: Vec::new(),
+        genesis: false,
+        consumed,
+        produced,
+        asset: None,
+    }
+}
+
+/// The DAG before Cortina: vertices listed, by ID and by height, and a DAG tx in the
+/// non-linear shape with the vertices that carried it.
+pub async fn xchain_vertices_are_served(store: Store) {
+    let api = Api::new(store.clone());
+    // A chain born linear has no vertices: an empty list, and a 404 by ID.
+    let empty = api.ok(&format!("{X}/vertices")).await;
+    assert_eq!(empty["vertices"], serde_json::json!([]));
+    api.get(&format!("{X}/vertices/{}", Id([3; 32])))
+        .await
+        .assert_error(404, "not found");
+
+    let (a, b) = (ShortId([1; 20]), ShortId([2; 20]));
+    let avax = firn_api::ApiConfig::default().network.avax_asset_id;
+    let t0 = 1_600_000_000;
+    let mut genesis = dag_tx(avax, vec![], vec![coins(avax, 0, avax, a, 1_000)]);
+    genesis.genesis = true;
+    genesis.tx_type = "CreateAssetTx".to_owned();
+    store.commit_xchain_genesis(&[genesis], t0).await.unwrap();
+    let (s0, s1) = (Id([0xe0; 32]), Id([0xe1; 32]));
+    let vertex = |index: u64, height: u64, parents: Vec<Id>, txs: Vec<XTx>| XChainVertexRows {
+        vertex: XVertexRecord {
+            index,
+            vertex_id: Id([0xd0 + index as u8; 32]),
+            height,
+            parent_ids: parents,
+            timestamp: t0 + 10 * (index + 1),
+            tx_count: txs.len() as u64,
+            size_bytes: 100 + index,
+            tx_ids: txs.iter().map(|t| t.tx_id).collect(),
+        },
+        txs,
+    };
+    let v0 = vertex(0, 0, vec![], vec![]);
+    let v1 = vertex(
+        1,
+        1,
+        vec![v0.vertex.vertex_id],
+        vec![dag_tx(
+            s0,
+            vec![avax.prefix(0)],
+            vec![coins(s0, 0, avax, b, 999)],
+        )],
+    );
+    let v2 = vertex(
+        2,
+        1,
+        vec![v0.vertex.vertex_id],
+        vec![dag_tx(
+            s1,
+            vec![s0.prefix(0)],
+            vec![coins(s1, 0, avax, a, 998)],
+        )],
+    );
+    let dag = [v0, v1, v2];
+    store.commit_xchain_vertices(&dag).await.unwrap();
+
+    let doc = official();
+    let valid = |path: &str, v: &Value| {
+        if let Some(doc) = &doc {
+            assert_valid(doc, "get", path, v);
+        }
+    };
+    let all = api
+        .all_pages(&format!("{X}/vertices?x=1"), "vertices", 2)
+        .await;
+    let ids: Vec<&str> = all.iter().map(|v| str_of(&v["vertexHash"])).collect();
+    let want: Vec<String> = dag
+        .iter()
+        .rev()
+        .map(|v| v.vertex.vertex_id.to_string())
+        .collect();
+    assert_eq!(ids, want, "latest accepted first");
+    let page = api.ok(&format!("{X}/vertices?pageSize=1")).await;
+    valid(
+        "/v1/networks/{network}/blockchains/{blockchainId}/vertices",
+        &page,
+    );
+    let one = api
+        .ok(&format!("{X}/vertices/{}", dag[1].vertex.vertex_id))
+        .await;
+    valid(
+        "/v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}",
+        &one,
+    );
+    assert_eq!(one["vertexHeight"], 1);
+    assert_eq!(one["vertexIndex"], 1);
+    assert_eq!(one["vertexTimestamp"], t0 + 20);
+    assert_eq!(
+        one["parentHashes"],
+        serde_json::json!([dag[0].vertex.vertex_id.to_string()])
+    );
+    assert_eq!(one["transactions"], serde_json::json!([s0.to_string()]));
+    let at_one = api
+        .ok(&format!(
+            "{X}/vertices:listByHeight?vertexHeight=1&sortOrder=asc"
+        ))
+        .await;
+    valid(
+        "/v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight",
+        &at_one,
+    );
+    let indexes: Vec<u64> = at_one["vertices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["vertexIndex"].as_u64().unwrap())
+        .collect();
+    assert_eq!(indexes, [1, 2]);
+    api.get(&format!("{X}/vertices:listByHeight"))
+        .await
+        .assert_error(400, "vertexHeight");
+    api.get(&format!("{X}/vertices/nonsense"))
+        .await
+        .assert_error(400, "vertexHash");
+
+    // A DAG tx: non-linear, with its vertex; an address's list mixes both shapes' kinds.
+    let t = api.ok(&format!("{X}/transactions/{s0}")).await;
+    valid(
+        "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}",
+        &t,
+    );
+    assert_eq!(t["chainFormat"], "non-linear");
+    assert_eq!(
+        t["vertices"],
+        serde_json::json!([{"hash": dag[1].vertex.vertex_id.to_string(), "height": 1, "timestamp": t0 + 20}])
+    );
+    assert!(t.get("blockHeight").is_none(), "{t}");
+    let mine = api
+        .ok(&format!("{X}/transactions?addresses={}", bech32(&a)))
+        .await;
+    valid(
+        "/v1/networks/{network}/blockchains/{blockchainId}/transactions",
+        &mine,
+    );
+    let hashes: Vec<&str> = mine["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| str_of(&t["txHash"]))
+        .collect();
+    assert_eq!(hashes, [s1.to_string(), s0.to_string(), avax.to_string()]);
 }

@@ -1,5 +1,5 @@
 //! X-Chain shapes: transactions (`transactions`), the `Utxo` shape every X-Chain list shares
-//! (`utxos`), asset details, and balances (`balances`).
+//! (`utxos`), the DAG's vertices (`vertices`), asset details, and balances (`balances`).
 //!
 //! Everything renders from the store's records, with the names, symbols and denominations of
 //! their assets looked up once per response ([`XCtx`]), and from a tx's own bytes for what the
@@ -8,6 +8,7 @@
 mod balances;
 mod transactions;
 mod utxos;
+mod vertices;
 
 use std::collections::HashMap;
 
@@ -19,8 +20,12 @@ use utoipa::ToSchema;
 use super::pchain::{AssetAmount, Ctx};
 
 pub use balances::{ListXChainBalancesResponse, XChainBalances, XChainSharedAssetBalance};
-pub use transactions::{ListXChainTransactionsResponse, XChainLinearTransaction};
+pub use transactions::{
+    ListXChainTransactionsResponse, TransactionVertexDetail, XChainLinearTransaction,
+    XChainNonLinearTransaction, XChainTransaction, XChainTransactionFields,
+};
 pub use utxos::{ListUtxosResponse, Utxo};
+pub use vertices::{ListXChainVerticesResponse, XChainVertex};
 
 /// One primary-network transaction, in its chain's shape (what `getTxByHash` answers).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -28,8 +33,8 @@ pub use utxos::{ListUtxosResponse, Utxo};
 pub enum PrimaryNetworkTransaction {
     /// A P-Chain transaction.
     P(Box<crate::wire::pchain::PChainTransaction>),
-    /// An X-Chain transaction accepted in a block.
-    X(Box<XChainLinearTransaction>),
+    /// An X-Chain transaction, in a block or in the DAG.
+    X(Box<XChainTransaction>),
 }
 
 /// Rendering context of X-Chain shapes: the network's, the X-Chain's ID and the assets the

@@ -1,4 +1,5 @@
-//! X-Chain transactions (`XChainLinearTransaction`) and their lists.
+//! X-Chain transactions (`XChainLinearTransaction` in blocks, `XChainNonLinearTransaction` in
+//! the DAG before Cortina) and their lists.
 //!
 //! The store holds the X-Chain UTXOs a tx consumed and produced; what crossed chains is read
 //! from the tx itself: an ImportTx's inputs are the source chain's UTXOs (their owners are
@@ -16,15 +17,15 @@ use super::utxos::amount_of;
 use super::{Utxo, XChainAssetDetails, XCtx, sum_by_asset};
 use crate::wire::pchain::{AssetAmount, PrimaryNetworkChainInfo};
 
-/// An X-Chain transaction accepted in a block (`XChainLinearTransaction`).
+/// What every X-Chain transaction shows, in a block or in the DAG.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct XChainLinearTransaction {
+pub struct XChainTransactionFields {
     /// Tx ID.
     pub tx_hash: String,
-    /// `linear`: accepted in a block (since Cortina).
+    /// `linear` (accepted in a block, since Cortina) or `non-linear` (in the DAG before).
     pub chain_format: String,
-    /// When its block was accepted, Unix seconds.
+    /// When its block (or first vertex) was accepted, Unix seconds.
     pub timestamp: u64,
     /// `BaseTx`, `CreateAssetTx`, `OperationTx`, `ImportTx` or `ExportTx`.
     pub tx_type: String,
@@ -47,15 +48,85 @@ pub struct XChainLinearTransaction {
     /// For a CreateAssetTx, the asset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub asset_created: Option<XChainAssetDetails>,
+}
+
+/// An X-Chain transaction accepted in a block (`XChainLinearTransaction`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct XChainLinearTransaction {
+    /// What every X-Chain transaction shows.
+    #[serde(flatten)]
+    pub tx: XChainTransactionFields,
     /// Its block's height.
     pub block_height: u64,
     /// Its block's ID.
     pub block_hash: String,
 }
 
-impl XChainLinearTransaction {
-    /// From a stored tx (the assets it names must be in `ctx`).
+/// A vertex that carried a DAG transaction (`TransactionVertexDetail`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionVertexDetail {
+    /// Vertex ID.
+    pub hash: String,
+    /// Its DAG height.
+    pub height: u64,
+    /// When it was accepted, Unix seconds.
+    pub timestamp: u64,
+}
+
+/// An X-Chain transaction of the DAG before Cortina (`XChainNonLinearTransaction`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct XChainNonLinearTransaction {
+    /// What every X-Chain transaction shows.
+    #[serde(flatten)]
+    pub tx: XChainTransactionFields,
+    /// The vertices that carried it, first accepted first.
+    pub vertices: Vec<TransactionVertexDetail>,
+}
+
+/// An X-Chain transaction in the shape of where it was accepted.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum XChainTransaction {
+    /// In the DAG.
+    NonLinear(XChainNonLinearTransaction),
+    /// In a block.
+    Linear(XChainLinearTransaction),
+}
+
+impl XChainTransaction {
+    /// From a stored tx (the assets it names must be in `ctx`): a DAG tx's vertices, or a
+    /// linear tx's block.
     pub fn from_record(ctx: XCtx<'_>, r: &XTxRecord) -> Self {
+        let linear = r.vertices.is_empty();
+        let tx = XChainTransactionFields::from_record(ctx, r, linear);
+        if linear {
+            XChainTransaction::Linear(XChainLinearTransaction {
+                tx,
+                block_height: r.height,
+                block_hash: r.block_id.map(|b| b.to_string()).unwrap_or_default(),
+            })
+        } else {
+            XChainTransaction::NonLinear(XChainNonLinearTransaction {
+                tx,
+                vertices: r
+                    .vertices
+                    .iter()
+                    .map(|v| TransactionVertexDetail {
+                        hash: v.vertex_id.to_string(),
+                        height: v.height,
+                        timestamp: v.timestamp,
+                    })
+                    .collect(),
+            })
+        }
+    }
+}
+
+impl XChainTransactionFields {
+    fn from_record(ctx: XCtx<'_>, r: &XTxRecord, linear: bool) -> Self {
         let mut consumed: Vec<Utxo> = r
             .consumed
             .iter()
@@ -77,7 +148,7 @@ impl XChainLinearTransaction {
             .map(|a| XChainAssetDetails::from_record(ctx, a));
         Self {
             tx_hash: r.tx_id.to_string(),
-            chain_format: "linear".to_owned(),
+            chain_format: if linear { "linear" } else { "non-linear" }.to_owned(),
             timestamp: r.timestamp,
             tx_type: r.tx_type.clone(),
             memo: format!("0x{}", hex::encode(&r.memo)),
@@ -88,8 +159,6 @@ impl XChainLinearTransaction {
             source_chain: r.source_chain.map(|c| ctx.base.chain(&c)),
             destination_chain: r.destination_chain.map(|c| ctx.base.chain(&c)),
             asset_created,
-            block_height: r.height,
-            block_hash: r.block_id.map(|b| b.to_string()).unwrap_or_default(),
         }
     }
 }
@@ -206,7 +275,7 @@ pub struct ListXChainTransactionsResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_page_token: Option<String>,
     /// The transactions.
-    pub transactions: Vec<XChainLinearTransaction>,
+    pub transactions: Vec<XChainTransaction>,
     /// The chain and network.
     pub chain_info: PrimaryNetworkChainInfo,
 }
