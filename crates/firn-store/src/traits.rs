@@ -354,7 +354,8 @@ pub trait XChainWriter {
     /// UTXOs and assets, and the vertex cursor ([`crate::rows::ChainKey::XChainVertices`]).
     /// A vertex at or below the cursor is skipped when it is the stored one, else
     /// [`crate::StoreError::ConflictingVertex`]; a vertex above it is new, gaps allowed (the
-    /// indexer skips vertices that do not decode); a new vertex after linear blocks is
+    /// indexer skips vertices that do not decode); a vertex already stored at another index
+    /// is passed over (counted as skipped); a new vertex after linear blocks is
     /// [`crate::StoreError::VertexAfterBlocks`]. On error nothing of the batch is stored.
     fn commit_xchain_vertices(
         &self,

@@ -34,7 +34,8 @@ impl Store {
     ) -> Result<CommitOutcome> {
         let mut w = self.begin_write().await?;
         let conn: &mut AnyConnection = &mut w.tx;
-        let mut cursor = load_cursor(conn, KEY).await?;
+        let before = load_cursor(conn, KEY).await?;
+        let mut cursor = before;
         let mut outcome = CommitOutcome::default();
         let mut checked = false;
         for rows in vertices {
@@ -49,11 +50,19 @@ impl Store {
                 check_no_linear_blocks(conn, index).await?;
                 checked = true;
             }
+            if let Some(first) = stored_index(conn, rows.vertex.vertex_id).await? {
+                // A node that serves one vertex twice adds nothing: passed over, never an
+                // error that would stop the backfill.
+                debug!(index, first, vertex = %rows.vertex.vertex_id, "x-chain vertex served again at a later index");
+                cursor = Some(index);
+                outcome.skipped += 1;
+                continue;
+            }
             write_vertex(conn, rows).await?;
             cursor = Some(index);
             outcome.committed += 1;
         }
-        if let (Some(c), true) = (cursor, outcome.committed > 0) {
+        if let Some(c) = cursor.filter(|c| before.is_none_or(|b| *c > b)) {
             save_cursor(conn, KEY, c).await?;
         }
         w.commit().await?;
@@ -98,6 +107,15 @@ async fn check_same_vertex(conn: &mut AnyConnection, v: &XVertexRecord) -> Resul
         }),
         _ => Ok(()),
     }
+}
+
+/// The acceptance index `vertex_id` is stored at, if any.
+async fn stored_index(conn: &mut AnyConnection, vertex_id: Id) -> Result<Option<u64>> {
+    let row = sqlx::query("SELECT vertex_index FROM x_vertices WHERE vertex_id = $1")
+        .bind(vertex_id.0.to_vec())
+        .fetch_optional(&mut *conn)
+        .await?;
+    row.map(|r| r.u64("vertex_index")).transpose()
 }
 
 /// The DAG's txs must precede the linear chain's: refuses a new vertex once a linear block

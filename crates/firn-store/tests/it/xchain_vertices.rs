@@ -110,6 +110,15 @@ pub async fn xchain_vertices_round_trip(store: Store) {
         "{err}"
     );
     assert!(err.to_string().contains(&id(0x0f, 1).to_string()), "{err}");
+    // A node serving a stored vertex again at a new index: passed over, the cursor moves on.
+    let mut repeat = vertex(3, 0, &[], vec![], &[]);
+    repeat.vertex.vertex_id = id(0x0d, 0);
+    let outcome = store.commit_xchain_vertices(&[repeat]).await.unwrap();
+    assert_eq!((outcome.committed, outcome.skipped), (0, 1));
+    assert_eq!(
+        store.find_cursor(ChainKey::XChainVertices).await.unwrap(),
+        Some(3)
+    );
 
     // Vertices by ID, newest first in pages, oldest first, and by height.
     for rows in &dag {
@@ -291,7 +300,7 @@ pub async fn xchain_vertices_round_trip(store: Store) {
     );
     assert_eq!(
         store.find_cursor(ChainKey::XChainVertices).await.unwrap(),
-        Some(2)
+        Some(3)
     );
 }
 
@@ -304,12 +313,13 @@ pub async fn xchain_vertex_failed_batch_leaves_nothing(store: Store) {
         vec![],
         vec![coins(t0, 0, avax(), &[short(1)], 5)],
     );
-    let mut dup = vertex(1, 1, &[0], vec![], &[]);
-    dup.vertex.vertex_id = id(0x0d, 0); // the same ID twice: a constraint fails mid-batch
+    // The second vertex's height does not fit the column: the batch fails after the first.
+    let too_high = vertex(1, u64::MAX, &[0], vec![], &[]);
     let err = store
-        .commit_xchain_vertices(&[vertex(0, 0, &[], vec![d0], &[]), dup])
-        .await;
-    assert!(err.is_err());
+        .commit_xchain_vertices(&[vertex(0, 0, &[], vec![d0], &[]), too_high])
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("height"), "{err}");
     assert_eq!(
         store.find_cursor(ChainKey::XChainVertices).await.unwrap(),
         None
