@@ -291,8 +291,11 @@ pub async fn unknown_things_are_404(store: Store) {
             "not indexed by proposer",
         ),
         (
-            "/v1/networks/fuji/blockchains/x-chain/vertices:listByHeight?vertexHeight=1".to_owned(),
-            "X-Chain",
+            format!(
+                "/v1/networks/fuji/blockchains/x-chain/vertices/{}",
+                firn_core::ids::Id([9; 32])
+            ),
+            "not found",
         ),
         (
             format!(

@@ -292,6 +292,7 @@ pub async fn xchain_vertices_from_the_index_api(store: Store) {
             &XUtxoFilter {
                 addresses: vec![owner],
                 asset_id: None,
+                ..XUtxoFilter::default()
             },
             SortOrder::Desc,
             &PageRequest::first(10),

@@ -274,6 +274,7 @@ pub async fn xchain_vertices_round_trip(store: Store) {
             &XTxFilter {
                 addresses: vec![c],
                 asset_id: None,
+                ..XTxFilter::default()
             },
             SortOrder::Desc,
             &PageRequest::first(10),

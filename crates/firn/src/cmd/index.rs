@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use firn_indexer::evm::{ChainSelection, EvmIndexer, MetadataLimits, discover, follow_all, probe};
+use firn_indexer::xchain::{VertexBackfill, XVertexIndexer};
 use firn_indexer::{IndexerConfig, PChainIndexer, Progress, XChainIndexer};
 use firn_rpc::methods::NoParams;
 use firn_rpc::methods::avm::GetHeight as XGetHeight;
@@ -89,6 +90,10 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
     let x_reporter = reporter.clone();
     let mut xchain = XChainIndexer::new(x_client.clone(), store.clone(), config.clone())
         .on_progress(move |p| x_reporter.report("x-chain", p));
+    let vtx_client =
+        AvalancheClient::new(&format!("{base}/ext/index/X/vtx"), ClientConfig::default())
+            .with_context(|| format!("bad --rpc {}", redact_url(&args.rpc)))?;
+    let mut dag = XVertexIndexer::new(vtx_client, x_client.clone(), store.clone(), config.clone());
     let run = async {
         let selection = if args.evm_chains.is_empty() {
             ChainSelection::Served
@@ -103,6 +108,7 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
                     warn!(target: "firn::index", %error, "skipping the X-Chain: the node does not answer avm.getHeight");
                     return Ok(());
                 }
+                backfill_dag(&mut dag).await;
                 xchain
                     .backfill()
                     .await
@@ -125,6 +131,7 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
             // The X-Chain's follower retries a node's failures itself; should it stop, the
             // other chains go on.
             let x = async {
+                backfill_dag(&mut dag).await;
                 if let Err(error) = xchain.follow().await {
                     warn!(target: "firn::index", %error, "the X-Chain indexer stopped");
                 }
@@ -147,6 +154,21 @@ async fn index(args: &IndexArgs) -> anyhow::Result<()> {
     reporter.finish();
     store.close().await;
     result
+}
+
+/// The X-Chain's DAG from before Cortina, once, before its linear blocks (the store takes
+/// no vertex after them). A node without the vertex index is said so by the indexer; a
+/// failure is logged and the linear chain is indexed regardless.
+async fn backfill_dag(dag: &mut XVertexIndexer) {
+    match dag.backfill().await {
+        Ok(VertexBackfill::Indexed { committed, .. }) if committed > 0 => {
+            info!(target: "firn::index", committed, "indexed the x-chain's vertices");
+        }
+        Ok(_) => {}
+        Err(error) => {
+            warn!(target: "firn::index", %error, "the x-chain's vertices were not indexed");
+        }
+    }
 }
 
 /// Backfills every EVM chain the node serves, in parallel, up to each one's tip.
