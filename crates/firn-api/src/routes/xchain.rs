@@ -84,6 +84,26 @@ fn checked_x_chain(state: &AppState, path: &PathParams, q: &mut Query) -> ApiRes
     Ok(())
 }
 
+/// A one-thing route on the X-Chain: its network and chain, no query, and the cb58 ID of
+/// `what` in the path parameter `name` (with the text as sent, for messages).
+fn checked_x_chain_id<'a>(
+    state: &AppState,
+    path: &'a PathParams,
+    mut q: Query,
+    name: &str,
+    what: &str,
+) -> ApiResult<(&'a str, Id)> {
+    checked_x_chain(state, path, &mut q)?;
+    let raw = path.get(name);
+    let id: Option<Id> = raw.parse().ok();
+    if id.is_none() {
+        q.error(format!("{name} must be a cb58 {what} ID"));
+    }
+    q.finish()?;
+    let id = id.ok_or_else(|| ApiError::bad(format!("{name} must be a cb58 {what} ID")))?;
+    Ok((raw, id))
+}
+
 /// The assets `ids` names (those the store knows), by ID.
 async fn assets_named(state: &AppState, mut ids: Vec<Id>) -> ApiResult<HashMap<Id, XAssetRecord>> {
     ids.sort_unstable();
@@ -316,18 +336,9 @@ pub(crate) async fn balances(state: &AppState, addresses: &[ShortId]) -> ApiResu
 pub async fn get_asset_details(
     State(state): State<AppState>,
     path: PathParams,
-    mut q: Query,
+    q: Query,
 ) -> ApiResult<Json<XChainAssetDetails>> {
-    checked_x_chain(&state, &path, &mut q)?;
-    let raw = path.get("assetId");
-    let id: Option<Id> = raw.parse().ok();
-    if id.is_none() {
-        q.error("assetId must be a cb58 asset ID");
-    }
-    q.finish()?;
-    let Some(id) = id else {
-        return Err(ApiError::bad("assetId must be a cb58 asset ID"));
-    };
+    let (raw, id) = checked_x_chain_id(&state, &path, q, "assetId", "asset")?;
     let assets = assets_named(&state, vec![id]).await?;
     let asset = assets
         .get(&id)
@@ -444,16 +455,9 @@ pub async fn list_latest_vertices(
 pub async fn get_vertex_by_hash(
     State(state): State<AppState>,
     path: PathParams,
-    mut q: Query,
+    q: Query,
 ) -> ApiResult<Json<XChainVertex>> {
-    checked_x_chain(&state, &path, &mut q)?;
-    let raw = path.get("vertexHash");
-    let id: Option<Id> = raw.parse().ok();
-    if id.is_none() {
-        q.error("vertexHash must be a cb58 vertex ID");
-    }
-    q.finish()?;
-    let id = id.ok_or_else(|| ApiError::bad("vertexHash must be a cb58 vertex ID"))?;
+    let (raw, id) = checked_x_chain_id(&state, &path, q, "vertexHash", "vertex")?;
     match state.store.get_xchain_vertex_by_id(id).await {
         Ok(v) => Ok(Json(XChainVertex::from(&v))),
         Err(StoreError::NotFound { .. }) => {
