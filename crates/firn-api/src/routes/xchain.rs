@@ -18,9 +18,7 @@ use firn_core::codec;
 use firn_core::ids::{Id, ShortId};
 use firn_store::page::{HeightCursor, Page, PageRequest, TxCursor, UtxoCursor};
 use firn_store::rows::xchain::{XAssetRecord, XTxRecord, XUtxoRecord, XVertexRecord};
-use firn_store::{
-    SortOrder, StoreError, XBlockFilter, XChainReader, XTxFilter, XUtxoFilter, XVertexReader,
-};
+use firn_store::{SortOrder, XBlockFilter, XChainReader, XTxFilter, XUtxoFilter, XVertexReader};
 
 use super::network::{PrimaryChain, check_network, primary_chain};
 use crate::error::{ApiError, ApiResult};
@@ -113,27 +111,30 @@ async fn assets_named(state: &AppState, mut ids: Vec<Id>) -> ApiResult<HashMap<I
 }
 
 /// Every asset a tx's shape names: its UTXOs', its crossings', the one it created.
-fn tx_assets(t: &XTxRecord, out: &mut Vec<Id>) {
+fn tx_assets(t: &XTxRecord, decoded: Option<&Tx>, out: &mut Vec<Id>) {
     out.extend(
         t.consumed
             .iter()
             .chain(&t.produced)
             .map(|u| u.utxo.asset_id),
     );
-    if let Ok(tx) = codec::from_bytes::<Tx>(&t.bytes) {
-        match tx.unsigned() {
-            UnsignedTx::Import(i) => out.extend(i.imported_inputs.iter().map(|i| i.asset_id)),
-            UnsignedTx::Export(e) => out.extend(e.exported_outputs.iter().map(|o| o.asset_id)),
-            UnsignedTx::CreateAsset(_) => out.push(t.tx_id),
-            _ => {}
-        }
+    match decoded.map(Tx::unsigned) {
+        Some(UnsignedTx::Import(i)) => out.extend(i.imported_inputs.iter().map(|i| i.asset_id)),
+        Some(UnsignedTx::Export(e)) => out.extend(e.exported_outputs.iter().map(|o| o.asset_id)),
+        Some(UnsignedTx::CreateAsset(_)) => out.push(t.tx_id),
+        _ => {}
     }
 }
 
 async fn render_txs(state: &AppState, txs: &[XTxRecord]) -> ApiResult<Vec<XChainTransaction>> {
+    // Stored bytes were decoded once to be stored: one that fails now renders without crossings.
+    let decoded: Vec<Option<Tx>> = txs
+        .iter()
+        .map(|t| codec::from_bytes::<Tx>(&t.bytes).ok())
+        .collect();
     let mut ids = Vec::new();
-    for t in txs {
-        tx_assets(t, &mut ids);
+    for (t, tx) in txs.iter().zip(&decoded) {
+        tx_assets(t, tx.as_ref(), &mut ids);
     }
     let assets = assets_named(state, ids).await?;
     let ctx = XCtx::new(
@@ -142,7 +143,8 @@ async fn render_txs(state: &AppState, txs: &[XTxRecord]) -> ApiResult<Vec<XChain
     );
     Ok(txs
         .iter()
-        .map(|t| XChainTransaction::from_record(ctx, t))
+        .zip(&decoded)
+        .map(|(t, tx)| XChainTransaction::from_record(ctx, t, tx.as_ref()))
         .collect())
 }
 
@@ -174,13 +176,7 @@ pub(crate) async fn list_txs(
 
 /// `getTxByHash` on the X-Chain.
 pub(crate) async fn get_tx(state: &AppState, raw: &str, hash: Id) -> ApiResult<XChainTransaction> {
-    let tx = match state.store.get_xchain_tx(hash).await {
-        Ok(tx) => tx,
-        Err(StoreError::NotFound { .. }) => {
-            return Err(ApiError::not_found(format!("transaction {raw} not found")));
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let tx = state.store.get_xchain_tx(hash).await?;
     render_txs(state, std::slice::from_ref(&tx))
         .await?
         .pop()
@@ -247,13 +243,7 @@ pub(crate) async fn get_block(state: &AppState, raw: &str) -> ApiResult<Json<Pri
             .map_err(|_| ApiError::bad("blockId must be a block height or a cb58 block ID"))?;
         state.store.get_xchain_block_by_id(id).await
     };
-    let block = match found {
-        Ok(b) => b,
-        Err(StoreError::NotFound { .. }) => {
-            return Err(ApiError::not_found(format!("block {raw} not found")));
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let block = found?;
     let mut shaped = blocks_shape(state, std::slice::from_ref(&block)).await?;
     shaped
         .pop()
@@ -457,14 +447,9 @@ pub async fn get_vertex_by_hash(
     path: PathParams,
     q: Query,
 ) -> ApiResult<Json<XChainVertex>> {
-    let (raw, id) = checked_x_chain_id(&state, &path, q, "vertexHash", "vertex")?;
-    match state.store.get_xchain_vertex_by_id(id).await {
-        Ok(v) => Ok(Json(XChainVertex::from(&v))),
-        Err(StoreError::NotFound { .. }) => {
-            Err(ApiError::not_found(format!("vertex {raw} not found")))
-        }
-        Err(e) => Err(e.into()),
-    }
+    let (_, id) = checked_x_chain_id(&state, &path, q, "vertexHash", "vertex")?;
+    let vertex = state.store.get_xchain_vertex_by_id(id).await?;
+    Ok(Json(XChainVertex::from(&vertex)))
 }
 
 /// `GET /v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight`

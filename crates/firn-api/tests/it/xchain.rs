@@ -12,10 +12,11 @@ use firn_devnet::xchain::wallet::{XWallet, owner};
 use firn_indexer::{IndexerConfig, XChainIndexer};
 use firn_node::NodeConfig;
 use firn_rpc::{AvalancheClient, ClientConfig};
-use firn_store::rows::xchain::{XChainVertexRows, XOutputKind, XTx, XUtxo, XVertexRecord};
+use firn_store::rows::xchain::{XChainVertexRows, XTx, XVertexRecord};
 use firn_store::{Store, XChainWriter};
 use serde_json::Value;
 
+use crate::fixtures::{x_coins, x_tx};
 use crate::harness::Api;
 use crate::schema::{assert_valid, official};
 
@@ -494,37 +495,6 @@ fn gold_send_of(x: &firn_devnet::XChain, asset: Id, to: ShortId) -> Id {
         .unwrap()
 }
 
-fn coins(tx_id: Id, index: u32, asset: Id, owner: ShortId, amount: u64) -> XUtxo {
-    XUtxo {
-        utxo_id: tx_id.prefix(u64::from(index)),
-        tx_id,
-        output_index: index,
-        asset_id: asset,
-        kind: XOutputKind::Secp256k1Transfer,
-        amount: Some(amount),
-        group_id: None,
-        payload: None,
-        threshold: 1,
-        locktime: 0,
-        addresses: vec![owner],
-    }
-}
-
-fn dag_tx(tx_id: Id, consumed: Vec<Id>, produced: Vec<XUtxo>) -> XTx {
-    XTx {
-        tx_id,
-        tx_type: "BaseTx".to_owned(),
-        memo: Vec::new(),
-        source_chain: None,
-        destination_chain: None,
-        bytes: Vec::new(),
-        genesis: false,
-        consumed,
-        produced,
-        asset: None,
-    }
-}
-
 /// The DAG before Cortina: vertices listed, by ID and by height, and a DAG tx in the
 /// non-linear shape with the vertices that carried it.
 pub async fn xchain_vertices_are_served(store: Store) {
@@ -539,9 +509,13 @@ pub async fn xchain_vertices_are_served(store: Store) {
     let (a, b) = (ShortId([1; 20]), ShortId([2; 20]));
     let avax = firn_api::ApiConfig::default().network.avax_asset_id;
     let t0 = 1_600_000_000;
-    let mut genesis = dag_tx(avax, vec![], vec![coins(avax, 0, avax, a, 1_000)]);
+    let mut genesis = x_tx(
+        avax,
+        "CreateAssetTx",
+        vec![],
+        vec![x_coins(avax, 0, avax, &[a], 1_000)],
+    );
     genesis.genesis = true;
-    genesis.tx_type = "CreateAssetTx".to_owned();
     store.commit_xchain_genesis(&[genesis], t0).await.unwrap();
     let (s0, s1) = (Id([0xe0; 32]), Id([0xe1; 32]));
     let vertex = |index: u64, height: u64, parents: Vec<Id>, txs: Vec<XTx>| XChainVertexRows {
@@ -562,20 +536,22 @@ pub async fn xchain_vertices_are_served(store: Store) {
         1,
         1,
         vec![v0.vertex.vertex_id],
-        vec![dag_tx(
+        vec![x_tx(
             s0,
+            "BaseTx",
             vec![avax.prefix(0)],
-            vec![coins(s0, 0, avax, b, 999)],
+            vec![x_coins(s0, 0, avax, &[b], 999)],
         )],
     );
     let v2 = vertex(
         2,
         1,
         vec![v0.vertex.vertex_id],
-        vec![dag_tx(
+        vec![x_tx(
             s1,
+            "BaseTx",
             vec![s0.prefix(0)],
-            vec![coins(s1, 0, avax, a, 998)],
+            vec![x_coins(s1, 0, avax, &[a], 998)],
         )],
     );
     let dag = [v0, v1, v2];

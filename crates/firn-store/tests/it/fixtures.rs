@@ -14,6 +14,7 @@ use firn_store::rows::evm::{
 use firn_store::rows::pchain::{
     PBlock, PChainBlockRows, PTx, PTxCore, PTxDetails, PUtxo, ProposerDetails, UtxoType,
 };
+use firn_store::rows::xchain::{XOutputKind, XTx, XUtxo};
 use firn_store::types::{Address, B256, U256};
 
 /// A small deterministic PRNG (xorshift64*).
@@ -758,5 +759,38 @@ where
             Some(c) => after = Some(c),
             None => return out,
         }
+    }
+}
+
+/// An X-Chain tx of `tx_type` (its memo and bytes derived from its ID).
+pub fn x_tx(tx_id: Id, tx_type: &str, consumed: Vec<Id>, produced: Vec<XUtxo>) -> XTx {
+    XTx {
+        tx_id,
+        tx_type: tx_type.to_owned(),
+        memo: vec![tx_id.0[31]],
+        source_chain: None,
+        destination_chain: None,
+        bytes: tx_id.0.to_vec(),
+        genesis: false,
+        consumed,
+        produced,
+        asset: None,
+    }
+}
+
+/// A secp256k1fx transfer output of `amount` owned by `owners` (threshold 1).
+pub fn x_coins(tx_id: Id, index: u32, asset: Id, owners: &[ShortId], amount: u64) -> XUtxo {
+    XUtxo {
+        utxo_id: tx_id.prefix(u64::from(index)),
+        tx_id,
+        output_index: index,
+        asset_id: asset,
+        kind: XOutputKind::Secp256k1Transfer,
+        amount: Some(amount),
+        group_id: None,
+        payload: None,
+        threshold: 1,
+        locktime: 0,
+        addresses: owners.to_vec(),
     }
 }

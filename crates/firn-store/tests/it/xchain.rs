@@ -15,6 +15,7 @@ use firn_store::{
 };
 
 use crate::fixtures::{all_pages, avax, id, short};
+pub(crate) use crate::fixtures::{x_coins as coins, x_tx as tx};
 
 pub(crate) const T: u64 = 1_700_000_000;
 
@@ -33,38 +34,6 @@ pub(crate) fn block(height: u64, txs: Vec<XTx>) -> XChainBlockRows {
             size_bytes: 100 + height,
         },
         txs,
-    }
-}
-
-pub(crate) fn tx(tx_id: Id, tx_type: &str, consumed: Vec<Id>, produced: Vec<XUtxo>) -> XTx {
-    XTx {
-        tx_id,
-        tx_type: tx_type.to_owned(),
-        memo: vec![tx_id.0[31]],
-        source_chain: None,
-        destination_chain: None,
-        bytes: tx_id.0.to_vec(),
-        genesis: false,
-        consumed,
-        produced,
-        asset: None,
-    }
-}
-
-/// A secp256k1fx transfer output of `amount` owned by `owners` (threshold 1).
-pub(crate) fn coins(tx_id: Id, index: u32, asset: Id, owners: &[ShortId], amount: u64) -> XUtxo {
-    XUtxo {
-        utxo_id: tx_id.prefix(u64::from(index)),
-        tx_id,
-        output_index: index,
-        asset_id: asset,
-        kind: XOutputKind::Secp256k1Transfer,
-        amount: Some(amount),
-        group_id: None,
-        payload: None,
-        threshold: 1,
-        locktime: 0,
-        addresses: owners.to_vec(),
     }
 }
 

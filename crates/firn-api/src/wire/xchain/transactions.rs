@@ -6,7 +6,6 @@
 //! the keys that signed for them), an ExportTx's exported outputs become the destination's.
 
 use firn_core::avm::{Tx, UnsignedTx};
-use firn_core::codec;
 use firn_core::ids::Id;
 use firn_core::keys::secp256k1::{RecoverableSignature, recover};
 use firn_store::rows::xchain::{XOutputKind, XTxRecord};
@@ -97,11 +96,11 @@ pub enum XChainTransaction {
 }
 
 impl XChainTransaction {
-    /// From a stored tx (the assets it names must be in `ctx`): a DAG tx's vertices, or a
-    /// linear tx's block.
-    pub fn from_record(ctx: XCtx<'_>, r: &XTxRecord) -> Self {
+    /// From a stored tx and its decoded bytes (the assets it names must be in `ctx`): a DAG
+    /// tx's vertices, or a linear tx's block. Without `decoded`, its crossings are left out.
+    pub fn from_record(ctx: XCtx<'_>, r: &XTxRecord, decoded: Option<&Tx>) -> Self {
         let linear = r.vertices.is_empty();
-        let tx = XChainTransactionFields::from_record(ctx, r, linear);
+        let tx = XChainTransactionFields::from_record(ctx, r, decoded, linear);
         if linear {
             XChainTransaction::Linear(XChainLinearTransaction {
                 tx,
@@ -126,7 +125,7 @@ impl XChainTransaction {
 }
 
 impl XChainTransactionFields {
-    fn from_record(ctx: XCtx<'_>, r: &XTxRecord, linear: bool) -> Self {
+    fn from_record(ctx: XCtx<'_>, r: &XTxRecord, decoded: Option<&Tx>, linear: bool) -> Self {
         let mut consumed: Vec<Utxo> = r
             .consumed
             .iter()
@@ -137,10 +136,9 @@ impl XChainTransactionFields {
             .iter()
             .map(|u| Utxo::from_record(ctx, u))
             .collect();
-        // Stored bytes were decoded once to be stored: a failure here leaves the crossings out.
-        if let Ok(tx) = codec::from_bytes::<Tx>(&r.bytes) {
-            consumed.extend(imported(ctx, r, &tx));
-            emitted.extend(exported(ctx, r, &tx));
+        if let Some(tx) = decoded {
+            consumed.extend(imported(ctx, r, tx));
+            emitted.extend(exported(ctx, r, tx));
         }
         let asset_created = (r.tx_type == "CreateAssetTx")
             .then(|| ctx.assets.get(&r.tx_id))
