@@ -6,11 +6,12 @@
 //! `x_assets`) and three lookup tables written with them: `x_utxo_owners` (each UTXO under
 //! each owner, marked when spent: UTXO lists and balances), `x_tx_parties` (each tx under each
 //! owner and asset of a UTXO it consumed or produced) and `x_tx_assets` (each tx under each
-//! asset it touched: tx lists by address and asset). Unlike the P-Chain, a commit writes
-//! tx by tx in order, so a UTXO produced and consumed in one batch needs no batching of its
-//! own; the X-Chain carries no staking or supply state to derive.
+//! asset it touched: tx lists by address and asset). Like the P-Chain's, a commit gathers its
+//! rows over the whole batch and writes each table in a few multi-row statements at its end
+//! (`pending`); the X-Chain carries no staking or supply state to derive.
 
 mod decode;
+mod pending;
 mod read;
 mod utxos;
 mod vertices;

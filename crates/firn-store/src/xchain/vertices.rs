@@ -7,13 +7,15 @@
 //! vertices' txs), through the same writer as a block's txs, so UTXOs, balances, assets and tx
 //! lists see them; the position design is in [`crate::rows::xchain`].
 
+use std::collections::HashMap;
+
 use firn_core::ids::Id;
 use sqlx::AnyConnection;
 use tracing::debug;
 
 use super::decode::decode_vertex;
-use super::write::{is_stored, next_index, write_tx};
-use crate::codec::{RowExt, hashes, int};
+use super::pending::{At, XPending};
+use crate::codec::{RowExt, int};
 use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
 use crate::page::{HeightCursor, Page, PageRequest, SortOrder};
@@ -38,6 +40,16 @@ impl Store {
         let mut cursor = before;
         let mut outcome = CommitOutcome::default();
         let mut checked = false;
+        let mut pending = XPending::default();
+        let carried: Vec<Id> = vertices
+            .iter()
+            .flat_map(|v| &v.txs)
+            .map(|t| t.tx_id)
+            .collect();
+        let txs = vertices.iter().flat_map(|v| &v.txs);
+        pending.read_stored(conn, txs, &carried).await?;
+        // Vertex IDs gathered in this batch, with their indices.
+        let mut gathered: HashMap<Id, u64> = HashMap::new();
         for rows in vertices {
             let index = rows.vertex.index;
             // Gaps are vertices the indexer could not decode (logged there): allowed.
@@ -50,7 +62,12 @@ impl Store {
                 check_no_linear_blocks(conn, index).await?;
                 checked = true;
             }
-            if let Some(first) = stored_index(conn, rows.vertex.vertex_id).await? {
+            let id = rows.vertex.vertex_id;
+            let first = match gathered.get(&id) {
+                Some(first) => Some(*first),
+                None => stored_index(conn, id).await?,
+            };
+            if let Some(first) = first {
                 // A node that serves one vertex twice adds nothing: passed over, never an
                 // error that would stop the backfill.
                 debug!(index, first, vertex = %rows.vertex.vertex_id, "x-chain vertex served again at a later index");
@@ -58,10 +75,12 @@ impl Store {
                 outcome.skipped += 1;
                 continue;
             }
-            write_vertex(conn, rows).await?;
+            write_vertex(conn, &mut pending, rows).await?;
+            gathered.insert(id, index);
             cursor = Some(index);
             outcome.committed += 1;
         }
+        pending.write(conn).await?;
         if let Some(c) = cursor.filter(|c| before.is_none_or(|b| *c > b)) {
             save_cursor(conn, KEY, c).await?;
         }
@@ -79,16 +98,28 @@ impl Store {
         let mut w = self.begin_write().await?;
         let conn: &mut AnyConnection = &mut w.tx;
         let ts = int("timestamp", timestamp)?;
-        let mut index = next_index(conn, 0).await?;
+        let mut pending = XPending::default();
+        let ids: Vec<Id> = txs.iter().map(|t| t.tx_id).collect();
+        pending.read_stored(conn, txs.iter(), &ids).await?;
+        let mut index = pending.first_index(conn, 0).await?;
         let mut written = 0;
         for tx in txs {
-            if is_stored(conn, tx.tx_id).await? {
+            if pending.has_tx(&tx.tx_id) {
                 continue;
             }
-            write_tx(conn, (0, index, ts), tx, None).await?;
+            pending.tx(
+                At {
+                    height: 0,
+                    index,
+                    ts,
+                },
+                tx,
+                None,
+            );
             index += 1;
             written += 1;
         }
+        pending.write(conn).await?;
         w.commit().await?;
         Ok(written)
     }
@@ -135,39 +166,31 @@ async fn check_no_linear_blocks(conn: &mut AnyConnection, index: u64) -> Result<
     }
 }
 
-async fn write_vertex(conn: &mut AnyConnection, rows: &XChainVertexRows) -> Result<()> {
+/// Gathers `rows`' vertex and the txs it carries that no earlier vertex did.
+async fn write_vertex<'a>(
+    conn: &mut AnyConnection,
+    pending: &mut XPending<'a>,
+    rows: &'a XChainVertexRows,
+) -> Result<()> {
     let v = &rows.vertex;
     let vi = int("vertex index", v.index)?;
     let ts = int("timestamp", v.timestamp)?;
-    sqlx::query(
-        "INSERT INTO x_vertices (vertex_index, vertex_id, height, parent_ids, timestamp, \
-         tx_count, size_bytes, tx_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    )
-    .bind(vi)
-    .bind(v.vertex_id.0.to_vec())
-    .bind(int("vertex height", v.height)?)
-    .bind(hashes(&v.parent_ids))
-    .bind(ts)
-    .bind(int("tx count", v.tx_count)?)
-    .bind(int("vertex size", v.size_bytes)?)
-    .bind(hashes(&v.tx_ids))
-    .execute(&mut *conn)
-    .await?;
-    for (position, tx_id) in v.tx_ids.iter().enumerate() {
-        sqlx::query("INSERT INTO x_vertex_txs (vertex_index, position, tx_id) VALUES ($1, $2, $3)")
-            .bind(vi)
-            .bind(int("tx position", position as u64)?)
-            .bind(tx_id.0.to_vec())
-            .execute(&mut *conn)
-            .await?;
-    }
-    let mut index = next_index(conn, 0).await?;
+    pending.vertex(v);
+    let mut index = pending.first_index(conn, 0).await?;
     for tx in &rows.txs {
         // A tx an earlier vertex (or this one, twice) carried keeps its first position.
-        if is_stored(conn, tx.tx_id).await? {
+        if pending.has_tx(&tx.tx_id) {
             continue;
         }
-        write_tx(conn, (0, index, ts), tx, Some(vi)).await?;
+        pending.tx(
+            At {
+                height: 0,
+                index,
+                ts,
+            },
+            tx,
+            Some(vi),
+        );
         index += 1;
     }
     Ok(())
