@@ -69,6 +69,7 @@
 //! # Ok(()) }
 //! ```
 
+mod atomic;
 mod codec;
 mod cursor;
 mod error;
@@ -102,8 +103,9 @@ pub use page::{Page, PageCursor, PageRequest, SortOrder};
 pub use pchain::MAX_STAKING_PERIOD;
 pub use store::{Backend, Store};
 pub use traits::{
-    AddressFilter, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter, EvmWriter, ExportStore,
-    L1ValidatorFilter, MetricsReader, PBlockFilter, PChainReader, PChainWriter, PTxFilter,
-    RewardFilter, StakerFilter, TransferFilter, TxParties, UsageStore, UtxoFilter, UtxoSort,
-    WebhookStore, XBlockFilter, XChainReader, XChainWriter, XTxFilter, XUtxoFilter, XVertexReader,
+    AddressFilter, AtomicMemoryReader, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter,
+    EvmWriter, ExportStore, L1ValidatorFilter, MetricsReader, PBlockFilter, PChainReader,
+    PChainWriter, PTxFilter, RewardFilter, StakerFilter, TransferFilter, TxParties, UsageStore,
+    UtxoFilter, UtxoSort, WebhookStore, XBlockFilter, XChainReader, XChainWriter, XTxFilter,
+    XUtxoFilter, XVertexReader,
 };

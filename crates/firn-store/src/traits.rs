@@ -13,6 +13,7 @@ use crate::page::{
     CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, LogCursor, Page,
     PageRequest, RankCursor, SortOrder, TokenCursor, TxCursor, UtxoCursor, WebhookCursor,
 };
+use crate::rows::atomic::AtomicBalance;
 use crate::rows::evm::{
     BalanceMismatch, ChainRef, CollectibleRecord, ContractDeployment, ContractRecord,
     Erc20BalanceRecord, EvmBlockRecord, EvmBlockRows, EvmChainRecord, EvmInternalTx, EvmLog,
@@ -503,6 +504,22 @@ pub trait XChainReader {
         addresses: &[ShortId],
         now: u64,
     ) -> impl Future<Output = Result<Vec<XBalance>>> + Send;
+}
+
+/// Reads the primary network's shared memory: what ExportTxs put in a chain's atomic memory
+/// and no ImportTx has taken out.
+pub trait AtomicMemoryReader {
+    /// Per exporting chain, asset, and whether still time-locked at Unix time `now`, what
+    /// `destination`'s atomic memory holds for any of `addresses` (a UTXO owned by several
+    /// counts once), ordered by exporting chain and asset: as of Unix time `as_of` (exported
+    /// by then and not imported by then), or with `None` as far as the store knows.
+    fn list_atomic_balances(
+        &self,
+        destination: Id,
+        addresses: &[ShortId],
+        as_of: Option<u64>,
+        now: u64,
+    ) -> impl Future<Output = Result<Vec<AtomicBalance>>> + Send;
 }
 
 /// Writes EVM chains and their accepted blocks.

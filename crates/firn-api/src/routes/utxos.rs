@@ -11,8 +11,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use firn_core::ids::ShortId;
+use firn_core::network::P_CHAIN_ID;
 use firn_store::page::UtxoCursor;
-use firn_store::{PChainReader, UtxoFilter, UtxoSort, XChainReader, XUtxoFilter};
+use firn_store::{
+    AtomicMemoryReader, PChainReader, UtxoFilter, UtxoSort, XChainReader, XUtxoFilter,
+};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -262,19 +265,23 @@ pub async fn get_balances_by_addresses(
     p_chain_only(chain, "balances")?;
     // Locks are judged at the chain's time, as the node judges them.
     let now = chain_time(&state).await?;
-    let at = match at {
-        Some(t) if t > now => {
-            return Err(ApiError::bad(format!(
-                "blockTimestamp {t} is after the last indexed P-Chain block ({now})"
-            )));
-        }
-        Some(t) => t,
-        None => now,
-    };
-    let sums = state.store.list_balances(&addresses, at).await?;
+    if let Some(t) = at.filter(|t| *t > now) {
+        return Err(ApiError::bad(format!(
+            "blockTimestamp {t} is after the last indexed P-Chain block ({now})"
+        )));
+    }
+    let sums = state
+        .store
+        .list_balances(&addresses, at.unwrap_or(now))
+        .await?;
+    // Atomic memory now is whatever is stored: the exporting chain may be indexed ahead.
+    let held = state
+        .store
+        .list_atomic_balances(P_CHAIN_ID, &addresses, at, at.unwrap_or(now))
+        .await?;
     let ctx = Ctx::new(&state.config.network, &state.avax_asset_cb58);
     Ok(Json(ListPChainBalancesResponse {
-        balances: PChainBalance::from_sums(ctx, &sums),
+        balances: PChainBalance::from_sums(ctx, &sums).with_atomic_memory(ctx, &held),
         chain_info: info(&state),
     })
     .into_response())

@@ -18,7 +18,10 @@ use firn_core::codec;
 use firn_core::ids::{Id, ShortId};
 use firn_store::page::{HeightCursor, Page, PageRequest, TxCursor, UtxoCursor};
 use firn_store::rows::xchain::{XAssetRecord, XTxRecord, XUtxoRecord, XVertexRecord};
-use firn_store::{SortOrder, XBlockFilter, XChainReader, XTxFilter, XUtxoFilter, XVertexReader};
+use firn_store::{
+    AtomicMemoryReader, SortOrder, XBlockFilter, XChainReader, XTxFilter, XUtxoFilter,
+    XVertexReader,
+};
 
 use super::network::{PrimaryChain, check_network, primary_chain};
 use crate::error::{ApiError, ApiResult};
@@ -301,13 +304,23 @@ async fn x_chain_time(state: &AppState) -> ApiResult<u64> {
 pub(crate) async fn balances(state: &AppState, addresses: &[ShortId]) -> ApiResult<Response> {
     let now = x_chain_time(state).await?;
     let sums = state.store.list_xchain_balances(addresses, now).await?;
-    let assets = assets_named(state, sums.iter().map(|s| s.asset_id).collect()).await?;
+    let x_chain = state.config.network.x_chain_id;
+    let held = state
+        .store
+        .list_atomic_balances(x_chain, addresses, None, now)
+        .await?;
+    let named = sums.iter().map(|s| s.asset_id);
+    let assets = assets_named(
+        state,
+        named.chain(held.iter().map(|b| b.asset_id)).collect(),
+    )
+    .await?;
     let ctx = XCtx::new(
         Ctx::new(&state.config.network, &state.avax_asset_cb58),
         &assets,
     );
     Ok(Json(ListXChainBalancesResponse {
-        balances: XChainBalances::from_sums(ctx, &sums),
+        balances: XChainBalances::from_sums(ctx, &sums).with_atomic_memory(ctx, &held),
         chain_info: chain_info(state),
     })
     .into_response())

@@ -9,7 +9,7 @@ use firn_core::ids::{Id, ShortId};
 use firn_core::network::P_CHAIN_ID;
 use firn_devnet::Wallet;
 use firn_devnet::xchain::wallet::{XWallet, owner};
-use firn_indexer::{IndexerConfig, XChainIndexer};
+use firn_indexer::{IndexerConfig, PChainIndexer, XChainIndexer};
 use firn_node::NodeConfig;
 use firn_rpc::{AvalancheClient, ClientConfig};
 use firn_store::rows::xchain::{XChainVertexRows, XTx, XVertexRecord};
@@ -72,17 +72,28 @@ pub async fn xchain_routes_match_the_node(store: Store) {
     p.clock().advance(1);
     p.build_until_idle().unwrap();
     let imported = issue(XWallet::new(&x).import(P_CHAIN_ID, addrs[4]).unwrap());
+    // AVAX the P-Chain exports to the stranger stays in the X-Chain's atomic memory.
+    p.issue_tx(pw.export(x.chain_id(), stranger, AVAX).unwrap())
+        .unwrap();
+    p.clock().advance(1);
+    p.build_until_idle().unwrap();
 
     let client = AvalancheClient::new(&node.url_of("/ext/bc/X"), ClientConfig::default()).unwrap();
     let config = IndexerConfig {
         initial_backoff: Duration::from_millis(10),
         ..IndexerConfig::default()
     };
-    let tip = XChainIndexer::new(client, store.clone(), config)
+    let tip = XChainIndexer::new(client, store.clone(), config.clone())
         .backfill()
         .await
         .unwrap();
     assert_eq!(tip, Some(x.height()));
+    // The P-Chain too, for the other sides of the crossings.
+    let client = AvalancheClient::new(&node.url_of("/ext/bc/P"), ClientConfig::default()).unwrap();
+    PChainIndexer::new(client, store.clone(), config)
+        .backfill()
+        .await
+        .unwrap();
 
     let api = Api::new(store.clone());
     let doc = official();
@@ -337,9 +348,10 @@ pub async fn xchain_routes_match_the_node(store: Store) {
         "/v1/networks/{network}/addresses:listChainIds",
         &chains,
     );
+    // The P-Chain's export to the stranger is its activity there.
     assert_eq!(
         chains["addresses"][0]["blockchainIds"],
-        serde_json::json!([x.chain_id().to_string()])
+        serde_json::json!([P_CHAIN_ID.to_string(), x.chain_id().to_string()])
     );
     assert_eq!(
         chains["addresses"][1]["blockchainIds"],
@@ -456,6 +468,7 @@ pub async fn xchain_routes_match_the_node(store: Store) {
             .collect();
         assert_eq!(got, want, "balances of {}", bech32(&owner));
     }
+    atomic_memory_matches_the_node(&api, &x, [me, stranger, addrs[4]]).await;
     api.get(&format!(
         "{X}/utxos?addresses={}&sortBy=amount",
         bech32(&me)
@@ -476,6 +489,45 @@ pub async fn xchain_routes_match_the_node(store: Store) {
         .assert_error(404, "not found");
 
     node.shutdown().await;
+}
+
+/// What each owner's balances on the P- and X-Chains show in atomic memory: what the devnet's
+/// shared memory holds for them, exported by the other chain.
+async fn atomic_memory_matches_the_node(api: &Api, x: &firn_devnet::XChain, owners: [ShortId; 3]) {
+    let doc = official();
+    let mut seen = 0;
+    for owner in owners {
+        for (chain, here, other) in [
+            ("p-chain", P_CHAIN_ID, x.chain_id()),
+            ("x-chain", x.chain_id(), P_CHAIN_ID),
+        ] {
+            let (utxos, _) = x.shared_memory().list(&here, &other, &[owner], None, 1_000);
+            let path = format!(
+                "/v1/networks/fuji/blockchains/{chain}/balances?addresses={}",
+                bech32(&owner)
+            );
+            let r = api.ok(&path).await;
+            if let Some(doc) = &doc {
+                let template = "/v1/networks/{network}/blockchains/{blockchainId}/balances";
+                assert_valid(doc, "get", template, &r);
+            }
+            let b = &r["balances"];
+            assert_eq!(b["atomicMemoryLocked"], serde_json::json!([]), "{path}");
+            let held = b["atomicMemoryUnlocked"].as_array().unwrap();
+            if utxos.is_empty() {
+                assert!(held.is_empty(), "{path}: {held:?}");
+                continue;
+            }
+            seen += 1;
+            let amount: u64 = utxos.iter().map(|u| u.output.amount).sum();
+            assert_eq!(held.len(), 1, "{path}: {held:?}");
+            assert_eq!(held[0]["sharedWithChainId"], other.to_string(), "{path}");
+            assert_eq!(held[0]["amount"], amount.to_string(), "{path}");
+            assert_eq!(held[0]["utxoCount"], utxos.len(), "{path}");
+            assert_eq!(held[0]["symbol"], "AVAX", "{path}");
+        }
+    }
+    assert_eq!(seen, 2, "one export left in each chain's atomic memory");
 }
 
 /// The BaseTx that sent `asset` to `to`.

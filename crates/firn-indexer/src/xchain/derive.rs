@@ -4,6 +4,7 @@
 use firn_core::avm::tx::CreateAssetTx;
 use firn_core::avm::{FxOutput, Tx, UnsignedTx};
 use firn_core::ids::Id;
+use firn_store::rows::atomic::AtomicUtxo;
 use firn_store::rows::xchain::{AssetKind, XAsset, XOutputKind, XTx, XUtxo};
 use tracing::warn;
 
@@ -49,6 +50,7 @@ pub(crate) fn tx_rows(tx: &Tx, tx_id: Id, genesis: bool) -> Result<XTx> {
         .map(|o| (o.asset_id, FxOutput::Secp256k1Transfer(o.output.clone())))
         .collect();
     let (mut source_chain, mut destination_chain, mut asset) = (None, None, None);
+    let (mut imported, mut exported) = (Vec::new(), Vec::new());
     match unsigned {
         UnsignedTx::Base(_) => {}
         UnsignedTx::CreateAsset(t) => {
@@ -65,9 +67,42 @@ pub(crate) fn tx_rows(tx: &Tx, tx_id: Id, genesis: bool) -> Result<XTx> {
             }
         }
         // Imported UTXOs were the source chain's: no X-Chain UTXO is consumed by them.
-        UnsignedTx::Import(t) => source_chain = Some(t.source_chain),
-        // Exported outputs go to the destination's shared memory, not the X-Chain.
-        UnsignedTx::Export(t) => destination_chain = Some(t.destination_chain),
+        UnsignedTx::Import(t) => {
+            source_chain = Some(t.source_chain);
+            imported = t.imported_inputs.iter().map(|i| i.utxo_id()).collect();
+        }
+        // Exported outputs go to the destination's shared memory, not the X-Chain; they are
+        // numbered after the tx's own outputs.
+        UnsignedTx::Export(t) => {
+            destination_chain = Some(t.destination_chain);
+            let first = base.outputs.len();
+            exported = t
+                .exported_outputs
+                .iter()
+                .enumerate()
+                .map(|(i, o)| {
+                    let output_index = u32::try_from(first + i).map_err(|_| {
+                        IndexerError::decode(
+                            format!("x-chain tx {tx_id}"),
+                            "more than 2^32 outputs",
+                        )
+                    })?;
+                    let owners = &o.output.owners;
+                    Ok(AtomicUtxo {
+                        utxo_id: tx_id.prefix(u64::from(output_index)),
+                        tx_id,
+                        output_index,
+                        source_chain: base.blockchain_id,
+                        destination_chain: t.destination_chain,
+                        asset_id: o.asset_id,
+                        amount: o.output.amount,
+                        threshold: owners.threshold,
+                        locktime: owners.locktime,
+                        addresses: owners.addresses.clone(),
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+        }
     }
     let produced = outputs
         .into_iter()
@@ -90,6 +125,8 @@ pub(crate) fn tx_rows(tx: &Tx, tx_id: Id, genesis: bool) -> Result<XTx> {
         consumed,
         produced,
         asset,
+        imported,
+        exported,
     })
 }
 

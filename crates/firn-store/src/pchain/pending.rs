@@ -14,8 +14,10 @@ use std::collections::{BTreeSet, HashMap};
 use firn_core::ids::{Id, ShortId};
 use sqlx::AnyConnection;
 
+use crate::atomic::{AtomicImport, write_exports, write_imports};
 use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids};
 use crate::error::Result;
+use crate::rows::atomic::AtomicUtxo;
 use crate::rows::pchain::{NewReward, NewStaker, PBlock, PChainBlockRows, PTx, PUtxo};
 use crate::sql::{Sql, insert_many};
 
@@ -97,6 +99,10 @@ pub(super) struct Pending<'a> {
     stored: HashMap<Id, Vec<ShortId>>,
     /// The store's UTXOs this batch spent, with their owners.
     stored_spends: Vec<(Id, Vec<ShortId>, Spend)>,
+    /// Outputs exported to another chain's atomic memory, with their block time.
+    exports: Vec<(AtomicUtxo, i64)>,
+    /// UTXOs imported from another chain's exports.
+    imports: Vec<AtomicImport>,
 }
 
 impl<'a> Pending<'a> {
@@ -160,6 +166,28 @@ impl<'a> Pending<'a> {
             emit_index,
             spent,
         });
+    }
+
+    /// An output `utxo` of an ExportTx, put in the atomic memory of its consuming chain.
+    pub(super) fn export(&mut self, utxo: &PUtxo, ts: i64) {
+        let export = AtomicUtxo {
+            utxo_id: utxo.utxo_id,
+            tx_id: utxo.tx_hash,
+            output_index: utxo.output_index,
+            source_chain: utxo.created_on_chain,
+            destination_chain: utxo.consumed_on_chain,
+            asset_id: utxo.asset_id,
+            amount: utxo.amount,
+            threshold: utxo.threshold,
+            locktime: utxo.locktime,
+            addresses: utxo.addresses.clone(),
+        };
+        self.exports.push((export, ts));
+    }
+
+    /// A UTXO an ImportTx took out of the P-Chain's atomic memory.
+    pub(super) fn import(&mut self, import: AtomicImport) {
+        self.imports.push(import);
     }
 
     /// Spends `utxo_id` if this batch created it or the store holds it (see
@@ -319,6 +347,10 @@ impl<'a> Pending<'a> {
         .await?;
         write_utxos(conn, &self.utxos).await?;
         write_stored_spends(conn, &self.stored_spends).await?;
+        let exports: Vec<(&AtomicUtxo, i64)> =
+            self.exports.iter().map(|(u, ts)| (u, *ts)).collect();
+        write_exports(conn, &exports).await?;
+        write_imports(conn, &self.imports).await?;
         write_rewards(conn, &self.rewards).await
     }
 }

@@ -7,6 +7,7 @@ use sqlx::AnyConnection;
 use tracing::debug;
 
 use super::pending::{Pending, RewardRow, Spend};
+use crate::atomic::AtomicImport;
 use crate::codec::{RowExt, bits, int, short_ids, u128_bytes};
 use crate::cursor::{is_next, load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
@@ -142,6 +143,12 @@ async fn write_tx<'a>(
             .find(|u| u.utxo_id == *utxo_id)
             .ok_or_else(|| StoreError::UtxoUnavailable(utxo_id.to_string()))?;
         pending.utxo(imported, (height, ts), (None, spend.input), Some(spend));
+        pending.import(AtomicImport {
+            utxo_id: *utxo_id,
+            source: imported.created_on_chain,
+            tx_id: c.tx_hash,
+            ts,
+        });
         for a in &imported.addresses {
             pending.chain(*a, imported.created_on_chain);
         }
@@ -149,6 +156,9 @@ async fn write_tx<'a>(
     for (i, utxo) in tx.emitted.iter().enumerate() {
         let emitted = (Some(c.tx_hash), int("output index", i as u64)?);
         pending.utxo(utxo, (height, ts), emitted, None);
+        if utxo.consumed_on_chain != P_CHAIN_ID {
+            pending.export(utxo, ts);
+        }
         for a in &utxo.addresses {
             pending.chain(*a, P_CHAIN_ID);
             if utxo.consumed_on_chain != P_CHAIN_ID {

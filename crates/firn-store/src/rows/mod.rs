@@ -1,6 +1,7 @@
 //! Plain row types: what the indexer writes and what the APIs read. No JSON wire shapes here;
 //! the API layer maps these to the Data API and Metrics API responses.
 
+pub mod atomic;
 pub mod evm;
 pub mod exports;
 pub mod l1_fees;

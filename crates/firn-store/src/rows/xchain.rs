@@ -19,6 +19,8 @@
 
 use firn_core::ids::{Id, ShortId};
 
+use super::atomic::AtomicUtxo;
+
 use super::text_enum;
 
 /// One accepted X-Chain block and everything derived from it, committed together.
@@ -74,6 +76,10 @@ pub struct XTx {
     pub produced: Vec<XUtxo>,
     /// The asset a CreateAssetTx created.
     pub asset: Option<XAsset>,
+    /// For an ImportTx, the UTXOs it took out of the X-Chain's atomic memory.
+    pub imported: Vec<Id>,
+    /// For an ExportTx, the outputs it put in the destination's atomic memory.
+    pub exported: Vec<AtomicUtxo>,
 }
 
 text_enum!(

@@ -1,5 +1,5 @@
 //! The rows an X-Chain commit adds (blocks, txs, UTXOs and their owners, assets, the txs each
-//! address and asset took part in), gathered over the whole batch and written at its end in a
+//! address and asset took part in, what crossed to or from another chain's atomic memory), gathered over the whole batch and written at its end in a
 //! few multi-row statements per table instead of about eleven statements per tx.
 //!
 //! UTXOs a batch spends are marked spent set-wise too: those it created before they are
@@ -13,8 +13,10 @@ use firn_core::ids::{Id, ShortId};
 use sqlx::AnyConnection;
 use tracing::debug;
 
+use crate::atomic::{AtomicImport, write_exports, write_imports};
 use crate::codec::{RowExt, bits, hashes, int, short_ids};
 use crate::error::Result;
+use crate::rows::atomic::AtomicUtxo;
 use crate::rows::xchain::{XAsset, XBlockRecord, XTx, XUtxo, XVertexRecord};
 use crate::sql::{Sql, insert_many};
 
@@ -80,6 +82,10 @@ pub(super) struct XPending<'a> {
     stored_spends: Vec<(Id, Vec<ShortId>, Spend)>,
     assets: Vec<(&'a XAsset, Id, i64, i64)>,
     parties: Vec<Party>,
+    /// Outputs exported to another chain's atomic memory, with their block time.
+    exports: Vec<(&'a AtomicUtxo, i64)>,
+    /// UTXOs imported from another chain's exports.
+    imports: Vec<AtomicImport>,
     /// The first free tx index at height 0, once read.
     next_at_zero: Option<i64>,
 }
@@ -181,6 +187,16 @@ impl<'a> XPending<'a> {
                 spent: None,
             });
         }
+        self.exports.extend(tx.exported.iter().map(|u| (u, at.ts)));
+        if let Some(source) = tx.source_chain {
+            self.imports
+                .extend(tx.imported.iter().map(|utxo_id| AtomicImport {
+                    utxo_id: *utxo_id,
+                    source,
+                    tx_id: tx.tx_id,
+                    ts: at.ts,
+                }));
+        }
         if let Some(a) = &tx.asset {
             touched.insert((None, a.asset_id));
             self.assets.push((a, tx.tx_id, at.height, at.ts));
@@ -231,6 +247,8 @@ impl<'a> XPending<'a> {
         write_txs(conn, &self.txs).await?;
         write_utxos(conn, &self.utxos).await?;
         write_stored_spends(conn, &self.stored_spends).await?;
+        write_exports(conn, &self.exports).await?;
+        write_imports(conn, &self.imports).await?;
         write_assets(conn, &self.assets).await?;
         write_parties(conn, &self.parties).await
     }

@@ -775,6 +775,8 @@ pub fn x_tx(tx_id: Id, tx_type: &str, consumed: Vec<Id>, produced: Vec<XUtxo>) -
         consumed,
         produced,
         asset: None,
+        imported: Vec::new(),
+        exported: Vec::new(),
     }
 }
 

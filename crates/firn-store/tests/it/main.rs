@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod activity;
+mod atomic;
 mod basics;
 mod evm;
 mod exports;
@@ -66,6 +67,7 @@ firn_store::backend_tests! {
     xchain::xchain_recommit_is_a_noop,
     xchain_vertices::xchain_vertices_round_trip,
     xchain_vertices::xchain_vertex_failed_batch_leaves_nothing,
+    atomic::atomic_memory_holds_exports_until_imported,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,6 +1,7 @@
 //! What addresses hold on the P-Chain (`ListPChainBalancesResponse`) and when they last moved
 //! (`LastActivityTimestamp`).
 
+use firn_store::rows::atomic::AtomicBalance;
 use firn_store::rows::utxos::{BalanceKind, BalanceSum, UtxoActivity};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -17,6 +18,10 @@ pub struct AggregatedAssetAmount {
     /// UTXOs holding it.
     pub utxo_count: u64,
 }
+
+/// `PChainSharedAsset.status` of what sits in atomic memory: exported, awaiting its import.
+/// The official file leaves the values open; this one says what the amount is waiting for.
+pub const PENDING_IMPORT: &str = "pendingImport";
 
 /// An amount in the shared memory between the P-Chain and another chain (`PChainSharedAsset`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -73,6 +78,26 @@ impl PChainBalance {
             bucket.push(item);
         }
         out
+    }
+
+    /// With what the P-Chain's atomic memory holds (`held`, from the store), by lock.
+    pub fn with_atomic_memory(mut self, ctx: Ctx<'_>, held: &[AtomicBalance]) -> Self {
+        for b in held {
+            let item = PChainSharedAsset {
+                amount: AggregatedAssetAmount {
+                    asset: ctx.amount(b.asset_id, b.amount),
+                    utxo_count: b.utxo_count,
+                },
+                shared_with_chain_id: ctx.chain(&b.source_chain),
+                status: PENDING_IMPORT.to_owned(),
+            };
+            if b.locked {
+                self.atomic_memory_locked.push(item);
+            } else {
+                self.atomic_memory_unlocked.push(item);
+            }
+        }
+        self
     }
 }
 

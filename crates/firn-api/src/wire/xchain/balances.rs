@@ -1,5 +1,6 @@
 //! X-Chain balances (`ListXChainBalancesResponse`).
 
+use firn_store::rows::atomic::AtomicBalance;
 use firn_store::rows::xchain::XBalance;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -54,6 +55,25 @@ impl XChainBalances {
             }
         }
         out
+    }
+
+    /// With what the X-Chain's atomic memory holds (`held`, from the store), by lock.
+    pub fn with_atomic_memory(mut self, ctx: XCtx<'_>, held: &[AtomicBalance]) -> Self {
+        for b in held {
+            let item = XChainSharedAssetBalance {
+                amount: AggregatedAssetAmount {
+                    asset: ctx.amount(b.asset_id, b.amount),
+                    utxo_count: b.utxo_count,
+                },
+                shared_with_chain_id: ctx.base.chain(&b.source_chain),
+            };
+            if b.locked {
+                self.atomic_memory_locked.push(item);
+            } else {
+                self.atomic_memory_unlocked.push(item);
+            }
+        }
+        self
     }
 }
 

@@ -1,0 +1,161 @@
+//! Shared memory between the primary network's chains ([`crate::rows::atomic`]): each chain's
+//! writer adds its ExportTxs' outputs ([`write_exports`]) and its ImportTxs' inputs
+//! ([`write_imports`]) to the commit it is in; [`crate::AtomicMemoryReader`] reads what is
+//! exported and not imported.
+//!
+//! The sides of one crossing are indexed by different chains' followers, in either order, so
+//! an import may be stored before its export: the reader joins them, nothing links them on
+//! write, and both writes are idempotent.
+
+use std::collections::BTreeSet;
+
+use firn_core::ids::{Id, ShortId};
+use sqlx::AnyConnection;
+
+use crate::codec::{RowExt, bits, int, short_ids};
+use crate::error::Result;
+use crate::row::Row;
+use crate::rows::atomic::{AtomicBalance, AtomicUtxo};
+use crate::sql::{Sql, insert_many};
+use crate::store::Store;
+use crate::traits::AtomicMemoryReader;
+
+/// An ImportTx's input: the UTXO it took out of its chain's atomic memory, exported by
+/// `source`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AtomicImport {
+    pub(crate) utxo_id: Id,
+    pub(crate) source: Id,
+    pub(crate) tx_id: Id,
+    pub(crate) ts: i64,
+}
+
+/// Records ExportTxs' outputs (with their export's block time) and their owners.
+pub(crate) async fn write_exports(
+    conn: &mut AnyConnection,
+    exports: &[(&AtomicUtxo, i64)],
+) -> Result<()> {
+    insert_many(
+        conn,
+        "INSERT INTO atomic_exports (utxo_id, tx_id, output_index, source_chain, \
+         destination_chain, asset_id, amount, threshold, locktime, addresses, timestamp) VALUES ",
+        " ON CONFLICT (utxo_id) DO NOTHING",
+        11,
+        exports,
+        |q, (u, ts)| {
+            q.arg(u.utxo_id.0.to_vec())
+                .arg(u.tx_id.0.to_vec())
+                .arg(i64::from(u.output_index))
+                .arg(u.source_chain.0.to_vec());
+            q.arg(u.destination_chain.0.to_vec())
+                .arg(u.asset_id.0.to_vec())
+                .arg(bits(u.amount))
+                .arg(i64::from(u.threshold));
+            q.arg(bits(u.locktime))
+                .arg(short_ids(&u.addresses))
+                .arg(*ts);
+            Ok(())
+        },
+    )
+    .await?;
+    let owners: Vec<(&ShortId, &AtomicUtxo)> = exports
+        .iter()
+        .flat_map(|(u, _)| {
+            let distinct: BTreeSet<&ShortId> = u.addresses.iter().collect();
+            distinct.into_iter().map(move |a| (a, *u))
+        })
+        .collect();
+    insert_many(
+        conn,
+        "INSERT INTO atomic_export_owners (address, destination_chain, utxo_id) VALUES ",
+        " ON CONFLICT (address, destination_chain, utxo_id) DO NOTHING",
+        3,
+        &owners,
+        |q, (a, u)| {
+            q.arg(a.0.to_vec())
+                .arg(u.destination_chain.0.to_vec())
+                .arg(u.utxo_id.0.to_vec());
+            Ok(())
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// Records ImportTxs' inputs.
+pub(crate) async fn write_imports(
+    conn: &mut AnyConnection,
+    imports: &[AtomicImport],
+) -> Result<()> {
+    insert_many(
+        conn,
+        "INSERT INTO atomic_imports (utxo_id, source_chain, tx_id, timestamp) VALUES ",
+        " ON CONFLICT (utxo_id) DO NOTHING",
+        4,
+        imports,
+        |q, i| {
+            q.arg(i.utxo_id.0.to_vec())
+                .arg(i.source.0.to_vec())
+                .arg(i.tx_id.0.to_vec())
+                .arg(i.ts);
+            Ok(())
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+impl AtomicMemoryReader for Store {
+    async fn list_atomic_balances(
+        &self,
+        destination: Id,
+        addresses: &[ShortId],
+        as_of: Option<u64>,
+        now: u64,
+    ) -> Result<Vec<AtomicBalance>> {
+        if addresses.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Locktimes are u64 bit patterns: one past 2^63 reads negative, and is locked.
+        let mut q = Sql::new("SELECT e.source_chain, e.asset_id, CASE WHEN e.locktime > ");
+        q.bind(int("time", now)?);
+        // Amounts are summed in two 32-bit halves, so no sum overflows a signed 64-bit column.
+        q.push(
+            " OR e.locktime < 0 THEN 1 ELSE 0 END AS locked, COUNT(*) AS n, \
+             CAST(SUM((e.amount >> 32) & 4294967295) AS BIGINT) AS hi, \
+             CAST(SUM(e.amount & 4294967295) AS BIGINT) AS lo FROM atomic_exports e \
+             WHERE e.utxo_id IN (SELECT o.utxo_id FROM atomic_export_owners o \
+             WHERE o.destination_chain = ",
+        )
+        .bind(destination.0.to_vec())
+        .push(" AND o.address IN (")
+        .bind_list(addresses.iter().map(|a| a.0.to_vec()))
+        .push(")) AND NOT EXISTS (SELECT 1 FROM atomic_imports i WHERE i.utxo_id = e.utxo_id");
+        if let Some(at) = as_of {
+            let at = int("time", at)?;
+            q.push(" AND i.timestamp <= ")
+                .bind(at)
+                .push(") AND e.timestamp <= ")
+                .bind(at);
+        } else {
+            q.push(")");
+        }
+        q.push(
+            " GROUP BY e.source_chain, e.asset_id, locked \
+             ORDER BY e.source_chain, e.asset_id, locked",
+        );
+        self.fetch(q, decode_balance).await
+    }
+}
+
+fn decode_balance(r: &dyn Row) -> Result<AtomicBalance> {
+    let hi = u128::from(r.u64("hi")?);
+    let lo = u128::from(r.u64("lo")?);
+    Ok(AtomicBalance {
+        source_chain: r.id("source_chain")?,
+        asset_id: r.id("asset_id")?,
+        locked: r.bool("locked")?,
+        amount: (hi << 32) + lo,
+        utxo_count: r.u64("n")?,
+    })
+}

@@ -1,0 +1,172 @@
+//! Atomic memory: what ExportTxs on the P- and X-Chains put in another chain's shared memory
+//! stays there until that chain's ImportTx is stored, whichever chain is indexed first; as of
+//! a time, by lock, and each UTXO once however many of the owners it names.
+
+use firn_core::ids::{Id, ShortId};
+use firn_core::network::P_CHAIN_ID;
+use firn_store::rows::atomic::{AtomicBalance, AtomicUtxo};
+use firn_store::{AtomicMemoryReader, PChainWriter, Store, XChainWriter};
+
+use crate::fixtures::{avax, id, pblock, ptx, short, utxo, x_coins, x_tx};
+use crate::xchain::{T, block};
+
+fn x_chain() -> Id {
+    id(0x0c, 1)
+}
+
+fn c_chain() -> Id {
+    id(0x0c, 2)
+}
+
+/// An output of the X-Chain's ExportTx `tx_id`, at `index`, to `destination`.
+fn x_export(tx_id: Id, index: u32, destination: Id, owners: &[ShortId], amount: u64) -> AtomicUtxo {
+    AtomicUtxo {
+        utxo_id: tx_id.prefix(u64::from(index)),
+        tx_id,
+        output_index: index,
+        source_chain: x_chain(),
+        destination_chain: destination,
+        asset_id: avax(),
+        amount,
+        threshold: 1,
+        locktime: 0,
+        addresses: owners.to_vec(),
+    }
+}
+
+fn held(source: Id, locked: bool, amount: u128, utxo_count: u64) -> AtomicBalance {
+    AtomicBalance {
+        source_chain: source,
+        asset_id: avax(),
+        locked,
+        amount,
+        utxo_count,
+    }
+}
+
+pub async fn atomic_memory_holds_exports_until_imported(store: Store) {
+    let (a, b) = (short(1), short(2));
+    let balances = |chain: Id, owners: Vec<ShortId>, at: u64| {
+        let store = store.clone();
+        async move {
+            store
+                .list_atomic_balances(chain, &owners, Some(at), at)
+                .await
+                .unwrap()
+        }
+    };
+
+    // P exports 60 to A on the X-Chain at T + 5.
+    let e = id(0x0e, 1);
+    let mut export = ptx(e, "ExportTx");
+    export.core.destination_chain = Some(x_chain());
+    let mut out = utxo(e, 0, a, 60);
+    out.consumed_on_chain = x_chain();
+    export.emitted = vec![out.clone()];
+    export.addresses = vec![a];
+    store
+        .commit_pchain_blocks(&[pblock(1, T + 5, vec![export])])
+        .await
+        .unwrap();
+    assert_eq!(
+        balances(x_chain(), vec![a], T + 5).await,
+        [held(P_CHAIN_ID, false, 60, 1)]
+    );
+    assert!(
+        balances(x_chain(), vec![a], T + 4).await.is_empty(),
+        "not exported yet"
+    );
+    assert!(
+        balances(P_CHAIN_ID, vec![a], T + 5).await.is_empty(),
+        "another chain's"
+    );
+    assert!(
+        balances(x_chain(), vec![b], T + 5).await.is_empty(),
+        "another owner's"
+    );
+
+    // The X-Chain imports it at T + 10 (block 1), and exports to P (40 to A and B) and to the
+    // C-Chain (5 to B, locked) at T + 20 (block 2).
+    let i = id(0x0e, 2);
+    let mut import = x_tx(i, "ImportTx", vec![], vec![x_coins(i, 0, avax(), &[a], 59)]);
+    import.source_chain = Some(P_CHAIN_ID);
+    import.imported = vec![out.utxo_id];
+    let x = id(0x0e, 3);
+    let mut x_out = x_tx(x, "ExportTx", vec![], vec![]);
+    x_out.destination_chain = Some(P_CHAIN_ID);
+    let mut locked = x_export(x, 1, c_chain(), &[b], 5);
+    locked.locktime = T + 1_000;
+    x_out.exported = vec![x_export(x, 0, P_CHAIN_ID, &[a, b], 40), locked];
+    let x_blocks = [
+        block(0, vec![]),
+        block(1, vec![import]),
+        block(2, vec![x_out]),
+    ];
+    store.commit_xchain_blocks(&x_blocks).await.unwrap();
+    assert!(
+        balances(x_chain(), vec![a], T + 10).await.is_empty(),
+        "imported"
+    );
+    assert_eq!(
+        balances(x_chain(), vec![a], T + 9).await,
+        [held(P_CHAIN_ID, false, 60, 1)],
+        "before its import"
+    );
+    assert_eq!(
+        balances(P_CHAIN_ID, vec![a, b], T + 20).await,
+        [held(x_chain(), false, 40, 1)],
+        "one UTXO of two owners counts once"
+    );
+    assert_eq!(
+        balances(c_chain(), vec![b], T + 20).await,
+        [held(x_chain(), true, 5, 1)]
+    );
+    assert_eq!(
+        balances(c_chain(), vec![b], T + 1_000).await,
+        [held(x_chain(), false, 5, 1)],
+        "unlocked at its locktime"
+    );
+    // Committing the same blocks again changes nothing.
+    store.commit_xchain_blocks(&x_blocks).await.unwrap();
+    assert_eq!(
+        balances(P_CHAIN_ID, vec![a], T + 20).await,
+        [held(x_chain(), false, 40, 1)]
+    );
+
+    // An import stored before its export (the P-Chain indexed ahead of the X-Chain): once the
+    // export is stored too, it is not in atomic memory.
+    let pi = id(0x0e, 4);
+    let early = x_export(id(0x0e, 5), 0, P_CHAIN_ID, &[b], 7);
+    let mut imported = utxo(early.tx_id, 0, b, 7);
+    imported.utxo_id = early.utxo_id;
+    imported.created_on_chain = x_chain();
+    let mut p_import = ptx(pi, "ImportTx");
+    p_import.core.source_chain = Some(x_chain());
+    p_import.consumed = vec![imported.utxo_id];
+    p_import.imported = vec![imported];
+    p_import.emitted = vec![utxo(pi, 0, b, 6)];
+    p_import.addresses = vec![b];
+    store
+        .commit_pchain_blocks(&[pblock(2, T + 30, vec![p_import])])
+        .await
+        .unwrap();
+    let mut late = x_tx(early.tx_id, "ExportTx", vec![], vec![]);
+    late.destination_chain = Some(P_CHAIN_ID);
+    late.exported = vec![early];
+    store
+        .commit_xchain_blocks(&[block(3, vec![late])])
+        .await
+        .unwrap();
+    assert_eq!(
+        balances(P_CHAIN_ID, vec![b], T + 40).await,
+        [held(x_chain(), false, 40, 1)],
+        "the early import's UTXO is not held"
+    );
+    assert!(balances(P_CHAIN_ID, vec![], T + 40).await.is_empty());
+    // As far as the store knows, locks judged at a given time.
+    let now = store
+        .list_atomic_balances(c_chain(), &[b], None, T + 1_000)
+        .await
+        .unwrap();
+    assert_eq!(now, [held(x_chain(), false, 5, 1)]);
+}
