@@ -74,8 +74,8 @@ impl AddressThreshold {
             let name: String = filter.balance_type.chars().take(40).collect();
             return Err(if name.starts_with("atomicMemory") {
                 format!(
-                    "balanceThresholdFilter.balanceType {name} needs atomic memory, which this \
-                     server does not index yet"
+                    "balanceThresholdFilter.balanceType {name}: thresholds on atomic memory \
+                     are not evaluated by this server's webhooks yet (its balances show it)"
                 )
             } else {
                 format!(

@@ -511,7 +511,7 @@ pub async fn webhook_requests_are_validated(store: Store) {
             json!({"eventType": "primary_network_address_activity", "url": "http://127.0.0.1:9/p", "network": "fuji", "chainId": "p-chain",
                    "metadata": {"keyType": "addresses", "keys": [format!("P-{}", crate::fixtures::fuji(1))], "subEvents": {"addressActivitySubEvents": ["balance_threshold"]},
                                 "balanceThresholdFilter": {"balanceType": "atomicMemoryLocked", "balanceThreshold": "10"}}}),
-            "needs atomic memory",
+            "thresholds on atomic memory",
         ),
         (
             validator(
