@@ -15,10 +15,13 @@ use sqlx::AnyConnection;
 use crate::codec::{RowExt, bits, int, short_ids};
 use crate::error::Result;
 use crate::row::Row;
-use crate::rows::atomic::{AtomicBalance, AtomicUtxo};
+use crate::rows::atomic::{AtomicBalance, AtomicExportRecord, AtomicUtxo};
 use crate::sql::{Sql, insert_many};
 use crate::store::Store;
 use crate::traits::AtomicMemoryReader;
+
+/// IDs one read asks for.
+const IDS_PER_READ: usize = 1_000;
 
 /// An ImportTx's input: the UTXO it took out of its chain's atomic memory, exported by
 /// `source`.
@@ -146,6 +149,38 @@ impl AtomicMemoryReader for Store {
         );
         self.fetch(q, decode_balance).await
     }
+
+    async fn list_atomic_exports(&self, utxo_ids: &[Id]) -> Result<Vec<AtomicExportRecord>> {
+        let mut out = Vec::with_capacity(utxo_ids.len());
+        for ids in utxo_ids.chunks(IDS_PER_READ) {
+            let mut q = Sql::new(
+                "SELECT utxo_id, tx_id, output_index, source_chain, destination_chain, asset_id, \
+                 amount, threshold, locktime, addresses, timestamp FROM atomic_exports \
+                 WHERE utxo_id IN (",
+            );
+            q.bind_list(ids.iter().map(|id| id.0.to_vec())).push(")");
+            out.extend(self.fetch(q, decode_export).await?);
+        }
+        Ok(out)
+    }
+}
+
+fn decode_export(r: &dyn Row) -> Result<AtomicExportRecord> {
+    Ok(AtomicExportRecord {
+        utxo: AtomicUtxo {
+            utxo_id: r.id("utxo_id")?,
+            tx_id: r.id("tx_id")?,
+            output_index: r.u32("output_index")?,
+            source_chain: r.id("source_chain")?,
+            destination_chain: r.id("destination_chain")?,
+            asset_id: r.id("asset_id")?,
+            amount: r.bits("amount")?,
+            threshold: r.u32("threshold")?,
+            locktime: r.bits("locktime")?,
+            addresses: r.short_ids("addresses")?,
+        },
+        timestamp: r.u64("timestamp")?,
+    })
 }
 
 fn decode_balance(r: &dyn Row) -> Result<AtomicBalance> {

@@ -13,7 +13,7 @@ use crate::page::{
     CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, LogCursor, Page,
     PageRequest, RankCursor, SortOrder, TokenCursor, TxCursor, UtxoCursor, WebhookCursor,
 };
-use crate::rows::atomic::AtomicBalance;
+use crate::rows::atomic::{AtomicBalance, AtomicExportRecord};
 use crate::rows::evm::{
     BalanceMismatch, ChainRef, CollectibleRecord, ContractDeployment, ContractRecord,
     Erc20BalanceRecord, EvmBlockRecord, EvmBlockRows, EvmChainRecord, EvmInternalTx, EvmLog,
@@ -520,6 +520,11 @@ pub trait AtomicMemoryReader {
         as_of: Option<u64>,
         now: u64,
     ) -> impl Future<Output = Result<Vec<AtomicBalance>>> + Send;
+    /// The stored exports of those of `utxo_ids` that are stored, in no particular order.
+    fn list_atomic_exports(
+        &self,
+        utxo_ids: &[Id],
+    ) -> impl Future<Output = Result<Vec<AtomicExportRecord>>> + Send;
 }
 
 /// Writes EVM chains and their accepted blocks.

@@ -17,6 +17,7 @@ use firn_core::avm::{Tx, UnsignedTx};
 use firn_core::codec;
 use firn_core::ids::{Id, ShortId};
 use firn_store::page::{HeightCursor, Page, PageRequest, TxCursor, UtxoCursor};
+use firn_store::rows::atomic::AtomicExportRecord;
 use firn_store::rows::xchain::{XAssetRecord, XTxRecord, XUtxoRecord, XVertexRecord};
 use firn_store::{
     AtomicMemoryReader, SortOrder, XBlockFilter, XChainReader, XTxFilter, XUtxoFilter,
@@ -140,10 +141,26 @@ async fn render_txs(state: &AppState, txs: &[XTxRecord]) -> ApiResult<Vec<XChain
         tx_assets(t, tx.as_ref(), &mut ids);
     }
     let assets = assets_named(state, ids).await?;
+    let imported: Vec<Id> = decoded
+        .iter()
+        .flatten()
+        .filter_map(|tx| match tx.unsigned() {
+            UnsignedTx::Import(i) => Some(i.imported_inputs.iter().map(|i| i.utxo_id())),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let exports: HashMap<Id, AtomicExportRecord> = if imported.is_empty() {
+        HashMap::new()
+    } else {
+        let found = state.store.list_atomic_exports(&imported).await?;
+        found.into_iter().map(|e| (e.utxo.utxo_id, e)).collect()
+    };
     let ctx = XCtx::new(
         Ctx::new(&state.config.network, &state.avax_asset_cb58),
         &assets,
-    );
+    )
+    .with_exports(&exports);
     Ok(txs
         .iter()
         .zip(&decoded)

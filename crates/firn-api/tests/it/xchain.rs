@@ -67,7 +67,8 @@ pub async fn xchain_routes_match_the_node(store: Store) {
     let exported = issue(wallet.export(P_CHAIN_ID, me, 3 * AVAX).unwrap());
     // AVAX comes back from the P-Chain to an address that had none on the X-Chain.
     let pw = Wallet::new(&p);
-    p.issue_tx(pw.export(x.chain_id(), addrs[4], 2 * AVAX).unwrap())
+    let p_export = p
+        .issue_tx(pw.export(x.chain_id(), addrs[4], 2 * AVAX).unwrap())
         .unwrap();
     p.clock().advance(1);
     p.build_until_idle().unwrap();
@@ -228,8 +229,18 @@ pub async fn xchain_routes_match_the_node(store: Store) {
         import.imported_inputs[0].utxo_id().to_string()
     );
     assert_eq!(came[0]["asset"]["amount"], (2 * AVAX).to_string());
-    // Its owner is the key that signed for it.
+    // Its owner, and when it was created, are as the P-Chain's export made it.
     assert_eq!(came[0]["addresses"], serde_json::json!([bech32(&addrs[4])]));
+    let export = api
+        .ok(&format!(
+            "/v1/networks/fuji/blockchains/p-chain/transactions/{p_export}"
+        ))
+        .await;
+    assert_eq!(came[0]["timestamp"], export["blockTimestamp"]);
+    assert_ne!(
+        came[0]["timestamp"], t["timestamp"],
+        "not the import's time"
+    );
     let unlocked: u128 = t["amountUnlocked"][0]["amount"]
         .as_str()
         .unwrap()

@@ -30,6 +30,15 @@ pub struct AtomicUtxo {
     pub addresses: Vec<ShortId>,
 }
 
+/// A stored export: the UTXO and its ExportTx's block time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtomicExportRecord {
+    /// The exported UTXO.
+    pub utxo: AtomicUtxo,
+    /// Unix time of the block that exported it.
+    pub timestamp: u64,
+}
+
 /// What a chain's atomic memory holds for some owners, per exporting chain and asset.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AtomicBalance {

@@ -137,6 +137,7 @@ pub async fn atomic_memory_holds_exports_until_imported(store: Store) {
     // export is stored too, it is not in atomic memory.
     let pi = id(0x0e, 4);
     let early = x_export(id(0x0e, 5), 0, P_CHAIN_ID, &[b], 7);
+    let early_id = early.utxo_id;
     let mut imported = utxo(early.tx_id, 0, b, 7);
     imported.utxo_id = early.utxo_id;
     imported.created_on_chain = x_chain();
@@ -163,6 +164,33 @@ pub async fn atomic_memory_holds_exports_until_imported(store: Store) {
         "the early import's UTXO is not held"
     );
     assert!(balances(P_CHAIN_ID, vec![], T + 40).await.is_empty());
+    // Stored exports by UTXO ID, whichever chain exported them; unknown IDs are left out.
+    let mut found = store
+        .list_atomic_exports(&[out.utxo_id, early_id, id(0x0e, 9)])
+        .await
+        .unwrap();
+    found.sort_by_key(|e| e.timestamp);
+    let got: Vec<(Id, Id, Id, u64, u64)> = found
+        .iter()
+        .map(|e| {
+            let u = &e.utxo;
+            (
+                u.utxo_id,
+                u.source_chain,
+                u.destination_chain,
+                u.amount,
+                e.timestamp,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (out.utxo_id, P_CHAIN_ID, x_chain(), 60, T + 5),
+            (early_id, x_chain(), P_CHAIN_ID, 7, T + 30),
+        ]
+    );
+    assert_eq!(found[0].utxo.addresses, [a]);
     // As far as the store knows, locks judged at a given time.
     let now = store
         .list_atomic_balances(c_chain(), &[b], None, T + 1_000)

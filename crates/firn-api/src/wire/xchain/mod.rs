@@ -13,6 +13,7 @@ mod vertices;
 use std::collections::HashMap;
 
 use firn_core::ids::Id;
+use firn_store::rows::atomic::AtomicExportRecord;
 use firn_store::rows::xchain::{AssetKind, XAssetRecord};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -44,12 +45,30 @@ pub struct XCtx<'a> {
     /// The network's context.
     pub base: Ctx<'a>,
     assets: &'a HashMap<Id, XAssetRecord>,
+    /// The stored exports of UTXOs the response's ImportTxs imported, by UTXO ID.
+    exports: Option<&'a HashMap<Id, AtomicExportRecord>>,
 }
 
 impl<'a> XCtx<'a> {
     /// A context naming assets from `assets` (an asset missing there shows as unknown).
     pub fn new(base: Ctx<'a>, assets: &'a HashMap<Id, XAssetRecord>) -> Self {
-        Self { base, assets }
+        Self {
+            base,
+            assets,
+            exports: None,
+        }
+    }
+
+    /// With the stored exports of imported UTXOs (their owners and creation time).
+    pub fn with_exports(self, exports: &'a HashMap<Id, AtomicExportRecord>) -> Self {
+        Self {
+            exports: Some(exports),
+            ..self
+        }
+    }
+
+    fn export_of(&self, utxo_id: &Id) -> Option<&'a AtomicExportRecord> {
+        self.exports.and_then(|e| e.get(utxo_id))
     }
 
     fn x_chain(&self) -> String {

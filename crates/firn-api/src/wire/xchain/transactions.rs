@@ -181,7 +181,8 @@ fn amounts(
     sum_by_asset(ctx, own.chain(crossing))
 }
 
-/// The source chain's UTXOs an ImportTx consumed, owned by the keys that signed for them.
+/// The source chain's UTXOs an ImportTx consumed: as their export stored them, or else owned
+/// by the keys that signed for them and created (as far as is known) at the import.
 fn imported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
     let UnsignedTx::Import(import) = tx.unsigned() else {
         return Vec::new();
@@ -194,33 +195,47 @@ fn imported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
         .iter()
         .enumerate()
         .map(|(i, input)| {
-            let signers: Vec<_> = tx
-                .credentials()
-                .get(first + i)
-                .map(|c| {
-                    c.signatures
-                        .iter()
-                        .filter_map(|s| recover(&hash, &RecoverableSignature(*s)).ok())
-                        .map(|k| k.short_id())
-                        .collect()
-                })
-                .unwrap_or_default();
+            let utxo_id = input.utxo_id();
+            let export = ctx.export_of(&utxo_id);
+            let (owners, threshold, locktime, timestamp) = match export {
+                Some(e) => (
+                    e.utxo.addresses.clone(),
+                    e.utxo.threshold,
+                    e.utxo.locktime,
+                    e.timestamp,
+                ),
+                None => {
+                    let signers: Vec<_> = tx
+                        .credentials()
+                        .get(first + i)
+                        .map(|c| {
+                            c.signatures
+                                .iter()
+                                .filter_map(|s| recover(&hash, &RecoverableSignature(*s)).ok())
+                                .map(|k| k.short_id())
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let threshold =
+                        u32::try_from(input.input.sig_indices.len()).unwrap_or(u32::MAX);
+                    (signers, threshold, 0, r.timestamp)
+                }
+            };
             Utxo {
-                addresses: ctx.base.addresses(&signers),
+                addresses: ctx.base.addresses(&owners),
                 asset: ctx.amount(input.asset_id, input.input.amount),
                 consumed_on_chain_id: ctx.x_chain(),
                 created_on_chain_id: ctx.base.chain(&import.source_chain),
-                utxo_id: input.utxo_id().to_string(),
+                utxo_id: utxo_id.to_string(),
                 consuming_tx_hash: Some(r.tx_id.to_string()),
                 consuming_tx_timestamp: Some(r.timestamp),
                 creation_tx_hash: input.tx_id.to_string(),
                 group_id: None,
-                locktime: 0,
+                locktime,
                 output_index: input.output_index.to_string(),
                 payload: None,
-                threshold: u32::try_from(input.input.sig_indices.len()).unwrap_or(u32::MAX),
-                // When the source chain created it is not indexed here: its import's time.
-                timestamp: r.timestamp,
+                threshold,
+                timestamp,
                 utxo_type: "transfer".to_owned(),
             }
         })
