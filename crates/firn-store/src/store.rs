@@ -254,6 +254,21 @@ impl Store {
         })
     }
 
+    /// A write transaction for a batch of a chain's blocks, committed with its cursor. On
+    /// PostgreSQL its commit does not wait for the WAL to reach the disk: a crash of the
+    /// machine may lose the last batches, whole, cursor and all, and the indexer reads them
+    /// from the node again; nothing is half-written and nothing else is lost. Everything else
+    /// a user writes (API keys, webhooks) waits as usual.
+    pub(crate) async fn begin_block_write(&self) -> Result<WriteTx<'_>> {
+        let mut w = self.begin_write().await?;
+        if self.backend() == Backend::Postgres {
+            sqlx::query("SET LOCAL synchronous_commit = off")
+                .execute(&mut *w.tx)
+                .await?;
+        }
+        Ok(w)
+    }
+
     /// The store's generation as this process last saw it: it moves with every write
     /// transaction committed, by this process at once, by others once
     /// [`refresh_generation`](Self::refresh_generation) reads it. Whatever a read returned

@@ -54,7 +54,7 @@ impl EvmWriter for Store {
     }
 
     async fn commit_evm_blocks(&self, blocks: &[EvmBlockRows]) -> Result<CommitOutcome> {
-        let mut w = self.begin_write().await?;
+        let mut w = self.begin_block_write().await?;
         let conn: &mut AnyConnection = &mut w.tx;
         // Per chain: (cursor, whether this batch moved it).
         let mut cursors: HashMap<u64, (Option<u64>, bool)> = HashMap::new();

@@ -21,7 +21,7 @@ use firn_core::network::P_CHAIN_ID;
 
 impl PChainWriter for Store {
     async fn commit_pchain_blocks(&self, blocks: &[PChainBlockRows]) -> Result<CommitOutcome> {
-        let mut w = self.begin_write().await?;
+        let mut w = self.begin_block_write().await?;
         let conn: &mut AnyConnection = &mut w.tx;
         let mut cursor = load_cursor(conn, ChainKey::PChain).await?;
         let mut outcome = CommitOutcome::default();

@@ -34,7 +34,7 @@ impl Store {
         &self,
         vertices: &[XChainVertexRows],
     ) -> Result<CommitOutcome> {
-        let mut w = self.begin_write().await?;
+        let mut w = self.begin_block_write().await?;
         let conn: &mut AnyConnection = &mut w.tx;
         let before = load_cursor(conn, KEY).await?;
         let mut cursor = before;
@@ -95,7 +95,7 @@ impl Store {
 
     /// See [`crate::XChainWriter::commit_xchain_genesis`].
     pub(super) async fn commit_genesis(&self, txs: &[XTx], timestamp: u64) -> Result<usize> {
-        let mut w = self.begin_write().await?;
+        let mut w = self.begin_block_write().await?;
         let conn: &mut AnyConnection = &mut w.tx;
         let ts = int("timestamp", timestamp)?;
         let mut pending = XPending::default();

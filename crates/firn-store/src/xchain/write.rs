@@ -17,7 +17,7 @@ use crate::traits::XChainWriter;
 
 impl XChainWriter for Store {
     async fn commit_xchain_blocks(&self, blocks: &[XChainBlockRows]) -> Result<CommitOutcome> {
-        let mut w = self.begin_write().await?;
+        let mut w = self.begin_block_write().await?;
         let conn: &mut AnyConnection = &mut w.tx;
         let mut cursor = load_cursor(conn, ChainKey::XChain).await?;
         let mut outcome = CommitOutcome::default();
