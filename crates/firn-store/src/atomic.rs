@@ -7,8 +7,6 @@
 //! an import may be stored before its export: the reader joins them, nothing links them on
 //! write, and both writes are idempotent.
 
-use std::collections::BTreeSet;
-
 use firn_core::ids::{Id, ShortId};
 use sqlx::AnyConnection;
 
@@ -16,7 +14,7 @@ use crate::codec::{RowExt, bits, int, short_ids};
 use crate::error::Result;
 use crate::row::Row;
 use crate::rows::atomic::{AtomicBalance, AtomicExportRecord, AtomicUtxo};
-use crate::sql::{Sql, insert_many};
+use crate::sql::{Sql, by_owner, insert_many};
 use crate::store::Store;
 use crate::traits::AtomicMemoryReader;
 
@@ -61,20 +59,14 @@ pub(crate) async fn write_exports(
         },
     )
     .await?;
-    let owners: Vec<(&ShortId, &AtomicUtxo)> = exports
-        .iter()
-        .flat_map(|(u, _)| {
-            let distinct: BTreeSet<&ShortId> = u.addresses.iter().collect();
-            distinct.into_iter().map(move |a| (a, *u))
-        })
-        .collect();
+    let owners = by_owner(exports, |(u, _)| &u.addresses);
     insert_many(
         conn,
         "INSERT INTO atomic_export_owners (address, destination_chain, utxo_id) VALUES ",
         " ON CONFLICT (address, destination_chain, utxo_id) DO NOTHING",
         3,
         &owners,
-        |q, (a, u)| {
+        |q, (a, (u, _))| {
             q.arg(a.0.to_vec())
                 .arg(u.destination_chain.0.to_vec())
                 .arg(u.utxo_id.0.to_vec());

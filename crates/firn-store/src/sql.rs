@@ -8,7 +8,9 @@
 //! and bytes as column types — the four kinds of [`Value`].
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
+use firn_core::ids::ShortId;
 use sqlx::any::{AnyArguments, AnyRow};
 use sqlx::{Any, AnyConnection, Arguments, Executor};
 
@@ -375,6 +377,19 @@ pub(crate) async fn rows_returning<T>(
         out.extend(q?.fetch_all(&mut *conn).await?);
     }
     Ok(out)
+}
+
+/// Each row under each of its distinct owners, for the tables that list rows by address.
+pub(crate) fn by_owner<'r, R>(
+    rows: &'r [R],
+    owners: impl Fn(&'r R) -> &'r [ShortId],
+) -> Vec<(&'r ShortId, &'r R)> {
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let distinct: BTreeSet<&ShortId> = owners(r).iter().collect();
+        out.extend(distinct.into_iter().map(|a| (a, r)));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids};
 use crate::error::Result;
 use crate::rows::atomic::AtomicUtxo;
 use crate::rows::pchain::{NewReward, NewStaker, PBlock, PChainBlockRows, PTx, PUtxo};
-use crate::sql::{Sql, insert_many};
+use crate::sql::{Sql, by_owner, insert_many};
 
 /// UTXO IDs one read asks for.
 const IDS_PER_READ: usize = 1_000;
@@ -393,19 +393,6 @@ async fn write_stored_spends(
     )
     .await?;
     Ok(())
-}
-
-/// Each row under each of its distinct owners, for the tables that list rows by address.
-fn by_owner<'r, R>(
-    rows: &'r [R],
-    owners: impl Fn(&'r R) -> &'r [ShortId],
-) -> Vec<(&'r ShortId, &'r R)> {
-    let mut out = Vec::with_capacity(rows.len());
-    for r in rows {
-        let distinct: BTreeSet<&ShortId> = owners(r).iter().collect();
-        out.extend(distinct.into_iter().map(|a| (a, r)));
-    }
-    out
 }
 
 async fn write_blocks(conn: &mut AnyConnection, blocks: &[&PChainBlockRows]) -> Result<()> {

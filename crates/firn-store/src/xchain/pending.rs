@@ -18,7 +18,7 @@ use crate::codec::{RowExt, bits, hashes, int, short_ids};
 use crate::error::Result;
 use crate::rows::atomic::AtomicUtxo;
 use crate::rows::xchain::{XAsset, XBlockRecord, XTx, XUtxo, XVertexRecord};
-use crate::sql::{Sql, insert_many};
+use crate::sql::{Sql, by_owner, insert_many};
 
 /// IDs one read asks for.
 const IDS_PER_READ: usize = 1_000;
@@ -148,6 +148,33 @@ impl<'a> XPending<'a> {
         let next = row.opt_i64("m")?.map_or(0, |m| m + 1);
         self.next_at_zero = Some(next);
         Ok(next)
+    }
+
+    /// Gathers `txs` at height 0 after what is stored or gathered there, passing over those
+    /// stored or gathered already (a tx keeps its first position); returns how many it took.
+    pub(super) async fn txs_at_zero(
+        &mut self,
+        conn: &mut AnyConnection,
+        txs: &'a [XTx],
+        ts: i64,
+        vertex: Option<i64>,
+    ) -> Result<usize> {
+        let mut index = self.first_index(conn, 0).await?;
+        let mut taken = 0;
+        for tx in txs {
+            if self.has_tx(&tx.tx_id) {
+                continue;
+            }
+            let at = At {
+                height: 0,
+                index,
+                ts,
+            };
+            self.tx(at, tx, vertex);
+            index += 1;
+            taken += 1;
+        }
+        Ok(taken)
     }
 
     pub(super) fn block(&mut self, block: &'a XBlockRecord) {
@@ -422,13 +449,7 @@ async fn write_stored_spends(
         },
     )
     .await?;
-    let owners: Vec<(&ShortId, &Id, i64)> = spends
-        .iter()
-        .flat_map(|(id, owners, s)| {
-            let distinct: BTreeSet<&ShortId> = owners.iter().collect();
-            distinct.into_iter().map(move |a| (a, id, s.height))
-        })
-        .collect();
+    let owners = by_owner(spends, |(_, owners, _)| owners);
     insert_many(
         conn,
         "WITH v (address, utxo_id, height) AS (VALUES ",
@@ -436,8 +457,8 @@ async fn write_stored_spends(
          WHERE x_utxo_owners.address = v.address AND x_utxo_owners.utxo_id = v.utxo_id",
         3,
         &owners,
-        |q, (a, id, height)| {
-            q.arg(a.0.to_vec()).arg(id.0.to_vec()).arg(*height);
+        |q, (a, (id, _, s))| {
+            q.arg(a.0.to_vec()).arg(id.0.to_vec()).arg(s.height);
             Ok(())
         },
     )

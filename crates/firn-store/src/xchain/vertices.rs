@@ -14,7 +14,7 @@ use sqlx::AnyConnection;
 use tracing::debug;
 
 use super::decode::decode_vertex;
-use super::pending::{At, XPending};
+use super::pending::XPending;
 use crate::codec::{RowExt, int};
 use crate::cursor::{load_cursor, save_cursor};
 use crate::error::{Result, StoreError};
@@ -101,24 +101,7 @@ impl Store {
         let mut pending = XPending::default();
         let ids: Vec<Id> = txs.iter().map(|t| t.tx_id).collect();
         pending.read_stored(conn, txs.iter(), &ids).await?;
-        let mut index = pending.first_index(conn, 0).await?;
-        let mut written = 0;
-        for tx in txs {
-            if pending.has_tx(&tx.tx_id) {
-                continue;
-            }
-            pending.tx(
-                At {
-                    height: 0,
-                    index,
-                    ts,
-                },
-                tx,
-                None,
-            );
-            index += 1;
-            written += 1;
-        }
+        let written = pending.txs_at_zero(conn, txs, ts, None).await?;
         pending.write(conn).await?;
         w.commit().await?;
         Ok(written)
@@ -176,23 +159,8 @@ async fn write_vertex<'a>(
     let vi = int("vertex index", v.index)?;
     let ts = int("timestamp", v.timestamp)?;
     pending.vertex(v);
-    let mut index = pending.first_index(conn, 0).await?;
-    for tx in &rows.txs {
-        // A tx an earlier vertex (or this one, twice) carried keeps its first position.
-        if pending.has_tx(&tx.tx_id) {
-            continue;
-        }
-        pending.tx(
-            At {
-                height: 0,
-                index,
-                ts,
-            },
-            tx,
-            Some(vi),
-        );
-        index += 1;
-    }
+    // A tx an earlier vertex (or this one, twice) carried keeps its first position.
+    pending.txs_at_zero(conn, &rows.txs, ts, Some(vi)).await?;
     Ok(())
 }
 
