@@ -31,8 +31,8 @@
 //!   the other's argument types).
 //! - **Modules, one way.** `sql` (statements and their values) and `row` (a result row of either
 //!   backend) at the bottom; `codec` (column encodings) and `sqlite_read` over them; `store`
-//!   (the handle, its reads and write transactions) over those; the queries (`pchain`, `xchain`, `evm`,
-//!   `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
+//!   (the handle, its reads and write transactions) over those; the queries (`pchain`, `xchain`,
+//!   `atomic`, `evm`, `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
 //!   and runs the upgrades). No module uses one above it.
 //! - **Encodings.** Heights, timestamps and counts are signed 64-bit columns (values above
 //!   `i64::MAX` are refused with [`StoreError::OutOfRange`]). u64 amounts and weights are stored
@@ -45,7 +45,10 @@
 //!   follow the cursor, and any error rolls the whole batch back. Derived state is
 //!   read-modify-write inside that transaction; the store serialises its own writers, and one
 //!   indexer process per chain is assumed (a second one fails on primary keys, it cannot
-//!   duplicate rows).
+//!   duplicate rows). On PostgreSQL these commits do not wait for the WAL flush: a machine
+//!   crash may lose the last batches whole, cursor included, and they are indexed again.
+//!   Crossings between the primary network's chains (`atomic`) are written by each side's
+//!   commit and joined on read, since the two chains are indexed independently.
 //! - **Reads.** Every list is keyset-paged on a unique key (height, then position), so pages
 //!   neither repeat nor skip rows when blocks land between requests. Filters on addresses go
 //!   through per-address tables whose primary key is the page key.
