@@ -504,6 +504,8 @@ pub trait XChainReader {
         addresses: &[ShortId],
         now: u64,
     ) -> impl Future<Output = Result<Vec<XBalance>>> + Send;
+    /// What the X-Chain's txs burned of `asset_id` (their fees), in all; 0 when nothing.
+    fn find_xchain_burned(&self, asset_id: Id) -> impl Future<Output = Result<u128>> + Send;
 }
 
 /// Reads the primary network's shared memory: what ExportTxs put in a chain's atomic memory

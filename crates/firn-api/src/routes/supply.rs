@@ -11,7 +11,7 @@ use firn_store::page::{MAX_PAGE_LIMIT, PageRequest, SortOrder};
 use firn_store::rows::evm::ChainRef;
 use firn_store::rows::l1_fees::L1FeeScope;
 use firn_store::rows::metrics::Granularity;
-use firn_store::{EvmReader, MetricsReader, PChainReader};
+use firn_store::{EvmReader, MetricsReader, PChainReader, XChainReader};
 
 use super::primary::chain_time;
 use crate::error::{ApiError, ApiResult};
@@ -54,8 +54,9 @@ pub async fn get_avax_supply(State(state): State<AppState>) -> ApiResult<Json<Av
         p_burned: totals.burned.into(),
         l1_fees,
         c_burned_wei: c_chain_fees(&state).await?,
-        // The X-Chain is not indexed: nothing of its burns is known.
-        x_burned: 0,
+        x_burned: store
+            .find_xchain_burned(state.config.network.avax_asset_id)
+            .await?,
         staked: staking.validator_weight + staking.delegator_weight,
         locked: totals.locked.into(),
         rewards_paid: totals.rewarded.into(),

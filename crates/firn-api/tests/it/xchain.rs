@@ -13,7 +13,7 @@ use firn_indexer::{IndexerConfig, PChainIndexer, XChainIndexer};
 use firn_node::NodeConfig;
 use firn_rpc::{AvalancheClient, ClientConfig};
 use firn_store::rows::xchain::{XChainVertexRows, XTx, XVertexRecord};
-use firn_store::{Store, XChainWriter};
+use firn_store::{Store, XChainReader, XChainWriter};
 use serde_json::Value;
 
 use crate::fixtures::{x_coins, x_tx};
@@ -480,6 +480,7 @@ pub async fn xchain_routes_match_the_node(store: Store) {
         assert_eq!(got, want, "balances of {}", bech32(&owner));
     }
     atomic_memory_matches_the_node(&api, &x, [me, stranger, addrs[4]]).await;
+    x_burns_are_the_fees(&api, &store, &x).await;
     api.get(&format!(
         "{X}/utxos?addresses={}&sortBy=amount",
         bech32(&me)
@@ -500,6 +501,32 @@ pub async fn xchain_routes_match_the_node(store: Store) {
         .assert_error(404, "not found");
 
     node.shutdown().await;
+}
+
+/// What the X-Chain burned is each of its txs' fee, in the store and in `getAvaxSupply`.
+async fn x_burns_are_the_fees(api: &Api, store: &Store, x: &firn_devnet::XChain) {
+    let fees = x.fees();
+    let want: u64 = (0..=x.height())
+        .filter_map(|h| x.block_by_height(h))
+        .flat_map(|b| b.block.txs().to_vec())
+        .map(|t| match t.unsigned() {
+            UnsignedTx::CreateAsset(_) => fees.create_asset_tx_fee,
+            _ => fees.tx_fee,
+        })
+        .sum();
+    let avax = x.network().avax_asset_id;
+    assert_eq!(
+        store.find_xchain_burned(avax).await.unwrap(),
+        u128::from(want)
+    );
+    let supply = api.ok("/v1/avax/supply").await;
+    if let Some(doc) = official() {
+        assert_valid(&doc, "get", "/v1/avax/supply", &supply);
+    }
+    let decimal = format!("{}.{:09}", want / AVAX, want % AVAX);
+    let decimal = decimal.trim_end_matches('0').trim_end_matches('.');
+    assert!(want > 0 && want.is_multiple_of(1_000), "{want}");
+    assert_eq!(supply["totalXBurned"], decimal);
 }
 
 /// What each owner's balances on the P- and X-Chains show in atomic memory: what the devnet's

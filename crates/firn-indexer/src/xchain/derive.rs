@@ -1,6 +1,8 @@
 //! From a decoded X-Chain tx to the rows the store commits: the UTXOs it consumed and
 //! produced (with the AVM's output indices) and the asset it created.
 
+use std::collections::BTreeMap;
+
 use firn_core::avm::tx::CreateAssetTx;
 use firn_core::avm::{FxOutput, Tx, UnsignedTx};
 use firn_core::ids::Id;
@@ -125,9 +127,43 @@ pub(crate) fn tx_rows(tx: &Tx, tx_id: Id, genesis: bool) -> Result<XTx> {
         consumed,
         produced,
         asset,
+        burned: burned(unsigned),
         imported,
         exported,
     })
+}
+
+/// Per asset, what `tx`'s transfer inputs (imported ones too) hold beyond its transfer outputs
+/// (exported ones too): the fee it burned. Assets it creates or mints come out ahead and are
+/// left out.
+fn burned(tx: &UnsignedTx) -> Vec<(Id, u64)> {
+    let base = tx.base();
+    let mut net: BTreeMap<Id, i128> = BTreeMap::new();
+    let mut add = |asset: Id, amount: u64, sign: i128| {
+        *net.entry(asset).or_default() += sign * i128::from(amount);
+    };
+    for i in &base.inputs {
+        add(i.asset_id, i.input.amount, 1);
+    }
+    for o in &base.outputs {
+        add(o.asset_id, o.output.amount, -1);
+    }
+    match tx {
+        UnsignedTx::Import(t) => {
+            for i in &t.imported_inputs {
+                add(i.asset_id, i.input.amount, 1);
+            }
+        }
+        UnsignedTx::Export(t) => {
+            for o in &t.exported_outputs {
+                add(o.asset_id, o.output.amount, -1);
+            }
+        }
+        _ => {}
+    }
+    net.into_iter()
+        .filter_map(|(asset, n)| u64::try_from(n).ok().filter(|n| *n > 0).map(|n| (asset, n)))
+        .collect()
 }
 
 fn kind_of(o: &FxOutput) -> XOutputKind {

@@ -32,3 +32,10 @@ CREATE TABLE atomic_imports (
     tx_id              BYTEA NOT NULL,
     timestamp          BIGINT NOT NULL
 );
+
+-- What the X-Chain's txs burned, per asset (their inputs less their outputs, exports
+-- included): a running total, a 16-byte big-endian u128.
+CREATE TABLE x_burned (
+    asset_id  BYTEA PRIMARY KEY,
+    amount    BYTEA NOT NULL
+);

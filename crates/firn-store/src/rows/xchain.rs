@@ -80,6 +80,9 @@ pub struct XTx {
     pub imported: Vec<Id>,
     /// For an ExportTx, the outputs it put in the destination's atomic memory.
     pub exported: Vec<AtomicUtxo>,
+    /// What it burned, per asset: its inputs (imported ones too) less its outputs (exported
+    /// ones too), where positive.
+    pub burned: Vec<(Id, u64)>,
 }
 
 text_enum!(

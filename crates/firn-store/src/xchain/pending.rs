@@ -7,14 +7,14 @@
 //! Which txs are stored already (genesis, and those the DAG's vertices carried) is read once
 //! per batch as well. Nothing gathered here is read during a commit.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use firn_core::ids::{Id, ShortId};
 use sqlx::AnyConnection;
 use tracing::debug;
 
 use crate::atomic::{AtomicImport, write_exports, write_imports};
-use crate::codec::{RowExt, bits, hashes, int, short_ids};
+use crate::codec::{RowExt, bits, hashes, int, short_ids, u128_bytes};
 use crate::error::Result;
 use crate::rows::atomic::AtomicUtxo;
 use crate::rows::xchain::{XAsset, XBlockRecord, XTx, XUtxo, XVertexRecord};
@@ -86,6 +86,8 @@ pub(super) struct XPending<'a> {
     exports: Vec<(&'a AtomicUtxo, i64)>,
     /// UTXOs imported from another chain's exports.
     imports: Vec<AtomicImport>,
+    /// What the batch's txs burned, per asset.
+    burned: BTreeMap<Id, u128>,
     /// The first free tx index at height 0, once read.
     next_at_zero: Option<i64>,
 }
@@ -215,6 +217,9 @@ impl<'a> XPending<'a> {
             });
         }
         self.exports.extend(tx.exported.iter().map(|u| (u, at.ts)));
+        for (asset, amount) in &tx.burned {
+            *self.burned.entry(*asset).or_default() += u128::from(*amount);
+        }
         if let Some(source) = tx.source_chain {
             self.imports
                 .extend(tx.imported.iter().map(|utxo_id| AtomicImport {
@@ -277,6 +282,7 @@ impl<'a> XPending<'a> {
         write_exports(conn, &self.exports).await?;
         write_imports(conn, &self.imports).await?;
         write_assets(conn, &self.assets).await?;
+        write_burned(conn, &self.burned).await?;
         write_parties(conn, &self.parties).await
     }
 }
@@ -483,6 +489,35 @@ async fn write_assets(conn: &mut AnyConnection, assets: &[(&XAsset, Id, i64, i64
                 .arg(tx_id.0.to_vec())
                 .arg(*height)
                 .arg(*ts);
+            Ok(())
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// Adds the batch's burns to the running totals.
+async fn write_burned(conn: &mut AnyConnection, burned: &BTreeMap<Id, u128>) -> Result<()> {
+    if burned.is_empty() {
+        return Ok(());
+    }
+    let mut q = Sql::new("SELECT asset_id, amount FROM x_burned WHERE asset_id IN (");
+    q.bind_list(burned.keys().map(|id| id.0.to_vec())).push(")");
+    let mut totals = burned.clone();
+    for row in q.fetch_all(&mut *conn).await? {
+        if let Some(t) = totals.get_mut(&row.id("asset_id")?) {
+            *t = t.saturating_add(row.u128("amount")?);
+        }
+    }
+    let totals: Vec<(&Id, &u128)> = totals.iter().collect();
+    insert_many(
+        conn,
+        "INSERT INTO x_burned (asset_id, amount) VALUES ",
+        " ON CONFLICT (asset_id) DO UPDATE SET amount = excluded.amount",
+        2,
+        &totals,
+        |q, (asset, amount)| {
+            q.arg(asset.0.to_vec()).arg(u128_bytes(**amount));
             Ok(())
         },
     )

@@ -227,6 +227,13 @@ impl XChainReader for Store {
     async fn list_xchain_balances(&self, addresses: &[ShortId], now: u64) -> Result<Vec<XBalance>> {
         super::utxos::balances(self, addresses, now).await
     }
+
+    async fn find_xchain_burned(&self, asset_id: Id) -> Result<u128> {
+        let mut q = Sql::new("SELECT amount FROM x_burned WHERE asset_id = ");
+        q.bind(asset_id.0.to_vec());
+        let found = self.fetch_optional(q, |r| r.u128("amount")).await?;
+        Ok(found.unwrap_or(0))
+    }
 }
 
 /// Appends the positions `(height, tx_index)` of one page of txs in `order`: of one owner

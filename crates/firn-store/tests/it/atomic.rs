@@ -1,11 +1,13 @@
-//! Atomic memory: what ExportTxs on the P- and X-Chains put in another chain's shared memory
+//! Crossings and burns. Atomic memory: what ExportTxs on the P- and X-Chains put in another
+//! chain's shared memory
 //! stays there until that chain's ImportTx is stored, whichever chain is indexed first; as of
 //! a time, by lock, and each UTXO once however many of the owners it names.
 
 use firn_core::ids::{Id, ShortId};
 use firn_core::network::P_CHAIN_ID;
 use firn_store::rows::atomic::{AtomicBalance, AtomicUtxo};
-use firn_store::{AtomicMemoryReader, PChainWriter, Store, XChainWriter};
+use firn_store::rows::xchain::XTx;
+use firn_store::{AtomicMemoryReader, PChainWriter, Store, XChainReader, XChainWriter};
 
 use crate::fixtures::{avax, id, pblock, ptx, short, utxo, x_coins, x_tx};
 use crate::xchain::{T, block};
@@ -197,4 +199,37 @@ pub async fn atomic_memory_holds_exports_until_imported(store: Store) {
         .await
         .unwrap();
     assert_eq!(now, [held(x_chain(), false, 5, 1)]);
+}
+
+/// What the X-Chain's txs burned adds up per asset, over txs and batches, and a recommit
+/// adds nothing.
+pub async fn xchain_burns_add_up(store: Store) {
+    let gold = id(0x0a, 7);
+    let burning = |n: u8, burned: Vec<(Id, u64)>| XTx {
+        burned,
+        ..x_tx(id(0x0e, u64::from(n)), "BaseTx", vec![], vec![])
+    };
+    assert_eq!(store.find_xchain_burned(avax()).await.unwrap(), 0);
+    let first = [
+        block(0, vec![]),
+        block(
+            1,
+            vec![
+                burning(1, vec![(avax(), 1_000)]),
+                burning(2, vec![(avax(), 10), (gold, 3)]),
+            ],
+        ),
+    ];
+    store.commit_xchain_blocks(&first).await.unwrap();
+    store
+        .commit_xchain_blocks(&[block(2, vec![burning(3, vec![(avax(), u64::MAX)])])])
+        .await
+        .unwrap();
+    store.commit_xchain_blocks(&first).await.unwrap();
+    assert_eq!(
+        store.find_xchain_burned(avax()).await.unwrap(),
+        1_010 + u128::from(u64::MAX)
+    );
+    assert_eq!(store.find_xchain_burned(gold).await.unwrap(), 3);
+    assert_eq!(store.find_xchain_burned(id(0x0a, 8)).await.unwrap(), 0);
 }

@@ -777,6 +777,7 @@ pub fn x_tx(tx_id: Id, tx_type: &str, consumed: Vec<Id>, produced: Vec<XUtxo>) -
         asset: None,
         imported: Vec::new(),
         exported: Vec::new(),
+        burned: Vec::new(),
     }
 }
 

@@ -68,6 +68,7 @@ firn_store::backend_tests! {
     xchain_vertices::xchain_vertices_round_trip,
     xchain_vertices::xchain_vertex_failed_batch_leaves_nothing,
     atomic::atomic_memory_holds_exports_until_imported,
+    atomic::xchain_burns_add_up,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

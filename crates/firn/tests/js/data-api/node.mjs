@@ -757,7 +757,7 @@ async function run(label, sdk, s) {
     ...xchainSteps(sdk.data, { counter, o, node, x: s.x }),
     ...l1Steps(sdk.data, { counter, o, node, p: s.p, blockchains: s.blockchains }),
     // Only chainkit has the AVAX supply.
-    ...(sdk.avaxSupply ? supplySteps(sdk, { counter, o, node, p: s.p, current: s.current, rewards: s.rewards }) : {}),
+    ...(sdk.avaxSupply ? supplySteps(sdk, { counter, o, node, p: s.p, x: s.x, current: s.current, rewards: s.rewards }) : {}),
   };
   for (const c of s.evm) Object.assign(steps, evmSteps(sdk.data, c));
   for (const [name, step] of Object.entries(steps)) {

@@ -13,7 +13,7 @@ function wei(text) {
 }
 const nano = (n) => BigInt(n) * 10n ** 9n;
 
-export function supplySteps(sdk, { counter, o, node, p, current, rewards }) {
+export function supplySteps(sdk, { counter, o, node, p, x, current, rewards }) {
   return {
     getAvaxSupply: async () => {
       counter.calls++;
@@ -21,7 +21,11 @@ export function supplySteps(sdk, { counter, o, node, p, current, rewards }) {
       const { supply } = await node.platform("getCurrentSupply", {});
       const burned = wei(s.totalPBurned) + wei(s.totalCBurned) + wei(s.totalXBurned);
       check(wei(s.totalSupply) + burned === nano(supply), `totalSupply ${s.totalSupply} + burned != getCurrentSupply ${supply}`);
-      check(wei(s.totalPBurned) > 0n && wei(s.totalCBurned) > 0n && s.totalXBurned === "0", `burns ${JSON.stringify(s)}`);
+      check(wei(s.totalPBurned) > 0n && wei(s.totalCBurned) > 0n, `burns ${JSON.stringify(s)}`);
+      // The X-Chain burned each of its txs' fee (avm.getTxFee's, by kind).
+      const fees = await node.rpc("/ext/bc/X", "avm.getTxFee", {});
+      const xFees = [...x.txs.values()].reduce((sum, t) => sum + BigInt(t.type === "CreateAssetTx" ? fees.createAssetTxFee : fees.txFee), 0n);
+      check(xFees > 0n && wei(s.totalXBurned) === nano(xFees), `totalXBurned ${s.totalXBurned} != ${xFees} nAVAX of X-Chain fees`);
       check(wei(s.l1ValidatorFees) > 0n && wei(s.l1ValidatorFees) <= wei(s.totalPBurned), `l1ValidatorFees ${s.l1ValidatorFees} within totalPBurned ${s.totalPBurned}`);
       const stakers = [...current.values()];
       const staked = stakers.reduce((sum, x) => sum + BigInt(x.weight), 0n);
