@@ -58,6 +58,7 @@ mod error;
 pub mod evm;
 mod fetch;
 pub mod pchain;
+mod sums;
 pub mod xchain;
 
 pub use error::{IndexerError, Result};

@@ -1,7 +1,7 @@
 //! From a decoded block to the rows the store commits: each tx's UTXOs, amounts, addresses,
 //! stakers, rewards, subnets, chains and L1 validators.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use firn_core::codec::{Encode, Writer};
 use firn_core::ids::{Id, ShortId};
@@ -20,9 +20,7 @@ use super::known::Known;
 use super::source::{FetchedBlock, PChainSource};
 use super::staking::{stake_outputs, staking_window};
 use crate::error::Result;
-
-/// Per-asset sums.
-type Sums = BTreeMap<Id, u128>;
+use crate::sums::{Sums, add, burned};
 
 /// Turns blocks into rows, remembering what later blocks need.
 #[derive(Debug)]
@@ -190,14 +188,7 @@ impl Deriver {
         out.core.value = amounts(&outputs);
         out.core.amount_staked = amounts(&staked);
         out.core.amount_l1_balance_burned = amounts(&l1_burned);
-        let mut burned = inputs;
-        for sums in [&outputs, &staked, &l1_burned] {
-            for (asset, v) in sums {
-                let e = burned.entry(*asset).or_default();
-                *e = e.saturating_sub(*v);
-            }
-        }
-        burned.retain(|_, v| *v > 0);
+        let burned = burned(&inputs, &[&outputs, &staked, &l1_burned]);
         out.core.amount_burned = amounts(&burned);
         out.addresses = addresses.into_iter().collect();
         Ok(out)
@@ -340,10 +331,6 @@ pub(crate) fn owner_row(o: &OutputOwners) -> Owner {
         threshold: o.threshold,
         addresses: o.addresses.clone(),
     }
-}
-
-pub(crate) fn add(sums: &mut Sums, asset: Id, amount: u64) {
-    *sums.entry(asset).or_default() += u128::from(amount);
 }
 
 pub(crate) fn amounts(sums: &Sums) -> Vec<AssetAmount> {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use firn_core::ids::{Id, NodeId, ShortId};
+use firn_core::ids::{NodeId, ShortId};
 use firn_core::network::P_CHAIN_ID;
 use firn_core::pchain::UnsignedTx;
 use firn_core::pchain::fx::{Output, OutputOwners, TransferOutput};
@@ -17,11 +17,10 @@ use firn_store::rows::pchain::{
 };
 use tracing::warn;
 
-use super::derive::{Deriver, TxCtx, add, hex_of, utxo_bytes};
+use super::derive::{Deriver, TxCtx, hex_of, utxo_bytes};
 use super::known::KnownL1;
 use crate::error::{IndexerError, Result};
-
-type Sums = std::collections::BTreeMap<Id, u128>;
+use crate::sums::{Sums, add};
 
 /// The RegisterL1Validator message inside a RegisterL1ValidatorTx's Warp message.
 pub(crate) fn register_message(bytes: &[u8]) -> Result<RegisterL1Validator> {

@@ -1,8 +1,6 @@
 //! From a decoded X-Chain tx to the rows the store commits: the UTXOs it consumed and
 //! produced (with the AVM's output indices) and the asset it created.
 
-use std::collections::BTreeMap;
-
 use firn_core::avm::tx::CreateAssetTx;
 use firn_core::avm::{FxOutput, Tx, UnsignedTx};
 use firn_core::ids::Id;
@@ -11,6 +9,7 @@ use firn_store::rows::xchain::{AssetKind, XAsset, XOutputKind, XTx, XUtxo};
 use tracing::warn;
 
 use crate::error::{IndexerError, Result};
+use crate::sums::{self, Sums, add};
 
 /// What carried a tx: a linear block (its height) or a vertex of the DAG (its acceptance
 /// index). Only said in the log line of a tx that cannot be derived.
@@ -83,12 +82,7 @@ pub(crate) fn tx_rows(tx: &Tx, tx_id: Id, genesis: bool) -> Result<XTx> {
                 .iter()
                 .enumerate()
                 .map(|(i, o)| {
-                    let output_index = u32::try_from(first + i).map_err(|_| {
-                        IndexerError::decode(
-                            format!("x-chain tx {tx_id}"),
-                            "more than 2^32 outputs",
-                        )
-                    })?;
+                    let output_index = output_index(tx_id, first + i)?;
                     let owners = &o.output.owners;
                     Ok(AtomicUtxo {
                         utxo_id: tx_id.prefix(u64::from(output_index)),
@@ -109,12 +103,7 @@ pub(crate) fn tx_rows(tx: &Tx, tx_id: Id, genesis: bool) -> Result<XTx> {
     let produced = outputs
         .into_iter()
         .enumerate()
-        .map(|(i, (asset_id, output))| {
-            let output_index = u32::try_from(i).map_err(|_| {
-                IndexerError::decode(format!("x-chain tx {tx_id}"), "more than 2^32 outputs")
-            })?;
-            Ok(utxo(tx_id, output_index, asset_id, &output))
-        })
+        .map(|(i, (asset_id, output))| Ok(utxo(tx_id, output_index(tx_id, i)?, asset_id, &output)))
         .collect::<Result<Vec<_>>>()?;
     Ok(XTx {
         tx_id,
@@ -138,32 +127,37 @@ pub(crate) fn tx_rows(tx: &Tx, tx_id: Id, genesis: bool) -> Result<XTx> {
 /// left out.
 fn burned(tx: &UnsignedTx) -> Vec<(Id, u64)> {
     let base = tx.base();
-    let mut net: BTreeMap<Id, i128> = BTreeMap::new();
-    let mut add = |asset: Id, amount: u64, sign: i128| {
-        *net.entry(asset).or_default() += sign * i128::from(amount);
-    };
+    let (mut inputs, mut outputs) = (Sums::new(), Sums::new());
     for i in &base.inputs {
-        add(i.asset_id, i.input.amount, 1);
+        add(&mut inputs, i.asset_id, i.input.amount);
     }
     for o in &base.outputs {
-        add(o.asset_id, o.output.amount, -1);
+        add(&mut outputs, o.asset_id, o.output.amount);
     }
     match tx {
         UnsignedTx::Import(t) => {
             for i in &t.imported_inputs {
-                add(i.asset_id, i.input.amount, 1);
+                add(&mut inputs, i.asset_id, i.input.amount);
             }
         }
         UnsignedTx::Export(t) => {
             for o in &t.exported_outputs {
-                add(o.asset_id, o.output.amount, -1);
+                add(&mut outputs, o.asset_id, o.output.amount);
             }
         }
         _ => {}
     }
-    net.into_iter()
-        .filter_map(|(asset, n)| u64::try_from(n).ok().filter(|n| *n > 0).map(|n| (asset, n)))
+    sums::burned(&inputs, &[&outputs])
+        .into_iter()
+        .filter_map(|(asset, n)| u64::try_from(n).ok().map(|n| (asset, n)))
         .collect()
+}
+
+/// The `i`th output's index in tx `tx_id` (outputs, then initial states, operations' or
+/// exported outputs).
+fn output_index(tx_id: Id, i: usize) -> Result<u32> {
+    u32::try_from(i)
+        .map_err(|_| IndexerError::decode(format!("x-chain tx {tx_id}"), "more than 2^32 outputs"))
 }
 
 fn kind_of(o: &FxOutput) -> XOutputKind {
