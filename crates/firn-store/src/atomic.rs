@@ -14,12 +14,9 @@ use crate::codec::{RowExt, bits, int, short_ids};
 use crate::error::Result;
 use crate::row::Row;
 use crate::rows::atomic::{AtomicBalance, AtomicExportRecord, AtomicUtxo};
-use crate::sql::{Sql, by_owner, insert_many};
+use crate::sql::{IDS_PER_READ, Sql, by_owner, insert_many};
 use crate::store::Store;
 use crate::traits::AtomicMemoryReader;
-
-/// IDs one read asks for.
-const IDS_PER_READ: usize = 1_000;
 
 /// An ImportTx's input: the UTXO it took out of its chain's atomic memory, exported by
 /// `source`.

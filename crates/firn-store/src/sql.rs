@@ -76,6 +76,9 @@ pub(crate) struct Sql {
     anonymous: bool,
 }
 
+/// IDs one `… IN (…)` read of a batch's keys asks for.
+pub(crate) const IDS_PER_READ: usize = 1_000;
+
 /// Bound values per statement: SQLite allows 32,766 and PostgreSQL 65,535.
 const MAX_PARAMS: usize = 30_000;
 

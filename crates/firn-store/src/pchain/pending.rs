@@ -19,10 +19,7 @@ use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids};
 use crate::error::Result;
 use crate::rows::atomic::AtomicUtxo;
 use crate::rows::pchain::{NewReward, NewStaker, PBlock, PChainBlockRows, PTx, PUtxo};
-use crate::sql::{Sql, by_owner, insert_many};
-
-/// UTXO IDs one read asks for.
-const IDS_PER_READ: usize = 1_000;
+use crate::sql::{IDS_PER_READ, Sql, by_owner, insert_many};
 
 /// A transaction that spends a UTXO: its hash, block height and time, and input index.
 #[derive(Debug, Clone, Copy)]

@@ -18,10 +18,7 @@ use crate::codec::{RowExt, bits, hashes, int, short_ids, u128_bytes};
 use crate::error::Result;
 use crate::rows::atomic::AtomicUtxo;
 use crate::rows::xchain::{XAsset, XBlockRecord, XTx, XUtxo, XVertexRecord};
-use crate::sql::{Sql, by_owner, insert_many};
-
-/// IDs one read asks for.
-const IDS_PER_READ: usize = 1_000;
+use crate::sql::{IDS_PER_READ, Sql, by_owner, insert_many};
 
 /// The tx that spends a UTXO, and its block's height and time.
 #[derive(Debug, Clone, Copy)]
