@@ -136,26 +136,22 @@ async fn render_txs(state: &AppState, txs: &[XTxRecord]) -> ApiResult<Vec<XChain
         .iter()
         .map(|t| codec::from_bytes::<Tx>(&t.bytes).ok())
         .collect();
-    let mut ids = Vec::new();
+    let (mut ids, mut imported) = (Vec::new(), Vec::new());
     for (t, tx) in txs.iter().zip(&decoded) {
         tx_assets(t, tx.as_ref(), &mut ids);
+        if let Some(UnsignedTx::Import(i)) = tx.as_ref().map(Tx::unsigned) {
+            imported.extend(i.imported_inputs.iter().map(|i| i.utxo_id()));
+        }
     }
     let assets = assets_named(state, ids).await?;
-    let imported: Vec<Id> = decoded
-        .iter()
-        .flatten()
-        .filter_map(|tx| match tx.unsigned() {
-            UnsignedTx::Import(i) => Some(i.imported_inputs.iter().map(|i| i.utxo_id())),
-            _ => None,
-        })
-        .flatten()
+    // Their owners and creation time, where the exporting chain is indexed.
+    let exports: HashMap<Id, AtomicExportRecord> = state
+        .store
+        .list_atomic_exports(&imported)
+        .await?
+        .into_iter()
+        .map(|e| (e.utxo.utxo_id, e))
         .collect();
-    let exports: HashMap<Id, AtomicExportRecord> = if imported.is_empty() {
-        HashMap::new()
-    } else {
-        let found = state.store.list_atomic_exports(&imported).await?;
-        found.into_iter().map(|e| (e.utxo.utxo_id, e)).collect()
-    };
     let ctx = XCtx::new(
         Ctx::new(&state.config.network, &state.avax_asset_cb58),
         &assets,
