@@ -159,6 +159,41 @@ impl UnsignedTx {
 /// input, an owner); no such tx can be valid, so only secp256k1fx credentials (type 9) decode.
 pub type Tx = crate::avax::SignedTx<UnsignedTx, Credential>;
 
+/// nAVAX to wei: the C-Chain credits and debits AVAX with 18 decimals, the other chains with 9.
+pub const X2C_RATE: u64 = 1_000_000_000;
+/// Gas every atomic tx pays on top of its bytes and signatures (Apricot Phase 5).
+pub const ATOMIC_TX_INTRINSIC_GAS: u64 = 10_000;
+/// Most gas one block's atomic txs use together (Apricot Phase 5).
+pub const ATOMIC_GAS_LIMIT: u64 = 100_000;
+/// Gas per signature (secp256k1fx's `CostPerSignature`).
+pub const COST_PER_SIGNATURE: u64 = 1_000;
+
+impl UnsignedTx {
+    /// The gas the tx uses (coreth's `GasUsed(fixedFee: true)`): a gas per unsigned byte, per
+    /// signature, and [`ATOMIC_TX_INTRINSIC_GAS`].
+    pub fn gas_used(&self) -> u64 {
+        let bytes = self.bytes().len() as u64;
+        let signatures: u64 = match self {
+            UnsignedTx::Import(t) => t
+                .imported_inputs
+                .iter()
+                .map(|i| i.input.sig_indices.len() as u64)
+                .sum(),
+            UnsignedTx::Export(t) => t.inputs.len() as u64,
+        };
+        bytes
+            .saturating_add(signatures.saturating_mul(COST_PER_SIGNATURE))
+            .saturating_add(ATOMIC_TX_INTRINSIC_GAS)
+    }
+}
+
+/// The fee, in nAVAX, of `gas` at `base_fee` wei per gas, rounded up (coreth's
+/// `CalculateDynamicFee`); `None` past `u64::MAX`.
+pub fn dynamic_fee(gas: u64, base_fee: u64) -> Option<u64> {
+    let wei = u128::from(gas) * u128::from(base_fee);
+    u64::try_from(wei.div_ceil(u128::from(X2C_RATE))).ok()
+}
+
 /// The atomic txs in a C-Chain block's extra data: none when it is empty, one tx before Apricot
 /// Phase 5, a non-empty list of txs since.
 pub fn txs_from_ext_data(ext_data: &[u8], apricot_phase5: bool) -> Result<Vec<Tx>, CodecError> {

@@ -59,6 +59,8 @@
 //! Deliberate differences from AvalancheGo are listed on [`vm::PChain`].
 
 mod builder;
+pub mod c_atomic;
+pub mod c_wallet;
 pub mod clock;
 pub mod error;
 pub mod executor;

@@ -1,6 +1,7 @@
-//! Blocks as subnet-EVM shapes them: the header (go-ethereum's fields plus `blockGasCost`,
-//! and the Cancun fields from Etna on), its RLP and hash, transactions with their senders,
-//! and receipts with logs and blooms.
+//! Blocks as subnet-EVM and coreth shape them: the header (go-ethereum's fields plus
+//! `blockGasCost`, the Cancun fields from Etna on, and on the C-Chain coreth's `extDataHash`
+//! and `extDataGasUsed`), its RLP and hash, transactions with their senders, receipts with
+//! logs and blooms, and the C-Chain's atomic txs.
 
 use alloy_consensus::{
     Eip658Value, Receipt as ConsensusReceipt, ReceiptEnvelope, ReceiptWithBloom, TxEnvelope, TxType,
@@ -41,8 +42,12 @@ pub struct Header {
     pub mix_hash: B256,
     /// Nonce.
     pub nonce: B64,
+    /// coreth (the C-Chain): the hash of the block's atomic txs ([`crate::atomic::ext_data_hash`]).
+    pub ext_data_hash: Option<B256>,
     /// Base fee.
     pub base_fee: Option<u64>,
+    /// coreth: the gas the block's atomic txs used.
+    pub ext_data_gas_used: Option<u64>,
     /// subnet-EVM's block gas cost.
     pub block_gas_cost: Option<u64>,
     /// Cancun: blob gas used (0).
@@ -69,7 +74,8 @@ impl Header {
             + self.timestamp.length()
             + self.extra_data.length()
             + self.mix_hash.length()
-            + self.nonce.length();
+            + self.nonce.length()
+            + self.ext_data_hash.map_or(0, |h| h.length());
         // Optional fields are written while present, in order (geth's `rlp:"optional"`).
         for f in self.optional_u64s() {
             len += f.length();
@@ -81,15 +87,18 @@ impl Header {
     }
 
     fn optional_u64s(&self) -> Vec<u64> {
-        [
-            self.base_fee,
-            self.block_gas_cost,
-            self.blob_gas_used,
-            self.excess_blob_gas,
-        ]
-        .into_iter()
-        .map_while(|f| f)
-        .collect()
+        // coreth's `extDataGasUsed` follows the base fee; subnet-EVM has no such field.
+        let coreth = self.ext_data_hash.map(|_| self.ext_data_gas_used);
+        [self.base_fee]
+            .into_iter()
+            .chain(coreth)
+            .chain([
+                self.block_gas_cost,
+                self.blob_gas_used,
+                self.excess_blob_gas,
+            ])
+            .map_while(|f| f)
+            .collect()
     }
 
     /// The header's RLP (`debug_getRawHeader`).
@@ -127,6 +136,9 @@ impl Encodable for Header {
         self.extra_data.encode(out);
         self.mix_hash.encode(out);
         self.nonce.encode(out);
+        if let Some(h) = &self.ext_data_hash {
+            h.encode(out);
+        }
         for f in self.optional_u64s() {
             f.encode(out);
         }
@@ -213,11 +225,17 @@ pub struct Block {
     pub size: u64,
     /// Dev-loop changes applied before the transactions (none on a real chain).
     pub dev_changes: Vec<crate::dev::DevChange>,
+    /// coreth (the C-Chain): the atomic txs' bytes after the uncles (empty when there are
+    /// none); `None` on subnet-EVM chains.
+    pub ext_data: Option<Bytes>,
+    /// The atomic txs `ext_data` holds, in order.
+    pub atomic_txs: Vec<firn_core::atomic::Tx>,
 }
 
 impl Block {
     /// The block's RLP as `debug_getRawBlock` gives it: `[header, transactions, uncles]`, typed
-    /// transactions as strings of their EIP-2718 bytes, no uncles.
+    /// transactions as strings of their EIP-2718 bytes, no uncles; on the C-Chain followed by
+    /// coreth's version (0) and extra data.
     pub fn rlp(&self) -> Vec<u8> {
         let mut txs = Vec::new();
         for t in &self.txs {
@@ -235,6 +253,10 @@ impl Block {
         .encode(&mut body);
         body.extend_from_slice(&txs);
         body.push(alloy_rlp::EMPTY_LIST_CODE);
+        if let Some(ext) = &self.ext_data {
+            0u32.encode(&mut body);
+            ext.as_ref().encode(&mut body);
+        }
         let mut out = Vec::with_capacity(body.len() + 9);
         RlpHeader {
             list: true,
@@ -265,8 +287,9 @@ impl Block {
         Ok(alloy_primitives::keccak256(encoded))
     }
 
-    /// The header's RLP length plus the transactions' (with an empty uncle list).
-    pub(crate) fn rlp_size(header: &Header, txs: &[SignedTx]) -> u64 {
+    /// The header's RLP length plus the transactions' (with an empty uncle list), and on the
+    /// C-Chain the version and `ext_data`'s.
+    pub(crate) fn rlp_size(header: &Header, txs: &[SignedTx], ext_data: Option<&[u8]>) -> u64 {
         let txs_len: usize = txs
             .iter()
             .map(|t| match &t.envelope {
@@ -275,7 +298,8 @@ impl Block {
                 _ => t.raw.len() + alloy_rlp::length_of_length(t.raw.len()),
             })
             .sum();
-        let body = header.length() + txs_len + alloy_rlp::length_of_length(txs_len) + 1;
+        let ext = ext_data.map_or(0, |e| 1 + e.length());
+        let body = header.length() + txs_len + alloy_rlp::length_of_length(txs_len) + 1 + ext;
         (body + alloy_rlp::length_of_length(body)) as u64
     }
 }

@@ -14,6 +14,7 @@ use revm::context::result::ExecutionResult;
 use tokio::sync::watch;
 use tracing::{debug, info};
 
+use crate::atomic::{AtomicBackend, check_state, ext_data_hash, imported};
 use crate::block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
 use crate::deploy_gate::DeployGate;
 use crate::dev::DevChange;
@@ -25,9 +26,11 @@ use crate::history::{BlockUndo, MAX_HISTORY_ENTRIES, STATE_HISTORY};
 use crate::mempool::Mempool;
 use crate::precompiles::Precompiles;
 use crate::state::{StateDb, WorldState};
-use crate::store::{BlockStore, StoredBlock, settle_fee_rules};
+use crate::store::{BlockStore, StoredBlock, settle_coreth_blocks, settle_fee_rules};
 use crate::trace::CallTracer;
 use crate::tx::{MAX_INIT_CODE_SIZE, decode_impersonated, decode_raw, tx_env, tx_intrinsic_gas};
+use firn_core::atomic::Tx as AtomicTx;
+use firn_core::ids::Id;
 
 /// Where "now" comes from (seconds since the epoch): the devnet's clock.
 pub type TimeSource = Arc<dyn Fn() -> u64 + Send + Sync>;
@@ -48,6 +51,9 @@ pub struct EvmChainConfig {
     pub data_dir: Option<PathBuf>,
     /// The clock.
     pub now: TimeSource,
+    /// The C-Chain's shared memory: a chain with one carries atomic txs in coreth's block
+    /// shape ([`crate::atomic`]).
+    pub atomic: Option<Arc<dyn AtomicBackend>>,
 }
 
 impl std::fmt::Debug for EvmChainConfig {
@@ -56,6 +62,7 @@ impl std::fmt::Debug for EvmChainConfig {
             .field("chain_id", &self.genesis.config.chain_id)
             .field("blockchain_id", &self.blockchain_id)
             .field("data_dir", &self.data_dir)
+            .field("atomic", &self.atomic.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -73,6 +80,8 @@ pub(crate) struct Inner {
     pub(crate) undos: VecDeque<Arc<BlockUndo>>,
     /// Accounts and slots `undos` hold.
     pub(crate) undo_entries: usize,
+    /// The height that accepted each atomic tx.
+    pub(crate) atomic_heights: HashMap<Id, u64>,
 }
 
 /// An EVM chain: state, blocks, pool. Share it in an `Arc`; every method takes `&self`.
@@ -82,6 +91,11 @@ pub struct EvmChain {
     fee_rules: FeeRules,
     pub(crate) inner: RwLock<Inner>,
     pool: Mutex<Mempool>,
+    /// Atomic txs waiting for a block, in arrival order.
+    atomic_pool: Mutex<Vec<AtomicTx>>,
+    /// Shared memory, when this chain's blocks carry atomic txs (a C-Chain made before firn
+    /// carried them keeps its block shape and has none).
+    atomic: Option<Arc<dyn AtomicBackend>>,
     store: Mutex<Option<BlockStore>>,
     build: Mutex<()>,
     call_limits: Mutex<CallLimits>,
@@ -145,6 +159,14 @@ impl EvmChain {
             Some(dir) => settle_fee_rules(dir, g.config.fee_rules, !stored.is_empty())?,
             None => g.config.fee_rules,
         };
+        let atomic = match (&config.atomic, &config.data_dir) {
+            (Some(a), Some(dir)) => {
+                settle_coreth_blocks(dir, !stored.is_empty())?.then(|| a.clone())
+            }
+            (a, None) => a.clone(),
+            (None, Some(_)) => None,
+        };
+        let coreth = atomic.is_some();
         let (base_fee, gas_limit, extra) =
             fee_rules.genesis(g.base_fee, g.gas_limit, &g.extra_data);
         let header = Header {
@@ -163,21 +185,26 @@ impl EvmChain {
             extra_data: Bytes::from(extra),
             mix_hash: g.mix_hash,
             nonce: B64::from(g.nonce),
+            ext_data_hash: coreth.then_some(B256::ZERO),
             base_fee: Some(base_fee),
+            ext_data_gas_used: coreth.then_some(0),
             block_gas_cost: Some(0),
             blob_gas_used: Some(0),
             excess_blob_gas: Some(0),
             parent_beacon_block_root: Some(B256::ZERO),
         };
         let hash = header.hash();
+        let ext_data = coreth.then(Bytes::new);
         let genesis = Block {
-            size: Block::rlp_size(&header, &[]),
+            size: Block::rlp_size(&header, &[], ext_data.as_ref().map(|e| e.as_ref())),
             header,
             hash,
             txs: Vec::new(),
             receipts: Vec::new(),
             traces: Vec::new(),
             dev_changes: Vec::new(),
+            ext_data,
+            atomic_txs: Vec::new(),
         };
         let inner = Inner {
             state,
@@ -189,12 +216,15 @@ impl EvmChain {
             warp_messages: HashMap::new(),
             undos: VecDeque::new(),
             undo_entries: 0,
+            atomic_heights: HashMap::new(),
         };
         let chain = Self {
             config,
             fee_rules,
             inner: RwLock::new(inner),
             pool: Mutex::new(Mempool::default()),
+            atomic_pool: Mutex::new(Vec::new()),
+            atomic,
             store: Mutex::new(None),
             build: Mutex::new(()),
             call_limits: Mutex::new(CallLimits::default()),
@@ -218,8 +248,14 @@ impl EvmChain {
                 )
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| corrupt(format!("bad tx: {e}")))?;
+            let atomic = b
+                .atomic
+                .iter()
+                .map(|raw| firn_core::codec::from_bytes::<AtomicTx>(raw))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| corrupt(format!("bad atomic tx: {e}")))?;
             let block = chain
-                .execute_block(txs, b.timestamp, true, &b.changes, true)?
+                .execute_block(txs, atomic, b.timestamp, true, &b.changes, true)?
                 .ok_or_else(|| corrupt("block has no transactions".into()))?;
             if block.hash != b.hash {
                 return Err(corrupt(format!(
@@ -440,15 +476,115 @@ impl EvmChain {
         Ok(hash)
     }
 
+    /// Checks an atomic tx against shared memory and the head state and pools it for the next
+    /// block (`avax.issueTx`); returns its ID, or coreth's reason it cannot go in.
+    pub fn submit_atomic(&self, tx: AtomicTx) -> Result<Id, String> {
+        let Some(backend) = &self.atomic else {
+            return Err("this chain carries no atomic txs".into());
+        };
+        let id = tx.id();
+        if self.read().atomic_heights.contains_key(&id) {
+            return Err(format!("already known: tx {id} was issued previously"));
+        }
+        {
+            let pool = self.lock_atomic_pool();
+            if pool.iter().any(|t| t.id() == id) {
+                return Err(format!("already known: tx {id} is pending"));
+            }
+            let inputs = imported(&tx);
+            if let Some(other) = pool
+                .iter()
+                .find(|t| imported(t).iter().any(|i| inputs.contains(i)))
+            {
+                return Err(format!(
+                    "conflict present: tx {id} imports a UTXO pending tx {} imports",
+                    other.id()
+                ));
+            }
+        }
+        backend.verify(&tx, self.next_base_fee())?;
+        check_state(&self.read().state, tx.unsigned())?;
+        self.lock_atomic_pool().push(tx);
+        debug!(target: "evm", %id, "atomic tx pooled");
+        Ok(id)
+    }
+
+    /// The atomic tx `id` and the height of the block that accepted it (`None` while it
+    /// waits in the pool).
+    pub fn atomic_tx(&self, id: &Id) -> Option<(AtomicTx, Option<u64>)> {
+        {
+            let inner = self.read();
+            if let Some(&height) = inner.atomic_heights.get(id) {
+                let block = inner.blocks.get(height as usize)?;
+                let tx = block.atomic_txs.iter().find(|t| t.id() == *id)?;
+                return Some((tx.clone(), Some(height)));
+            }
+        }
+        let pool = self.lock_atomic_pool();
+        pool.iter()
+            .find(|t| t.id() == *id)
+            .map(|t| (t.clone(), None))
+    }
+
+    /// Whether this chain's blocks carry atomic txs (coreth's block shape).
+    pub fn carries_atomic_txs(&self) -> bool {
+        self.atomic.is_some()
+    }
+
+    fn lock_atomic_pool(&self) -> MutexGuard<'_, Vec<AtomicTx>> {
+        self.atomic_pool.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The atomic txs waiting, in arrival order.
+    pub(crate) fn pooled_atomic(&self) -> Vec<AtomicTx> {
+        self.lock_atomic_pool().clone()
+    }
+
+    /// Runs a block's atomic txs after its EVM txs: when building, those that fit in
+    /// `capacity` (dropping from the pool those that no longer can go in); when replaying,
+    /// every one. Returns them and their gas.
+    fn execute_atomic(
+        &self,
+        state: &mut crate::state::WorldState,
+        backend: &dyn AtomicBackend,
+        txs: Vec<AtomicTx>,
+        ctx: &BlockContext,
+        capacity: u64,
+        replay: bool,
+    ) -> Result<(Vec<AtomicTx>, u64), EvmError> {
+        if !replay {
+            let (packed, gas, dropped) =
+                crate::atomic::pack(state, backend, txs, ctx.base_fee, capacity);
+            if !dropped.is_empty() {
+                debug!(target: "evm", dropped = dropped.len(), "atomic txs dropped");
+                self.lock_atomic_pool()
+                    .retain(|t| !dropped.contains(&t.id()));
+            }
+            return Ok((packed, gas));
+        }
+        let mut gas = 0u64;
+        for tx in &txs {
+            check_state(state, tx.unsigned()).map_err(|e| EvmError::Corrupt {
+                height: ctx.number,
+                reason: format!("atomic tx {} failed on replay: {e}", tx.id()),
+            })?;
+            crate::atomic::transfer(state, tx.unsigned());
+            gas = gas.saturating_add(tx.unsigned().gas_used());
+        }
+        Ok((txs, gas))
+    }
+
     /// Builds, persists and accepts one block from the pool's ready transactions;
     /// `None` when no transaction could be included.
     pub fn build_block(&self) -> Result<Option<Arc<Block>>, EvmError> {
         let _building = self.lock_build();
         let candidates = self.ready_txs();
-        if candidates.is_empty() {
+        let atomic = self.pooled_atomic();
+        if candidates.is_empty() && atomic.is_empty() {
             return Ok(None);
         }
-        let built = self.execute_block(candidates, self.next_block_time(), false, &[], false)?;
+        let time = self.next_block_time();
+        let built = self.execute_block(candidates, atomic, time, false, &[], false)?;
         if built.is_some() {
             *self.lock_next_timestamp() = None;
         }
@@ -460,9 +596,9 @@ impl EvmChain {
         self.ready_up_to(MAX_BLOCK_TXS)
     }
 
-    /// Whether some pooled tx is ready to run (its sender's next nonce).
+    /// Whether some pooled tx is ready to run (its sender's next nonce), or an atomic tx waits.
     pub fn has_ready_txs(&self) -> bool {
-        !self.ready_up_to(1).is_empty()
+        !self.ready_up_to(1).is_empty() || !self.lock_atomic_pool().is_empty()
     }
 
     /// The first `limit` pooled txs ready on the head state, in building order.
@@ -499,12 +635,14 @@ impl EvmChain {
     }
 
     /// Executes `candidates` on the head as a new block at `timestamp` (at least the
-    /// parent's), after the dev-loop `changes`. Transactions that cannot run are skipped (and
-    /// dropped from the pool when they never can); a block with none is only made when
-    /// `allow_empty`. When `replay`, every transaction must run, and nothing is stored.
+    /// parent's), after the dev-loop `changes`, then the `atomic` txs on a C-Chain.
+    /// Transactions that cannot run are skipped (and dropped from the pool when they never
+    /// can); a block with none is only made when `allow_empty`. When `replay`, every
+    /// transaction must run, and nothing is stored.
     pub(crate) fn execute_block(
         &self,
         candidates: Vec<SignedTx>,
+        atomic: Vec<AtomicTx>,
         timestamp: u64,
         replay: bool,
         changes: &[DevChange],
@@ -618,14 +756,32 @@ impl EvmChain {
                 pool.remove(h);
             }
         }
-        if included.is_empty() && !allow_empty {
+        let (atomic_txs, ext_gas_used) = match &self.atomic {
+            Some(backend) => self.execute_atomic(
+                &mut inner.state,
+                backend.as_ref(),
+                atomic,
+                &ctx,
+                fees.capacity - gas_used,
+                replay,
+            )?,
+            None => (Vec::new(), 0),
+        };
+        if included.is_empty() && atomic_txs.is_empty() && !allow_empty {
             inner.state.end_block();
             return Ok(None);
         }
-        let extra = fees.extra(gas_used).map_err(|e| EvmError::Corrupt {
-            height: ctx.number,
-            reason: e.to_string(),
-        })?;
+        let ext_data = self
+            .atomic
+            .as_ref()
+            .map(|_| Bytes::from(firn_core::atomic::ext_data_from_txs(&atomic_txs, true)));
+        let coreth = ext_data.is_some();
+        let extra = fees
+            .extra(gas_used + ext_gas_used)
+            .map_err(|e| EvmError::Corrupt {
+                height: ctx.number,
+                reason: e.to_string(),
+            })?;
         let envelopes: Vec<_> = included.iter().map(|t| t.envelope.clone()).collect();
         let receipt_envelopes: Vec<_> = receipts.iter().map(TxReceipt::envelope).collect();
         let header = Header {
@@ -644,7 +800,9 @@ impl EvmChain {
             extra_data: Bytes::from(extra),
             mix_hash: B256::ZERO,
             nonce: B64::ZERO,
+            ext_data_hash: ext_data.as_deref().map(|e| ext_data_hash(e)),
             base_fee: Some(ctx.base_fee),
+            ext_data_gas_used: coreth.then_some(ext_gas_used),
             block_gas_cost: Some(fees.block_gas_cost),
             blob_gas_used: Some(0),
             excess_blob_gas: Some(0),
@@ -652,13 +810,15 @@ impl EvmChain {
         };
         let hash = header.hash();
         let block = Arc::new(Block {
-            size: Block::rlp_size(&header, &included),
+            size: Block::rlp_size(&header, &included, ext_data.as_ref().map(|e| e.as_ref())),
             header,
             hash,
             txs: included,
             receipts,
             traces,
             dev_changes: changes.to_vec(),
+            ext_data,
+            atomic_txs,
         });
         if !replay && let Some(store) = self.lock_store().as_mut() {
             store.append(&StoredBlock {
@@ -673,7 +833,24 @@ impl EvmChain {
                     .filter(|(_, t)| t.impersonated)
                     .map(|(i, t)| (i as u32, t.sender))
                     .collect(),
+                atomic: block
+                    .atomic_txs
+                    .iter()
+                    .map(|t| Bytes::from(t.bytes()))
+                    .collect(),
             })?;
+        }
+        if let Some(backend) = &self.atomic
+            && !block.atomic_txs.is_empty()
+        {
+            backend.accept(&block.atomic_txs);
+            for t in &block.atomic_txs {
+                inner.atomic_heights.insert(t.id(), block.header.number);
+            }
+            if !replay {
+                self.lock_atomic_pool()
+                    .retain(|t| !inner.atomic_heights.contains_key(&t.id()));
+            }
         }
         let number = block.header.number;
         for (i, tx) in block.txs.iter().enumerate() {

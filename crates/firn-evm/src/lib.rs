@@ -34,6 +34,7 @@
 //!     network_id: 5,
 //!     data_dir: None,
 //!     now: Arc::new(|| 1_700_000_000),
+//!     atomic: None,
 //! }).unwrap();
 //! assert_eq!(chain.height(), 0);
 //! assert_eq!(chain.balance(&funded), U256::from(10u64).pow(U256::from(24)));
@@ -42,6 +43,7 @@
 //! ```
 
 pub mod access_list;
+pub mod atomic;
 mod block;
 mod chain;
 mod deadline;

@@ -214,13 +214,30 @@ impl WorldState {
 
     /// Adds `amount` to a balance (native minter, rewards), creating the account if needed.
     pub fn credit(&mut self, address: Address, amount: U256) {
+        let a = self.touch(address);
+        a.balance = a.balance.saturating_add(amount);
+    }
+
+    /// `address`'s account for a direct write, noted for undo and the state root.
+    fn touch(&mut self, address: Address) -> &mut Account {
         self.note_account(address);
         self.dirty.insert(address);
-        let a = self.accounts.entry(address).or_insert_with(|| Account {
+        self.accounts.entry(address).or_insert_with(|| Account {
             code_hash: KECCAK256_EMPTY,
             ..Default::default()
-        });
-        a.balance = a.balance.saturating_add(amount);
+        })
+    }
+
+    /// Takes `amount` from `address`'s balance (to zero at most): an atomic export.
+    pub fn debit(&mut self, address: Address, amount: U256) {
+        let a = self.touch(address);
+        a.balance = a.balance.saturating_sub(amount);
+    }
+
+    /// Sets `address`'s nonce: an atomic export uses the account's nonce.
+    pub fn set_nonce(&mut self, address: Address, nonce: u64) {
+        let a = self.touch(address);
+        a.nonce = nonce;
     }
 
     /// Gives `address` nonce 1 and `code`, as subnet-evm does to an activated precompile.

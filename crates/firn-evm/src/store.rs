@@ -1,7 +1,8 @@
 //! The block file: every accepted block after genesis appended to `blocks.dat`, one
 //! [`firn_recordlog`] record each (fsynced before the block counts as accepted; a torn last
 //! record is dropped on open). A record's payload is `timestamp: u64 ‖ block hash: 32 bytes ‖
-//! count: u32 ‖ (len: u32 ‖ tx bytes)*`; record `i` holds block `i + 1`. Blocks are replayed on
+//! count: u32 ‖ (len: u32 ‖ tx bytes)*`, then, when the block has any, its dev-loop changes,
+//! impersonated senders and (on the C-Chain) atomic txs; record `i` holds block `i + 1`. Blocks are replayed on
 //! open (execution is deterministic) and their hashes checked.
 
 use std::path::Path;
@@ -30,6 +31,28 @@ pub struct StoredBlock {
     pub changes: Vec<DevChange>,
     /// The positions and senders of impersonated txs (their signatures recover no one).
     pub impersonated: Vec<(u32, Address)>,
+    /// The C-Chain's atomic txs, signed bytes.
+    pub atomic: Vec<Bytes>,
+}
+
+fn put_bytes(out: &mut Vec<u8>, items: &[Bytes]) {
+    out.extend_from_slice(&(items.len() as u32).to_be_bytes());
+    for b in items {
+        out.extend_from_slice(&(b.len() as u32).to_be_bytes());
+        out.extend_from_slice(b);
+    }
+}
+
+fn take_bytes<'a>(
+    take: &mut impl FnMut(usize) -> Option<&'a [u8]>,
+    count: usize,
+) -> Option<Vec<Bytes>> {
+    let mut items = Vec::with_capacity(count.min(65_536));
+    for _ in 0..count {
+        let len = u32::from_be_bytes(take(4)?.try_into().ok()?) as usize;
+        items.push(Bytes::copy_from_slice(take(len)?));
+    }
+    Some(items)
 }
 
 impl StoredBlock {
@@ -37,13 +60,9 @@ impl StoredBlock {
         let mut out = Vec::with_capacity(44 + self.txs.iter().map(|t| t.len() + 4).sum::<usize>());
         out.extend_from_slice(&self.timestamp.to_be_bytes());
         out.extend_from_slice(self.hash.as_slice());
-        out.extend_from_slice(&(self.txs.len() as u32).to_be_bytes());
-        for tx in &self.txs {
-            out.extend_from_slice(&(tx.len() as u32).to_be_bytes());
-            out.extend_from_slice(tx);
-        }
-        // Blocks without dev-loop changes keep the original record layout.
-        if !self.changes.is_empty() || !self.impersonated.is_empty() {
+        put_bytes(&mut out, &self.txs);
+        // Blocks without dev-loop changes or atomic txs keep the original record layout.
+        if !self.changes.is_empty() || !self.impersonated.is_empty() || !self.atomic.is_empty() {
             out.extend_from_slice(&(self.changes.len() as u32).to_be_bytes());
             for c in &self.changes {
                 c.encode(&mut out);
@@ -54,6 +73,9 @@ impl StoredBlock {
                 out.extend_from_slice(sender.as_slice());
             }
         }
+        if !self.atomic.is_empty() {
+            put_bytes(&mut out, &self.atomic);
+        }
         out
     }
 
@@ -63,13 +85,10 @@ impl StoredBlock {
         let timestamp = u64::from_be_bytes(take(8)?.try_into().ok()?);
         let hash = B256::from_slice(take(32)?);
         let count = u32::from_be_bytes(take(4)?.try_into().ok()?) as usize;
-        let mut txs = Vec::with_capacity(count.min(65_536));
-        for _ in 0..count {
-            let len = u32::from_be_bytes(take(4)?.try_into().ok()?) as usize;
-            txs.push(Bytes::copy_from_slice(take(len)?));
-        }
+        let txs = take_bytes(&mut take, count)?;
         let mut changes = Vec::new();
         let mut impersonated = Vec::new();
+        let mut atomic = Vec::new();
         if let Some(n) = take(4) {
             let n = u32::from_be_bytes(n.try_into().ok()?) as usize;
             if n > MAX_CHANGES {
@@ -86,6 +105,10 @@ impl StoredBlock {
                 let i = u32::from_be_bytes(take(4)?.try_into().ok()?);
                 impersonated.push((i, Address::from_slice(take(20)?)));
             }
+            if let Some(n) = take(4) {
+                let n = u32::from_be_bytes(n.try_into().ok()?) as usize;
+                atomic = take_bytes(&mut take, n)?;
+            }
         }
         if !r.0.is_empty() {
             return None;
@@ -96,6 +119,7 @@ impl StoredBlock {
             txs,
             changes,
             impersonated,
+            atomic,
         })
     }
 }
@@ -157,6 +181,32 @@ impl BlockStore {
     }
 }
 
+/// The file that records a C-Chain's dir was made with coreth's block shape.
+pub const CORETH_BLOCKS_FILE: &str = "coreth-blocks";
+
+/// Whether the C-Chain kept in `dir` has coreth's block shape (and so carries atomic txs). One
+/// whose blocks were made before firn shaped them so (blocks and no marker) keeps its shape,
+/// so its blocks replay to the hashes recorded; a new one is marked.
+pub fn settle_coreth_blocks(dir: &Path, has_blocks: bool) -> Result<bool, EvmError> {
+    let marker = dir.join(CORETH_BLOCKS_FILE);
+    if marker.exists() {
+        return Ok(true);
+    }
+    if has_blocks {
+        tracing::warn!(target: "evm", dir = %dir.display(), "C-Chain made before firn carried atomic txs: it keeps its block shape and takes no atomic txs");
+        return Ok(false);
+    }
+    write_marker(&marker, b"coreth blocks since genesis\n")?;
+    Ok(true)
+}
+
+fn write_marker(path: &Path, text: &[u8]) -> Result<(), EvmError> {
+    std::fs::write(path, text).map_err(|source| EvmError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
 /// The file that records a chain's dir was made under ACP-176.
 pub const FEE_RULES_FILE: &str = "acp176";
 
@@ -179,10 +229,7 @@ pub fn settle_fee_rules(
         tracing::info!(target: "evm", dir = %dir.display(), "chain made before ACP-176: it keeps its fee window");
         return Ok(FeeRules::Window(FeeConfig::c_chain()));
     }
-    std::fs::write(&marker, b"ACP-176 fees since genesis\n").map_err(|source| EvmError::Io {
-        path: marker.display().to_string(),
-        source,
-    })?;
+    write_marker(&marker, b"ACP-176 fees since genesis\n")?;
     Ok(rules)
 }
 
@@ -199,6 +246,7 @@ mod tests {
             txs: vec![Bytes::from_static(b"ab"), Bytes::new()],
             changes: Vec::new(),
             impersonated: Vec::new(),
+            atomic: Vec::new(),
         };
         assert_eq!(StoredBlock::decode(&b.encode()), Some(b.clone()));
         assert_eq!(StoredBlock::decode(&b.encode()[..20]), None);
@@ -214,7 +262,20 @@ mod tests {
             ..b.clone()
         };
         let bytes = dev.encode();
-        assert_eq!(StoredBlock::decode(&bytes), Some(dev));
+        assert_eq!(StoredBlock::decode(&bytes), Some(dev.clone()));
+        let atomic = StoredBlock {
+            atomic: vec![
+                Bytes::from_static(b"\0\0\0\0\0\x01"),
+                Bytes::from_static(b"x"),
+            ],
+            ..b.clone()
+        };
+        assert_eq!(StoredBlock::decode(&atomic.encode()), Some(atomic.clone()));
+        let both = StoredBlock {
+            atomic: atomic.atomic.clone(),
+            ..dev.clone()
+        };
+        assert_eq!(StoredBlock::decode(&both.encode()), Some(both));
         for cut in [bytes.len() - 1, bytes.len() - 25, b.encode().len() + 2] {
             assert_eq!(StoredBlock::decode(&bytes[..cut]), None, "cut at {cut}");
         }

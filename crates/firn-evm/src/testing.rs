@@ -139,6 +139,7 @@ pub fn chain(keys: u8, gas_limit: u64) -> EvmChain {
         network_id: 5,
         data_dir: None,
         now: Arc::new(move || clock.fetch_add(10, Ordering::Relaxed)),
+        atomic: None,
     })
     .expect("opening the fixture chain")
 }

@@ -309,6 +309,7 @@ fn main() {
             network_id: 5,
             data_dir: Some(dir.path().join("c")),
             now: Arc::new(now),
+            atomic: None,
         })
         .unwrap(),
     );

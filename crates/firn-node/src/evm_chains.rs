@@ -14,8 +14,10 @@ use alloy_primitives::{Address, B256, U256};
 use firn_core::ids::Id;
 use firn_core::network::SUBNET_EVM_VM_ID;
 use firn_devnet::PChain;
+use firn_devnet::c_atomic::CChainAtomic;
+use firn_evm::atomic::AtomicBackend;
 use firn_evm::{EvmChain, EvmChainConfig, EvmGenesis, Producer};
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
@@ -58,6 +60,10 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct EvmChainsHandle {
     /// Every chain's endpoint, by alias.
     pub chains: Arc<EvmChains>,
+    /// The C-Chain.
+    pub c_chain: Arc<EvmChain>,
+    /// Wakes the C-Chain's block producer (with `auto_build`).
+    pub c_chain_waker: Option<Arc<Notify>>,
     served: Arc<Served>,
     stop: watch::Sender<bool>,
     watcher: JoinHandle<()>,
@@ -72,18 +78,40 @@ fn time_source(pchain: &Arc<PChain>) -> firn_evm::TimeSource {
     Arc::new(move || clock.now())
 }
 
+/// The devnet's shared memory as the C-Chain's EVM sees it.
+struct SharedMemoryBackend(CChainAtomic);
+
+impl AtomicBackend for SharedMemoryBackend {
+    fn verify(&self, tx: &firn_core::atomic::Tx, base_fee: u64) -> Result<(), String> {
+        self.0.verify(tx, base_fee)
+    }
+
+    fn accept(&self, txs: &[firn_core::atomic::Tx]) {
+        self.0.accept(txs)
+    }
+}
+
 fn open_chain(
     pchain: &Arc<PChain>,
     data_dir: &Path,
     id: &Id,
     genesis: EvmGenesis,
 ) -> Result<Arc<EvmChain>, NodeError> {
+    let atomic = (*id == pchain.network().c_chain_id).then(|| {
+        let backend = CChainAtomic::new(
+            pchain.network(),
+            pchain.shared_memory().clone(),
+            pchain.clock().clone(),
+        );
+        Arc::new(SharedMemoryBackend(backend)) as Arc<dyn AtomicBackend>
+    });
     let chain = EvmChain::open(EvmChainConfig {
         genesis,
         blockchain_id: B256::from(*id.as_bytes()),
         network_id: pchain.network().network_id,
         data_dir: Some(evm_dir(data_dir, id)),
         now: time_source(pchain),
+        atomic,
     })
     .map_err(|source| NodeError::OpenEvmChain { chain: *id, source })?;
     Ok(Arc::new(chain))
@@ -164,7 +192,7 @@ pub fn start(
         auto_build,
         warp: WarpSlot::default(),
     });
-    served.serve(
+    let c_chain_waker = served.serve(
         opened.c_chain.clone(),
         &["C".into(), n.c_chain_id.to_string()],
     );
@@ -187,6 +215,8 @@ pub fn start(
     };
     EvmChainsHandle {
         chains: served.chains.clone(),
+        c_chain: opened.c_chain,
+        c_chain_waker,
         served,
         stop,
         watcher,
@@ -224,7 +254,8 @@ impl Served {
         }
     }
 
-    fn serve(&self, chain: Arc<EvmChain>, aliases: &[String]) {
+    /// Serves `chain`; returns its producer's waker.
+    fn serve(&self, chain: Arc<EvmChain>, aliases: &[String]) -> Option<Arc<Notify>> {
         let waker = if self.auto_build {
             let producer = Producer::spawn(chain.clone(), None);
             let waker = producer.waker();
@@ -235,13 +266,14 @@ impl Served {
         };
         self.chains.add(
             aliases,
-            Arc::new(EvmNode::new(chain.clone(), waker).with_warp(self.warp.clone())),
+            Arc::new(EvmNode::new(chain.clone(), waker.clone()).with_warp(self.warp.clone())),
         );
         let mut booted = lock(&self.booted);
         for hook in &booted.hooks {
             hook(&chain);
         }
         booted.chains.push(chain);
+        waker
     }
 }
 

@@ -20,6 +20,7 @@ use tracing::{info, warn};
 use crate::config::{ClockMode, NodeConfig, SignerKeys};
 use crate::error::NodeError;
 use crate::evm_chains::{self, EvmChainsHandle, OpenChains};
+use crate::rpc::avax::{self, CAtomicNode};
 use crate::rpc::avm::{self, XNode};
 use crate::rpc::eth::warp::WarpSigning;
 use crate::rpc::index;
@@ -227,6 +228,15 @@ impl Network {
             });
         if let Some(evm) = &evm {
             routes = evm.chains.mount(routes);
+            let atomic = CAtomicNode::new(
+                evm.c_chain.clone(),
+                pchain.shared_memory().clone(),
+                pchain.network(),
+                evm.c_chain_waker.clone(),
+            );
+            routes = routes
+                .mount("/ext/bc/C/avax", Arc::new(avax::server(Arc::new(atomic))))
+                .alias(&format!("/ext/bc/{c_chain_id}/avax"), "/ext/bc/C/avax");
         }
         let mut app = routes.build()?;
         if let Some(recorder) = config.usage.clone() {

@@ -114,6 +114,7 @@ pub fn open(genesis: EvmGenesis, dir: Option<PathBuf>, clock: &TestClock) -> Evm
         network_id: 5,
         data_dir: dir,
         now: clock.source(),
+        atomic: None,
     })
     .unwrap()
 }

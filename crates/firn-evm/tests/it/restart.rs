@@ -76,6 +76,7 @@ fn a_different_genesis_does_not_replay() {
         network_id: 5,
         data_dir: Some(dir.clone()),
         now: clock.source(),
+        atomic: None,
     })
     .unwrap_err();
     assert!(

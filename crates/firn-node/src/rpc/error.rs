@@ -198,6 +198,18 @@ pub enum MethodError {
     /// A tx the X-Chain refused: the AVM answers with the verifier's text alone.
     #[error("{0}")]
     XChainRejected(TxError),
+    /// `avax.getUTXOs` without `sourceChain` (the C-Chain lists only atomic UTXOs).
+    #[error("no source chain provided")]
+    NoSourceChain,
+    /// `avax.issueTx` bytes that are not an atomic tx.
+    #[error("problem parsing transaction: {0}")]
+    AtomicTxParse(String),
+    /// An atomic tx the C-Chain refused, with coreth's text.
+    #[error("{0}")]
+    AtomicTxRejected(String),
+    /// `avax.getAtomicTx` of a tx the C-Chain never saw.
+    #[error("could not find tx {0}")]
+    AtomicTxNotFound(Id),
 }
 
 /// AvalancheGo wraps issuing errors in `couldn't issue tx: `; parse errors already say

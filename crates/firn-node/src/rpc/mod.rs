@@ -9,6 +9,7 @@
 //! [`platform`] (with its block and tx methods in `blocks`, its fee methods in `fees` and its
 //! stake methods in `stake`), [`info`], [`health`], [`validators`], [`proposervm`] and [`firn`].
 
+pub mod avax;
 pub mod avm;
 mod blocks;
 mod error;

@@ -38,6 +38,7 @@ fn chain() -> Arc<EvmChain> {
             network_id: 5,
             data_dir: None,
             now: Arc::new(|| 1_700_000_000),
+            atomic: None,
         })
         .unwrap(),
     )

@@ -2,6 +2,7 @@
 //! `info`, `health`, `validators`, `firn.*`), and the EVM chains' RPC.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod c_atomic;
 mod c_fees;
 mod common;
 mod dev;

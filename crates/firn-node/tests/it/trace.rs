@@ -96,6 +96,7 @@ async fn call_tracer_reports_nested_calls_creations_and_reverts_like_geth() {
             network_id: 5,
             data_dir: None,
             now: Arc::new(|| 1_700_000_000),
+            atomic: None,
         })
         .unwrap(),
     );

@@ -40,6 +40,13 @@ pub struct Block<T> {
         with = "opt_quantity"
     )]
     pub blob_gas_used: Option<u64>,
+    /// coreth (the C-Chain): the block's atomic txs, in blocks (not headers).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "text::option"
+    )]
+    pub block_extra_data: Option<Bytes>,
     /// subnet-evm's and coreth's block gas cost.
     #[serde(
         default,
@@ -57,6 +64,20 @@ pub struct Block<T> {
         with = "opt_quantity"
     )]
     pub excess_blob_gas: Option<u64>,
+    /// coreth: the gas the block's atomic txs used.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "text::option"
+    )]
+    pub ext_data_gas_used: Option<U256>,
+    /// coreth: the hash of the block's atomic txs.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "text::option"
+    )]
+    pub ext_data_hash: Option<B256>,
     /// Header extra data.
     #[serde(default, deserialize_with = "text::value")]
     pub extra_data: Bytes,

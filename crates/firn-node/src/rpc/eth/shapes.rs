@@ -23,9 +23,12 @@ fn block_of<T>(b: &Block, transactions: Vec<T>) -> eth::Block<T> {
     eth::Block {
         base_fee_per_gas: h.base_fee.map(U256::from),
         blob_gas_used: h.blob_gas_used,
+        block_extra_data: None,
         block_gas_cost: h.block_gas_cost.map(U256::from),
         difficulty: h.difficulty,
         excess_blob_gas: h.excess_blob_gas,
+        ext_data_gas_used: h.ext_data_gas_used.map(U256::from),
+        ext_data_hash: h.ext_data_hash,
         extra_data: h.extra_data.clone(),
         gas_limit: h.gas_limit,
         gas_used: h.gas_used,
@@ -48,15 +51,22 @@ fn block_of<T>(b: &Block, transactions: Vec<T>) -> eth::Block<T> {
     }
 }
 
+/// `block` with coreth's `blockExtraData` (a block's, not a header's field).
+fn with_extra_data<T>(b: &Block, mut block: eth::Block<T>) -> eth::Block<T> {
+    block.block_extra_data = b.ext_data.clone();
+    block
+}
+
 /// A block; `full` gives transaction objects, else their hashes.
 pub fn block_json(b: &Block, full: bool) -> BlockJson {
     if full {
         let txs = (0..b.txs.len())
             .map(|i| tx_json(&b.txs[i], Some((b, i))))
             .collect();
-        BlockJson::Full(block_of(b, txs))
+        BlockJson::Full(with_extra_data(b, block_of(b, txs)))
     } else {
-        BlockJson::Hashes(block_of(b, b.txs.iter().map(|t| t.hash).collect()))
+        let hashes = b.txs.iter().map(|t| t.hash).collect();
+        BlockJson::Hashes(with_extra_data(b, block_of(b, hashes)))
     }
 }
 
