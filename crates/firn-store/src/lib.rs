@@ -73,6 +73,7 @@
 //! ```
 
 mod atomic;
+mod c_atomic;
 mod codec;
 mod cursor;
 mod error;
@@ -106,9 +107,9 @@ pub use page::{Page, PageCursor, PageRequest, SortOrder};
 pub use pchain::MAX_STAKING_PERIOD;
 pub use store::{Backend, Store};
 pub use traits::{
-    AddressFilter, AtomicMemoryReader, CursorStore, EvmReader, EvmTxEffects, EvmTxFilter,
-    EvmWriter, ExportStore, L1ValidatorFilter, MetricsReader, PBlockFilter, PChainReader,
-    PChainWriter, PTxFilter, RewardFilter, StakerFilter, TransferFilter, TxParties, UsageStore,
-    UtxoFilter, UtxoSort, WebhookStore, XBlockFilter, XChainReader, XChainWriter, XTxFilter,
-    XUtxoFilter, XVertexReader,
+    AddressFilter, AtomicMemoryReader, CAtomicReader, CursorStore, EvmReader, EvmTxEffects,
+    EvmTxFilter, EvmWriter, ExportStore, L1ValidatorFilter, MetricsReader, PBlockFilter,
+    PChainReader, PChainWriter, PTxFilter, RewardFilter, StakerFilter, TransferFilter, TxParties,
+    UsageStore, UtxoFilter, UtxoSort, WebhookStore, XBlockFilter, XChainReader, XChainWriter,
+    XTxFilter, XUtxoFilter, XVertexReader,
 };

@@ -13,7 +13,7 @@ use crate::page::{
     CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, LogCursor, Page,
     PageRequest, RankCursor, SortOrder, TokenCursor, TxCursor, UtxoCursor, WebhookCursor,
 };
-use crate::rows::atomic::{AtomicBalance, AtomicExportRecord};
+use crate::rows::atomic::{AtomicBalance, AtomicExportRecord, CAtomicTxFilter, CAtomicTxRecord};
 use crate::rows::evm::{
     BalanceMismatch, ChainRef, CollectibleRecord, ContractDeployment, ContractRecord,
     Erc20BalanceRecord, EvmBlockRecord, EvmBlockRows, EvmChainRecord, EvmInternalTx, EvmLog,
@@ -527,6 +527,22 @@ pub trait AtomicMemoryReader {
         &self,
         utxo_ids: &[Id],
     ) -> impl Future<Output = Result<Vec<AtomicExportRecord>>> + Send;
+}
+
+/// Reads the C-Chain's atomic txs.
+pub trait CAtomicReader {
+    /// A page of the C-Chain's atomic txs that pass `filter`, by height and position.
+    fn list_c_atomic_txs(
+        &self,
+        filter: &CAtomicTxFilter,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> impl Future<Output = Result<Page<CAtomicTxRecord, TxCursor>>> + Send;
+    /// The atomic tx `tx_id`, if the C-Chain's blocks carried it.
+    fn find_c_atomic_tx(
+        &self,
+        tx_id: Id,
+    ) -> impl Future<Output = Result<Option<CAtomicTxRecord>>> + Send;
 }
 
 /// Writes EVM chains and their accepted blocks.

@@ -60,6 +60,7 @@ impl EvmWriter for Store {
         let mut cursors: HashMap<u64, (Option<u64>, bool)> = HashMap::new();
         let mut outcome = CommitOutcome::default();
         let mut staged = Vec::with_capacity(blocks.len());
+        let mut atomic = Vec::new();
         for rows in blocks {
             let chain_id = rows.chain_id;
             let key = ChainKey::Evm(chain_id);
@@ -79,6 +80,15 @@ impl EvmWriter for Store {
                 check_same_block(conn, chain_id, &rows.block).await?;
                 outcome.skipped += 1;
                 continue;
+            }
+            if !rows.atomic_txs.is_empty() {
+                atomic.push(crate::c_atomic::CAtomicBlock {
+                    chain_id: int("chain id", chain_id)?,
+                    height: int("height", number)?,
+                    timestamp: int("time", rows.block.timestamp)?,
+                    block_hash: rows.block.hash.0,
+                    txs: &rows.atomic_txs,
+                });
             }
             staged.push(Staged::new(rows)?);
             cursors.insert(chain_id, (Some(number), true));
@@ -100,6 +110,7 @@ impl EvmWriter for Store {
             }
             save_undo(conn, &undo, &ranges).await?;
         }
+        crate::c_atomic::write(conn, &atomic).await?;
         for (chain_id, (cursor, moved)) in cursors {
             if let (Some(c), true) = (cursor, moved) {
                 save_cursor(conn, ChainKey::Evm(chain_id), c).await?;

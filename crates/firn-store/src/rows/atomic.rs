@@ -53,3 +53,81 @@ pub struct AtomicBalance {
     /// UTXOs (each once, however many of the owners it names).
     pub utxo_count: u64,
 }
+
+/// A C-Chain atomic tx as its block carries it: what the C-Chain's commit writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CAtomicTx {
+    /// Position in the block's extra data.
+    pub index: u32,
+    /// sha256 of `bytes`.
+    pub tx_id: Id,
+    /// `ImportTx` or `ExportTx`.
+    pub tx_type: String,
+    /// The chain it imports from or exports to.
+    pub peer_chain: Id,
+    /// The signed tx (coreth's codec).
+    pub bytes: Vec<u8>,
+    /// Who it names: UTXO owners and EVM accounts ([`CAtomicParty`]).
+    pub parties: Vec<CAtomicParty>,
+    /// The UTXOs an ExportTx put in its destination's atomic memory.
+    pub exported: Vec<AtomicUtxo>,
+    /// The UTXO IDs an ImportTx took out of the C-Chain's atomic memory.
+    pub imported: Vec<Id>,
+}
+
+/// An address a C-Chain atomic tx names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CAtomicParty {
+    /// An owner of a UTXO it imports or exports.
+    Owner(ShortId),
+    /// An EVM account it credits or debits.
+    Account([u8; 20]),
+}
+
+impl CAtomicParty {
+    /// The stored key: a kind byte (0 owner, 1 account) and the 20 address bytes.
+    pub fn key(&self) -> Vec<u8> {
+        let (kind, bytes) = match self {
+            CAtomicParty::Owner(a) => (0u8, a.0),
+            CAtomicParty::Account(a) => (1u8, *a),
+        };
+        let mut key = Vec::with_capacity(21);
+        key.push(kind);
+        key.extend_from_slice(&bytes);
+        key
+    }
+}
+
+/// A stored C-Chain atomic tx.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CAtomicTxRecord {
+    /// The block's height.
+    pub height: u64,
+    /// Position in the block's extra data.
+    pub index: u32,
+    /// The tx's ID.
+    pub tx_id: Id,
+    /// `ImportTx` or `ExportTx`.
+    pub tx_type: String,
+    /// The block's time.
+    pub timestamp: u64,
+    /// The block's hash.
+    pub block_hash: [u8; 32],
+    /// The chain it imports from or exports to.
+    pub peer_chain: Id,
+    /// The signed tx.
+    pub bytes: Vec<u8>,
+}
+
+/// What a C-Chain atomic tx list keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CAtomicTxFilter {
+    /// Txs naming any of these (none: every tx).
+    pub parties: Vec<CAtomicParty>,
+    /// `ImportTx`, `ExportTx` (none: both).
+    pub tx_types: Vec<String>,
+    /// Blocks at or after this time.
+    pub start_ts: Option<u64>,
+    /// Blocks at or before this time.
+    pub end_ts: Option<u64>,
+}

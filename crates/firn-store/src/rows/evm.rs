@@ -57,6 +57,8 @@ pub struct EvmBlockRows {
     pub transfers: Vec<TokenTransfer>,
     /// Token contracts first seen (or re-read) in this block; upserted.
     pub tokens: Vec<Token>,
+    /// The C-Chain's atomic txs the block carries (none on other chains).
+    pub atomic_txs: Vec<crate::rows::atomic::CAtomicTx>,
 }
 
 /// An EVM block header.

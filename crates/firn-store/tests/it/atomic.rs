@@ -5,11 +5,16 @@
 
 use firn_core::ids::{Id, ShortId};
 use firn_core::network::P_CHAIN_ID;
-use firn_store::rows::atomic::{AtomicBalance, AtomicUtxo};
+use firn_store::rows::atomic::{
+    AtomicBalance, AtomicUtxo, CAtomicParty, CAtomicTx, CAtomicTxFilter,
+};
 use firn_store::rows::xchain::XTx;
-use firn_store::{AtomicMemoryReader, PChainWriter, Store, XChainReader, XChainWriter};
+use firn_store::{
+    AtomicMemoryReader, CAtomicReader, EvmWriter, PChainWriter, PageRequest, SortOrder, Store,
+    XChainReader, XChainWriter,
+};
 
-use crate::fixtures::{avax, id, pblock, ptx, short, utxo, x_coins, x_tx};
+use crate::fixtures::{avax, evm_block, evm_chain, id, pblock, ptx, short, utxo, x_coins, x_tx};
 use crate::xchain::{T, block};
 
 fn x_chain() -> Id {
@@ -232,4 +237,168 @@ pub async fn xchain_burns_add_up(store: Store) {
     );
     assert_eq!(store.find_xchain_burned(gold).await.unwrap(), 3);
     assert_eq!(store.find_xchain_burned(id(0x0a, 8)).await.unwrap(), 0);
+}
+
+fn c_tx(index: u32, tx_id: Id, tx_type: &str, peer: Id, parties: Vec<CAtomicParty>) -> CAtomicTx {
+    CAtomicTx {
+        index,
+        tx_id,
+        tx_type: tx_type.to_owned(),
+        peer_chain: peer,
+        bytes: vec![index as u8; 5],
+        parties,
+        exported: Vec::new(),
+        imported: Vec::new(),
+    }
+}
+
+/// The C-Chain's atomic txs: stored with their blocks, listed by party, type and time, found
+/// by ID; their imports drain the C-Chain's atomic memory and their exports fill the X-Chain's;
+/// a rollback takes all of it back.
+pub async fn c_chain_atomic_txs_round_trip(store: Store) {
+    const CHAIN: u64 = 43_112;
+    store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
+    let (a, account) = (short(1), [0xacu8; 20]);
+    // The P-Chain exports 50 to A on the C-Chain.
+    let e = id(0x0e, 7);
+    let mut export = ptx(e, "ExportTx");
+    export.core.destination_chain = Some(c_chain());
+    let mut out = utxo(e, 0, a, 50);
+    out.consumed_on_chain = c_chain();
+    let exported_utxo = out.utxo_id;
+    export.emitted = vec![out];
+    export.addresses = vec![a];
+    store
+        .commit_pchain_blocks(&[pblock(1, T + 1, vec![export])])
+        .await
+        .unwrap();
+    let owners = [a];
+    let c_memory = || store.list_atomic_balances(c_chain(), &owners, None, T + 10);
+    assert_eq!(c_memory().await.unwrap(), [held(P_CHAIN_ID, false, 50, 1)]);
+
+    // Block 1 imports it to the account; block 2 exports 20 from the account to A on the X-Chain.
+    let (import_id, export_id) = (id(0x0c, 11), id(0x0c, 12));
+    let mut import = c_tx(
+        0,
+        import_id,
+        "ImportTx",
+        P_CHAIN_ID,
+        vec![CAtomicParty::Owner(a), CAtomicParty::Account(account)],
+    );
+    import.imported = vec![exported_utxo];
+    let mut c_export = c_tx(
+        0,
+        export_id,
+        "ExportTx",
+        x_chain(),
+        vec![CAtomicParty::Account(account), CAtomicParty::Owner(a)],
+    );
+    let mut exported = x_export(export_id, 0, x_chain(), &[a], 20);
+    exported.source_chain = c_chain();
+    c_export.exported = vec![exported];
+    let mut b1 = evm_block(CHAIN, 1, T + 2);
+    b1.atomic_txs = vec![import];
+    let mut b2 = evm_block(CHAIN, 2, T + 3);
+    b2.atomic_txs = vec![c_export];
+    store.commit_evm_blocks(&[b1.clone(), b2]).await.unwrap();
+    // Committing a stored block again changes nothing.
+    store.commit_evm_blocks(&[b1]).await.unwrap();
+    assert!(c_memory().await.unwrap().is_empty(), "imported");
+    let x_memory = store
+        .list_atomic_balances(x_chain(), &[a], None, T + 10)
+        .await
+        .unwrap();
+    assert_eq!(x_memory, [held(c_chain(), false, 20, 1)]);
+
+    let list = |filter: CAtomicTxFilter, order: SortOrder| {
+        let store = store.clone();
+        async move {
+            let page = store
+                .list_c_atomic_txs(&filter, order, &PageRequest::first(10))
+                .await
+                .unwrap();
+            page.items.iter().map(|t| t.tx_id).collect::<Vec<_>>()
+        }
+    };
+    let all = CAtomicTxFilter::default();
+    assert_eq!(
+        list(all.clone(), SortOrder::Desc).await,
+        [export_id, import_id]
+    );
+    assert_eq!(
+        list(all.clone(), SortOrder::Asc).await,
+        [import_id, export_id]
+    );
+    let by = |parties: Vec<CAtomicParty>| CAtomicTxFilter {
+        parties,
+        ..Default::default()
+    };
+    assert_eq!(
+        list(by(vec![CAtomicParty::Account(account)]), SortOrder::Asc).await,
+        [import_id, export_id]
+    );
+    // An owner's bytes as an account are another party.
+    assert!(
+        list(by(vec![CAtomicParty::Account(a.0)]), SortOrder::Asc)
+            .await
+            .is_empty()
+    );
+    let exports = CAtomicTxFilter {
+        tx_types: vec!["ExportTx".into()],
+        ..by(vec![CAtomicParty::Owner(a)])
+    };
+    assert_eq!(list(exports, SortOrder::Asc).await, [export_id]);
+    let late = CAtomicTxFilter {
+        start_ts: Some(T + 3),
+        ..Default::default()
+    };
+    assert_eq!(list(late, SortOrder::Asc).await, [export_id]);
+    let early = CAtomicTxFilter {
+        end_ts: Some(T + 2),
+        ..Default::default()
+    };
+    assert_eq!(list(early, SortOrder::Asc).await, [import_id]);
+    // Paging: one per page, the cursor continues.
+    let first = store
+        .list_c_atomic_txs(&all, SortOrder::Asc, &PageRequest::first(1))
+        .await
+        .unwrap();
+    assert_eq!(first.items[0].tx_id, import_id);
+    let next = store
+        .list_c_atomic_txs(
+            &all,
+            SortOrder::Asc,
+            &PageRequest::after(1, first.next.unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(next.items[0].tx_id, export_id);
+    assert!(next.next.is_none());
+
+    let found = store.find_c_atomic_tx(import_id).await.unwrap().unwrap();
+    assert_eq!(
+        (found.height, found.index, found.timestamp, found.peer_chain),
+        (1, 0, T + 2, P_CHAIN_ID)
+    );
+    assert_eq!(found.tx_type, "ImportTx");
+    assert_eq!(found.bytes, vec![0u8; 5]);
+    assert!(
+        store
+            .find_c_atomic_tx(id(0x0c, 99))
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    // Rolling back to block 0 takes both txs and their crossings back.
+    store.rollback_evm_chain(CHAIN, 0).await.unwrap();
+    assert!(list(all, SortOrder::Asc).await.is_empty());
+    assert_eq!(c_memory().await.unwrap(), [held(P_CHAIN_ID, false, 50, 1)]);
+    assert!(
+        store
+            .list_atomic_balances(x_chain(), &[a], None, T + 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }

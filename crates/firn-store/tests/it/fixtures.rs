@@ -290,6 +290,7 @@ pub fn evm_block(chain_id: u64, number: u64, ts: u64) -> EvmBlockRows {
         internal_txs: Vec::new(),
         transfers: Vec::new(),
         tokens: Vec::new(),
+        atomic_txs: Vec::new(),
     }
 }
 

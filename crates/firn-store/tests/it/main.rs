@@ -69,6 +69,7 @@ firn_store::backend_tests! {
     xchain_vertices::xchain_vertex_failed_batch_leaves_nothing,
     atomic::atomic_memory_holds_exports_until_imported,
     atomic::xchain_burns_add_up,
+    atomic::c_chain_atomic_txs_round_trip,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

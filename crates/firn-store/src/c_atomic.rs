@@ -1,0 +1,213 @@
+//! The C-Chain's atomic txs ([`crate::rows::atomic::CAtomicTx`]): written by the EVM commit of
+//! the blocks that carry them (with their exports and imports in shared memory, as the other
+//! chains' writers do), removed with those blocks by a rollback, and listed by party, type and
+//! time ([`crate::CAtomicReader`]).
+
+use firn_core::ids::Id;
+use sqlx::AnyConnection;
+
+use crate::atomic::{AtomicImport, write_exports, write_imports};
+use crate::codec::{RowExt, int};
+use crate::error::Result;
+use crate::page::{Page, PageRequest, SortOrder, TxCursor};
+use crate::row::Row;
+use crate::rows::atomic::{CAtomicTx, CAtomicTxFilter, CAtomicTxRecord};
+use crate::sql::{IDS_PER_READ, Sql, insert_many};
+use crate::store::Store;
+use crate::traits::CAtomicReader;
+
+/// The atomic txs of one block, with the block's position and time.
+pub(crate) struct CAtomicBlock<'a> {
+    pub(crate) chain_id: i64,
+    pub(crate) height: i64,
+    pub(crate) timestamp: i64,
+    pub(crate) block_hash: [u8; 32],
+    pub(crate) txs: &'a [CAtomicTx],
+}
+
+/// Writes the blocks' atomic txs, their parties, and their side of shared memory.
+pub(crate) async fn write(conn: &mut AnyConnection, blocks: &[CAtomicBlock<'_>]) -> Result<()> {
+    let txs: Vec<(&CAtomicBlock<'_>, &CAtomicTx)> = blocks
+        .iter()
+        .flat_map(|b| b.txs.iter().map(move |t| (b, t)))
+        .collect();
+    if txs.is_empty() {
+        return Ok(());
+    }
+    insert_many(
+        conn,
+        "INSERT INTO c_atomic_txs (chain_id, height, tx_index, tx_id, tx_type, timestamp, \
+         block_hash, peer_chain, bytes) VALUES ",
+        " ON CONFLICT (height, tx_index) DO NOTHING",
+        9,
+        &txs,
+        |q, (b, t)| {
+            q.arg(b.chain_id)
+                .arg(b.height)
+                .arg(i64::from(t.index))
+                .arg(t.tx_id.0.to_vec());
+            q.arg(t.tx_type.clone())
+                .arg(b.timestamp)
+                .arg(b.block_hash.to_vec())
+                .arg(t.peer_chain.0.to_vec())
+                .arg(t.bytes.clone());
+            Ok(())
+        },
+    )
+    .await?;
+    let mut parties = Vec::new();
+    for (b, t) in &txs {
+        let mut keys: Vec<Vec<u8>> = t.parties.iter().map(|p| p.key()).collect();
+        keys.sort();
+        keys.dedup();
+        parties.extend(keys.into_iter().map(|k| (k, *b, t.index)));
+    }
+    insert_many(
+        conn,
+        "INSERT INTO c_atomic_tx_parties (party, height, tx_index, timestamp) VALUES ",
+        " ON CONFLICT (party, height, tx_index) DO NOTHING",
+        4,
+        &parties,
+        |q, (key, b, index)| {
+            q.arg(key.clone())
+                .arg(b.height)
+                .arg(i64::from(*index))
+                .arg(b.timestamp);
+            Ok(())
+        },
+    )
+    .await?;
+    let exports: Vec<_> = txs
+        .iter()
+        .flat_map(|(b, t)| t.exported.iter().map(move |u| (u, b.timestamp)))
+        .collect();
+    write_exports(conn, &exports).await?;
+    let imports: Vec<AtomicImport> = txs
+        .iter()
+        .flat_map(|(b, t)| {
+            t.imported.iter().map(move |utxo_id| AtomicImport {
+                utxo_id: *utxo_id,
+                source: t.peer_chain,
+                tx_id: t.tx_id,
+                ts: b.timestamp,
+            })
+        })
+        .collect();
+    write_imports(conn, &imports).await
+}
+
+/// Removes the atomic txs of chain `chain`'s blocks above `keep`, and their side of shared
+/// memory.
+pub(crate) async fn remove_above(conn: &mut AnyConnection, chain: i64, keep: i64) -> Result<()> {
+    let ids: Vec<Vec<u8>> = sqlx::query(
+        "SELECT tx_id FROM c_atomic_txs WHERE chain_id = $1 AND height > $2 ORDER BY height",
+    )
+    .bind(chain)
+    .bind(keep)
+    .fetch_all(&mut *conn)
+    .await?
+    .iter()
+    .map(|r| r.bytes("tx_id"))
+    .collect::<Result<_>>()?;
+    for chunk in ids.chunks(IDS_PER_READ) {
+        let mut q = Sql::new(
+            "DELETE FROM atomic_export_owners WHERE utxo_id IN \
+             (SELECT utxo_id FROM atomic_exports WHERE tx_id IN (",
+        );
+        q.bind_list(chunk.iter().cloned()).push("))");
+        q.execute(conn).await?;
+        for table in ["atomic_exports", "atomic_imports"] {
+            let mut q = Sql::new(&format!("DELETE FROM {table} WHERE tx_id IN ("));
+            q.bind_list(chunk.iter().cloned()).push(")");
+            q.execute(conn).await?;
+        }
+    }
+    sqlx::query(
+        "DELETE FROM c_atomic_tx_parties WHERE height > $2 AND EXISTS (SELECT 1 FROM \
+         c_atomic_txs t WHERE t.chain_id = $1 AND t.height = c_atomic_tx_parties.height \
+         AND t.tx_index = c_atomic_tx_parties.tx_index)",
+    )
+    .bind(chain)
+    .bind(keep)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query("DELETE FROM c_atomic_txs WHERE chain_id = $1 AND height > $2")
+        .bind(chain)
+        .bind(keep)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+const COLUMNS: &str = "t.height, t.tx_index, t.tx_id, t.tx_type, t.timestamp, t.block_hash, \
+                       t.peer_chain, t.bytes";
+
+impl CAtomicReader for Store {
+    async fn list_c_atomic_txs(
+        &self,
+        filter: &CAtomicTxFilter,
+        order: SortOrder,
+        page: &PageRequest<TxCursor>,
+    ) -> Result<Page<CAtomicTxRecord, TxCursor>> {
+        let limit = page.checked_limit()?;
+        let mut q = Sql::new(&format!("SELECT {COLUMNS} FROM c_atomic_txs t WHERE 1 = 1"));
+        if !filter.parties.is_empty() {
+            q.push(
+                " AND EXISTS (SELECT 1 FROM c_atomic_tx_parties p WHERE p.height = t.height \
+                 AND p.tx_index = t.tx_index AND p.party IN (",
+            )
+            .bind_list(filter.parties.iter().map(|p| p.key()))
+            .push("))");
+        }
+        if !filter.tx_types.is_empty() {
+            q.push(" AND t.tx_type IN (")
+                .bind_list(filter.tx_types.iter().cloned())
+                .push(")");
+        }
+        if let Some(t) = filter.start_ts {
+            q.push(" AND t.timestamp >= ").bind(int("start time", t)?);
+        }
+        if let Some(t) = filter.end_ts {
+            q.push(" AND t.timestamp <= ").bind(int("end time", t)?);
+        }
+        if let Some(c) = page.after {
+            q.push(&format!(
+                " AND (t.height, t.tx_index) {} (",
+                order.after_op()
+            ))
+            .bind(int("cursor height", c.height)?)
+            .push(", ")
+            .bind(i64::from(c.index))
+            .push(")");
+        }
+        let ord = order.sql();
+        q.push(&format!(" ORDER BY t.height {ord}, t.tx_index {ord}"))
+            .limit(limit + 1);
+        let rows = self.fetch(q, decode_tx).await?;
+        Ok(Page::from_rows(rows, limit, |t| TxCursor {
+            height: t.height,
+            index: t.index,
+        }))
+    }
+
+    async fn find_c_atomic_tx(&self, tx_id: Id) -> Result<Option<CAtomicTxRecord>> {
+        let mut q = Sql::new(&format!(
+            "SELECT {COLUMNS} FROM c_atomic_txs t WHERE t.tx_id = "
+        ));
+        q.bind(tx_id.0.to_vec());
+        Ok(self.fetch(q, decode_tx).await?.into_iter().next())
+    }
+}
+
+fn decode_tx(r: &dyn Row) -> Result<CAtomicTxRecord> {
+    Ok(CAtomicTxRecord {
+        height: r.u64("height")?,
+        index: r.u32("tx_index")?,
+        tx_id: r.id("tx_id")?,
+        tx_type: r.text("tx_type")?,
+        timestamp: r.u64("timestamp")?,
+        block_hash: r.b256("block_hash")?.0,
+        peer_chain: r.id("peer_chain")?,
+        bytes: r.bytes("bytes")?,
+    })
+}
