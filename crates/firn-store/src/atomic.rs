@@ -12,11 +12,12 @@ use sqlx::AnyConnection;
 
 use crate::codec::{RowExt, bits, int, short_ids};
 use crate::error::Result;
+use crate::page::{Page, PageRequest, SortOrder, UtxoCursor};
 use crate::row::Row;
-use crate::rows::atomic::{AtomicBalance, AtomicExportRecord, AtomicUtxo};
+use crate::rows::atomic::{AtomicBalance, AtomicExportRecord, AtomicUtxo, AtomicUtxoRecord};
 use crate::sql::{IDS_PER_READ, Sql, by_owner, insert_many};
 use crate::store::Store;
-use crate::traits::AtomicMemoryReader;
+use crate::traits::{AtomicMemoryReader, XUtxoFilter};
 
 /// An ImportTx's input: the UTXO it took out of its chain's atomic memory, exported by
 /// `source`.
@@ -152,6 +153,80 @@ impl AtomicMemoryReader for Store {
         }
         Ok(out)
     }
+
+    async fn list_atomic_utxos(
+        &self,
+        destination: Id,
+        filter: &XUtxoFilter,
+        order: SortOrder,
+        page: &PageRequest<UtxoCursor>,
+    ) -> Result<Page<AtomicUtxoRecord, UtxoCursor>> {
+        let limit = page.checked_limit()?;
+        if filter.addresses.is_empty() {
+            return Ok(Page::from_rows(Vec::new(), limit, cursor_of));
+        }
+        let mut q = Sql::new(
+            "SELECT e.utxo_id, e.tx_id, e.output_index, e.source_chain, e.destination_chain, \
+             e.asset_id, e.amount, e.threshold, e.locktime, e.addresses, e.timestamp, \
+             i.tx_id AS import_tx, i.timestamp AS import_ts FROM atomic_exports e \
+             LEFT JOIN atomic_imports i ON i.utxo_id = e.utxo_id WHERE e.utxo_id IN \
+             (SELECT o.utxo_id FROM atomic_export_owners o WHERE o.destination_chain = ",
+        );
+        q.bind(destination.0.to_vec())
+            .push(" AND o.address IN (")
+            .bind_list(filter.addresses.iter().map(|a| a.0.to_vec()))
+            .push("))");
+        if !filter.include_spent {
+            q.push(" AND i.utxo_id IS NULL");
+        }
+        if let Some(asset) = filter.asset_id {
+            q.push(" AND e.asset_id = ").bind(asset.0.to_vec());
+        }
+        if let Some(min) = filter.min_amount {
+            // Amounts are u64 bit patterns: those past 2^63 read negative.
+            let min = bits(min);
+            if min >= 0 {
+                q.push(" AND (e.amount >= ")
+                    .bind(min)
+                    .push(" OR e.amount < 0)");
+            } else {
+                q.push(" AND e.amount < 0 AND e.amount >= ").bind(min);
+            }
+        }
+        if let Some(c) = &page.after {
+            q.push(&format!(
+                " AND (e.timestamp, e.utxo_id) {} (",
+                order.after_op()
+            ))
+            .bind(int("cursor time", c.key)?)
+            .push(", ")
+            .bind(c.utxo_id.0.to_vec())
+            .push(")");
+        }
+        let ord = order.sql();
+        q.push(&format!(" ORDER BY e.timestamp {ord}, e.utxo_id {ord}"))
+            .limit(limit + 1);
+        let rows = self.fetch(q, decode_utxo).await?;
+        Ok(Page::from_rows(rows, limit, cursor_of))
+    }
+}
+
+fn cursor_of(u: &AtomicUtxoRecord) -> UtxoCursor {
+    UtxoCursor {
+        key: u.export.timestamp,
+        utxo_id: u.export.utxo.utxo_id,
+    }
+}
+
+fn decode_utxo(r: &dyn Row) -> Result<AtomicUtxoRecord> {
+    let imported = match (r.opt_id("import_tx")?, r.opt_u64("import_ts")?) {
+        (Some(tx), Some(ts)) => Some((tx, ts)),
+        _ => None,
+    };
+    Ok(AtomicUtxoRecord {
+        export: decode_export(r)?,
+        imported,
+    })
 }
 
 fn decode_export(r: &dyn Row) -> Result<AtomicExportRecord> {

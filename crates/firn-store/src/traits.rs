@@ -13,7 +13,9 @@ use crate::page::{
     CollectibleCursor, CreatedCursor, DeploymentCursor, EventCursor, HeightCursor, LogCursor, Page,
     PageRequest, RankCursor, SortOrder, TokenCursor, TxCursor, UtxoCursor, WebhookCursor,
 };
-use crate::rows::atomic::{AtomicBalance, AtomicExportRecord, CAtomicTxFilter, CAtomicTxRecord};
+use crate::rows::atomic::{
+    AtomicBalance, AtomicExportRecord, AtomicUtxoRecord, CAtomicTxFilter, CAtomicTxRecord,
+};
 use crate::rows::evm::{
     BalanceMismatch, ChainRef, CollectibleRecord, ContractDeployment, ContractRecord,
     Erc20BalanceRecord, EvmBlockRecord, EvmBlockRows, EvmChainRecord, EvmInternalTx, EvmLog,
@@ -527,6 +529,16 @@ pub trait AtomicMemoryReader {
         &self,
         utxo_ids: &[Id],
     ) -> impl Future<Output = Result<Vec<AtomicExportRecord>>> + Send;
+    /// The UTXOs exported to `destination` that any of the filter's addresses owns (those not
+    /// imported unless the filter says), by export time then UTXO ID (the cursor's `key` is
+    /// the time).
+    fn list_atomic_utxos(
+        &self,
+        destination: Id,
+        filter: &XUtxoFilter,
+        order: SortOrder,
+        page: &PageRequest<UtxoCursor>,
+    ) -> impl Future<Output = Result<Page<AtomicUtxoRecord, UtxoCursor>>> + Send;
 }
 
 /// Reads the C-Chain's atomic txs.

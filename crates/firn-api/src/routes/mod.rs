@@ -13,6 +13,7 @@ use crate::state::AppState;
 use crate::wire::evm::RichAddresses;
 use crate::wire::{TokenExtras, money};
 
+pub(crate) mod cchain;
 pub mod evm;
 pub mod evm_address;
 pub mod evm_balances;

@@ -21,9 +21,8 @@ use crate::params::{PathParams, Query};
 use crate::state::AppState;
 use crate::wire::pchain::{
     ChainAddressChainIdMap, ChainAddressChainIdMapListResponse, Ctx,
-    ListCChainAtomicTransactionsResponse, ListPChainTransactionsResponse,
-    ListPrimaryNetworkBlocksResponse, PChainTransaction, PrimaryNetworkBlock,
-    PrimaryNetworkChainInfo, TX_TYPE_FILTER,
+    ListPChainTransactionsResponse, ListPrimaryNetworkBlocksResponse, PChainTransaction,
+    PrimaryNetworkBlock, PrimaryNetworkChainInfo, TX_TYPE_FILTER,
 };
 
 pub(crate) fn router() -> Router<AppState> {
@@ -85,13 +84,17 @@ pub(crate) fn types_and_window(q: &mut Query) -> (Vec<String>, Option<u64>, Opti
     (tx_types, start_ts, end_ts)
 }
 
-/// The filters shared by the two transaction lists. On the C-Chain, `addresses` may hold EVM
-/// `0x` addresses too (its atomic transactions name both kinds).
-fn tx_filter(state: &AppState, q: &mut Query, chain: Option<PrimaryChain>) -> PTxFilter {
+/// The filters shared by the two transaction lists, and on the C-Chain the EVM `0x` addresses
+/// `addresses` may also hold (its atomic transactions name both kinds).
+fn tx_filter(
+    state: &AppState,
+    q: &mut Query,
+    chain: Option<PrimaryChain>,
+) -> (PTxFilter, Vec<firn_store::types::Address>) {
     let hrp = &state.config.network.hrp;
-    let addresses = match chain {
-        Some(PrimaryChain::C) => q.atomic_addresses("addresses", hrp).0,
-        _ => q.pchain_addresses("addresses", hrp),
+    let (addresses, accounts) = match chain {
+        Some(PrimaryChain::C) => q.atomic_addresses("addresses", hrp),
+        _ => (q.pchain_addresses("addresses", hrp), Vec::new()),
     };
     let l1_validation_id = if chain == Some(PrimaryChain::P) {
         q.id("l1ValidationId")
@@ -99,13 +102,14 @@ fn tx_filter(state: &AppState, q: &mut Query, chain: Option<PrimaryChain>) -> PT
         None
     };
     let (tx_types, start_ts, end_ts) = types_and_window(q);
-    PTxFilter {
+    let filter = PTxFilter {
         addresses,
         l1_validation_id,
         tx_types,
         start_ts,
         end_ts,
-    }
+    };
+    (filter, accounts)
 }
 
 /// `GET /v1/networks/{network}/blockchains/{blockchainId}/transactions`
@@ -136,10 +140,11 @@ pub async fn list_latest_transactions(
 ) -> ApiResult<Response> {
     check_network(&state.config.network, path.get("network"))?;
     let chain = primary_chain(&state.config.network, &mut q, path.get("blockchainId"));
-    let filter = tx_filter(&state, &mut q, chain);
+    let (filter, accounts) = tx_filter(&state, &mut q, chain);
     let has_filters =
         !filter.tx_types.is_empty() || filter.start_ts.is_some() || filter.end_ts.is_some();
-    if has_filters && filter.addresses.is_empty() && filter.l1_validation_id.is_none() {
+    let no_addresses = filter.addresses.is_empty() && accounts.is_empty();
+    if has_filters && no_addresses && filter.l1_validation_id.is_none() {
         q.error("txTypes, startTimestamp and endTimestamp need addresses (or, on the P-Chain, l1ValidationId)");
     }
     let order = q.sort_order();
@@ -170,13 +175,20 @@ pub async fn list_latest_transactions(
             .await;
         }
         Some(PrimaryChain::C) => {
-            // The store keeps no C-Chain atomic transactions yet: an honest empty list.
-            return Ok(Json(ListCChainAtomicTransactionsResponse {
-                next_page_token: None,
-                transactions: Vec::new(),
-                chain_info: chain_info(&state, PrimaryChain::C),
-            })
-            .into_response());
+            let filter = super::cchain::filter(
+                filter.addresses,
+                accounts,
+                filter.tx_types,
+                (filter.start_ts, filter.end_ts),
+            );
+            return super::cchain::list_txs(
+                &state,
+                &filter,
+                order,
+                &paging.request,
+                &paging.binding,
+            )
+            .await;
         }
         None => {
             return Err(ApiError::bad(
@@ -231,7 +243,7 @@ pub async fn list_staking_transactions(
         q.error("blockchainId must be the P-Chain ID or p-chain");
     }
     // Staking lists take neither EVM addresses nor l1ValidationId.
-    let filter = tx_filter(&state, &mut q, None);
+    let (filter, _) = tx_filter(&state, &mut q, None);
     let order = q.sort_order();
     let paging = q.paging::<TxCursor>(
         uri.path(),

@@ -1,6 +1,6 @@
 //! One primary-network transaction or block by its ID: `getTxByHash` and `getBlockById`, on
-//! the P-Chain and the X-Chain (`super::xchain` renders the X-Chain's). The C-Chain's atomic
-//! transactions are not indexed by firn yet, which the 404 says.
+//! the P-Chain and the X-Chain (`super::xchain` renders the X-Chain's), and `getTxByHash` of
+//! the C-Chain's atomic transactions (`super::cchain`).
 
 use axum::extract::State;
 use axum::routing::get;
@@ -39,6 +39,7 @@ fn checked_chain(
     q.finish()?;
     match chain {
         Some(PrimaryChain::X) => Ok(PrimaryChain::X),
+        Some(PrimaryChain::C) if what == "transactions" => Ok(PrimaryChain::C),
         other => p_chain_only(other, what).map(|()| PrimaryChain::P),
     }
 }
@@ -46,8 +47,8 @@ fn checked_chain(
 /// `GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}`
 #[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}",
     operation_id = "getTxByHash", tag = "Primary Network Transactions",
-    summary = "Get transaction", description = "A P-Chain or X-Chain transaction by its ID, with the UTXOs it consumed and emitted.",
-    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain, x-chain, or the chain's ID"),
+    summary = "Get transaction", description = "A P-Chain or X-Chain transaction, or a C-Chain atomic transaction, by its ID, with the UTXOs it consumed and emitted.",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain, x-chain, c-chain, or the chain's ID"),
            ("txHash" = String, Path, description = "Transaction ID (cb58)")),
     responses((status = 200, description = "The transaction", body = PrimaryNetworkTransaction),
               (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
@@ -65,6 +66,10 @@ pub async fn get_tx_by_hash(
     if chain == PrimaryChain::X {
         let tx = super::xchain::get_tx(&state, raw, hash).await?;
         return Ok(Json(PrimaryNetworkTransaction::X(Box::new(tx))));
+    }
+    if chain == PrimaryChain::C {
+        let tx = super::cchain::get_tx(&state, raw, hash).await?;
+        return Ok(Json(PrimaryNetworkTransaction::C(Box::new(tx))));
     }
     let tx = state
         .store

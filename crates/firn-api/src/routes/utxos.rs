@@ -192,11 +192,16 @@ async fn list_utxos(
         page_max,
     );
     q.finish()?;
-    if chain == Some(PrimaryChain::X) {
+    if let Some(c @ (PrimaryChain::X | PrimaryChain::C)) = chain {
         if sort == UtxoSort::Amount {
-            return Err(ApiError::bad(
-                "sortBy=amount is not supported on the X-Chain: sort by timestamp",
-            ));
+            return Err(ApiError::bad(format!(
+                "sortBy=amount is not supported on the {}: sort by timestamp",
+                if c == PrimaryChain::X {
+                    "X-Chain"
+                } else {
+                    "C-Chain"
+                }
+            )));
         }
         let filter = XUtxoFilter {
             addresses,
@@ -204,8 +209,12 @@ async fn list_utxos(
             min_amount,
             include_spent,
         };
-        return super::xchain::list_utxos(state, &filter, order, &paging.request, &paging.binding)
-            .await;
+        let (request, binding) = (&paging.request, &paging.binding);
+        return if c == PrimaryChain::X {
+            super::xchain::list_utxos(state, &filter, order, request, binding).await
+        } else {
+            super::cchain::list_utxos(state, &filter, order, request, binding).await
+        };
     }
     p_chain_only(chain, "UTXOs")?;
     let filter = UtxoFilter {
@@ -262,9 +271,12 @@ pub async fn get_balances_by_addresses(
     if chain == Some(PrimaryChain::X) {
         return super::xchain::balances(&state, &addresses).await;
     }
-    p_chain_only(chain, "balances")?;
-    // Locks are judged at the chain's time, as the node judges them.
+    // Locks are judged at the P-Chain's time, as the node judges them.
     let now = chain_time(&state).await?;
+    if chain == Some(PrimaryChain::C) {
+        return super::cchain::balances(&state, &addresses, at, now).await;
+    }
+    p_chain_only(chain, "balances")?;
     if let Some(t) = at.filter(|t| *t > now) {
         return Err(ApiError::bad(format!(
             "blockTimestamp {t} is after the last indexed P-Chain block ({now})"

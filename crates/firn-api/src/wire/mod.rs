@@ -4,6 +4,7 @@
 //! `firn-core`, not here. Optional fields are left out when unknown (never `null`), as the
 //! official clients' validators require.
 
+pub mod cchain;
 pub mod evm;
 pub mod pchain;
 pub mod xchain;

@@ -4,6 +4,7 @@
 
 mod balances;
 mod cache;
+mod cchain;
 mod evm_address;
 mod evm_txs;
 mod fixtures;
@@ -74,6 +75,7 @@ firn_store::backend_tests! {
     supply::avax_supply_adds_up,
     utxos::utxo_endpoints_match_the_store,
     xchain::xchain_routes_match_the_node,
+    cchain::c_chain_atomic_routes_match_the_node,
     xchain::xchain_vertices_are_served,
     service::openapi_document_lists_every_operation,
     metrics_v1::avg_tps_matches_the_blocks,

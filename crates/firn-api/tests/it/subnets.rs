@@ -166,7 +166,7 @@ pub async fn pchain_tx_and_block_by_id_match_the_store(store: Store) {
         .assert_error(404, "not found");
     api.get(&format!("{NET}/blockchains/c-chain/transactions/{hash}"))
         .await
-        .assert_error(404, "not indexed");
+        .assert_error(404, "not found");
 
     let by_height = api.ok(&format!("{p}/blocks/{}", stored.height)).await;
     validate(

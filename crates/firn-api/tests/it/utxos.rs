@@ -337,16 +337,6 @@ async fn check_refusals(api: &Api, list: &str) {
             400,
             "assetId",
         ),
-        (
-            format!("/v1/networks/fuji/blockchains/c-chain/utxos?addresses={list}"),
-            404,
-            "c-chain UTXOs are not indexed",
-        ),
-        (
-            format!("/v1/networks/fuji/blockchains/c-chain/balances?addresses={list}"),
-            404,
-            "c-chain balances are not indexed",
-        ),
         (format!("{P}/balances"), 400, "addresses is required"),
         (
             format!("{P}/lastActivityTimestampByAddresses"),

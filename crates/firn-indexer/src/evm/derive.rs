@@ -76,6 +76,10 @@ pub fn block_rows(chain_id: u64, f: &FetchedEvmBlock) -> Result<EvmBlockRows> {
         internal_txs,
         transfers,
         tokens: Vec::new(),
+        atomic_txs: match &b.block_extra_data {
+            Some(ext) if !ext.is_empty() => super::atomic::atomic_txs(b.number, ext),
+            _ => Vec::new(),
+        },
     })
 }
 

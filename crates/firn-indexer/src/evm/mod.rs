@@ -4,6 +4,7 @@
 //! balances the store folded with the tokens' `balanceOf` (`balances`). [`discover`] finds
 //! the chains a node serves and [`follow_all`] runs one follower per chain.
 
+mod atomic;
 mod balances;
 mod derive;
 mod discover;

@@ -39,6 +39,15 @@ pub struct AtomicExportRecord {
     pub timestamp: u64,
 }
 
+/// A stored export and, once imported, the ImportTx and its time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtomicUtxoRecord {
+    /// The export.
+    pub export: AtomicExportRecord,
+    /// The ImportTx that took it, and its block time.
+    pub imported: Option<(Id, u64)>,
+}
+
 /// What a chain's atomic memory holds for some owners, per exporting chain and asset.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AtomicBalance {

@@ -11,7 +11,7 @@ use firn_store::rows::atomic::{
 use firn_store::rows::xchain::XTx;
 use firn_store::{
     AtomicMemoryReader, CAtomicReader, EvmWriter, PChainWriter, PageRequest, SortOrder, Store,
-    XChainReader, XChainWriter,
+    XChainReader, XChainWriter, XUtxoFilter,
 };
 
 use crate::fixtures::{avax, evm_block, evm_chain, id, pblock, ptx, short, utxo, x_coins, x_tx};
@@ -275,6 +275,29 @@ pub async fn c_chain_atomic_txs_round_trip(store: Store) {
     let owners = [a];
     let c_memory = || store.list_atomic_balances(c_chain(), &owners, None, T + 10);
     assert_eq!(c_memory().await.unwrap(), [held(P_CHAIN_ID, false, 50, 1)]);
+    let utxos = |include_spent: bool, min_amount: Option<u64>| {
+        let store = store.clone();
+        async move {
+            let filter = XUtxoFilter {
+                addresses: vec![a],
+                asset_id: None,
+                min_amount,
+                include_spent,
+            };
+            let page = store
+                .list_atomic_utxos(c_chain(), &filter, SortOrder::Asc, &PageRequest::first(10))
+                .await
+                .unwrap();
+            page.items
+                .iter()
+                .map(|u| (u.export.utxo.utxo_id, u.export.timestamp, u.imported))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(utxos(false, None).await, [(exported_utxo, T + 1, None)]);
+    assert_eq!(utxos(false, Some(50)).await.len(), 1);
+    assert!(utxos(false, Some(51)).await.is_empty());
+    assert!(utxos(false, Some(u64::MAX)).await.is_empty());
 
     // Block 1 imports it to the account; block 2 exports 20 from the account to A on the X-Chain.
     let (import_id, export_id) = (id(0x0c, 11), id(0x0c, 12));
@@ -304,6 +327,11 @@ pub async fn c_chain_atomic_txs_round_trip(store: Store) {
     // Committing a stored block again changes nothing.
     store.commit_evm_blocks(&[b1]).await.unwrap();
     assert!(c_memory().await.unwrap().is_empty(), "imported");
+    assert!(utxos(false, None).await.is_empty());
+    assert_eq!(
+        utxos(true, None).await,
+        [(exported_utxo, T + 1, Some((import_id, T + 2)))]
+    );
     let x_memory = store
         .list_atomic_balances(x_chain(), &[a], None, T + 10)
         .await

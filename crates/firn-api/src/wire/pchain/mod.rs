@@ -44,8 +44,7 @@ pub use subnets::{ListBlockchainsResponse, ListSubnetsResponse, Subnet};
 pub use supply::{AvaxSupplyResponse, SupplyParts};
 pub use transactions::{
     BlockchainInfo, BlsCredentials, L1ValidatorDetails, L1ValidatorManagerDetails,
-    ListCChainAtomicTransactionsResponse, ListPChainTransactionsResponse, PChainTransaction,
-    SubnetOwnershipInfo, TX_TYPE_FILTER,
+    ListPChainTransactionsResponse, PChainTransaction, SubnetOwnershipInfo, TX_TYPE_FILTER,
 };
 pub use utxos::{ListPChainUtxosResponse, PChainUtxo};
 pub use validators::{

@@ -269,17 +269,3 @@ pub struct ListPChainTransactionsResponse {
     /// The chain and network.
     pub chain_info: PrimaryNetworkChainInfo,
 }
-
-/// A page of C-Chain atomic transactions (`ListCChainAtomicTransactionsResponse`).
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListCChainAtomicTransactionsResponse {
-    /// Token of the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_page_token: Option<String>,
-    /// The transactions (C-Chain atomic import/export shapes).
-    #[schema(value_type = Vec<Object>)]
-    pub transactions: Vec<serde_json::Value>,
-    /// The chain and network.
-    pub chain_info: PrimaryNetworkChainInfo,
-}

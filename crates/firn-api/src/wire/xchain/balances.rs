@@ -59,22 +59,32 @@ impl XChainBalances {
 
     /// With what the X-Chain's atomic memory holds (`held`, from the store), by lock.
     pub fn with_atomic_memory(mut self, ctx: XCtx<'_>, held: &[AtomicBalance]) -> Self {
-        for b in held {
-            let item = XChainSharedAssetBalance {
-                amount: AggregatedAssetAmount {
-                    asset: ctx.amount(b.asset_id, b.amount),
-                    utxo_count: b.utxo_count,
-                },
-                shared_with_chain_id: ctx.base.chain(&b.source_chain),
-            };
-            if b.locked {
-                self.atomic_memory_locked.push(item);
-            } else {
-                self.atomic_memory_unlocked.push(item);
-            }
-        }
+        (self.atomic_memory_unlocked, self.atomic_memory_locked) = shared_balances(ctx, held);
         self
     }
+}
+
+/// What a chain's atomic memory holds (`held`, from the store): unlocked, then locked.
+pub(crate) fn shared_balances(
+    ctx: XCtx<'_>,
+    held: &[AtomicBalance],
+) -> (Vec<XChainSharedAssetBalance>, Vec<XChainSharedAssetBalance>) {
+    let (mut unlocked, mut locked) = (Vec::new(), Vec::new());
+    for b in held {
+        let item = XChainSharedAssetBalance {
+            amount: AggregatedAssetAmount {
+                asset: ctx.amount(b.asset_id, b.amount),
+                utxo_count: b.utxo_count,
+            },
+            shared_with_chain_id: ctx.base.chain(&b.source_chain),
+        };
+        if b.locked {
+            locked.push(item);
+        } else {
+            unlocked.push(item);
+        }
+    }
+    (unlocked, locked)
 }
 
 /// Balances of addresses on the X-Chain (`ListXChainBalancesResponse`).

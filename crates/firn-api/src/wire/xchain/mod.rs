@@ -5,9 +5,9 @@
 //! their assets looked up once per response ([`XCtx`]), and from a tx's own bytes for what the
 //! X-Chain tables do not hold: UTXOs imported from another chain and outputs exported to one.
 
-mod balances;
+pub(crate) mod balances;
 mod transactions;
-mod utxos;
+pub(crate) mod utxos;
 mod vertices;
 
 use std::collections::HashMap;
@@ -36,6 +36,8 @@ pub enum PrimaryNetworkTransaction {
     P(Box<crate::wire::pchain::PChainTransaction>),
     /// An X-Chain transaction, in a block or in the DAG.
     X(Box<XChainTransaction>),
+    /// A C-Chain atomic transaction.
+    C(Box<crate::wire::cchain::CChainAtomicTransaction>),
 }
 
 /// Rendering context of X-Chain shapes: the network's, the X-Chain's ID and the assets the
@@ -67,7 +69,7 @@ impl<'a> XCtx<'a> {
         }
     }
 
-    fn export_of(&self, utxo_id: &Id) -> Option<&'a AtomicExportRecord> {
+    pub(crate) fn export_of(&self, utxo_id: &Id) -> Option<&'a AtomicExportRecord> {
         self.exports.and_then(|e| e.get(utxo_id))
     }
 
@@ -139,7 +141,10 @@ impl XChainAssetDetails {
 }
 
 /// Amounts summed per asset in the order each asset first appears.
-fn sum_by_asset(ctx: XCtx<'_>, items: impl IntoIterator<Item = (Id, u128)>) -> Vec<AssetAmount> {
+pub(crate) fn sum_by_asset(
+    ctx: XCtx<'_>,
+    items: impl IntoIterator<Item = (Id, u128)>,
+) -> Vec<AssetAmount> {
     let mut sums: Vec<(Id, u128)> = Vec::new();
     let mut index: HashMap<Id, usize> = HashMap::new();
     for (asset, amount) in items {

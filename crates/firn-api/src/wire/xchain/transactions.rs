@@ -7,12 +7,11 @@
 
 use firn_core::avm::{Tx, UnsignedTx};
 use firn_core::ids::Id;
-use firn_core::keys::secp256k1::{RecoverableSignature, recover};
-use firn_store::rows::xchain::{XOutputKind, XTxRecord};
+use firn_store::rows::xchain::XTxRecord;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::utxos::amount_of;
+use super::utxos::{ImportedInput, amount_of, signers};
 use super::{Utxo, XChainAssetDetails, XCtx, sum_by_asset};
 use crate::wire::pchain::{AssetAmount, PrimaryNetworkChainInfo};
 
@@ -181,13 +180,13 @@ fn amounts(
     sum_by_asset(ctx, own.chain(crossing))
 }
 
-/// The source chain's UTXOs an ImportTx consumed: as their export stored them, or else owned
-/// by the keys that signed for them and created (as far as is known) at the import.
+/// The source chain's UTXOs an ImportTx consumed ([`Utxo::imported`]).
 fn imported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
     let UnsignedTx::Import(import) = tx.unsigned() else {
         return Vec::new();
     };
     let hash = tx.signing_hash();
+    let x_chain = ctx.base.network.x_chain_id;
     // Credentials follow the inputs: the base inputs', then the imported ones'.
     let first = import.base.inputs.len();
     import
@@ -195,49 +194,19 @@ fn imported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
         .iter()
         .enumerate()
         .map(|(i, input)| {
-            let utxo_id = input.utxo_id();
-            let export = ctx.export_of(&utxo_id);
-            let (owners, threshold, locktime, timestamp) = match export {
-                Some(e) => (
-                    e.utxo.addresses.clone(),
-                    e.utxo.threshold,
-                    e.utxo.locktime,
-                    e.timestamp,
-                ),
-                None => {
-                    let signers: Vec<_> = tx
-                        .credentials()
-                        .get(first + i)
-                        .map(|c| {
-                            c.signatures
-                                .iter()
-                                .filter_map(|s| recover(&hash, &RecoverableSignature(*s)).ok())
-                                .map(|k| k.short_id())
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let threshold =
-                        u32::try_from(input.input.sig_indices.len()).unwrap_or(u32::MAX);
-                    (signers, threshold, 0, r.timestamp)
-                }
+            let imported = ImportedInput {
+                consumed_on: &x_chain,
+                source: &import.source_chain,
+                utxo: input.utxo(),
+                asset_id: input.asset_id,
+                amount: input.input.amount,
+                signatures: input.input.sig_indices.len(),
+                consumer: (r.tx_id, r.timestamp),
             };
-            Utxo {
-                addresses: ctx.base.addresses(&owners),
-                asset: ctx.amount(input.asset_id, input.input.amount),
-                consumed_on_chain_id: ctx.x_chain(),
-                created_on_chain_id: ctx.base.chain(&import.source_chain),
-                utxo_id: utxo_id.to_string(),
-                consuming_tx_hash: Some(r.tx_id.to_string()),
-                consuming_tx_timestamp: Some(r.timestamp),
-                creation_tx_hash: input.tx_id.to_string(),
-                group_id: None,
-                locktime,
-                output_index: input.output_index.to_string(),
-                payload: None,
-                threshold,
-                timestamp,
-                utxo_type: "transfer".to_owned(),
-            }
+            Utxo::imported(ctx, imported, || {
+                let credential = tx.credentials().get(first + i);
+                signers(&hash, credential.map_or(&[], |c| c.signatures.as_slice()))
+            })
         })
         .collect()
 }
@@ -249,33 +218,20 @@ fn exported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
         return Vec::new();
     };
     let first = export.base.outputs.len();
+    let x_chain = ctx.base.network.x_chain_id;
     export
         .exported_outputs
         .iter()
         .enumerate()
         .filter_map(|(i, out)| {
             let index = u32::try_from(first + i).ok()?;
-            let owners = &out.output.owners;
-            Some(Utxo {
-                addresses: ctx.base.addresses(&owners.addresses),
-                asset: ctx.amount(
-                    out.asset_id,
-                    amount_of(XOutputKind::Secp256k1Transfer, Some(out.output.amount)),
-                ),
-                consumed_on_chain_id: ctx.base.chain(&export.destination_chain),
-                created_on_chain_id: ctx.x_chain(),
-                utxo_id: r.tx_id.prefix(u64::from(index)).to_string(),
-                consuming_tx_hash: None,
-                consuming_tx_timestamp: None,
-                creation_tx_hash: r.tx_id.to_string(),
-                group_id: None,
-                locktime: owners.locktime,
-                output_index: index.to_string(),
-                payload: None,
-                threshold: owners.threshold,
-                timestamp: r.timestamp,
-                utxo_type: "transfer".to_owned(),
-            })
+            Some(Utxo::exported(
+                ctx,
+                (&x_chain, &export.destination_chain),
+                (r.tx_id, index, r.timestamp),
+                out.asset_id,
+                &out.output,
+            ))
         })
         .collect()
 }

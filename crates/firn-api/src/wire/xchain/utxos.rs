@@ -1,5 +1,10 @@
 //! The `Utxo` shape of X-Chain (and C-Chain) UTXOs and its list.
 
+use firn_core::avax::UtxoId;
+use firn_core::avax::secp256k1fx::{SignatureBytes, TransferOutput};
+use firn_core::ids::{Id, ShortId};
+use firn_core::keys::secp256k1::{RecoverableSignature, recover};
+use firn_store::rows::atomic::AtomicUtxoRecord;
 use firn_store::rows::xchain::{XOutputKind, XUtxoRecord};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -72,6 +77,30 @@ impl Utxo {
     }
 }
 
+impl Utxo {
+    /// A UTXO another chain exported to `r`'s destination, as its export stored it.
+    pub fn from_atomic(ctx: XCtx<'_>, r: &AtomicUtxoRecord) -> Self {
+        let (e, u) = (&r.export, &r.export.utxo);
+        Self {
+            addresses: ctx.base.addresses(&u.addresses),
+            asset: ctx.amount(u.asset_id, u.amount),
+            consumed_on_chain_id: ctx.base.chain(&u.destination_chain),
+            created_on_chain_id: ctx.base.chain(&u.source_chain),
+            utxo_id: u.utxo_id.to_string(),
+            consuming_tx_hash: r.imported.map(|(tx, _)| tx.to_string()),
+            consuming_tx_timestamp: r.imported.map(|(_, ts)| ts),
+            creation_tx_hash: u.tx_id.to_string(),
+            group_id: None,
+            locktime: u.locktime,
+            output_index: u.output_index.to_string(),
+            payload: None,
+            threshold: u.threshold,
+            timestamp: e.timestamp,
+            utxo_type: "transfer".to_owned(),
+        }
+    }
+}
+
 /// What an output counts for in amounts: its amount, one NFT, or nothing (mint rights).
 pub(super) fn amount_of(kind: XOutputKind, amount: Option<u64>) -> u64 {
     match kind {
@@ -101,4 +130,103 @@ pub struct ListUtxosResponse {
     pub utxos: Vec<Utxo>,
     /// The chain and network.
     pub chain_info: PrimaryNetworkChainInfo,
+}
+
+/// A UTXO an ImportTx on `consumed_on` took out of the atomic memory `source` filled.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ImportedInput<'a> {
+    /// The chain that imported it.
+    pub consumed_on: &'a Id,
+    /// The chain that exported it.
+    pub source: &'a Id,
+    /// Which output of which ExportTx.
+    pub utxo: UtxoId,
+    /// Its asset and amount.
+    pub asset_id: Id,
+    pub amount: u64,
+    /// Signatures its input gives.
+    pub signatures: usize,
+    /// The ImportTx and its time.
+    pub consumer: (Id, u64),
+}
+
+impl Utxo {
+    /// `input` as its stored export has it (owners, threshold, locktime, creation time), or,
+    /// when the exporting chain is not indexed, owned by `signers` (the keys that signed for
+    /// it) and created (as far as is known) at the import.
+    pub(crate) fn imported(
+        ctx: XCtx<'_>,
+        input: ImportedInput<'_>,
+        signers: impl FnOnce() -> Vec<ShortId>,
+    ) -> Self {
+        let utxo_id = input.utxo.id();
+        let (tx_id, ts) = input.consumer;
+        let (owners, threshold, locktime, timestamp) = match ctx.export_of(&utxo_id) {
+            Some(e) => (
+                e.utxo.addresses.clone(),
+                e.utxo.threshold,
+                e.utxo.locktime,
+                e.timestamp,
+            ),
+            None => {
+                let threshold = u32::try_from(input.signatures).unwrap_or(u32::MAX);
+                (signers(), threshold, 0, ts)
+            }
+        };
+        Self {
+            addresses: ctx.base.addresses(&owners),
+            asset: ctx.amount(input.asset_id, input.amount),
+            consumed_on_chain_id: ctx.base.chain(input.consumed_on),
+            created_on_chain_id: ctx.base.chain(input.source),
+            utxo_id: utxo_id.to_string(),
+            consuming_tx_hash: Some(tx_id.to_string()),
+            consuming_tx_timestamp: Some(ts),
+            creation_tx_hash: input.utxo.tx_id.to_string(),
+            group_id: None,
+            locktime,
+            output_index: input.utxo.output_index.to_string(),
+            payload: None,
+            threshold,
+            timestamp,
+            utxo_type: "transfer".to_owned(),
+        }
+    }
+
+    /// Output `index` of the ExportTx `tx_id` (accepted at `timestamp` on `created_on`), put
+    /// in `destination`'s atomic memory.
+    pub(crate) fn exported(
+        ctx: XCtx<'_>,
+        (created_on, destination): (&Id, &Id),
+        (tx_id, index, timestamp): (Id, u32, u64),
+        asset_id: Id,
+        out: &TransferOutput,
+    ) -> Self {
+        let owners = &out.owners;
+        Self {
+            addresses: ctx.base.addresses(&owners.addresses),
+            asset: ctx.amount(asset_id, out.amount),
+            consumed_on_chain_id: ctx.base.chain(destination),
+            created_on_chain_id: ctx.base.chain(created_on),
+            utxo_id: tx_id.prefix(u64::from(index)).to_string(),
+            consuming_tx_hash: None,
+            consuming_tx_timestamp: None,
+            creation_tx_hash: tx_id.to_string(),
+            group_id: None,
+            locktime: owners.locktime,
+            output_index: index.to_string(),
+            payload: None,
+            threshold: owners.threshold,
+            timestamp,
+            utxo_type: "transfer".to_owned(),
+        }
+    }
+}
+
+/// The keys whose `signatures` over `hash` recover.
+pub(crate) fn signers(hash: &[u8; 32], signatures: &[SignatureBytes]) -> Vec<ShortId> {
+    signatures
+        .iter()
+        .filter_map(|s| recover(hash, &RecoverableSignature(*s)).ok())
+        .map(|k| k.short_id())
+        .collect()
 }
