@@ -3,10 +3,12 @@
 //! [`Network::generate_history`] drives the P-Chain day by day through a [`HistoryPlan`] on the
 //! frozen clock ([`firn_devnet::history`]) and, after each of its transfer blocks, the EVM
 //! chains at the same virtual time ([`EvmHistory`]: deployments, mints, transfers, router calls
-//! with internal txs), and the X-Chain ([`XHistory`]: assets of every kind, transfers, mints,
-//! AVAX moving to and from the P-Chain). [`live_activity`] keeps all chains busy once the
+//! with internal txs), the X-Chain ([`XHistory`]: assets of every kind, transfers, mints,
+//! AVAX moving to and from the P-Chain), and AVAX crossing to and from the C-Chain
+//! ([`AtomicHistory`]). [`live_activity`] keeps all chains busy once the
 //! clock is live.
 
+mod atomic;
 mod evm;
 mod evm_tx;
 
@@ -19,6 +21,7 @@ use firn_devnet::{PChain, XChain};
 use tokio::sync::watch;
 use tracing::{info, warn};
 
+pub use atomic::AtomicHistory;
 pub use evm::{EvmHistory, EvmReport};
 pub use evm_tx::Contract;
 
@@ -43,7 +46,7 @@ pub struct HistoryDay {
     pub evm_txs: u64,
     /// EVM txs not sent (they would revert, or the pool refused them).
     pub evm_skipped: u64,
-    /// X-Chain txs (and the P-Chain imports and exports moving AVAX with it) accepted.
+    /// X-Chain txs, and the cross-chain imports and exports on any chain, accepted.
     pub x_txs: u64,
     /// X-Chain history txs refused or not built.
     pub x_skipped: u64,
@@ -72,6 +75,7 @@ impl Network {
         let (pchain, data_dir, mut evm) = self.parts_mut();
         let activity = EvmHistory::new(pchain, evm_txs_per_day);
         let x_activity = XHistory::new(pchain, &xchain);
+        let crossings = AtomicHistory::new(pchain, &xchain);
         let mut generator = HistoryGenerator::new(pchain, plan.clone());
         for day in generator.next_day()..plan.days {
             if stop() {
@@ -94,6 +98,9 @@ impl Network {
                     .map_err(NodeError::EvmHistory)?;
                 evm_day.txs += r.txs;
                 evm_day.skipped += r.skipped;
+                let a = crossings.slot(&opened.c_chain, day, slot, slots)?;
+                x_day.txs += a.txs;
+                x_day.skipped += a.skipped;
                 Ok::<_, NodeError>(())
             })?;
             let generated = HistoryDay {
@@ -144,14 +151,19 @@ pub async fn live_activity(
             let evm = EvmHistory::new(&chain, 0)
                 .live_round(&chains, round)
                 .map_err(NodeError::EvmHistory)?;
-            Ok::<_, NodeError>((report, x, evm))
+            let crossings = match chains.first() {
+                Some(c) => AtomicHistory::new(&chain, &xchain).live_round(c, round)?,
+                None => XReport::default(),
+            };
+            Ok::<_, NodeError>((report, x, evm, crossings))
         })
         .await;
         match result {
-            Ok(Ok((report, x, evm))) => info!(
+            Ok(Ok((report, x, evm, crossings))) => info!(
                 txs = report.txs,
                 height = report.height,
                 x_txs = x.txs,
+                crossing_txs = crossings.txs,
                 evm_txs = evm.txs,
                 "live activity"
             ),

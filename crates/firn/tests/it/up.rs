@@ -142,6 +142,7 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
         json!({ "height": height.to_string(), "encoding": "json" }),
     );
     assert_eq!(newest["blockHash"], node_block["block"]["id"], "{newest}");
+    crossings_are_indexed(&up.url, &api);
     let metrics = banner_value(&up.banner, "Metrics API  ");
     let live = wait_for(|| get_json(&format!("{metrics}/v2/live-check")));
     assert_eq!(live["status"], "ok", "{live}");
@@ -287,6 +288,69 @@ fn evm_history_is_on_both_chains(url: &str, l1_path: &str) {
             "{path}: the split made no internal calls: {trace}"
         );
     }
+}
+
+/// The history moved AVAX P → C, X → C and C → X: the C-Chain's blocks carry the atomic txs,
+/// the node reports them accepted, and the Data API lists exactly them, newest first.
+fn crossings_are_indexed(url: &str, api: &str) {
+    let eth = |method: &str, params: serde_json::Value| call(url, "/ext/bc/C/rpc", method, params);
+    let head = quantity(&eth("eth_blockNumber", json!([])));
+    let mut carried = Vec::new();
+    for n in 1..=head {
+        let block = eth("eth_getBlockByNumber", json!([format!("{n:#x}"), false]));
+        let ext = block["blockExtraData"].as_str().unwrap();
+        let bytes = hex::decode(ext.trim_start_matches("0x")).unwrap();
+        for tx in firn_core::atomic::txs_from_ext_data(&bytes, true).unwrap() {
+            let status = call(
+                url,
+                "/ext/bc/C/avax",
+                "avax.getAtomicTxStatus",
+                json!({ "txID": tx.id() }),
+            );
+            assert_eq!(status["blockHeight"], n.to_string(), "{status}");
+            carried.push(tx.id().to_string());
+        }
+    }
+    assert!(
+        carried.len() >= 9,
+        "{} crossings in the history",
+        carried.len()
+    );
+    carried.reverse();
+    let listed = wait_for(|| {
+        let page = get_json(&format!(
+            "{api}/v1/networks/fuji/blockchains/c-chain/transactions?pageSize=100"
+        ))?;
+        let txs = page["transactions"].as_array()?.clone();
+        let ids: Vec<String> = txs
+            .iter()
+            .map(|t| t["txHash"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        (ids == carried).then_some(txs)
+    });
+    let kinds: std::collections::BTreeSet<(String, String)> = listed
+        .iter()
+        .map(|t| {
+            let peer = match t["txType"].as_str().unwrap() {
+                "ImportTx" => &t["sourceChain"],
+                _ => &t["destinationChain"],
+            };
+            (
+                t["txType"].as_str().unwrap().to_owned(),
+                peer.as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let (p, x) = (
+        firn_core::network::P_CHAIN_ID.to_string(),
+        firn_core::network::FUJI.x_chain_id.to_string(),
+    );
+    let want = [
+        ("ImportTx".to_owned(), p),
+        ("ImportTx".to_owned(), x.clone()),
+        ("ExportTx".to_owned(), x),
+    ];
+    assert_eq!(kinds, want.into_iter().collect(), "{listed:?}");
 }
 
 /// The first word after `prefix` on the banner line that starts with it.
