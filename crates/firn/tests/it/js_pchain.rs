@@ -1,7 +1,8 @@
 //! The official client against `firn devnet`: avalanchejs (npm `@avalabs/avalanchejs`, pinned in
 //! `tests/js/pchain/package-lock.json`). `pchain.mjs` reads validators, balances, blocks and
 //! supply, then builds, signs and issues a P-Chain transfer with its Etna wallet and checks the
-//! balances; `xchain.mjs` issues X-Chain txs and moves AVAX between the X- and P-Chains.
+//! balances; `xchain.mjs` issues X-Chain txs and moves AVAX between the X- and P-Chains;
+//! `cchain.mjs` moves AVAX to and from the C-Chain with its atomic txs.
 //! Skipped, with a message, when `node` is missing; runs `npm ci` first when the scripts'
 //! `node_modules` is missing and `npm` is available.
 
@@ -141,4 +142,32 @@ fn avalanchejs_issues_x_chain_txs_and_moves_avax_between_x_and_p() {
         let id = seen[tx].as_str().unwrap_or_default();
         assert!(id.parse::<firn_core::ids::Id>().is_ok(), "{tx}: {id}");
     }
+}
+
+/// avalanchejs's C-Chain atomic txs: AVAX moved P → C, C → X and X → C with its evm import and
+/// export builders at the node's base fee, every result read back through `avax.*`, `avm.*` and
+/// the EVM balance and nonce (the script checks each, fees included).
+#[test]
+fn avalanchejs_moves_avax_to_and_from_the_c_chain() {
+    let Some(seen) = run_script("cchain.mjs", |keys| {
+        vec![
+            ("FIRN_PRIVATE_KEY", key(keys, 0, "privateKeyHex")),
+            ("FIRN_EVM_ADDRESS", key(keys, 0, "evmAddress")),
+        ]
+    }) else {
+        return;
+    };
+    for tx in [
+        "exportP",
+        "importC",
+        "exportC",
+        "importX",
+        "exportX",
+        "importCFromX",
+    ] {
+        let id = seen[tx].as_str().unwrap_or_default();
+        assert!(id.parse::<firn_core::ids::Id>().is_ok(), "{tx}: {id}");
+    }
+    let fee: u64 = seen["importFee"].as_str().unwrap().parse().unwrap();
+    assert!(fee > 0, "an import pays a fee");
 }
