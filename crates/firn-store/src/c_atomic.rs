@@ -190,6 +190,23 @@ impl CAtomicReader for Store {
         }))
     }
 
+    async fn list_c_atomic_block_txs(&self, heights: &[u64]) -> Result<Vec<(u64, Id)>> {
+        let mut out = Vec::new();
+        for chunk in heights.chunks(IDS_PER_READ) {
+            let mut keys = Vec::with_capacity(chunk.len());
+            for h in chunk {
+                keys.push(int("height", *h)?);
+            }
+            let mut q = Sql::new("SELECT height, tx_id FROM c_atomic_txs WHERE height IN (");
+            q.bind_list(keys).push(") ORDER BY height, tx_index");
+            out.extend(
+                self.fetch(q, |r| Ok((r.u64("height")?, r.id("tx_id")?)))
+                    .await?,
+            );
+        }
+        Ok(out)
+    }
+
     async fn find_c_atomic_tx(&self, tx_id: Id) -> Result<Option<CAtomicTxRecord>> {
         let mut q = Sql::new(&format!(
             "SELECT {COLUMNS} FROM c_atomic_txs t WHERE t.tx_id = "

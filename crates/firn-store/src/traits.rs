@@ -550,6 +550,11 @@ pub trait CAtomicReader {
         order: SortOrder,
         page: &PageRequest<TxCursor>,
     ) -> impl Future<Output = Result<Page<CAtomicTxRecord, TxCursor>>> + Send;
+    /// The atomic txs of the C-Chain's blocks at `heights`: (height, tx ID), in block order.
+    fn list_c_atomic_block_txs(
+        &self,
+        heights: &[u64],
+    ) -> impl Future<Output = Result<Vec<(u64, Id)>>> + Send;
     /// The atomic tx `tx_id`, if the C-Chain's blocks carried it.
     fn find_c_atomic_tx(
         &self,
@@ -710,6 +715,15 @@ pub trait EvmReader {
     fn list_evm_blocks(
         &self,
         chain_id: u64,
+        page: &PageRequest<HeightCursor>,
+    ) -> impl Future<Output = Result<Page<EvmBlockRecord, HeightCursor>>> + Send;
+    /// Blocks made at or after `start_ts` and at or before `end_ts` (Unix seconds), newest
+    /// first.
+    fn list_evm_blocks_between(
+        &self,
+        chain_id: u64,
+        start_ts: Option<u64>,
+        end_ts: Option<u64>,
         page: &PageRequest<HeightCursor>,
     ) -> impl Future<Output = Result<Page<EvmBlockRecord, HeightCursor>>> + Send;
     /// Transaction `hash`.

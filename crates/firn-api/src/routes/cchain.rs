@@ -1,6 +1,7 @@
 //! The C-Chain's side of the primary-network routes: its atomic txs
 //! (`listLatestPrimaryNetworkTransactions`, `getTxByHash`) and its atomic memory
-//! (`getUtxosByAddresses`, `getBalancesByAddresses`). Each rendered from the store's rows and the txs' own bytes.
+//! (`getUtxosByAddresses`, `getBalancesByAddresses`), and its blocks in the primary-network
+//! shape (`listLatestPrimaryNetworkBlocks`, `getBlockById`), each listing its atomic txs. Each rendered from the store's rows and the txs' own bytes.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -10,12 +11,16 @@ use axum::response::{IntoResponse, Response};
 use firn_core::atomic::{Tx, UnsignedTx};
 use firn_core::codec;
 use firn_core::ids::{Id, ShortId};
-use firn_store::page::{TxCursor, UtxoCursor};
+use firn_store::page::{HeightCursor, TxCursor, UtxoCursor};
 use firn_store::rows::atomic::{
     AtomicExportRecord, CAtomicParty, CAtomicTxFilter, CAtomicTxRecord,
 };
+use firn_store::rows::evm::{ChainRef, EvmBlockRecord};
 use firn_store::rows::xchain::XAssetRecord;
-use firn_store::{AtomicMemoryReader, CAtomicReader, PageRequest, SortOrder, XUtxoFilter};
+use firn_store::types::B256;
+use firn_store::{
+    AtomicMemoryReader, CAtomicReader, EvmReader, PageRequest, SortOrder, XUtxoFilter,
+};
 
 use super::network::PrimaryChain;
 use crate::error::{ApiError, ApiResult};
@@ -25,7 +30,9 @@ use crate::wire::cchain::{
     CChainAtomicBalances, CChainAtomicTransaction, ListCChainAtomicBalancesResponse,
     ListCChainAtomicTransactionsResponse,
 };
-use crate::wire::pchain::{Ctx, PrimaryNetworkChainInfo};
+use crate::wire::pchain::{
+    Ctx, ListPrimaryNetworkBlocksResponse, PrimaryNetworkBlock, PrimaryNetworkChainInfo,
+};
 use crate::wire::xchain::{ListUtxosResponse, Utxo, XCtx};
 
 /// The C-Chain names no assets of its own: AVAX is the network's.
@@ -175,4 +182,94 @@ pub(crate) async fn list_utxos(
         chain_info: chain_info(state),
     })
     .into_response())
+}
+
+/// The C-Chain's EVM chain ID, once its indexer registered it.
+async fn evm_chain_id(state: &AppState) -> ApiResult<Option<u64>> {
+    let c_chain = ChainRef::Blockchain(state.config.network.c_chain_id);
+    Ok(state
+        .store
+        .find_evm_chain(c_chain)
+        .await?
+        .map(|c| c.chain_id))
+}
+
+/// The primary-network shape of C-Chain blocks: their transactions are the atomic txs they
+/// carry (the EVM txs are on `/v1/chains/{chainId}/blocks`).
+async fn blocks_shape(
+    state: &AppState,
+    blocks: &[EvmBlockRecord],
+) -> ApiResult<Vec<PrimaryNetworkBlock>> {
+    let heights: Vec<u64> = blocks.iter().map(|b| b.block.number).collect();
+    let mut txs: HashMap<u64, Vec<String>> = HashMap::new();
+    for (h, id) in state.store.list_c_atomic_block_txs(&heights).await? {
+        txs.entry(h).or_default().push(id.to_string());
+    }
+    Ok(blocks
+        .iter()
+        .map(|b| {
+            let transactions = txs.remove(&b.block.number).unwrap_or_default();
+            PrimaryNetworkBlock {
+                block_number: b.block.number.to_string(),
+                block_hash: b.block.hash.to_string(),
+                parent_hash: b.block.parent_hash.to_string(),
+                block_timestamp: b.block.timestamp,
+                block_type: "StandardBlock".to_owned(),
+                tx_count: transactions.len() as u64,
+                transactions,
+                block_size_bytes: b.block.size_bytes,
+                l1_validators_accrued_fees: None,
+                active_l1_validators: None,
+                current_supply: None,
+                proposer_details: None,
+            }
+        })
+        .collect())
+}
+
+/// `listLatestPrimaryNetworkBlocks` on the C-Chain.
+pub(crate) async fn list_blocks(
+    state: &AppState,
+    (start_ts, end_ts): (Option<u64>, Option<u64>),
+    request: &PageRequest<HeightCursor>,
+    binding: &Binding,
+) -> ApiResult<Json<ListPrimaryNetworkBlocksResponse>> {
+    let (blocks, next) = match evm_chain_id(state).await? {
+        Some(chain_id) => {
+            let page = state
+                .store
+                .list_evm_blocks_between(chain_id, start_ts, end_ts, request)
+                .await?;
+            (blocks_shape(state, &page.items).await?, page.next)
+        }
+        None => (Vec::new(), None),
+    };
+    Ok(Json(ListPrimaryNetworkBlocksResponse {
+        next_page_token: binding.next(next.as_ref()),
+        blocks,
+        chain_info: chain_info(state),
+    }))
+}
+
+/// `getBlockById` on the C-Chain: by height or `0x` block hash.
+pub(crate) async fn get_block(state: &AppState, raw: &str) -> ApiResult<Json<PrimaryNetworkBlock>> {
+    let not_found = || ApiError::not_found(format!("block {raw} not found"));
+    let chain_id = evm_chain_id(state).await?.ok_or_else(not_found)?;
+    let block = if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) {
+        let height: u64 = raw
+            .parse()
+            .map_err(|_| ApiError::bad("blockId is a height too large for any block"))?;
+        state.store.find_evm_block(chain_id, height).await?
+    } else {
+        let hash: B256 = raw
+            .parse()
+            .map_err(|_| ApiError::bad("blockId must be a block height or a 0x block hash"))?;
+        state.store.find_evm_block_by_hash(chain_id, hash).await?
+    };
+    let block = block.ok_or_else(not_found)?;
+    blocks_shape(state, std::slice::from_ref(&block))
+        .await?
+        .pop()
+        .map(Json)
+        .ok_or_else(not_found)
 }

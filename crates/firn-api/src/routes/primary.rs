@@ -310,9 +310,19 @@ async fn blocks(
                 "X-Chain blocks are not indexed by proposer: list them without nodeId",
             ));
         }
-        _ => {
+        Some(PrimaryChain::C) if proposer.is_none() => {
+            let window = (start_ts, end_ts);
+            return super::cchain::list_blocks(&state, window, &paging.request, &paging.binding)
+                .await;
+        }
+        Some(PrimaryChain::C) => {
             return Err(ApiError::not_found(
-                "C-Chain blocks are served by the EVM routes (/v1/chains/43113/blocks)",
+                "C-Chain blocks are not indexed by proposer: list them without nodeId",
+            ));
+        }
+        None => {
+            return Err(ApiError::bad(
+                "blockchainId must name a primary-network chain",
             ));
         }
     }

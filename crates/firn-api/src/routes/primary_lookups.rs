@@ -27,7 +27,8 @@ pub(crate) fn router() -> Router<AppState> {
         )
 }
 
-/// The chain of the path: the P-Chain or the X-Chain (the C-Chain's `what` is not indexed).
+/// The primary-network chain of the path; `what` names the resource in the error when there
+/// is none.
 fn checked_chain(
     state: &AppState,
     path: &PathParams,
@@ -38,8 +39,7 @@ fn checked_chain(
     let chain = primary_chain(&state.config.network, q, path.get("blockchainId"));
     q.finish()?;
     match chain {
-        Some(PrimaryChain::X) => Ok(PrimaryChain::X),
-        Some(PrimaryChain::C) if what == "transactions" => Ok(PrimaryChain::C),
+        Some(c @ (PrimaryChain::X | PrimaryChain::C)) => Ok(c),
         other => p_chain_only(other, what).map(|()| PrimaryChain::P),
     }
 }
@@ -85,9 +85,9 @@ pub async fn get_tx_by_hash(
 /// `GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}`
 #[utoipa::path(get, path = "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}",
     operation_id = "getBlockById", tag = "Primary Network Blocks",
-    summary = "Get block", description = "A P-Chain or X-Chain block by its height or its ID.",
-    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain, x-chain, or the chain's ID"),
-           ("blockId" = String, Path, description = "Block height, or block ID (cb58)")),
+    summary = "Get block", description = "A P-Chain, X-Chain or C-Chain block by its height or its ID (on the C-Chain, its 0x hash; its transactions are its atomic txs).",
+    params(("network" = String, Path), ("blockchainId" = String, Path, description = "p-chain, x-chain, c-chain, or the chain's ID"),
+           ("blockId" = String, Path, description = "Block height, or block ID (cb58; a 0x hash on the C-Chain)")),
     responses((status = 200, description = "The block", body = PrimaryNetworkBlock),
               (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
               (status = 404, description = "Unknown block, or a chain firn does not index", body = crate::error::ErrorBody)))]
@@ -100,6 +100,9 @@ pub async fn get_block_by_id(
     let raw = path.get("blockId");
     if chain == PrimaryChain::X {
         return super::xchain::get_block(&state, raw).await;
+    }
+    if chain == PrimaryChain::C {
+        return super::cchain::get_block(&state, raw).await;
     }
     let block = if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) {
         let height: u64 = raw

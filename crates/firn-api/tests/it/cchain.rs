@@ -23,6 +23,10 @@ use crate::schema::{assert_valid, official};
 const AVAX: u64 = 1_000_000_000;
 const C: &str = "/v1/networks/fuji/blockchains/c-chain";
 
+fn str_of(v: &Value) -> &str {
+    v.as_str().unwrap_or_default()
+}
+
 fn bech32(a: &ShortId) -> String {
     firn_core::address::bech32_encode("fuji", a).unwrap()
 }
@@ -279,6 +283,53 @@ pub async fn c_chain_atomic_routes_match_the_node(store: Store) {
         api.ok(&format!("{C}/utxos?addresses={}", bech32(&me)))
             .await["utxos"],
         json!([])
+    );
+    // Blocks in the primary-network shape: the chain's, each listing its atomic txs.
+    let blocks = api
+        .all_pages(&format!("{C}/blocks?startTimestamp=0"), "blocks", 3)
+        .await;
+    assert_eq!(blocks[0]["blockNumber"], c.height().to_string());
+    let mut carried = Vec::new();
+    for b in &blocks {
+        let n: u64 = b["blockNumber"].as_str().unwrap().parse().unwrap();
+        let node_block = c.block_by_number(n).unwrap();
+        assert_eq!(b["blockHash"], node_block.hash.to_string());
+        let ids: Vec<String> = node_block
+            .atomic_txs
+            .iter()
+            .map(|t| t.id().to_string())
+            .collect();
+        assert_eq!(b["transactions"], json!(ids));
+        carried.extend(ids);
+    }
+    assert_eq!(carried, [export.id().to_string(), import.id().to_string()]);
+    let listed = blocks.iter().find(|b| b["txCount"] == 1).unwrap();
+    let block_path = "/v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}";
+    let by_height = api
+        .ok(&format!("{C}/blocks/{}", str_of(&listed["blockNumber"])))
+        .await;
+    valid(block_path, &by_height);
+    assert_eq!(&by_height, listed);
+    let by_hash = api
+        .ok(&format!("{C}/blocks/{}", str_of(&listed["blockHash"])))
+        .await;
+    assert_eq!(&by_hash, listed);
+    let time = listed["blockTimestamp"].as_u64().unwrap();
+    let window = api
+        .ok(&format!(
+            "{C}/blocks?startTimestamp={time}&endTimestamp={time}"
+        ))
+        .await;
+    valid(
+        "/v1/networks/{network}/blockchains/{blockchainId}/blocks",
+        &window,
+    );
+    assert!(
+        window["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["blockTimestamp"] == time)
     );
     let missing = api
         .get(&format!("{C}/transactions/{}", firn_core::ids::Id([9; 32])))

@@ -186,9 +186,10 @@ pub async fn pchain_tx_and_block_by_id_match_the_store(store: Store) {
     api.get(&format!("{p}/blocks/not-a-block"))
         .await
         .assert_error(400, "blockId");
+    // No C-Chain is indexed in this store.
     api.get(&format!("{NET}/blockchains/c-chain/blocks/1"))
         .await
-        .assert_error(404, "not indexed");
+        .assert_error(404, "block 1 not found");
 }
 
 pub async fn l1_validators_match_the_store(store: Store) {

@@ -282,8 +282,9 @@ pub async fn unknown_things_are_404(store: Store) {
             "not found",
         ),
         (
-            "/v1/networks/fuji/blockchains/c-chain/blocks".to_owned(),
-            "EVM routes",
+            "/v1/networks/fuji/blockchains/c-chain/nodes/NodeID-111111111111111111116DBWJs/blocks"
+                .to_owned(),
+            "not indexed by proposer",
         ),
         (
             "/v1/networks/fuji/blockchains/x-chain/nodes/NodeID-111111111111111111116DBWJs/blocks"

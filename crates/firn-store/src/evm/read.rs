@@ -208,9 +208,26 @@ impl EvmReader for Store {
         chain_id: u64,
         page: &PageRequest<HeightCursor>,
     ) -> Result<Page<EvmBlockRecord, HeightCursor>> {
+        self.list_evm_blocks_between(chain_id, None, None, page)
+            .await
+    }
+
+    async fn list_evm_blocks_between(
+        &self,
+        chain_id: u64,
+        start_ts: Option<u64>,
+        end_ts: Option<u64>,
+        page: &PageRequest<HeightCursor>,
+    ) -> Result<Page<EvmBlockRecord, HeightCursor>> {
         let limit = page.checked_limit()?;
         let mut q = Sql::new("SELECT * FROM evm_blocks WHERE chain_id = ");
         q.bind(int("chain id", chain_id)?);
+        if let Some(t) = start_ts {
+            q.push(" AND timestamp >= ").bind(int("start time", t)?);
+        }
+        if let Some(t) = end_ts {
+            q.push(" AND timestamp <= ").bind(int("end time", t)?);
+        }
         if let Some(c) = page.after {
             q.push(" AND number < ").bind(int("cursor", c.height)?);
         }

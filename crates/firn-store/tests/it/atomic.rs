@@ -10,8 +10,8 @@ use firn_store::rows::atomic::{
 };
 use firn_store::rows::xchain::XTx;
 use firn_store::{
-    AtomicMemoryReader, CAtomicReader, EvmWriter, PChainWriter, PageRequest, SortOrder, Store,
-    XChainReader, XChainWriter, XUtxoFilter,
+    AtomicMemoryReader, CAtomicReader, EvmReader, EvmWriter, PChainWriter, PageRequest, SortOrder,
+    Store, XChainReader, XChainWriter, XUtxoFilter,
 };
 
 use crate::fixtures::{avax, evm_block, evm_chain, id, pblock, ptx, short, utxo, x_coins, x_tx};
@@ -417,6 +417,27 @@ pub async fn c_chain_atomic_txs_round_trip(store: Store) {
             .unwrap()
             .is_none()
     );
+
+    assert_eq!(
+        store.list_c_atomic_block_txs(&[2, 1, 7]).await.unwrap(),
+        [(1, import_id), (2, export_id)]
+    );
+    let window = |start, end| {
+        let store = store.clone();
+        async move {
+            let page = store
+                .list_evm_blocks_between(CHAIN, start, end, &PageRequest::first(10))
+                .await
+                .unwrap();
+            page.items
+                .iter()
+                .map(|b| b.block.number)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(window(None, None).await, [2, 1]);
+    assert_eq!(window(Some(T + 3), None).await, [2]);
+    assert_eq!(window(None, Some(T + 2)).await, [1]);
 
     // Rolling back to block 0 takes both txs and their crossings back.
     store.rollback_evm_chain(CHAIN, 0).await.unwrap();
