@@ -15,6 +15,8 @@
 //   getCurrentValidators (lib/supply.mjs);
 // - the X-Chain (avm.*): blocks, an address's txs, txs by hash, assets and their txs, UTXOs
 //   and balances (lib/xchain.mjs);
+// - the C-Chain's atomic txs (avax.*, blockExtraData): txs, blocks, UTXOs and balances
+//   (lib/cchain.mjs);
 // - every EVM chain (eth_*): blocks by number and hash, contract deployments, an address's
 //   ERC-20 and ERC-721 transfers against eth_getLogs, token metadata against eth_call,
 //   collectible holdings (ERC-721 owners, ERC-1155 balances) computed from the logs and checked
@@ -33,6 +35,7 @@ import { currentStakers, pchainView, rewardUtxos, splitReward, txIdsOf, txsOf } 
 import { l1Steps } from "./lib/l1.mjs";
 import { supplySteps } from "./lib/supply.mjs";
 import { utxoSteps } from "./lib/utxos.mjs";
+import { cchainSteps } from "./lib/cchain.mjs";
 import { xchainSteps, xchainView } from "./lib/xchain.mjs";
 import { Node, bech32Hex, check, checksummed, functionSelector, hexNumber, pages, sameSet } from "./lib/rpc.mjs";
 
@@ -755,6 +758,7 @@ async function run(label, sdk, s) {
     ...pchainSteps(label, sdk.data, s),
     ...utxoSteps(sdk.data, { label, counter, o, node, p: s.p, bech32Of }),
     ...xchainSteps(sdk.data, { counter, o, node, x: s.x }),
+    ...cchainSteps(sdk.data, { counter, o, node, c: s.evm[0] }),
     ...l1Steps(sdk.data, { counter, o, node, p: s.p, blockchains: s.blockchains }),
     // Only chainkit has the AVAX supply.
     ...(sdk.avaxSupply ? supplySteps(sdk, { counter, o, node, p: s.p, x: s.x, current: s.current, rewards: s.rewards }) : {}),
