@@ -3,7 +3,7 @@
 //! chains' writers do), removed with those blocks by a rollback, and listed by party, type and
 //! time ([`crate::CAtomicReader`]).
 
-use firn_core::ids::Id;
+use firn_core::ids::{Id, ShortId};
 use sqlx::AnyConnection;
 
 use crate::atomic::{AtomicImport, write_exports, write_imports};
@@ -11,7 +11,7 @@ use crate::codec::{RowExt, int};
 use crate::error::Result;
 use crate::page::{Page, PageRequest, SortOrder, TxCursor};
 use crate::row::Row;
-use crate::rows::atomic::{CAtomicTx, CAtomicTxFilter, CAtomicTxRecord};
+use crate::rows::atomic::{CAtomicParty, CAtomicTx, CAtomicTxFilter, CAtomicTxRecord};
 use crate::sql::{IDS_PER_READ, Sql, insert_many};
 use crate::store::Store;
 use crate::traits::CAtomicReader;
@@ -202,6 +202,26 @@ impl CAtomicReader for Store {
             out.extend(
                 self.fetch(q, |r| Ok((r.u64("height")?, r.id("tx_id")?)))
                     .await?,
+            );
+        }
+        Ok(out)
+    }
+
+    async fn list_c_atomic_owners(&self, addresses: &[ShortId]) -> Result<Vec<ShortId>> {
+        let mut out = Vec::new();
+        for chunk in addresses.chunks(IDS_PER_READ) {
+            let mut q = Sql::new("SELECT DISTINCT party FROM c_atomic_tx_parties WHERE party IN (");
+            q.bind_list(chunk.iter().map(|a| CAtomicParty::Owner(*a).key()))
+                .push(")");
+            out.extend(
+                self.fetch(q, |r| {
+                    let key = r.bytes("party")?;
+                    let bytes = key.get(1..).and_then(|b| <[u8; 20]>::try_from(b).ok());
+                    bytes
+                        .map(ShortId)
+                        .ok_or_else(|| crate::row::corrupt("party", "not a kind byte and 20 bytes"))
+                })
+                .await?,
             );
         }
         Ok(out)

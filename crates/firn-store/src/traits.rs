@@ -555,6 +555,11 @@ pub trait CAtomicReader {
         &self,
         heights: &[u64],
     ) -> impl Future<Output = Result<Vec<(u64, Id)>>> + Send;
+    /// Those of `addresses` some C-Chain atomic tx names as a UTXO owner.
+    fn list_c_atomic_owners(
+        &self,
+        addresses: &[ShortId],
+    ) -> impl Future<Output = Result<Vec<ShortId>>> + Send;
     /// The atomic tx `tx_id`, if the C-Chain's blocks carried it.
     fn find_c_atomic_tx(
         &self,

@@ -10,8 +10,8 @@ use firn_core::ids::Id;
 use firn_store::page::{HeightCursor, TxCursor};
 use firn_store::rows::ChainKey;
 use firn_store::{
-    CursorStore, PBlockFilter, PChainReader, PTxFilter, SortOrder, XBlockFilter, XChainReader,
-    XTxFilter,
+    CAtomicReader, CursorStore, PBlockFilter, PChainReader, PTxFilter, SortOrder, XBlockFilter,
+    XChainReader, XTxFilter,
 };
 
 use super::network::{PrimaryChain, check_network, primary_chain};
@@ -408,12 +408,21 @@ pub async fn list_chain_ids(
         .await?
         .into_iter()
         .collect();
-    // The X-Chain's holders are read from its UTXOs; the lists stay sorted by ID bytes.
-    for holder in state.store.list_xchain_holders(&ids).await? {
-        let chains = found.entry(holder).or_default();
-        chains.push(state.config.network.x_chain_id);
-        chains.sort();
-        chains.dedup();
+    // The X-Chain's holders are read from its UTXOs, the C-Chain's from the owners its atomic
+    // txs name; the lists stay sorted by ID bytes.
+    let network = &state.config.network;
+    let x_holders = state.store.list_xchain_holders(&ids).await?;
+    let c_owners = state.store.list_c_atomic_owners(&ids).await?;
+    for (holders, chain) in [
+        (x_holders, network.x_chain_id),
+        (c_owners, network.c_chain_id),
+    ] {
+        for holder in holders {
+            let chains = found.entry(holder).or_default();
+            chains.push(chain);
+            chains.sort();
+            chains.dedup();
+        }
     }
     let addresses = raw
         .into_iter()

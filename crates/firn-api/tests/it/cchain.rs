@@ -331,6 +331,24 @@ pub async fn c_chain_atomic_routes_match_the_node(store: Store) {
             .iter()
             .all(|b| b["blockTimestamp"] == time)
     );
+    // Chains: the owners the C-Chain's atomic txs name are on it.
+    let chains = api
+        .ok(&format!(
+            "/v1/networks/fuji/addresses:listChainIds?addresses={},{}",
+            bech32(&other),
+            bech32(&ShortId([0x42; 20]))
+        ))
+        .await;
+    valid("/v1/networks/{network}/addresses:listChainIds", &chains);
+    let c_id = n.c_chain_id.to_string();
+    let on = |i: usize| {
+        chains["addresses"][i]["blockchainIds"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    assert!(on(0).contains(&json!(c_id)), "{chains}");
+    assert!(on(1).is_empty(), "{chains}");
     let missing = api
         .get(&format!("{C}/transactions/{}", firn_core::ids::Id([9; 32])))
         .await;

@@ -439,9 +439,15 @@ pub async fn c_chain_atomic_txs_round_trip(store: Store) {
     assert_eq!(window(Some(T + 3), None).await, [2]);
     assert_eq!(window(None, Some(T + 2)).await, [1]);
 
+    assert_eq!(
+        store.list_c_atomic_owners(&[short(9), a]).await.unwrap(),
+        [a]
+    );
+
     // Rolling back to block 0 takes both txs and their crossings back.
     store.rollback_evm_chain(CHAIN, 0).await.unwrap();
     assert!(list(all, SortOrder::Asc).await.is_empty());
+    assert!(store.list_c_atomic_owners(&[a]).await.unwrap().is_empty());
     assert_eq!(c_memory().await.unwrap(), [held(P_CHAIN_ID, false, 50, 1)]);
     assert!(
         store
