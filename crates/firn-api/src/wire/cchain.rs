@@ -3,7 +3,6 @@
 //! UTXOs it imported, and the C-Chain's atomic memory (`ListCChainAtomicBalancesResponse`).
 
 use firn_core::atomic::{Tx, UnsignedTx};
-use firn_core::keys::secp256k1::{RecoverableSignature, recover};
 use firn_store::rows::atomic::{AtomicBalance, CAtomicTxRecord};
 use firn_store::types::Address;
 use serde::Serialize;
@@ -11,18 +10,8 @@ use utoipa::ToSchema;
 
 use super::pchain::{AssetAmount, PrimaryNetworkChainInfo};
 use super::xchain::balances::shared_balances;
-use super::xchain::utxos::{ImportedInput, signers};
+use super::xchain::utxos::{ImportedInput, UtxoCredential, credentials};
 use super::xchain::{Utxo, XChainSharedAssetBalance, XCtx};
-
-/// A signature of a credential, with the key that made it (`UtxoCredential`).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct UtxoCredential {
-    /// The 65-byte recoverable signature, `0x` hex.
-    pub signature: String,
-    /// The compressed public key it recovers, `0x` hex.
-    pub public_key: String,
-}
 
 /// An EVM account an ExportTx debits (`EVMInput`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -140,6 +129,7 @@ impl CChainAtomicTransaction {
                     .iter()
                     .enumerate()
                     .map(|(i, input)| {
+                        let sigs = tx.credentials().get(i);
                         let imported = ImportedInput {
                             consumed_on: &c_chain,
                             source: &t.source_chain,
@@ -148,11 +138,9 @@ impl CChainAtomicTransaction {
                             amount: input.input.amount,
                             signatures: input.input.sig_indices.len(),
                             consumer: (r.tx_id, r.timestamp),
+                            credential: (&hash, sigs.map_or(&[], |c| c.signatures.as_slice())),
                         };
-                        let credential = tx.credentials().get(i);
-                        Utxo::imported(ctx, imported, || {
-                            signers(&hash, credential.map_or(&[], |c| c.signatures.as_slice()))
-                        })
+                        Utxo::imported(ctx, imported)
                     })
                     .collect();
                 fields.amount_unlocked = sum(
@@ -212,7 +200,11 @@ impl CChainAtomicTransaction {
                         .map(|(i, input)| EvmInput {
                             from_address: checksummed(input.address),
                             asset: ctx.amount(input.asset_id, input.amount),
-                            credentials: credentials(&hash, tx.credentials().get(i)),
+                            credentials: tx
+                                .credentials()
+                                .get(i)
+                                .map(|c| credentials(&hash, &c.signatures))
+                                .unwrap_or_default(),
                         })
                         .collect(),
                     emitted_utxos: emitted,
@@ -229,27 +221,6 @@ fn checksummed(a: Address) -> String {
 /// Per asset, in the order each first appears.
 fn sum(ctx: XCtx<'_>, items: impl Iterator<Item = (firn_core::ids::Id, u64)>) -> Vec<AssetAmount> {
     super::xchain::sum_by_asset(ctx, items.map(|(a, n)| (a, u128::from(n))))
-}
-
-/// A credential's signatures with the keys they recover.
-fn credentials(
-    hash: &[u8; 32],
-    credential: Option<&firn_core::avax::secp256k1fx::Credential>,
-) -> Vec<UtxoCredential> {
-    credential
-        .map(|c| {
-            c.signatures
-                .iter()
-                .filter_map(|s| {
-                    let key = recover(hash, &RecoverableSignature(*s)).ok()?;
-                    Some(UtxoCredential {
-                        signature: format!("0x{}", hex::encode(s)),
-                        public_key: format!("0x{}", hex::encode(key.compressed())),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A page of C-Chain atomic txs (`ListCChainAtomicTransactionsResponse`).

@@ -153,6 +153,12 @@ pub async fn c_chain_atomic_routes_match_the_node(store: Store) {
     let p_block = p.block_by_height(p.height() - 1).unwrap();
     let p_time = p_block.block.time().unwrap();
     assert_eq!(consumed["timestamp"], p_time, "the P-Chain export's time");
+    let me_key = keys[1].public_key().compressed();
+    assert_eq!(
+        consumed["credentials"][0]["publicKey"],
+        format!("0x{}", hex::encode(me_key)),
+        "the key that spent it"
+    );
     let out = &i["evmOutputs"][0];
     assert_eq!(out["toAddress"], account.to_checksum(None));
     assert_eq!(

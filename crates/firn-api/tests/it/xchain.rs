@@ -237,6 +237,25 @@ pub async fn xchain_routes_match_the_node(store: Store) {
         ))
         .await;
     assert_eq!(came[0]["timestamp"], export["blockTimestamp"]);
+    // Every UTXO it spent, its own chain's and the imported one, carries the credential that
+    // spent it: keys of its owners.
+    for u in t["consumedUtxos"].as_array().unwrap() {
+        let creds = u["credentials"].as_array().expect("credentials");
+        assert!(!creds.is_empty(), "{u}");
+        for c in creds {
+            let key = hex::decode(str_of(&c["publicKey"]).trim_start_matches("0x")).unwrap();
+            let signer = firn_core::keys::secp256k1::PublicKey::from_slice(&key)
+                .unwrap()
+                .short_id();
+            assert!(
+                u["addresses"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&serde_json::json!(bech32(&signer))),
+                "{u}"
+            );
+        }
+    }
     assert_ne!(
         came[0]["timestamp"], t["timestamp"],
         "not the import's time"

@@ -11,7 +11,7 @@ use firn_store::rows::xchain::XTxRecord;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::utxos::{ImportedInput, amount_of, signers};
+use super::utxos::{ImportedInput, amount_of, credentials};
 use super::{Utxo, XChainAssetDetails, XCtx, sum_by_asset};
 use crate::wire::pchain::{AssetAmount, PrimaryNetworkChainInfo};
 
@@ -136,6 +136,7 @@ impl XChainTransactionFields {
             .map(|u| Utxo::from_record(ctx, u))
             .collect();
         if let Some(tx) = decoded {
+            with_credentials(&mut consumed, tx);
             consumed.extend(imported(ctx, r, tx));
             emitted.extend(exported(ctx, r, tx));
         }
@@ -180,6 +181,37 @@ fn amounts(
     sum_by_asset(ctx, own.chain(crossing))
 }
 
+/// Gives each of `consumed` (the tx's own chain's UTXOs) the credential that spent it: the
+/// base inputs' credentials come first, then (on an OperationTx) one per operation.
+fn with_credentials(consumed: &mut [Utxo], tx: &Tx) {
+    let hash = tx.signing_hash();
+    let creds = tx.credentials();
+    let base = &tx.unsigned().base().inputs;
+    let mut spent: Vec<(String, usize)> = base
+        .iter()
+        .enumerate()
+        .map(|(i, input)| (input.utxo_id().to_string(), i))
+        .collect();
+    if let UnsignedTx::Operation(t) = tx.unsigned() {
+        for (k, op) in t.operations.iter().enumerate() {
+            spent.extend(
+                op.utxo_ids
+                    .iter()
+                    .map(|u| (u.id().to_string(), base.len() + k)),
+            );
+        }
+    }
+    for u in consumed {
+        let credential = spent
+            .iter()
+            .find(|(id, _)| *id == u.utxo_id)
+            .and_then(|(_, i)| creds.get(*i));
+        if let Some(c) = credential {
+            u.credentials = Some(credentials(&hash, &c.signatures));
+        }
+    }
+}
+
 /// The source chain's UTXOs an ImportTx consumed ([`Utxo::imported`]).
 fn imported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
     let UnsignedTx::Import(import) = tx.unsigned() else {
@@ -194,6 +226,7 @@ fn imported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
         .iter()
         .enumerate()
         .map(|(i, input)| {
+            let sigs = tx.credentials().get(first + i);
             let imported = ImportedInput {
                 consumed_on: &x_chain,
                 source: &import.source_chain,
@@ -202,11 +235,9 @@ fn imported(ctx: XCtx<'_>, r: &XTxRecord, tx: &Tx) -> Vec<Utxo> {
                 amount: input.input.amount,
                 signatures: input.input.sig_indices.len(),
                 consumer: (r.tx_id, r.timestamp),
+                credential: (&hash, sigs.map_or(&[], |c| c.signatures.as_slice())),
             };
-            Utxo::imported(ctx, imported, || {
-                let credential = tx.credentials().get(first + i);
-                signers(&hash, credential.map_or(&[], |c| c.signatures.as_slice()))
-            })
+            Utxo::imported(ctx, imported)
         })
         .collect()
 }

@@ -50,6 +50,34 @@ pub struct Utxo {
     pub timestamp: u64,
     /// `transfer` or `mint`.
     pub utxo_type: String,
+    /// The signatures that spent it, with their keys (for UTXOs a tx consumed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<Vec<UtxoCredential>>,
+}
+
+/// A signature of a credential, with the key that made it (`UtxoCredential`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UtxoCredential {
+    /// The 65-byte recoverable signature, `0x` hex.
+    pub signature: String,
+    /// The compressed public key it recovers, `0x` hex.
+    pub public_key: String,
+}
+
+/// `signatures` over `hash` with the keys they recover (those that do not recover are left
+/// out).
+pub(crate) fn credentials(hash: &[u8; 32], signatures: &[SignatureBytes]) -> Vec<UtxoCredential> {
+    signatures
+        .iter()
+        .filter_map(|s| {
+            let key = recover(hash, &RecoverableSignature(*s)).ok()?;
+            Some(UtxoCredential {
+                signature: format!("0x{}", hex::encode(s)),
+                public_key: format!("0x{}", hex::encode(key.compressed())),
+            })
+        })
+        .collect()
 }
 
 impl Utxo {
@@ -73,6 +101,7 @@ impl Utxo {
             threshold: u.threshold,
             timestamp: r.timestamp,
             utxo_type: utxo_type(u.kind).to_owned(),
+            credentials: None,
         }
     }
 }
@@ -97,6 +126,7 @@ impl Utxo {
             threshold: u.threshold,
             timestamp: e.timestamp,
             utxo_type: "transfer".to_owned(),
+            credentials: None,
         }
     }
 }
@@ -148,17 +178,16 @@ pub(crate) struct ImportedInput<'a> {
     pub signatures: usize,
     /// The ImportTx and its time.
     pub consumer: (Id, u64),
+    /// The hash the ImportTx's credentials sign, and this input's signatures.
+    pub credential: (&'a [u8; 32], &'a [SignatureBytes]),
 }
 
 impl Utxo {
     /// `input` as its stored export has it (owners, threshold, locktime, creation time), or,
-    /// when the exporting chain is not indexed, owned by `signers` (the keys that signed for
-    /// it) and created (as far as is known) at the import.
-    pub(crate) fn imported(
-        ctx: XCtx<'_>,
-        input: ImportedInput<'_>,
-        signers: impl FnOnce() -> Vec<ShortId>,
-    ) -> Self {
+    /// when the exporting chain is not indexed, owned by the keys that signed for it and
+    /// created (as far as is known) at the import; with the credential that spent it.
+    pub(crate) fn imported(ctx: XCtx<'_>, input: ImportedInput<'_>) -> Self {
+        let (hash, sigs) = input.credential;
         let utxo_id = input.utxo.id();
         let (tx_id, ts) = input.consumer;
         let (owners, threshold, locktime, timestamp) = match ctx.export_of(&utxo_id) {
@@ -170,7 +199,7 @@ impl Utxo {
             ),
             None => {
                 let threshold = u32::try_from(input.signatures).unwrap_or(u32::MAX);
-                (signers(), threshold, 0, ts)
+                (signers(hash, sigs), threshold, 0, ts)
             }
         };
         Self {
@@ -189,6 +218,7 @@ impl Utxo {
             threshold,
             timestamp,
             utxo_type: "transfer".to_owned(),
+            credentials: Some(credentials(hash, sigs)),
         }
     }
 
@@ -218,6 +248,7 @@ impl Utxo {
             threshold: owners.threshold,
             timestamp,
             utxo_type: "transfer".to_owned(),
+            credentials: None,
         }
     }
 }
