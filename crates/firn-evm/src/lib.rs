@@ -18,6 +18,11 @@
 //!   the block file beside its transactions so a restart replays them; [`impersonated`] txs
 //!   carry a placeholder signature and their sender beside them.
 //!
+//! - [`atomic`]: on the C-Chain (a chain opened with an [`atomic::AtomicBackend`], the
+//!   devnet's shared memory), coreth's atomic ImportTx and ExportTx
+//!   ([`EvmChain::submit_atomic`]), run after each block's EVM txs and carried in coreth's block
+//!   shape (`extDataHash`, `extDataGasUsed`, the txs after the uncles).
+//!
 //! On open, the block file's transactions are executed again block by block and each
 //! block's hash is checked against the recorded one, so a restart continues the chain.
 //!

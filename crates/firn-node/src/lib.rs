@@ -11,8 +11,9 @@
 //!   weeks of history on the frozen clock ([`Network::generate_history`]) before
 //!   [`Network::serve`] starts the producers, signers and RPC and gives a [`NodeHandle`]
 //!   (URLs, chains, keys, signers, clean shutdown). [`spawn`] is `open` then `serve`.
-//! - [`rpc`]: one small function per method of `platform`, `info`, `health`, `validators`,
-//!   firn's own `firn.*` and, per EVM chain, geth's `eth_*`/`debug_*` and subnet-EVM's methods.
+//! - [`rpc`]: one small function per method of `platform`, `avm`, `avax` (the C-Chain's atomic
+//!   txs, over the devnet's shared memory), `info`, `health`, `validators`, firn's own `firn.*`
+//!   and, per EVM chain, geth's `eth_*`/`debug_*` and subnet-EVM's methods.
 //! - [`evm_chains`]: the C-Chain booted with the network and every subnet-EVM chain the P-Chain
 //!   creates, booted from its genesis as soon as it is accepted.
 //! - [`signers`] and [`evm_rules`]: the validators answering ACP-118 signature requests, under

@@ -6,8 +6,8 @@
 //!   backend and implements every storage trait;
 //! - the narrow traits in [`traits`]: [`PChainWriter`], [`XChainWriter`] and [`EvmWriter`] for
 //!   the indexer, [`PChainReader`], [`XChainReader`], [`XVertexReader`] (the X-Chain's DAG),
-//!   [`EvmReader`] and [`MetricsReader`] for
-//!   the APIs, [`CursorStore`] for
+//!   [`EvmReader`], [`AtomicMemoryReader`] (shared memory), [`CAtomicReader`] (the C-Chain's
+//!   atomic txs) and [`MetricsReader`] for the APIs, [`CursorStore`] for
 //!   the indexer's position, [`WebhookStore`] for webhooks and their outbox;
 //! - the plain row types in [`rows`]: what one block writes ([`rows::pchain::PChainBlockRows`],
 //!   [`rows::xchain::XChainBlockRows`], [`rows::evm::EvmBlockRows`]) and what lists return (`*Record`);
@@ -32,7 +32,7 @@
 //! - **Modules, one way.** `sql` (statements and their values) and `row` (a result row of either
 //!   backend) at the bottom; `codec` (column encodings) and `sqlite_read` over them; `store`
 //!   (the handle, its reads and write transactions) over those; the queries (`pchain`, `xchain`,
-//!   `atomic`, `evm`, `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
+//!   `atomic`, `c_atomic`, `evm`, `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
 //!   and runs the upgrades). No module uses one above it.
 //! - **Encodings.** Heights, timestamps and counts are signed 64-bit columns (values above
 //!   `i64::MAX` are refused with [`StoreError::OutOfRange`]). u64 amounts and weights are stored
@@ -48,7 +48,9 @@
 //!   duplicate rows). On PostgreSQL these commits do not wait for the WAL flush: a machine
 //!   crash may lose the last batches whole, cursor included, and they are indexed again.
 //!   Crossings between the primary network's chains (`atomic`) are written by each side's
-//!   commit and joined on read, since the two chains are indexed independently.
+//!   commit and joined on read, since the two chains are indexed independently; the C-Chain's
+//!   atomic txs (`c_atomic`) go in with the EVM block that carries them, and a rollback of
+//!   those blocks takes them and their crossings back.
 //! - **Reads.** Every list is keyset-paged on a unique key (height, then position), so pages
 //!   neither repeat nor skip rows when blocks land between requests. Filters on addresses go
 //!   through per-address tables whose primary key is the page key.

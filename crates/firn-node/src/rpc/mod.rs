@@ -1,5 +1,5 @@
 //! AvalancheGo's node RPC over firn's devnet: `/ext/bc/P` (alias `/ext/P`), `/ext/bc/X` (alias
-//! `/ext/X`, [`avm`]),
+//! `/ext/X`, [`avm`]), the C-Chain's atomic txs on `/ext/bc/C/avax` ([`avax`]),
 //! `/ext/info`, `/ext/health`, `/ext/metrics`, `/ext/bc/<chain>/validators`, `/ext/bc/<chain>/proposervm` and
 //! firn's own `/ext/firn`.
 //!
