@@ -103,9 +103,10 @@ pub(crate) fn pack(
             continue;
         }
         let inputs = imported(&tx);
+        // The cheap checks first: signatures are recovered last.
         let fits = inputs.iter().all(|i| !consumed.contains(i))
-            && backend.verify(&tx, base_fee).is_ok()
-            && check_state(state, tx.unsigned()).is_ok();
+            && check_state(state, tx.unsigned()).is_ok()
+            && backend.verify(&tx, base_fee).is_ok();
         if !fits {
             dropped.push(tx.id());
             continue;

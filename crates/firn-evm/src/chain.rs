@@ -29,7 +29,7 @@ use crate::state::{StateDb, WorldState};
 use crate::store::{BlockStore, StoredBlock, settle_coreth_blocks, settle_fee_rules};
 use crate::trace::CallTracer;
 use crate::tx::{MAX_INIT_CODE_SIZE, decode_impersonated, decode_raw, tx_env, tx_intrinsic_gas};
-use firn_core::atomic::Tx as AtomicTx;
+use firn_core::atomic::{ATOMIC_GAS_LIMIT, Tx as AtomicTx};
 use firn_core::ids::Id;
 
 /// Where "now" comes from (seconds since the epoch): the devnet's clock.
@@ -37,6 +37,9 @@ pub type TimeSource = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 /// Most transactions in one block.
 pub const MAX_BLOCK_TXS: usize = 10_000;
+
+/// Most atomic txs waiting for a block (coreth's atomic mempool size).
+pub const MAX_ATOMIC_POOL: usize = 4_096;
 
 /// How to open a chain.
 #[derive(Clone)]
@@ -486,10 +489,19 @@ impl EvmChain {
         if self.read().atomic_heights.contains_key(&id) {
             return Err(format!("already known: tx {id} was issued previously"));
         }
+        let gas = tx.unsigned().gas_used();
+        if gas > ATOMIC_GAS_LIMIT {
+            return Err(format!(
+                "tx gas usage ({gas}) exceeds maximum allowed mempool gas usage ({ATOMIC_GAS_LIMIT})"
+            ));
+        }
         {
             let pool = self.lock_atomic_pool();
             if pool.iter().any(|t| t.id() == id) {
                 return Err(format!("already known: tx {id} is pending"));
+            }
+            if pool.len() >= MAX_ATOMIC_POOL {
+                return Err("mempool full".into());
             }
             let inputs = imported(&tx);
             if let Some(other) = pool

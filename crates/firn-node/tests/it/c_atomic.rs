@@ -368,6 +368,15 @@ async fn bad_atomic_txs_get_coreths_errors() {
         d.avax_err("avax.issueTx", issue(&forged)).await,
         "signature doesn't match public key"
     );
+    // More gas than a block's atomic txs may use.
+    let mut big = t.clone();
+    big.exported_outputs = vec![big.exported_outputs[0].clone(); 1_500];
+    let big = Tx::new(UnsignedTx::Export(big), stale.credentials().to_vec());
+    let gas = big.unsigned().gas_used();
+    assert_eq!(
+        d.avax_err("avax.issueTx", issue(&big)).await,
+        format!("tx gas usage ({gas}) exceeds maximum allowed mempool gas usage (100000)")
+    );
     // To a chain outside the primary network.
     t.destination_chain = firn_core::ids::Id([3; 32]);
     let nowhere = Tx::new(UnsignedTx::Export(t), stale.credentials().to_vec());
@@ -379,4 +388,38 @@ async fn bad_atomic_txs_get_coreths_errors() {
 
 fn hex(b: &[u8]) -> String {
     alloy_primitives::hex::encode(b)
+}
+
+/// coreth's atomic mempool holds 4,096 txs; the next is refused with its text, and a block
+/// takes the one export the account's nonce allows, dropping the rest.
+#[tokio::test]
+async fn the_atomic_pool_is_bounded() {
+    let d = Devnet::spawn(NodeConfig::test().with_evm()).await;
+    let n = d.chain.network();
+    let who = d.chain.funded_addresses()[3];
+    let eth = eth_address(&d, 3);
+    let (nonce, base_fee) = (d.nonce(eth).await, d.base_fee());
+    let w = d.c_wallet();
+    let c = d.node.c_chain().unwrap();
+    for i in 0..firn_evm::MAX_ATOMIC_POOL as u64 {
+        let tx = w
+            .export(3, nonce, n.x_chain_id, who, AVAX + i, base_fee)
+            .unwrap();
+        c.submit_atomic(tx).unwrap();
+    }
+    let one_more = w
+        .export(3, nonce, n.x_chain_id, who, 2 * AVAX, base_fee)
+        .unwrap();
+    let msg = d
+        .avax_err(
+            "avax.issueTx",
+            json!({ "tx": hex_encode_checksummed(&one_more.bytes()) }),
+        )
+        .await;
+    assert_eq!(msg, "mempool full");
+    let block = c.build_block().unwrap().unwrap();
+    assert_eq!(block.atomic_txs.len(), 1, "one export per nonce");
+    assert_eq!(d.nonce(eth).await, nonce + 1);
+    assert!(c.build_block().unwrap().is_none(), "the rest were dropped");
+    assert_eq!(c.submit_atomic(one_more).unwrap_err(), "invalid nonce");
 }
