@@ -14,7 +14,17 @@ use firn_core::atomic::{ATOMIC_GAS_LIMIT, Tx, UnsignedTx, X2C_RATE};
 use firn_core::ids::Id;
 use std::collections::HashSet;
 
+use std::sync::MutexGuard;
+
+use tracing::debug;
+
+use crate::chain::EvmChain;
+use crate::error::EvmError;
+use crate::execute::BlockContext;
 use crate::state::WorldState;
+
+/// Most atomic txs waiting for a block (coreth's atomic mempool size).
+pub const MAX_ATOMIC_POOL: usize = 4_096;
 
 /// Shared memory as the C-Chain sees it (the devnet implements it).
 pub trait AtomicBackend: Send + Sync {
@@ -117,4 +127,113 @@ pub(crate) fn pack(
         packed.push(tx);
     }
     (packed, gas, dropped)
+}
+
+impl EvmChain {
+    /// Checks an atomic tx against shared memory and the head state and pools it for the next
+    /// block (`avax.issueTx`); returns its ID, or coreth's reason it cannot go in.
+    pub fn submit_atomic(&self, tx: Tx) -> Result<Id, String> {
+        let Some(backend) = &self.atomic else {
+            return Err("this chain carries no atomic txs".into());
+        };
+        let id = tx.id();
+        if self.read().atomic_heights.contains_key(&id) {
+            return Err(format!("already known: tx {id} was issued previously"));
+        }
+        let gas = tx.unsigned().gas_used();
+        if gas > ATOMIC_GAS_LIMIT {
+            return Err(format!(
+                "tx gas usage ({gas}) exceeds maximum allowed mempool gas usage ({ATOMIC_GAS_LIMIT})"
+            ));
+        }
+        {
+            let pool = self.lock_atomic_pool();
+            if pool.iter().any(|t| t.id() == id) {
+                return Err(format!("already known: tx {id} is pending"));
+            }
+            if pool.len() >= MAX_ATOMIC_POOL {
+                return Err("mempool full".into());
+            }
+            let inputs = imported(&tx);
+            if let Some(other) = pool
+                .iter()
+                .find(|t| imported(t).iter().any(|i| inputs.contains(i)))
+            {
+                return Err(format!(
+                    "conflict present: tx {id} imports a UTXO pending tx {} imports",
+                    other.id()
+                ));
+            }
+        }
+        backend.verify(&tx, self.next_base_fee())?;
+        check_state(&self.read().state, tx.unsigned())?;
+        self.lock_atomic_pool().push(tx);
+        debug!(target: "evm", %id, "atomic tx pooled");
+        Ok(id)
+    }
+
+    /// The atomic tx `id` and the height of the block that accepted it (`None` while it
+    /// waits in the pool).
+    pub fn atomic_tx(&self, id: &Id) -> Option<(Tx, Option<u64>)> {
+        {
+            let inner = self.read();
+            if let Some(&height) = inner.atomic_heights.get(id) {
+                let block = inner.blocks.get(height as usize)?;
+                let tx = block.atomic_txs.iter().find(|t| t.id() == *id)?;
+                return Some((tx.clone(), Some(height)));
+            }
+        }
+        let pool = self.lock_atomic_pool();
+        pool.iter()
+            .find(|t| t.id() == *id)
+            .map(|t| (t.clone(), None))
+    }
+
+    /// Whether this chain's blocks carry atomic txs (coreth's block shape).
+    pub fn carries_atomic_txs(&self) -> bool {
+        self.atomic.is_some()
+    }
+
+    pub(crate) fn lock_atomic_pool(&self) -> MutexGuard<'_, Vec<Tx>> {
+        self.atomic_pool.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The atomic txs waiting, in arrival order.
+    pub(crate) fn pooled_atomic(&self) -> Vec<Tx> {
+        self.lock_atomic_pool().clone()
+    }
+
+    /// Runs a block's atomic txs after its EVM txs: when building, those that fit in
+    /// `capacity` (dropping from the pool those that no longer can go in); when replaying,
+    /// every one. Returns them and their gas.
+    pub(crate) fn execute_atomic(
+        &self,
+        state: &mut WorldState,
+        backend: &dyn AtomicBackend,
+        txs: Vec<Tx>,
+        ctx: &BlockContext,
+        capacity: u64,
+        replay: bool,
+    ) -> Result<(Vec<Tx>, u64), EvmError> {
+        if !replay {
+            let (packed, gas, dropped) =
+                crate::atomic::pack(state, backend, txs, ctx.base_fee, capacity);
+            if !dropped.is_empty() {
+                debug!(target: "evm", dropped = dropped.len(), "atomic txs dropped");
+                self.lock_atomic_pool()
+                    .retain(|t| !dropped.contains(&t.id()));
+            }
+            return Ok((packed, gas));
+        }
+        let mut gas = 0u64;
+        for tx in &txs {
+            check_state(state, tx.unsigned()).map_err(|e| EvmError::Corrupt {
+                height: ctx.number,
+                reason: format!("atomic tx {} failed on replay: {e}", tx.id()),
+            })?;
+            crate::atomic::transfer(state, tx.unsigned());
+            gas = gas.saturating_add(tx.unsigned().gas_used());
+        }
+        Ok((txs, gas))
+    }
 }

@@ -14,7 +14,7 @@ use revm::context::result::ExecutionResult;
 use tokio::sync::watch;
 use tracing::{debug, info};
 
-use crate::atomic::{AtomicBackend, check_state, ext_data_hash, imported};
+use crate::atomic::{AtomicBackend, ext_data_hash};
 use crate::block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
 use crate::deploy_gate::DeployGate;
 use crate::dev::DevChange;
@@ -29,7 +29,7 @@ use crate::state::{StateDb, WorldState};
 use crate::store::{BlockStore, StoredBlock, settle_coreth_blocks, settle_fee_rules};
 use crate::trace::CallTracer;
 use crate::tx::{MAX_INIT_CODE_SIZE, decode_impersonated, decode_raw, tx_env, tx_intrinsic_gas};
-use firn_core::atomic::{ATOMIC_GAS_LIMIT, Tx as AtomicTx};
+use firn_core::atomic::Tx as AtomicTx;
 use firn_core::ids::Id;
 
 /// Where "now" comes from (seconds since the epoch): the devnet's clock.
@@ -37,9 +37,6 @@ pub type TimeSource = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 /// Most transactions in one block.
 pub const MAX_BLOCK_TXS: usize = 10_000;
-
-/// Most atomic txs waiting for a block (coreth's atomic mempool size).
-pub const MAX_ATOMIC_POOL: usize = 4_096;
 
 /// How to open a chain.
 #[derive(Clone)]
@@ -95,10 +92,10 @@ pub struct EvmChain {
     pub(crate) inner: RwLock<Inner>,
     pool: Mutex<Mempool>,
     /// Atomic txs waiting for a block, in arrival order.
-    atomic_pool: Mutex<Vec<AtomicTx>>,
+    pub(crate) atomic_pool: Mutex<Vec<AtomicTx>>,
     /// Shared memory, when this chain's blocks carry atomic txs (a C-Chain made before firn
     /// carried them keeps its block shape and has none).
-    atomic: Option<Arc<dyn AtomicBackend>>,
+    pub(crate) atomic: Option<Arc<dyn AtomicBackend>>,
     store: Mutex<Option<BlockStore>>,
     build: Mutex<()>,
     call_limits: Mutex<CallLimits>,
@@ -477,113 +474,6 @@ impl EvmChain {
         self.pool_events.send_replace(arrived);
         debug!(target: "evm", %hash, "tx pooled");
         Ok(hash)
-    }
-
-    /// Checks an atomic tx against shared memory and the head state and pools it for the next
-    /// block (`avax.issueTx`); returns its ID, or coreth's reason it cannot go in.
-    pub fn submit_atomic(&self, tx: AtomicTx) -> Result<Id, String> {
-        let Some(backend) = &self.atomic else {
-            return Err("this chain carries no atomic txs".into());
-        };
-        let id = tx.id();
-        if self.read().atomic_heights.contains_key(&id) {
-            return Err(format!("already known: tx {id} was issued previously"));
-        }
-        let gas = tx.unsigned().gas_used();
-        if gas > ATOMIC_GAS_LIMIT {
-            return Err(format!(
-                "tx gas usage ({gas}) exceeds maximum allowed mempool gas usage ({ATOMIC_GAS_LIMIT})"
-            ));
-        }
-        {
-            let pool = self.lock_atomic_pool();
-            if pool.iter().any(|t| t.id() == id) {
-                return Err(format!("already known: tx {id} is pending"));
-            }
-            if pool.len() >= MAX_ATOMIC_POOL {
-                return Err("mempool full".into());
-            }
-            let inputs = imported(&tx);
-            if let Some(other) = pool
-                .iter()
-                .find(|t| imported(t).iter().any(|i| inputs.contains(i)))
-            {
-                return Err(format!(
-                    "conflict present: tx {id} imports a UTXO pending tx {} imports",
-                    other.id()
-                ));
-            }
-        }
-        backend.verify(&tx, self.next_base_fee())?;
-        check_state(&self.read().state, tx.unsigned())?;
-        self.lock_atomic_pool().push(tx);
-        debug!(target: "evm", %id, "atomic tx pooled");
-        Ok(id)
-    }
-
-    /// The atomic tx `id` and the height of the block that accepted it (`None` while it
-    /// waits in the pool).
-    pub fn atomic_tx(&self, id: &Id) -> Option<(AtomicTx, Option<u64>)> {
-        {
-            let inner = self.read();
-            if let Some(&height) = inner.atomic_heights.get(id) {
-                let block = inner.blocks.get(height as usize)?;
-                let tx = block.atomic_txs.iter().find(|t| t.id() == *id)?;
-                return Some((tx.clone(), Some(height)));
-            }
-        }
-        let pool = self.lock_atomic_pool();
-        pool.iter()
-            .find(|t| t.id() == *id)
-            .map(|t| (t.clone(), None))
-    }
-
-    /// Whether this chain's blocks carry atomic txs (coreth's block shape).
-    pub fn carries_atomic_txs(&self) -> bool {
-        self.atomic.is_some()
-    }
-
-    fn lock_atomic_pool(&self) -> MutexGuard<'_, Vec<AtomicTx>> {
-        self.atomic_pool.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The atomic txs waiting, in arrival order.
-    pub(crate) fn pooled_atomic(&self) -> Vec<AtomicTx> {
-        self.lock_atomic_pool().clone()
-    }
-
-    /// Runs a block's atomic txs after its EVM txs: when building, those that fit in
-    /// `capacity` (dropping from the pool those that no longer can go in); when replaying,
-    /// every one. Returns them and their gas.
-    fn execute_atomic(
-        &self,
-        state: &mut crate::state::WorldState,
-        backend: &dyn AtomicBackend,
-        txs: Vec<AtomicTx>,
-        ctx: &BlockContext,
-        capacity: u64,
-        replay: bool,
-    ) -> Result<(Vec<AtomicTx>, u64), EvmError> {
-        if !replay {
-            let (packed, gas, dropped) =
-                crate::atomic::pack(state, backend, txs, ctx.base_fee, capacity);
-            if !dropped.is_empty() {
-                debug!(target: "evm", dropped = dropped.len(), "atomic txs dropped");
-                self.lock_atomic_pool()
-                    .retain(|t| !dropped.contains(&t.id()));
-            }
-            return Ok((packed, gas));
-        }
-        let mut gas = 0u64;
-        for tx in &txs {
-            check_state(state, tx.unsigned()).map_err(|e| EvmError::Corrupt {
-                height: ctx.number,
-                reason: format!("atomic tx {} failed on replay: {e}", tx.id()),
-            })?;
-            crate::atomic::transfer(state, tx.unsigned());
-            gas = gas.saturating_add(tx.unsigned().gas_used());
-        }
-        Ok((txs, gas))
     }
 
     /// Builds, persists and accepts one block from the pool's ready transactions;

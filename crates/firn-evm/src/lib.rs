@@ -76,8 +76,9 @@ mod trie;
 mod tx;
 mod warp;
 
+pub use atomic::MAX_ATOMIC_POOL;
 pub use block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
-pub use chain::{CallLimits, EvmChain, EvmChainConfig, MAX_ATOMIC_POOL, MAX_BLOCK_TXS, TimeSource};
+pub use chain::{CallLimits, EvmChain, EvmChainConfig, MAX_BLOCK_TXS, TimeSource};
 pub use dev::DevChange;
 pub use error::{EvmError, TxError};
 pub use execute::{BLACKHOLE, halt_text, revert_reason};
