@@ -77,14 +77,20 @@ async fn render(
     state: &AppState,
     txs: &[CAtomicTxRecord],
 ) -> ApiResult<Vec<CChainAtomicTransaction>> {
-    let mut imported = Vec::new();
-    for t in txs {
-        if let Ok(tx) = codec::from_bytes::<Tx>(&t.bytes)
-            && let UnsignedTx::Import(i) = tx.unsigned()
-        {
-            imported.extend(i.imported_inputs.iter().map(|i| i.utxo_id()));
-        }
-    }
+    // A stored tx's bytes decoded when it was indexed; a row that no longer does is damaged
+    // and left out.
+    let decoded: Vec<(&CAtomicTxRecord, Tx)> = txs
+        .iter()
+        .filter_map(|t| Some((t, codec::from_bytes::<Tx>(&t.bytes).ok()?)))
+        .collect();
+    let imported: Vec<Id> = decoded
+        .iter()
+        .filter_map(|(_, tx)| match tx.unsigned() {
+            UnsignedTx::Import(i) => Some(i.imported_inputs.iter().map(|i| i.utxo_id())),
+            UnsignedTx::Export(_) => None,
+        })
+        .flatten()
+        .collect();
     let exports: HashMap<Id, AtomicExportRecord> = state
         .store
         .list_atomic_exports(&imported)
@@ -93,9 +99,9 @@ async fn render(
         .map(|e| (e.utxo.utxo_id, e))
         .collect();
     let ctx = ctx(state).with_exports(&exports);
-    Ok(txs
+    Ok(decoded
         .iter()
-        .filter_map(|t| CChainAtomicTransaction::from_record(ctx, t))
+        .map(|(t, tx)| CChainAtomicTransaction::from_record(ctx, t, tx))
         .collect())
 }
 
@@ -201,28 +207,20 @@ async fn blocks_shape(
     blocks: &[EvmBlockRecord],
 ) -> ApiResult<Vec<PrimaryNetworkBlock>> {
     let heights: Vec<u64> = blocks.iter().map(|b| b.block.number).collect();
-    let mut txs: HashMap<u64, Vec<String>> = HashMap::new();
-    for (h, id) in state.store.list_c_atomic_block_txs(&heights).await? {
-        txs.entry(h).or_default().push(id.to_string());
-    }
+    let mut txs =
+        PrimaryNetworkBlock::txs_by_height(state.store.list_c_atomic_block_txs(&heights).await?);
     Ok(blocks
         .iter()
         .map(|b| {
             let transactions = txs.remove(&b.block.number).unwrap_or_default();
-            PrimaryNetworkBlock {
-                block_number: b.block.number.to_string(),
-                block_hash: b.block.hash.to_string(),
-                parent_hash: b.block.parent_hash.to_string(),
-                block_timestamp: b.block.timestamp,
-                block_type: "StandardBlock".to_owned(),
-                tx_count: transactions.len() as u64,
+            PrimaryNetworkBlock::standard(
+                b.block.number,
+                (b.block.hash.to_string(), b.block.parent_hash.to_string()),
+                b.block.timestamp,
+                b.block.size_bytes,
+                transactions.len() as u64,
                 transactions,
-                block_size_bytes: b.block.size_bytes,
-                l1_validators_accrued_fees: None,
-                active_l1_validators: None,
-                current_supply: None,
-                proposer_details: None,
-            }
+            )
         })
         .collect())
 }

@@ -99,10 +99,8 @@ pub enum CChainAtomicTransaction {
 }
 
 impl CChainAtomicTransaction {
-    /// From a stored tx; `None` when its bytes do not decode (the store only keeps txs that
-    /// did, so this is a damaged row).
-    pub fn from_record(ctx: XCtx<'_>, r: &CAtomicTxRecord) -> Option<Self> {
-        let tx: Tx = firn_core::codec::from_bytes(&r.bytes).ok()?;
+    /// From a stored tx and `tx`, its decoded bytes.
+    pub fn from_record(ctx: XCtx<'_>, r: &CAtomicTxRecord, tx: &Tx) -> Self {
         let c_chain = ctx.base.network.c_chain_id;
         let base = |tx_type: &str, source: String, destination: String| CChainAtomicFields {
             tx_hash: r.tx_id.to_string(),
@@ -117,7 +115,7 @@ impl CChainAtomicTransaction {
             tx_type: tx_type.to_owned(),
         };
         let hash = tx.signing_hash();
-        Some(match tx.unsigned() {
+        match tx.unsigned() {
             UnsignedTx::Import(t) => {
                 let mut fields = base(
                     "ImportTx",
@@ -210,7 +208,7 @@ impl CChainAtomicTransaction {
                     emitted_utxos: emitted,
                 }))
             }
-        })
+        }
     }
 }
 
