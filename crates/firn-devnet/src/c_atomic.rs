@@ -7,14 +7,12 @@
 //! and carrying the txs in its blocks. Error texts are coreth's.
 
 use crate::clock::Clock;
-use crate::executor::spend::verify_credentials;
+use crate::executor::spend::{recover_signer, verify_credentials};
 use crate::executor::syntax::{verify_owners, verify_sig_indices};
 use crate::genesis::NetworkIdentity;
 use crate::shared_memory::{AtomicRequests, AtomicUtxo, SharedMemory};
 use firn_core::atomic::{ExportTx, ImportTx, Tx, UnsignedTx, dynamic_fee};
 use firn_core::ids::Id;
-use firn_core::keys::secp256k1::{RecoverableSignature, recover};
-use std::collections::HashMap;
 
 /// The C-Chain's view of shared memory, for the EVM chain to call.
 #[derive(Debug, Clone)]
@@ -225,7 +223,6 @@ impl CChainAtomic {
             ));
         }
         let hash = tx.signing_hash();
-        let mut recovered = HashMap::new();
         for (input, cred) in t.inputs.iter().zip(tx.credentials()) {
             let [sig] = cred.signatures.as_slice() else {
                 return Err(format!(
@@ -233,16 +230,9 @@ impl CChainAtomic {
                     cred.signatures.len()
                 ));
             };
-            let address = match recovered.get(sig) {
-                Some(a) => *a,
-                None => {
-                    let key = recover(&hash, &RecoverableSignature(*sig))
-                        .map_err(|e| format!("invalid signature: {e}"))?;
-                    let a = key.eth_address();
-                    recovered.insert(*sig, a);
-                    a
-                }
-            };
+            let address = recover_signer(&hash, sig)
+                .map_err(|e| format!("invalid signature: {e}"))?
+                .eth_address();
             if input.address.as_slice() != address {
                 return Err("signature doesn't match public key".into());
             }

@@ -6,8 +6,7 @@ use crate::error::{FxError, TxError};
 use crate::state::{State, Utxo};
 use firn_core::avax::secp256k1fx::SignatureBytes;
 use firn_core::ids::Id;
-use firn_core::ids::ShortId;
-use firn_core::keys::secp256k1::{RecoverableSignature, recover};
+use firn_core::keys::secp256k1::{KeyError, PublicKey, RecoverableSignature, recover};
 use firn_core::pchain::fx::{
     AuthInput, Credential, Input, OutputOwners, TransferableInput, TransferableOutput,
 };
@@ -19,26 +18,24 @@ const RECOVER_CACHE_SIZE: usize = 8192;
 
 type RecoverKey = ([u8; 32], [u8; 65]);
 
-/// Recovers the signer's address, remembering recent results: a tx's signatures are checked
+/// Recovers the signer's public key, remembering recent results: a tx's signatures are checked
 /// when it is issued and again when its block is built (AvalancheGo's fx keeps the same
 /// cache). Recovery is a pure function of its inputs, so sharing the cache is safe.
-fn recover_address(hash: &[u8; 32], sig: &[u8; 65]) -> Result<ShortId, FxError> {
-    static CACHE: OnceLock<Mutex<HashMap<RecoverKey, ShortId>>> = OnceLock::new();
+pub(crate) fn recover_signer(hash: &[u8; 32], sig: &[u8; 65]) -> Result<PublicKey, KeyError> {
+    static CACHE: OnceLock<Mutex<HashMap<RecoverKey, PublicKey>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let key = (*hash, *sig);
-    if let Some(a) = cache.lock().ok().and_then(|c| c.get(&key).copied()) {
-        return Ok(a);
+    if let Some(k) = cache.lock().ok().and_then(|c| c.get(&key).copied()) {
+        return Ok(k);
     }
-    let address = recover(hash, &RecoverableSignature(*sig))
-        .map_err(|e| FxError::BadSignature(e.to_string()))?
-        .short_id();
+    let signer = recover(hash, &RecoverableSignature(*sig))?;
     if let Ok(mut c) = cache.lock() {
         if c.len() >= RECOVER_CACHE_SIZE {
             c.clear();
         }
-        c.insert(key, address);
+        c.insert(key, signer);
     }
-    Ok(address)
+    Ok(signer)
 }
 
 /// Checks that `signatures` (one per index in `indices`) are `owners`' signatures over `hash`
@@ -68,7 +65,9 @@ pub fn verify_credentials(
             .addresses
             .get(*index as usize)
             .ok_or(FxError::IndexOutOfBounds)?;
-        let actual = recover_address(hash, sig)?;
+        let actual = recover_signer(hash, sig)
+            .map_err(|e| FxError::BadSignature(e.to_string()))?
+            .short_id();
         if actual != *expected {
             return Err(FxError::WrongSig {
                 expected: expected.to_string(),
