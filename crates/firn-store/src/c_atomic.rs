@@ -9,7 +9,7 @@ use sqlx::AnyConnection;
 use crate::atomic::{AtomicImport, write_exports, write_imports};
 use crate::codec::{RowExt, int};
 use crate::error::Result;
-use crate::page::{Page, PageRequest, SortOrder, TxCursor};
+use crate::page::{Page, PageRequest, SortOrder, TxCursor, merge_tx_pages};
 use crate::row::Row;
 use crate::rows::atomic::{CAtomicParty, CAtomicTx, CAtomicTxFilter, CAtomicTxRecord};
 use crate::sql::{IDS_PER_READ, Sql, insert_many};
@@ -150,44 +150,42 @@ impl CAtomicReader for Store {
         page: &PageRequest<TxCursor>,
     ) -> Result<Page<CAtomicTxRecord, TxCursor>> {
         let limit = page.checked_limit()?;
-        let mut q = Sql::new(&format!("SELECT {COLUMNS} FROM c_atomic_txs t WHERE 1 = 1"));
-        if !filter.parties.is_empty() {
-            q.push(
-                " AND EXISTS (SELECT 1 FROM c_atomic_tx_parties p WHERE p.height = t.height \
-                 AND p.tx_index = t.tx_index AND p.party IN (",
-            )
-            .bind_list(filter.parties.iter().map(|p| p.key()))
-            .push("))");
-        }
-        if !filter.tx_types.is_empty() {
-            q.push(" AND t.tx_type IN (")
-                .bind_list(filter.tx_types.iter().cloned())
-                .push(")");
-        }
-        if let Some(t) = filter.start_ts {
-            q.push(" AND t.timestamp >= ").bind(int("start time", t)?);
-        }
-        if let Some(t) = filter.end_ts {
-            q.push(" AND t.timestamp <= ").bind(int("end time", t)?);
-        }
-        if let Some(c) = page.after {
-            q.push(&format!(
-                " AND (t.height, t.tx_index) {} (",
-                order.after_op()
-            ))
-            .bind(int("cursor height", c.height)?)
-            .push(", ")
-            .bind(i64::from(c.index))
-            .push(")");
-        }
-        let ord = order.sql();
-        q.push(&format!(" ORDER BY t.height {ord}, t.tx_index {ord}"))
-            .limit(limit + 1);
-        let rows = self.fetch(q, decode_tx).await?;
-        Ok(Page::from_rows(rows, limit, |t| TxCursor {
+        let position = |t: &CAtomicTxRecord| TxCursor {
             height: t.height,
             index: t.index,
-        }))
+        };
+        let mut parties: Vec<Vec<u8>> = filter.parties.iter().map(CAtomicParty::key).collect();
+        parties.sort_unstable();
+        parties.dedup();
+        if parties.is_empty() {
+            let mut q = Sql::new(&format!("SELECT {COLUMNS} FROM c_atomic_txs t WHERE 1 = 1"));
+            push_tx_conditions(&mut q, "t", filter)?;
+            q.after_tx("t", order, page.after)?
+                .order_by_tx("t", order)
+                .limit(limit + 1);
+            let rows = self.fetch(q, decode_tx).await?;
+            return Ok(Page::from_rows(rows, limit, position));
+        }
+        // One walk per party on its own index, then the merged page: a sparse address never
+        // walks the whole chain.
+        let mut rows = Vec::new();
+        for chunk in parties.chunks(PARTIES_PER_QUERY) {
+            let mut q = Sql::new(&format!("SELECT {COLUMNS} FROM c_atomic_txs t JOIN ("));
+            q.merged_walks(chunk, order, limit + 1, |q, party| {
+                q.push("SELECT p.height, p.tx_index FROM c_atomic_tx_parties p WHERE p.party = ")
+                    .bind(party.clone());
+                push_tx_conditions(q, "p", filter)?;
+                q.after_tx("p", order, page.after)?
+                    .order_by_tx("p", order)
+                    .limit(limit + 1);
+                Ok(())
+            })?;
+            q.push(") k ON t.height = k.height AND t.tx_index = k.tx_index")
+                .order_by_tx("t", order);
+            rows.extend(self.fetch(q, decode_tx).await?);
+        }
+        merge_tx_pages(&mut rows, order, limit + 1, position);
+        Ok(Page::from_rows(rows, limit, position))
     }
 
     async fn list_c_atomic_block_txs(&self, heights: &[u64]) -> Result<Vec<(u64, Id)>> {
@@ -234,6 +232,31 @@ impl CAtomicReader for Store {
         q.bind(tx_id.0.to_vec());
         Ok(self.fetch(q, decode_tx).await?.into_iter().next())
     }
+}
+
+/// Parties one statement walks (SQLite allows 500 terms in a compound SELECT).
+const PARTIES_PER_QUERY: usize = 64;
+
+/// Appends the type and time conditions of `filter` on `alias` (a row with `height`,
+/// `tx_index` and `timestamp`); types are checked against the tx.
+fn push_tx_conditions(q: &mut Sql, alias: &str, filter: &CAtomicTxFilter) -> Result<()> {
+    if !filter.tx_types.is_empty() {
+        q.push(&format!(
+            " AND EXISTS (SELECT 1 FROM c_atomic_txs ty WHERE ty.height = {alias}.height \
+             AND ty.tx_index = {alias}.tx_index AND ty.tx_type IN ("
+        ))
+        .bind_list(filter.tx_types.iter().cloned())
+        .push("))");
+    }
+    if let Some(t) = filter.start_ts {
+        q.push(&format!(" AND {alias}.timestamp >= "))
+            .bind(int("start time", t)?);
+    }
+    if let Some(t) = filter.end_ts {
+        q.push(&format!(" AND {alias}.timestamp <= "))
+            .bind(int("end time", t)?);
+    }
+    Ok(())
 }
 
 fn decode_tx(r: &dyn Row) -> Result<CAtomicTxRecord> {

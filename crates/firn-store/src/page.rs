@@ -147,6 +147,22 @@ pub struct TxCursor {
     pub index: u32,
 }
 
+/// Merges pages of rows read by several statements, each in page order, into one page of
+/// `limit` rows at most: sorted again, each position once.
+pub(crate) fn merge_tx_pages<T>(
+    rows: &mut Vec<T>,
+    order: SortOrder,
+    limit: i64,
+    position: impl Fn(&T) -> TxCursor,
+) {
+    rows.sort_by_key(&position);
+    rows.dedup_by_key(|r| position(r));
+    if order == SortOrder::Desc {
+        rows.reverse();
+    }
+    rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+}
+
 impl PageCursor for TxCursor {
     fn to_token(&self) -> String {
         format!("{}.{}", self.height, self.index)

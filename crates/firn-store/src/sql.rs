@@ -14,7 +14,9 @@ use firn_core::ids::ShortId;
 use sqlx::any::{AnyArguments, AnyRow};
 use sqlx::{Any, AnyConnection, Arguments, Executor};
 
+use crate::codec::int;
 use crate::error::{Result, StoreError};
+use crate::page::{SortOrder, TxCursor};
 
 /// One bound value, typed even when null (PostgreSQL gives a parameter the type it is bound
 /// with, so a null blob must stay a blob).
@@ -126,6 +128,58 @@ impl Sql {
         self.text.push_str(" LIMIT ");
         self.text.push_str(&n.to_string());
         self
+    }
+
+    /// Appends `AND (a.height, a.tx_index) <op> (h, i)`: the rows past a tx-position cursor
+    /// in `order`, for keyset paging over `alias`.
+    pub(crate) fn after_tx(
+        &mut self,
+        alias: &str,
+        order: SortOrder,
+        after: Option<TxCursor>,
+    ) -> Result<&mut Self> {
+        if let Some(c) = after {
+            self.push(&format!(
+                " AND ({alias}.height, {alias}.tx_index) {} (",
+                order.after_op()
+            ))
+            .bind(int("cursor height", c.height)?)
+            .push(", ")
+            .bind(i64::from(c.index))
+            .push(")");
+        }
+        Ok(self)
+    }
+
+    /// Appends ` ORDER BY a.height o, a.tx_index o`: the page order of tx positions.
+    pub(crate) fn order_by_tx(&mut self, alias: &str, order: SortOrder) -> &mut Self {
+        let ord = order.sql();
+        self.push(&format!(
+            " ORDER BY {alias}.height {ord}, {alias}.tx_index {ord}"
+        ))
+    }
+
+    /// Appends `SELECT DISTINCT m.height, m.tx_index FROM (… UNION ALL …) m` in page order,
+    /// `limit` rows at most: the merged page of one ordered walk per key, each written by
+    /// `walk` (DISTINCT: one tx can be found by several keys).
+    pub(crate) fn merged_walks<K>(
+        &mut self,
+        keys: &[K],
+        order: SortOrder,
+        limit: i64,
+        mut walk: impl FnMut(&mut Self, &K) -> Result<()>,
+    ) -> Result<&mut Self> {
+        self.push("SELECT DISTINCT m.height, m.tx_index FROM (");
+        for (i, key) in keys.iter().enumerate() {
+            if i > 0 {
+                self.push(" UNION ALL ");
+            }
+            self.push("SELECT * FROM (");
+            walk(self, key)?;
+            self.push(&format!(") w{i}"));
+        }
+        self.push(") m").order_by_tx("m", order).limit(limit);
+        Ok(self)
     }
 
     /// Appends a bound value inside a `( … )` row, after a comma unless it is the first.

@@ -29,26 +29,6 @@ use crate::traits::{
     UtxoFilter,
 };
 
-/// Appends `AND (h, i) <op> ($a, $b)` for a transaction-position cursor.
-fn push_tx_keyset(
-    q: &mut Sql,
-    alias: &str,
-    order: SortOrder,
-    after: Option<TxCursor>,
-) -> Result<()> {
-    if let Some(c) = after {
-        q.push(&format!(
-            " AND ({alias}.height, {alias}.tx_index) {} (",
-            order.after_op()
-        ));
-        q.bind(int("cursor height", c.height)?)
-            .push(", ")
-            .bind(i64::from(c.index))
-            .push(")");
-    }
-    Ok(())
-}
-
 /// Keeps `alias`'s rows (with `height` and `timestamp`) inside a block-time window. Block
 /// times never decrease with height, so the window is also a height window: bounding the
 /// height (from `p_blocks_by_timestamp`) starts a walk at the window instead of walking up
@@ -124,18 +104,9 @@ impl TxScan<'_> {
             [] => self.push_walk(q, address, None),
             [one] => self.push_walk(q, address, Some(one)),
             many => {
-                let ord = self.order.sql();
-                q.push("SELECT y.height, y.tx_index FROM (");
-                for (i, t) in many.iter().enumerate() {
-                    if i > 0 {
-                        q.push(" UNION ALL ");
-                    }
-                    q.push("SELECT * FROM (");
-                    self.push_walk(q, address, Some(t))?;
-                    q.push(&format!(") t{i}"));
-                }
-                q.push(&format!(") y ORDER BY y.height {ord}, y.tx_index {ord}"))
-                    .limit(self.limit + 1);
+                q.merged_walks(many, self.order, self.limit + 1, |q, t| {
+                    self.push_walk(q, address, Some(t))
+                })?;
                 Ok(())
             }
         }
@@ -149,7 +120,6 @@ impl TxScan<'_> {
         tx_type: Option<&str>,
     ) -> Result<()> {
         let filter = self.filter;
-        let ord = self.order.sql();
         let source = if address.is_some() {
             "p_tx_addresses"
         } else if filter.l1_validation_id.is_some() {
@@ -194,11 +164,9 @@ impl TxScan<'_> {
         }
         push_time_window(q, "x", filter.start_ts, filter.end_ts)?;
         let walk = if by_staker { "s" } else { "x" };
-        push_tx_keyset(q, walk, self.order, self.page.after)?;
-        q.push(&format!(
-            " ORDER BY {walk}.height {ord}, {walk}.tx_index {ord}"
-        ))
-        .limit(self.limit + 1);
+        q.after_tx(walk, self.order, self.page.after)?
+            .order_by_tx(walk, self.order)
+            .limit(self.limit + 1);
         Ok(())
     }
 }
@@ -296,7 +264,6 @@ impl Store {
         page: &PageRequest<TxCursor>,
     ) -> Result<Page<PTxRecord, TxCursor>> {
         let limit = page.checked_limit()?;
-        let ord = order.sql();
         let mut q = Sql::new("SELECT t.* FROM p_txs t JOIN (");
         let scan = TxScan {
             filter,
@@ -309,29 +276,18 @@ impl Store {
             [] => scan.push(&mut q, None)?,
             [one] => scan.push(&mut q, Some(one))?,
             many => {
-                // Each address's page, then the merged page (DISTINCT: a tx can touch several).
-                q.push("SELECT DISTINCT m.height, m.tx_index FROM (");
-                let mut seen: Vec<&ShortId> = Vec::with_capacity(many.len());
+                // Each address's page, then the merged page.
+                let mut distinct: Vec<&ShortId> = Vec::with_capacity(many.len());
                 for a in many {
-                    if seen.contains(&a) {
-                        continue;
+                    if !distinct.contains(&a) {
+                        distinct.push(a);
                     }
-                    if !seen.is_empty() {
-                        q.push(" UNION ALL ");
-                    }
-                    q.push("SELECT * FROM (");
-                    scan.push(&mut q, Some(a))?;
-                    q.push(&format!(") a{}", seen.len()));
-                    seen.push(a);
                 }
-                q.push(&format!(") m ORDER BY m.height {ord}, m.tx_index {ord}"))
-                    .limit(limit + 1);
+                q.merged_walks(&distinct, order, limit + 1, |q, a| scan.push(q, Some(a)))?;
             }
         }
-        q.push(&format!(
-            ") k ON t.height = k.height AND t.tx_index = k.tx_index \
-                 ORDER BY k.height {ord}, k.tx_index {ord}"
-        ));
+        q.push(") k ON t.height = k.height AND t.tx_index = k.tx_index")
+            .order_by_tx("k", order);
         let txs = self.txs_with_utxos(q).await?;
         Ok(Page::from_rows(txs, limit, |t| TxCursor {
             height: t.height,
@@ -630,7 +586,6 @@ impl PChainReader for Store {
         page: &PageRequest<TxCursor>,
     ) -> Result<Page<StakerRecord, TxCursor>> {
         let limit = page.checked_limit()?;
-        let ord = order.sql();
         let mut q = Sql::new("SELECT s.* FROM p_stakers s");
         if !filter.reward_addresses.is_empty() {
             q.push(&format!(
@@ -644,7 +599,7 @@ impl PChainReader for Store {
             ))
             .bind_list(filter.reward_addresses.iter().map(|a| a.0.to_vec()))
             .push(")");
-            push_tx_keyset(&mut q, "a", order, page.after)?;
+            q.after_tx("a", order, page.after)?;
             q.push(") k ON s.height = k.height AND s.tx_index = k.tx_index");
         }
         q.push(" WHERE 1 = 1");
@@ -693,8 +648,8 @@ impl PChainReader for Store {
                     .bind(now);
             }
         }
-        push_tx_keyset(&mut q, "s", order, page.after)?;
-        q.push(&format!(" ORDER BY s.height {ord}, s.tx_index {ord}"))
+        q.after_tx("s", order, page.after)?
+            .order_by_tx("s", order)
             .limit(limit + 1);
         let items = self.fetch(q, decode_staker).await?;
         Ok(Page::from_rows(items, limit, |s| TxCursor {

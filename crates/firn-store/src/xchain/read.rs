@@ -13,7 +13,9 @@ use super::decode::{decode_asset, decode_block, decode_tx, decode_utxo};
 use super::utxos::{OWNERS_PER_QUERY, distinct};
 use crate::codec::{RowExt, int};
 use crate::error::{Result, StoreError};
-use crate::page::{HeightCursor, Page, PageRequest, SortOrder, TxCursor, UtxoCursor};
+use crate::page::{
+    HeightCursor, Page, PageRequest, SortOrder, TxCursor, UtxoCursor, merge_tx_pages,
+};
 use crate::pchain::find_last_event;
 use crate::rows::utxos::UtxoActivity;
 use crate::rows::xchain::{XAssetRecord, XBalance, XBlockRecord, XTxRecord, XUtxoRecord};
@@ -101,30 +103,17 @@ impl XChainReader for Store {
             txs = self.fetch(q, decode_tx).await?;
         } else {
             for chunk in owners.chunks(OWNERS_PER_QUERY) {
-                let mut q = Sql::new(&format!(
-                    "{SELECT_TXS} JOIN (SELECT DISTINCT m.height, m.tx_index FROM ("
-                ));
-                for (i, owner) in chunk.iter().enumerate() {
-                    if i > 0 {
-                        q.push(" UNION ALL ");
-                    }
-                    q.push("SELECT * FROM (");
-                    push_tx_walk(&mut q, Some(owner), filter, order, page.after, limit)?;
-                    q.push(&format!(") w{i}"));
-                }
-                let ord = order.sql();
-                q.push(&format!(") m ORDER BY m.height {ord}, m.tx_index {ord}"))
-                    .limit(limit + 1);
+                let mut q = Sql::new(&format!("{SELECT_TXS} JOIN ("));
+                q.merged_walks(chunk, order, limit + 1, |q, owner| {
+                    push_tx_walk(q, Some(owner), filter, order, page.after, limit)
+                })?;
                 push_join_txs(&mut q, order);
                 txs.extend(self.fetch(q, decode_tx).await?);
             }
-            // Each statement's page is in order; together they need sorting again.
-            txs.sort_by_key(|t| (t.height, t.index));
-            txs.dedup_by_key(|t| (t.height, t.index));
-            if order == SortOrder::Desc {
-                txs.reverse();
-            }
-            txs.truncate(usize::try_from(limit + 1).unwrap_or(usize::MAX));
+            merge_tx_pages(&mut txs, order, limit + 1, |t| TxCursor {
+                height: t.height,
+                index: t.index,
+            });
         }
         let txs = self.with_utxos(txs).await?;
         Ok(Page::from_rows(txs, limit, |t| TxCursor {
@@ -285,29 +274,16 @@ fn push_tx_walk(
             .bind(int("end time", t)?)
             .push(" ORDER BY b.timestamp DESC, b.height DESC LIMIT 1), -1)");
     }
-    if let Some(c) = after {
-        q.push(&format!(
-            " AND (p.height, p.tx_index) {} (",
-            order.after_op()
-        ))
-        .bind(int("cursor height", c.height)?)
-        .push(", ")
-        .bind(i64::from(c.index))
-        .push(")");
-    }
-    let ord = order.sql();
-    q.push(&format!(" ORDER BY p.height {ord}, p.tx_index {ord}"))
+    q.after_tx("p", order, after)?
+        .order_by_tx("p", order)
         .limit(limit + 1);
     Ok(())
 }
 
 /// Closes `… JOIN (positions` with the join on position and the page order.
 fn push_join_txs(q: &mut Sql, order: SortOrder) {
-    let ord = order.sql();
-    q.push(&format!(
-        ") k ON t.height = k.height AND t.tx_index = k.tx_index \
-         ORDER BY t.height {ord}, t.tx_index {ord}"
-    ));
+    q.push(") k ON t.height = k.height AND t.tx_index = k.tx_index")
+        .order_by_tx("t", order);
 }
 
 impl Store {

@@ -365,6 +365,37 @@ pub async fn c_chain_atomic_txs_round_trip(store: Store) {
         list(by(vec![CAtomicParty::Account(account)]), SortOrder::Asc).await,
         [import_id, export_id]
     );
+    // Several parties naming the same txs: each tx once, in either order, page by page.
+    let both = by(vec![
+        CAtomicParty::Owner(a),
+        CAtomicParty::Account(account),
+        CAtomicParty::Owner(a),
+    ]);
+    assert_eq!(
+        list(both.clone(), SortOrder::Desc).await,
+        [export_id, import_id]
+    );
+    let first = store
+        .list_c_atomic_txs(&both, SortOrder::Desc, &PageRequest::first(1))
+        .await
+        .unwrap();
+    let rest = store
+        .list_c_atomic_txs(
+            &both,
+            SortOrder::Desc,
+            &PageRequest::after(1, first.next.unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (first.items[0].tx_id, rest.items[0].tx_id, rest.next),
+        (export_id, import_id, None)
+    );
+    let late_of_party = CAtomicTxFilter {
+        start_ts: Some(T + 3),
+        ..both
+    };
+    assert_eq!(list(late_of_party, SortOrder::Asc).await, [export_id]);
     // An owner's bytes as an account are another party.
     assert!(
         list(by(vec![CAtomicParty::Account(a.0)]), SortOrder::Asc)
