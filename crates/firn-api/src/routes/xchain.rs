@@ -205,25 +205,19 @@ async fn blocks_shape(
     blocks: &[firn_store::rows::xchain::XBlockRecord],
 ) -> ApiResult<Vec<PrimaryNetworkBlock>> {
     let heights: Vec<u64> = blocks.iter().map(|b| b.height).collect();
-    let mut txs: HashMap<u64, Vec<String>> = HashMap::new();
-    for (h, id) in state.store.list_xchain_block_txs(&heights).await? {
-        txs.entry(h).or_default().push(id.to_string());
-    }
+    let mut txs =
+        PrimaryNetworkBlock::txs_by_height(state.store.list_xchain_block_txs(&heights).await?);
     Ok(blocks
         .iter()
-        .map(|b| PrimaryNetworkBlock {
-            block_number: b.height.to_string(),
-            block_hash: b.block_id.to_string(),
-            parent_hash: b.parent_id.to_string(),
-            block_timestamp: b.timestamp,
-            block_type: "StandardBlock".to_owned(),
-            tx_count: b.tx_count,
-            transactions: txs.remove(&b.height).unwrap_or_default(),
-            block_size_bytes: b.size_bytes,
-            l1_validators_accrued_fees: None,
-            active_l1_validators: None,
-            current_supply: None,
-            proposer_details: None,
+        .map(|b| {
+            PrimaryNetworkBlock::standard(
+                b.height,
+                (b.block_id.to_string(), b.parent_id.to_string()),
+                b.timestamp,
+                b.size_bytes,
+                b.tx_count,
+                txs.remove(&b.height).unwrap_or_default(),
+            )
         })
         .collect())
 }

@@ -1,5 +1,8 @@
 //! Primary-network blocks (`PrimaryNetworkBlock`).
 
+use std::collections::HashMap;
+
+use firn_core::ids::Id;
 use firn_store::rows::pchain::PBlockRecord;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -57,6 +60,43 @@ pub struct PrimaryNetworkBlock {
     /// Proposer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proposer_details: Option<ProposerDetails>,
+}
+
+impl PrimaryNetworkBlock {
+    /// A `StandardBlock` without the P-Chain's fields: an X- or C-Chain block with the IDs of
+    /// the transactions it lists.
+    pub fn standard(
+        height: u64,
+        (hash, parent_hash): (String, String),
+        timestamp: u64,
+        size_bytes: u64,
+        tx_count: u64,
+        transactions: Vec<String>,
+    ) -> Self {
+        Self {
+            block_number: height.to_string(),
+            block_hash: hash,
+            parent_hash,
+            block_timestamp: timestamp,
+            block_type: "StandardBlock".to_owned(),
+            tx_count,
+            transactions,
+            block_size_bytes: size_bytes,
+            l1_validators_accrued_fees: None,
+            active_l1_validators: None,
+            current_supply: None,
+            proposer_details: None,
+        }
+    }
+
+    /// Groups `(height, tx ID)` pairs by height, in the order given.
+    pub fn txs_by_height(pairs: Vec<(u64, Id)>) -> HashMap<u64, Vec<String>> {
+        let mut txs: HashMap<u64, Vec<String>> = HashMap::new();
+        for (h, id) in pairs {
+            txs.entry(h).or_default().push(id.to_string());
+        }
+        txs
+    }
 }
 
 impl From<&PBlockRecord> for PrimaryNetworkBlock {
