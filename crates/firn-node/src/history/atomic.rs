@@ -7,11 +7,13 @@
 
 use alloy_primitives::Address;
 use firn_core::atomic::Tx as AtomicTx;
+use firn_core::avm::Tx as XTx;
 use firn_core::ids::ShortId;
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::network::AVAX;
 use firn_devnet::c_wallet::CWallet;
 use firn_devnet::history::SeededRng;
+use firn_devnet::wallet::WalletError;
 use firn_devnet::xchain::XChain;
 use firn_devnet::xchain::history::XReport;
 use firn_devnet::xchain::wallet::XWallet;
@@ -93,16 +95,10 @@ impl<'a> AtomicHistory<'a> {
         // X → C.
         let amount = (1 + rng.below(10)) * AVAX;
         let xw = XWallet::with_keys(self.x, vec![self.key(b)]);
-        let exported = xw.export(network.c_chain_id, self.address(b), amount);
-        self.count(
-            exported
-                .map(|tx| self.x.issue_tx(tx))
-                .is_ok_and(|r| r.is_ok()),
+        self.issue_x(
+            xw.export(network.c_chain_id, self.address(b), amount),
             &mut report,
-        );
-        self.x
-            .build_until_idle()
-            .map_err(NodeError::XChainHistory)?;
+        )?;
         self.import_to_c(c, b, x_chain, &mut report)?;
 
         // C → X.
@@ -119,15 +115,7 @@ impl<'a> AtomicHistory<'a> {
         self.issue_c(c, export, &mut report)?;
         let imported = XWallet::with_keys(self.x, vec![self.key(d)])
             .import(network.c_chain_id, self.address(d));
-        self.count(
-            imported
-                .map(|tx| self.x.issue_tx(tx))
-                .is_ok_and(|r| r.is_ok()),
-            &mut report,
-        );
-        self.x
-            .build_until_idle()
-            .map_err(NodeError::XChainHistory)?;
+        self.issue_x(imported, &mut report)?;
         Ok(report)
     }
 
@@ -158,6 +146,18 @@ impl<'a> AtomicHistory<'a> {
             .c_wallet(k)
             .import(source, self.account(k), c.next_base_fee());
         self.issue_c(c, tx, report)
+    }
+
+    /// Issues an X-Chain tx, counts it and builds its block.
+    fn issue_x(&self, tx: Result<XTx, WalletError>, report: &mut XReport) -> Result<(), NodeError> {
+        self.count(
+            tx.map(|tx| self.x.issue_tx(tx)).is_ok_and(|r| r.is_ok()),
+            report,
+        );
+        self.x
+            .build_until_idle()
+            .map_err(NodeError::XChainHistory)?;
+        Ok(())
     }
 
     fn issue_c(
