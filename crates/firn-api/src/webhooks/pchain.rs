@@ -12,17 +12,19 @@
 use std::collections::{BTreeSet, HashMap};
 
 use firn_core::ids::{Id, NodeId, ShortId};
+use firn_core::network::P_CHAIN_ID;
 use firn_store::page::TxCursor;
 use firn_store::rows::pchain::PTxRecord;
 use firn_store::rows::webhooks::{NewEvent, WebhookRecord};
 use firn_store::{
-    L1ValidatorFilter, PChainReader, PTxFilter, PageRequest, SortOrder, Store, StoreError,
+    AtomicMemoryReader, L1ValidatorFilter, PChainReader, PTxFilter, PageRequest, SortOrder, Store,
+    StoreError,
 };
 use serde::{Deserialize, Serialize};
 
 use super::canonical;
 use super::thresholds::{
-    self, AddressThreshold, BalanceThresholdFilter, Below, L1_PREFIX, ThresholdCrossing,
+    self, AddressThreshold, BalanceThresholdFilter, Below, Holding, L1_PREFIX, ThresholdCrossing,
 };
 use crate::config::NetworkProfile;
 use crate::wire::pchain::{Ctx, L1ValidatorDetailsFull, PChainTransaction};
@@ -340,9 +342,16 @@ pub(crate) async fn step(
             if last_of_second.get(&(a, tx.timestamp)) != Some(&i) {
                 continue;
             }
-            let sums = store.list_balances(&[a], tx.timestamp).await?;
-            let balance = limit.balance(&sums, network.avax_asset_id);
             let key = address_key(&network.hrp, &a);
+            if let Holding::AtomicMemory { .. } = limit.holding {
+                // Other chains' exports raise it without a P-Chain tx: judge (silently) what
+                // it was just before this second, so a rise since is not missed.
+                let before =
+                    address_balance(store, network, limit, a, tx.timestamp.saturating_sub(1))
+                        .await?;
+                below.judge(&key, before, limit.threshold);
+            }
+            let balance = address_balance(store, network, limit, a, tx.timestamp).await?;
             if !below.judge(&key, balance, limit.threshold) {
                 continue;
             }
@@ -492,6 +501,26 @@ fn event(
         reason: e.to_string(),
     })?;
     Ok(NewEvent { message_id, body })
+}
+
+/// `a`'s AVAX in the threshold's holding at time `at`, as far as the chains are indexed.
+async fn address_balance(
+    store: &Store,
+    network: &NetworkProfile,
+    limit: AddressThreshold,
+    a: ShortId,
+    at: u64,
+) -> Result<u128, StoreError> {
+    let avax = network.avax_asset_id;
+    Ok(match limit.holding {
+        Holding::Utxos(_) => limit.balance(&store.list_balances(&[a], at).await?, avax),
+        Holding::AtomicMemory { .. } => {
+            let held = store
+                .list_atomic_balances(P_CHAIN_ID, &[a], Some(at), at)
+                .await?;
+            limit.balance_in_memory(&held, avax)
+        }
+    })
 }
 
 /// How an event names a watched address: `P-` and its bech32.

@@ -10,12 +10,16 @@
 //!
 //! An address's balance is judged after the last of its transactions in each second (the
 //! store's balances are by time), so two moves in one block that dip below and come back
-//! fire nothing. An L1 validator's balance runs down with time, not with its transactions: it
+//! fire nothing. Atomic memory (what the X- and C-Chains exported to the address on the
+//! P-Chain) also grows without a P-Chain transaction, so it is judged just before that second
+//! too, silently: an export between two of the address's transactions is not missed. An L1
+//! validator's balance runs down with time, not with its transactions: it
 //! is judged whenever the matcher reaches the indexed P-Chain tip, at that height.
 
 use std::collections::BTreeSet;
 
 use firn_core::ids::Id;
+use firn_store::rows::atomic::AtomicBalance;
 use firn_store::rows::utxos::{BalanceKind, BalanceSum};
 use serde::{Deserialize, Serialize};
 
@@ -29,9 +33,8 @@ pub struct BalanceThresholdFilter {
     pub balance_threshold: String,
 }
 
-/// The `CommonBalanceType`s firn can judge: every kind but atomic memory, which needs the
-/// X-Chain.
-pub const BALANCE_TYPES: [&str; 8] = [
+/// The `CommonBalanceType`s, each a [`Holding`].
+pub const BALANCE_TYPES: [&str; 10] = [
     "unlockedUnstaked",
     "unlockedStaked",
     "lockedPlatform",
@@ -40,28 +43,44 @@ pub const BALANCE_TYPES: [&str; 8] = [
     "pendingStaked",
     "unlocked",
     "locked",
+    "atomicMemoryUnlocked",
+    "atomicMemoryLocked",
 ];
 
-/// The balance kinds a `balanceType` adds up.
-fn kinds(balance_type: &str) -> &'static [BalanceKind] {
-    use BalanceKind::*;
-    match balance_type {
-        "unlockedUnstaked" => &[UnlockedUnstaked],
-        "unlockedStaked" => &[UnlockedStaked],
-        "lockedPlatform" => &[LockedPlatform],
-        "lockedStakeable" => &[LockedStakeable],
-        "lockedStaked" => &[LockedStaked],
-        "pendingStaked" => &[PendingStaked],
-        "unlocked" => &[UnlockedUnstaked, UnlockedStaked],
-        "locked" => &[LockedPlatform, LockedStakeable, LockedStaked],
-        _ => &[],
+/// What a `balanceType` adds up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holding {
+    /// The address's P-Chain UTXOs of these kinds.
+    Utxos(&'static [BalanceKind]),
+    /// What other chains exported to the P-Chain for the address and it has not imported:
+    /// still time-locked, or not.
+    AtomicMemory { locked: bool },
+}
+
+impl Holding {
+    fn of(balance_type: &str) -> Option<Self> {
+        use BalanceKind::*;
+        let kinds: &'static [BalanceKind] = match balance_type {
+            "unlockedUnstaked" => &[UnlockedUnstaked],
+            "unlockedStaked" => &[UnlockedStaked],
+            "lockedPlatform" => &[LockedPlatform],
+            "lockedStakeable" => &[LockedStakeable],
+            "lockedStaked" => &[LockedStaked],
+            "pendingStaked" => &[PendingStaked],
+            "unlocked" => &[UnlockedUnstaked, UnlockedStaked],
+            "locked" => &[LockedPlatform, LockedStakeable, LockedStaked],
+            "atomicMemoryUnlocked" => return Some(Self::AtomicMemory { locked: false }),
+            "atomicMemoryLocked" => return Some(Self::AtomicMemory { locked: true }),
+            _ => return None,
+        };
+        Some(Self::Utxos(kinds))
     }
 }
 
-/// A parsed `balanceThresholdFilter`: AVAX of some kinds, against a threshold.
+/// A parsed `balanceThresholdFilter`: AVAX of one holding, against a threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct AddressThreshold {
-    kinds: &'static [BalanceKind],
+    pub holding: Holding,
     /// nAVAX.
     pub threshold: u64,
 }
@@ -69,31 +88,38 @@ pub(crate) struct AddressThreshold {
 impl AddressThreshold {
     /// The filter's threshold, or what is wrong with it.
     pub(crate) fn parse(filter: &BalanceThresholdFilter) -> Result<Self, String> {
-        let kinds = kinds(&filter.balance_type);
-        if kinds.is_empty() {
+        let Some(holding) = Holding::of(&filter.balance_type) else {
             let name: String = filter.balance_type.chars().take(40).collect();
-            return Err(if name.starts_with("atomicMemory") {
-                format!(
-                    "balanceThresholdFilter.balanceType {name}: thresholds on atomic memory \
-                     are not evaluated by this server's webhooks yet (its balances show it)"
-                )
-            } else {
-                format!(
-                    "balanceThresholdFilter.balanceType {name:?} is not one of {}",
-                    BALANCE_TYPES.join(", ")
-                )
-            });
-        }
+            return Err(format!(
+                "balanceThresholdFilter.balanceType {name:?} is not one of {}",
+                BALANCE_TYPES.join(", ")
+            ));
+        };
         let threshold = parse_navax(&filter.balance_threshold)
             .map_err(|e| format!("balanceThresholdFilter.balanceThreshold {e}"))?;
-        Ok(Self { kinds, threshold })
+        Ok(Self { holding, threshold })
     }
 
-    /// The AVAX (`avax`) of the filter's kinds in `sums`.
+    /// The AVAX (`avax`) of a [`Holding::Utxos`] in `sums` (0 for atomic memory).
     pub(crate) fn balance(&self, sums: &[BalanceSum], avax: Id) -> u128 {
+        let Holding::Utxos(kinds) = self.holding else {
+            return 0;
+        };
         sums.iter()
-            .filter(|s| s.asset_id == avax && self.kinds.contains(&s.kind))
+            .filter(|s| s.asset_id == avax && kinds.contains(&s.kind))
             .map(|s| s.amount)
+            .sum()
+    }
+
+    /// The AVAX (`avax`) of a [`Holding::AtomicMemory`] in `held`, from every exporting chain
+    /// (0 for UTXO kinds).
+    pub(crate) fn balance_in_memory(&self, held: &[AtomicBalance], avax: Id) -> u128 {
+        let Holding::AtomicMemory { locked } = self.holding else {
+            return 0;
+        };
+        held.iter()
+            .filter(|b| b.asset_id == avax && b.locked == locked)
+            .map(|b| b.amount)
             .sum()
     }
 }
@@ -193,10 +219,31 @@ mod tests {
         assert_eq!(filter("unlocked").unwrap().balance(&sums, avax), 12);
         assert_eq!(filter("locked").unwrap().balance(&sums, avax), 100);
         assert_eq!(filter("pendingStaked").unwrap().balance(&sums, avax), 0);
-        assert!(
-            filter("atomicMemoryLocked")
-                .unwrap_err()
-                .contains("atomic memory")
+        assert_eq!(
+            filter("atomicMemoryLocked").unwrap().balance(&sums, avax),
+            0
+        );
+        let held = |source: u8, locked: bool, amount: u128, asset: Id| AtomicBalance {
+            source_chain: Id([source; 32]),
+            asset_id: asset,
+            locked,
+            amount,
+            utxo_count: 1,
+        };
+        let memory = [
+            held(1, false, 3, avax),
+            held(2, false, 4, avax),
+            held(1, true, 50, avax),
+            held(1, false, 900, Id([2; 32])),
+        ];
+        let unlocked = filter("atomicMemoryUnlocked").unwrap();
+        assert_eq!(unlocked.balance_in_memory(&memory, avax), 7);
+        assert_eq!(unlocked.balance(&sums, avax), 0);
+        let locked = filter("atomicMemoryLocked").unwrap();
+        assert_eq!(locked.balance_in_memory(&memory, avax), 50);
+        assert_eq!(
+            filter("locked").unwrap().balance_in_memory(&memory, avax),
+            0
         );
         assert!(filter("everything").unwrap_err().contains("not one of"));
     }

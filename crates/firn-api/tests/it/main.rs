@@ -45,6 +45,7 @@ firn_store::backend_tests! {
     webhooks::pchain_webhooks_deliver_address_activity,
     webhook_rollback::a_rolled_back_chain_is_matched_again,
     webhook_thresholds::balance_thresholds_fire_once_per_crossing,
+    webhook_thresholds::atomic_memory_thresholds_fire_once_per_crossing,
     webhook_thresholds::l1_balance_thresholds_fire_once_per_crossing,
     validation::bad_parameters_are_400_naming_the_parameter,
     validation::unknown_things_are_404,

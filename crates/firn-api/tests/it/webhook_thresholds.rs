@@ -8,12 +8,18 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use firn_core::ids::Id;
-use firn_store::rows::pchain::{L1Observation, L1Validator, Owner, PChainBlockRows};
-use firn_store::{CursorStore, PChainWriter, Store, WebhookStore};
+use firn_core::ids::{Id, ShortId};
+use firn_core::network::{FUJI, P_CHAIN_ID};
+use firn_store::rows::atomic::AtomicUtxo;
+use firn_store::rows::pchain::{L1Observation, L1Validator, Owner, PChainBlockRows, PTx};
+use firn_store::rows::xchain::{XBlockRecord, XChainBlockRows, XTx};
+use firn_store::{CursorStore, PChainWriter, Store, WebhookStore, XChainWriter};
 use serde_json::{Value, json};
 
-use crate::fixtures::{PHistory, avax, fuji, id, node, pblock, ptx, short};
+use crate::fixtures::{PHistory, avax, fuji, id, node, pblock, ptx, short, utxo, x_tx};
+
+/// A time the X-Chain's blocks count from.
+const T: u64 = 1_700_000_000;
 use crate::harness::Api;
 use crate::schema;
 use crate::webhooks::{Receiver, dispatchers, fast_config, send};
@@ -173,6 +179,169 @@ pub async fn balance_thresholds_fire_once_per_crossing(store: Store) {
         .map(|a| a["amount"].as_str().unwrap().parse::<u64>().unwrap())
         .sum();
     assert_eq!(unlocked, series.last().unwrap().1);
+}
+
+/// An X-Chain block at `T + 10 · height` carrying `txs`.
+fn x_block(height: u64, txs: Vec<XTx>) -> XChainBlockRows {
+    XChainBlockRows {
+        block: XBlockRecord {
+            height,
+            block_id: id(0x0b, height),
+            parent_id: if height == 0 {
+                Id::ZERO
+            } else {
+                id(0x0b, height - 1)
+            },
+            timestamp: T + 10 * height,
+            tx_count: txs.len() as u64,
+            size_bytes: 100,
+        },
+        txs,
+    }
+}
+
+/// An X-Chain ExportTx of `amount` to `owner` on the P-Chain, and the UTXO it exported.
+fn x_export_to_p(tx_id: Id, owner: ShortId, amount: u64) -> (XTx, AtomicUtxo) {
+    let exported = AtomicUtxo {
+        utxo_id: tx_id.prefix(0),
+        tx_id,
+        output_index: 0,
+        source_chain: FUJI.x_chain_id,
+        destination_chain: P_CHAIN_ID,
+        asset_id: avax(),
+        amount,
+        threshold: 1,
+        locktime: 0,
+        addresses: vec![owner],
+    };
+    let mut tx = x_tx(tx_id, "ExportTx", vec![], vec![]);
+    tx.destination_chain = Some(P_CHAIN_ID);
+    tx.exported = vec![exported.clone()];
+    (tx, exported)
+}
+
+/// The P-Chain's ImportTx of `exported`, paying `owner` what is left after a fee.
+fn p_import(hash: Id, exported: &AtomicUtxo, owner: ShortId) -> PTx {
+    let mut imported = utxo(exported.tx_id, 0, owner, exported.amount);
+    imported.utxo_id = exported.utxo_id;
+    imported.created_on_chain = FUJI.x_chain_id;
+    let mut tx = ptx(hash, "ImportTx");
+    tx.core.source_chain = Some(FUJI.x_chain_id);
+    tx.consumed = vec![imported.utxo_id];
+    tx.imported = vec![imported];
+    tx.emitted = vec![utxo(hash, 0, owner, exported.amount - 1)];
+    tx.addresses = vec![owner];
+    tx
+}
+
+/// `atomicMemoryUnlocked` thresholds: the X-Chain's exports fill the address's atomic memory
+/// on the P-Chain without a P-Chain tx, its imports empty it. Each import that empties it
+/// fires, the second too (a rise between two P-Chain txs is not missed); a later tx while
+/// it stays empty fires nothing.
+pub async fn atomic_memory_thresholds_fire_once_per_crossing(store: Store) {
+    let (watched, other) = (short(2), short(7));
+    let (first, first_utxo) = x_export_to_p(id(0x3e, 1), watched, 50);
+    let (second, second_utxo) = x_export_to_p(id(0x3e, 2), watched, 40);
+    let x_blocks = [
+        x_block(0, vec![]),
+        x_block(1, vec![first]),
+        x_block(2, vec![]),
+        x_block(3, vec![second]),
+    ];
+    store.commit_xchain_blocks(&x_blocks).await.unwrap();
+    let pay = |hash: Id, to: ShortId| {
+        let mut tx = ptx(hash, "BaseTx");
+        tx.emitted = vec![utxo(hash, 0, to, 5)];
+        tx.addresses = vec![to];
+        tx
+    };
+    store
+        .commit_pchain_blocks(&[pblock(1, T + 1, vec![pay(id(0x3f, 1), other)])])
+        .await
+        .unwrap();
+
+    let mut config = fast_config();
+    config.network.avax_asset_id = avax();
+    let api = Api::with_config(store.clone(), config.clone());
+    let receiver = Receiver::default();
+    let url = receiver.start().await;
+    let key = format!("P-{}", fuji(2));
+    let body = json!({
+        "eventType": "primary_network_address_activity", "url": url, "network": "fuji",
+        "chainId": "p-chain",
+        "metadata": {"keyType": "addresses", "keys": [key],
+                     "subEvents": {"addressActivitySubEvents": ["balance_threshold"]},
+                     "balanceThresholdFilter": {"balanceType": "atomicMemoryUnlocked", "balanceThreshold": "30"}},
+    });
+    let created = send(&api, "POST", "/v1/webhooks", None, Some(&body)).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.json);
+    let webhook = created.json["id"].as_str().unwrap().to_owned();
+    receiver.trust(&api, None).await;
+
+    let (import_first, import_second) = (id(0x3f, 3), id(0x3f, 4));
+    store
+        .commit_pchain_blocks(&[
+            // 50 held: above the threshold.
+            pblock(2, T + 15, vec![pay(id(0x3f, 2), watched)]),
+            // Imported: 0 held, below.
+            pblock(
+                3,
+                T + 25,
+                vec![p_import(import_first, &first_utxo, watched)],
+            ),
+            // The X-Chain exported 40 at T + 30; imported at T + 35.
+            pblock(
+                4,
+                T + 35,
+                vec![p_import(import_second, &second_utxo, watched)],
+            ),
+            // Still nothing held: no second event for the same fall.
+            pblock(5, T + 45, vec![pay(id(0x3f, 5), watched)]),
+        ])
+        .await
+        .unwrap();
+    let _running = dispatchers(&store, &config);
+    caught_up(&store, &webhook).await;
+
+    let events = receiver.with(|r| r.events.clone());
+    let got: Vec<(String, String, String)> = events
+        .iter()
+        .map(|e| {
+            let ev = &e["event"];
+            assert_eq!(ev["subEvent"], "balance_threshold", "{e}");
+            assert_eq!(ev["key"], key);
+            (
+                ev["transaction"]["txHash"].as_str().unwrap().to_owned(),
+                ev["threshold"]["balanceType"].as_str().unwrap().to_owned(),
+                ev["threshold"]["balance"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let fell = |hash: Id| {
+        (
+            hash.to_string(),
+            "atomicMemoryUnlocked".to_owned(),
+            "0".to_owned(),
+        )
+    };
+    assert_eq!(got, [fell(import_first), fell(import_second)]);
+
+    // The Data API's balance agrees: the memory held between the two crossings.
+    let held = api
+        .get(&format!(
+            "/v1/networks/fuji/blockchains/p-chain/balances?addresses={}&blockTimestamp={}",
+            fuji(2),
+            T + 30
+        ))
+        .await
+        .ok();
+    let amounts: Vec<&str> = held["balances"]["atomicMemoryUnlocked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["amount"].as_str().unwrap())
+        .collect();
+    assert_eq!(amounts, ["40"]);
 }
 
 pub async fn l1_balance_thresholds_fire_once_per_crossing(store: Store) {
