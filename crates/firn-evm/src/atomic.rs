@@ -12,7 +12,7 @@
 use alloy_primitives::{Address, B256, U256};
 use firn_core::atomic::{ATOMIC_GAS_LIMIT, Tx, UnsignedTx, X2C_RATE};
 use firn_core::ids::Id;
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use std::sync::MutexGuard;
 
@@ -25,6 +25,20 @@ use crate::state::WorldState;
 
 /// Most atomic txs waiting for a block (coreth's atomic mempool size).
 pub const MAX_ATOMIC_POOL: usize = 4_096;
+
+/// Txs dropped at block building that `atomic_tx` still knows (coreth's discarded cache).
+pub const DROPPED_ATOMIC_KEPT: usize = 50;
+
+/// Where an atomic tx stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicTxState {
+    /// In the pool, waiting for a block.
+    Pooled,
+    /// Dropped from the pool: it no longer verified when a block was built.
+    Dropped,
+    /// In the accepted block at this height.
+    Accepted(u64),
+}
 
 /// Shared memory as the C-Chain sees it (the devnet implements it).
 pub trait AtomicBackend: Send + Sync {
@@ -168,25 +182,36 @@ impl EvmChain {
         backend.verify(&tx, self.next_base_fee())?;
         check_state(&self.read().state, tx.unsigned())?;
         self.lock_atomic_pool().push(tx);
+        // Issued again and valid now: no longer dropped (coreth evicts it likewise).
+        self.lock_atomic_dropped().retain(|t| t.id() != id);
         debug!(target: "evm", %id, "atomic tx pooled");
         Ok(id)
     }
 
-    /// The atomic tx `id` and the height of the block that accepted it (`None` while it
-    /// waits in the pool).
-    pub fn atomic_tx(&self, id: &Id) -> Option<(Tx, Option<u64>)> {
+    /// The atomic tx `id` and where it stands (coreth's `getAtomicTx`): accepted, waiting in
+    /// the pool, or among the last dropped from it.
+    pub fn atomic_tx(&self, id: &Id) -> Option<(Tx, AtomicTxState)> {
         {
             let inner = self.read();
             if let Some(&height) = inner.atomic_heights.get(id) {
                 let block = inner.blocks.get(height as usize)?;
                 let tx = block.atomic_txs.iter().find(|t| t.id() == *id)?;
-                return Some((tx.clone(), Some(height)));
+                return Some((tx.clone(), AtomicTxState::Accepted(height)));
             }
         }
-        let pool = self.lock_atomic_pool();
-        pool.iter()
+        let pooled = self
+            .lock_atomic_pool()
+            .iter()
             .find(|t| t.id() == *id)
-            .map(|t| (t.clone(), None))
+            .cloned();
+        if let Some(tx) = pooled {
+            return Some((tx, AtomicTxState::Pooled));
+        }
+        let dropped = self.lock_atomic_dropped();
+        dropped
+            .iter()
+            .find(|t| t.id() == *id)
+            .map(|t| (t.clone(), AtomicTxState::Dropped))
     }
 
     /// Whether this chain's blocks carry atomic txs (coreth's block shape).
@@ -196,6 +221,12 @@ impl EvmChain {
 
     pub(crate) fn lock_atomic_pool(&self) -> MutexGuard<'_, Vec<Tx>> {
         self.atomic_pool.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_atomic_dropped(&self) -> MutexGuard<'_, VecDeque<Tx>> {
+        self.atomic_dropped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     /// The atomic txs waiting, in arrival order.
@@ -220,8 +251,14 @@ impl EvmChain {
                 crate::atomic::pack(state, backend, txs, ctx.base_fee, capacity);
             if !dropped.is_empty() {
                 debug!(target: "evm", dropped = dropped.len(), "atomic txs dropped");
-                self.lock_atomic_pool()
-                    .retain(|t| !dropped.contains(&t.id()));
+                let mut pool = self.lock_atomic_pool();
+                let mut kept = self.lock_atomic_dropped();
+                for tx in pool.extract_if(.., |t| dropped.contains(&t.id())) {
+                    if kept.len() >= DROPPED_ATOMIC_KEPT {
+                        kept.pop_front();
+                    }
+                    kept.push_back(tx);
+                }
             }
             return Ok((packed, gas));
         }

@@ -93,6 +93,8 @@ pub struct EvmChain {
     pool: Mutex<Mempool>,
     /// Atomic txs waiting for a block, in arrival order.
     pub(crate) atomic_pool: Mutex<Vec<AtomicTx>>,
+    /// The last atomic txs dropped from the pool at block building, oldest first.
+    pub(crate) atomic_dropped: Mutex<VecDeque<AtomicTx>>,
     /// Shared memory, when this chain's blocks carry atomic txs (a C-Chain made before firn
     /// carried them keeps its block shape and has none).
     pub(crate) atomic: Option<Arc<dyn AtomicBackend>>,
@@ -224,6 +226,7 @@ impl EvmChain {
             inner: RwLock::new(inner),
             pool: Mutex::new(Mempool::default()),
             atomic_pool: Mutex::new(Vec::new()),
+            atomic_dropped: Mutex::new(VecDeque::new()),
             atomic,
             store: Mutex::new(None),
             build: Mutex::new(()),

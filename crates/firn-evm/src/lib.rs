@@ -76,7 +76,7 @@ mod trie;
 mod tx;
 mod warp;
 
-pub use atomic::MAX_ATOMIC_POOL;
+pub use atomic::{AtomicTxState, DROPPED_ATOMIC_KEPT, MAX_ATOMIC_POOL};
 pub use block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
 pub use chain::{CallLimits, EvmChain, EvmChainConfig, MAX_BLOCK_TXS, TimeSource};
 pub use dev::DevChange;

@@ -12,7 +12,7 @@ use firn_core::encoding::Encoding;
 use firn_core::ids::{Id, ShortId};
 use firn_devnet::SharedMemory;
 use firn_devnet::genesis::NetworkIdentity;
-use firn_evm::EvmChain;
+use firn_evm::{AtomicTxState, EvmChain};
 use firn_rpc::methods::avax::*;
 use firn_rpc::{AvaServer, AvaService};
 use tokio::sync::Notify;
@@ -127,10 +127,14 @@ async fn get_atomic_tx(node: N, args: TxParams) -> Result<AtomicTxReply, MethodE
         return Err(MethodError::NilTxId);
     }
     let enc = encoding(args.encoding.as_deref())?;
-    let (tx, height) = node
+    let (tx, state) = node
         .chain
         .atomic_tx(&args.tx_id)
         .ok_or(MethodError::AtomicTxNotFound(args.tx_id))?;
+    let height = match state {
+        AtomicTxState::Accepted(h) => Some(h),
+        AtomicTxState::Pooled | AtomicTxState::Dropped => None,
+    };
     let text = match enc {
         Encoding::Json => None,
         enc => enc.encode_bytes(&tx.bytes()),
@@ -151,8 +155,9 @@ async fn get_atomic_tx_status(
         return Err(MethodError::NilTxId);
     }
     let (status, block_height) = match node.chain.atomic_tx(&args.tx_id) {
-        Some((_, Some(h))) => (AtomicTxStatus::Accepted, Some(h)),
-        Some((_, None)) => (AtomicTxStatus::Processing, None),
+        Some((_, AtomicTxState::Accepted(h))) => (AtomicTxStatus::Accepted, Some(h)),
+        Some((_, AtomicTxState::Pooled)) => (AtomicTxStatus::Processing, None),
+        Some((_, AtomicTxState::Dropped)) => (AtomicTxStatus::Dropped, None),
         None => (AtomicTxStatus::Unknown, None),
     };
     Ok(AtomicTxStatusReply {

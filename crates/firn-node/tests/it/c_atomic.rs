@@ -391,7 +391,8 @@ fn hex(b: &[u8]) -> String {
 }
 
 /// coreth's atomic mempool holds 4,096 txs; the next is refused with its text, and a block
-/// takes the one export the account's nonce allows, dropping the rest.
+/// takes the one export the account's nonce allows, dropping the rest (the last 50 of them
+/// answer `Dropped`).
 #[tokio::test]
 async fn the_atomic_pool_is_bounded() {
     let d = Devnet::spawn(NodeConfig::test().with_evm()).await;
@@ -401,10 +402,12 @@ async fn the_atomic_pool_is_bounded() {
     let (nonce, base_fee) = (d.nonce(eth).await, d.base_fee());
     let w = d.c_wallet();
     let c = d.node.c_chain().unwrap();
+    let mut issued = Vec::new();
     for i in 0..firn_evm::MAX_ATOMIC_POOL as u64 {
         let tx = w
             .export(3, nonce, n.x_chain_id, who, AVAX + i, base_fee)
             .unwrap();
+        issued.push(tx.id());
         c.submit_atomic(tx).unwrap();
     }
     let one_more = w
@@ -422,4 +425,28 @@ async fn the_atomic_pool_is_bounded() {
     assert_eq!(d.nonce(eth).await, nonce + 1);
     assert!(c.build_block().unwrap().is_none(), "the rest were dropped");
     assert_eq!(c.submit_atomic(one_more).unwrap_err(), "invalid nonce");
+    // coreth remembers the last 50 txs it dropped: their status is Dropped, and
+    // getAtomicTx still answers them, without a height; older ones are forgotten.
+    let status = |id: firn_core::ids::Id| d.avax("avax.getAtomicTxStatus", json!({ "txID": id }));
+    assert_eq!(block.atomic_txs[0].id(), issued[0]);
+    assert_eq!(
+        status(issued[0]).await,
+        json!({ "status": "Accepted", "blockHeight": block.header.number.to_string() })
+    );
+    let kept = firn_evm::DROPPED_ATOMIC_KEPT;
+    for id in [issued[issued.len() - 1], issued[issued.len() - kept]] {
+        assert_eq!(status(id).await, json!({ "status": "Dropped" }));
+    }
+    let dropped = d
+        .avax(
+            "avax.getAtomicTx",
+            json!({ "txID": issued[issued.len() - 1], "encoding": "hex" }),
+        )
+        .await;
+    assert!(dropped.get("blockHeight").is_none(), "{dropped}");
+    assert!(dropped["tx"].as_str().unwrap().starts_with("0x"));
+    assert_eq!(
+        status(issued[issued.len() - kept - 1]).await,
+        json!({ "status": "Unknown" })
+    );
 }
