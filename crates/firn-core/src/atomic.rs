@@ -185,6 +185,34 @@ impl UnsignedTx {
             .saturating_add(signatures.saturating_mul(COST_PER_SIGNATURE))
             .saturating_add(ATOMIC_TX_INTRINSIC_GAS)
     }
+
+    /// What the tx burns of `asset`: what it consumes less what it produces, nAVAX for AVAX
+    /// (its fee); 0 when it produces more (no valid tx does).
+    pub fn burned(&self, asset: Id) -> u64 {
+        let sum = |amounts: &mut dyn Iterator<Item = (Id, u64)>| -> u128 {
+            amounts
+                .filter(|(a, _)| *a == asset)
+                .map(|(_, n)| u128::from(n))
+                .sum()
+        };
+        let (consumed, produced) = match self {
+            UnsignedTx::Import(t) => (
+                sum(&mut t
+                    .imported_inputs
+                    .iter()
+                    .map(|i| (i.asset_id, i.input.amount))),
+                sum(&mut t.outputs.iter().map(|o| (o.asset_id, o.amount))),
+            ),
+            UnsignedTx::Export(t) => (
+                sum(&mut t.inputs.iter().map(|i| (i.asset_id, i.amount))),
+                sum(&mut t
+                    .exported_outputs
+                    .iter()
+                    .map(|o| (o.asset_id, o.output.amount))),
+            ),
+        };
+        u64::try_from(consumed.saturating_sub(produced)).unwrap_or(u64::MAX)
+    }
 }
 
 /// The fee, in nAVAX, of `gas` at `base_fee` wei per gas, rounded up (coreth's

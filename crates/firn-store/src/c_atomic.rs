@@ -3,11 +3,13 @@
 //! chains' writers do), removed with those blocks by a rollback, and listed by party, type and
 //! time ([`crate::CAtomicReader`]).
 
+use std::collections::BTreeMap;
+
 use firn_core::ids::{Id, ShortId};
-use sqlx::AnyConnection;
+use sqlx::{AnyConnection, Row as _};
 
 use crate::atomic::{AtomicImport, write_exports, write_imports};
-use crate::codec::{RowExt, int};
+use crate::codec::{RowExt, int, u128_bytes};
 use crate::error::Result;
 use crate::page::{Page, PageRequest, SortOrder, TxCursor, merge_tx_pages};
 use crate::row::Row;
@@ -34,12 +36,13 @@ pub(crate) async fn write(conn: &mut AnyConnection, blocks: &[CAtomicBlock<'_>])
     if txs.is_empty() {
         return Ok(());
     }
+    add_burned(conn, &txs).await?;
     insert_many(
         conn,
         "INSERT INTO c_atomic_txs (chain_id, height, tx_index, tx_id, tx_type, timestamp, \
-         block_hash, peer_chain, bytes) VALUES ",
+         block_hash, peer_chain, bytes, burned) VALUES ",
         " ON CONFLICT (height, tx_index) DO NOTHING",
-        9,
+        10,
         &txs,
         |q, (b, t)| {
             q.arg(b.chain_id)
@@ -50,7 +53,8 @@ pub(crate) async fn write(conn: &mut AnyConnection, blocks: &[CAtomicBlock<'_>])
                 .arg(b.timestamp)
                 .arg(b.block_hash.to_vec())
                 .arg(t.peer_chain.0.to_vec())
-                .arg(t.bytes.clone());
+                .arg(t.bytes.clone())
+                .arg(i64::try_from(t.burned).unwrap_or(i64::MAX));
             Ok(())
         },
     )
@@ -96,9 +100,71 @@ pub(crate) async fn write(conn: &mut AnyConnection, blocks: &[CAtomicBlock<'_>])
     write_imports(conn, &imports).await
 }
 
-/// Removes the atomic txs of chain `chain`'s blocks above `keep`, and their side of shared
-/// memory.
+/// Adds what the txs of blocks not written before burned to their chains' running totals
+/// (a block written again adds nothing).
+async fn add_burned(
+    conn: &mut AnyConnection,
+    txs: &[(&CAtomicBlock<'_>, &CAtomicTx)],
+) -> Result<()> {
+    let mut added: BTreeMap<i64, u128> = BTreeMap::new();
+    for (b, t) in txs {
+        let sum = added.entry(b.chain_id).or_default();
+        *sum = sum.saturating_add(u128::from(t.burned));
+    }
+    for (chain, sum) in added {
+        let written: Option<i64> =
+            sqlx::query("SELECT MAX(height) AS h FROM c_atomic_txs WHERE chain_id = $1")
+                .bind(chain)
+                .fetch_one(&mut *conn)
+                .await?
+                .try_get("h")?;
+        let again: u128 = txs
+            .iter()
+            .filter(|(b, _)| b.chain_id == chain && Some(b.height) <= written)
+            .map(|(_, t)| u128::from(t.burned))
+            .sum();
+        let total = burned_total(conn, chain).await?;
+        set_burned(conn, chain, total.saturating_add(sum.saturating_sub(again))).await?;
+    }
+    Ok(())
+}
+
+/// Chain `chain`'s running total of burned nAVAX.
+async fn burned_total(conn: &mut AnyConnection, chain: i64) -> Result<u128> {
+    let mut q = Sql::new("SELECT amount FROM c_atomic_burned WHERE chain_id = ");
+    q.bind(chain);
+    match q.fetch_all(conn).await?.first() {
+        Some(row) => row.u128("amount"),
+        None => Ok(0),
+    }
+}
+
+async fn set_burned(conn: &mut AnyConnection, chain: i64, total: u128) -> Result<()> {
+    let mut q = Sql::new("INSERT INTO c_atomic_burned (chain_id, amount) VALUES (");
+    q.bind(chain)
+        .push(", ")
+        .bind(u128_bytes(total))
+        .push(") ON CONFLICT (chain_id) DO UPDATE SET amount = excluded.amount");
+    q.execute(conn).await?;
+    Ok(())
+}
+
+/// Removes the atomic txs of chain `chain`'s blocks above `keep`, their burns from the
+/// running total, and their side of shared memory.
 pub(crate) async fn remove_above(conn: &mut AnyConnection, chain: i64, keep: i64) -> Result<()> {
+    let removed: u128 =
+        sqlx::query("SELECT burned FROM c_atomic_txs WHERE chain_id = $1 AND height > $2")
+            .bind(chain)
+            .bind(keep)
+            .fetch_all(&mut *conn)
+            .await?
+            .iter()
+            .map(|r| r.u64("burned").map(u128::from))
+            .sum::<Result<u128>>()?;
+    if removed > 0 {
+        let total = burned_total(conn, chain).await?;
+        set_burned(conn, chain, total.saturating_sub(removed)).await?;
+    }
     let ids: Vec<Vec<u8>> = sqlx::query(
         "SELECT tx_id FROM c_atomic_txs WHERE chain_id = $1 AND height > $2 ORDER BY height",
     )
@@ -231,6 +297,13 @@ impl CAtomicReader for Store {
         ));
         q.bind(tx_id.0.to_vec());
         Ok(self.fetch(q, decode_tx).await?.into_iter().next())
+    }
+
+    async fn find_c_atomic_burned(&self, chain_id: u64) -> Result<u128> {
+        let mut q = Sql::new("SELECT amount FROM c_atomic_burned WHERE chain_id = ");
+        q.bind(int("chain id", chain_id)?);
+        let found = self.fetch_optional(q, |r| r.u128("amount")).await?;
+        Ok(found.unwrap_or(0))
     }
 }
 

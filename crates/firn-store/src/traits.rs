@@ -565,6 +565,8 @@ pub trait CAtomicReader {
         &self,
         tx_id: Id,
     ) -> impl Future<Output = Result<Option<CAtomicTxRecord>>> + Send;
+    /// The nAVAX the atomic txs of EVM chain `chain_id` burned (their fees), 0 when none.
+    fn find_c_atomic_burned(&self, chain_id: u64) -> impl Future<Output = Result<u128>> + Send;
 }
 
 /// Writes EVM chains and their accepted blocks.

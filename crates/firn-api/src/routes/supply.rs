@@ -5,13 +5,14 @@
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
+use firn_core::atomic::X2C_RATE;
 use firn_core::calendar::{DAY, rfc3339};
 use firn_core::network::P_CHAIN_ID;
 use firn_store::page::{MAX_PAGE_LIMIT, PageRequest, SortOrder};
 use firn_store::rows::evm::ChainRef;
 use firn_store::rows::l1_fees::L1FeeScope;
 use firn_store::rows::metrics::Granularity;
-use firn_store::{EvmReader, MetricsReader, PChainReader, XChainReader};
+use firn_store::{CAtomicReader, EvmReader, MetricsReader, PChainReader, XChainReader};
 
 use super::primary::chain_time;
 use crate::error::{ApiError, ApiResult};
@@ -67,14 +68,15 @@ pub async fn get_avax_supply(State(state): State<AppState>) -> ApiResult<Json<Av
 }
 
 /// Every fee paid on the C-Chain, wei (0 while it is not indexed): the sum of its monthly
-/// metrics, a row per month of history.
+/// metrics, a row per month of history, and what its atomic txs burned.
 async fn c_chain_fees(state: &AppState) -> ApiResult<u128> {
     let store = &state.store;
     let c_chain = ChainRef::Blockchain(state.config.network.c_chain_id);
     let Some(chain) = store.find_evm_chain(c_chain).await? else {
         return Ok(0);
     };
-    let mut sum = 0u128;
+    let atomic = store.find_c_atomic_burned(chain.chain_id).await?;
+    let mut sum = atomic.saturating_mul(u128::from(X2C_RATE));
     let mut page = PageRequest::first(MAX_PAGE_LIMIT);
     loop {
         let months = store

@@ -81,6 +81,8 @@ fn coreth_block_extra_data_holds_one_import_tx() {
         }]
     );
     assert_eq!(signers(tx), vec![ewoq(), ewoq()]);
+    // Two inputs of 50,000 AVAX make an output of 100,000: no fee before Apricot Phase 3.
+    assert_eq!(tx.unsigned().burned(LOCAL.avax_asset_id), 0);
     // The same bytes are not a batch: a batch starts with a count after the codec version.
     assert!(txs_from_ext_data(&bytes, true).is_err());
 }
@@ -187,6 +189,13 @@ fn hand_built_import_and_export_round_trip() {
         assert_eq!(&back, tx);
         assert_eq!(back.id(), Id::hash_of(&bytes));
     }
+    // The import pays no fee, the export one nAVAX; other assets burn nothing.
+    let burned: Vec<u64> = hand_built()
+        .iter()
+        .map(|t| t.unsigned().burned(LOCAL.avax_asset_id))
+        .collect();
+    assert_eq!(burned, [0, 1]);
+    assert_eq!(hand_built()[1].unsigned().burned(Id([9; 32])), 0);
     // The ExportTx's EVM input is address, amount, asset, nonce: 20 + 8 + 32 + 8 bytes.
     let export = hand_built()[1].unsigned().bytes();
     let input_at = 2 + 4 + 4 + 32 + 32 + 4;

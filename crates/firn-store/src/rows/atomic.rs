@@ -82,6 +82,8 @@ pub struct CAtomicTx {
     pub exported: Vec<AtomicUtxo>,
     /// The UTXO IDs an ImportTx took out of the C-Chain's atomic memory.
     pub imported: Vec<Id>,
+    /// The AVAX it burned (its fee), nAVAX.
+    pub burned: u64,
 }
 
 /// An address a C-Chain atomic tx names.

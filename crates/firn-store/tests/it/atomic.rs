@@ -249,6 +249,7 @@ fn c_tx(index: u32, tx_id: Id, tx_type: &str, peer: Id, parties: Vec<CAtomicPart
         parties,
         exported: Vec::new(),
         imported: Vec::new(),
+        burned: 0,
     }
 }
 
@@ -309,6 +310,7 @@ pub async fn c_chain_atomic_txs_round_trip(store: Store) {
         vec![CAtomicParty::Owner(a), CAtomicParty::Account(account)],
     );
     import.imported = vec![exported_utxo];
+    import.burned = 3;
     let mut c_export = c_tx(
         0,
         export_id,
@@ -319,15 +321,20 @@ pub async fn c_chain_atomic_txs_round_trip(store: Store) {
     let mut exported = x_export(export_id, 0, x_chain(), &[a], 20);
     exported.source_chain = c_chain();
     c_export.exported = vec![exported];
+    c_export.burned = 2;
     let mut b1 = evm_block(CHAIN, 1, T + 2);
     b1.atomic_txs = vec![import];
     let mut b2 = evm_block(CHAIN, 2, T + 3);
     b2.atomic_txs = vec![c_export];
-    store.commit_evm_blocks(&[b1.clone(), b2]).await.unwrap();
+    store.commit_evm_blocks(&[b1.clone()]).await.unwrap();
+    store.commit_evm_blocks(&[b2]).await.unwrap();
     // Committing a stored block again changes nothing.
     store.commit_evm_blocks(&[b1]).await.unwrap();
     assert!(c_memory().await.unwrap().is_empty(), "imported");
     assert!(utxos(false, None).await.is_empty());
+    let burned = || store.find_c_atomic_burned(CHAIN);
+    assert_eq!(burned().await.unwrap(), 5, "each block's burns once");
+    assert_eq!(store.find_c_atomic_burned(CHAIN + 1).await.unwrap(), 0);
     assert_eq!(
         utxos(true, None).await,
         [(exported_utxo, T + 1, Some((import_id, T + 2)))]
@@ -475,8 +482,12 @@ pub async fn c_chain_atomic_txs_round_trip(store: Store) {
         [a]
     );
 
-    // Rolling back to block 0 takes both txs and their crossings back.
+    // Rolling back to block 1 takes block 2's burn back; to block 0, both txs and their
+    // crossings.
+    store.rollback_evm_chain(CHAIN, 1).await.unwrap();
+    assert_eq!(burned().await.unwrap(), 3);
     store.rollback_evm_chain(CHAIN, 0).await.unwrap();
+    assert_eq!(burned().await.unwrap(), 0);
     assert!(list(all, SortOrder::Asc).await.is_empty());
     assert!(store.list_c_atomic_owners(&[a]).await.unwrap().is_empty());
     assert_eq!(c_memory().await.unwrap(), [held(P_CHAIN_ID, false, 50, 1)]);

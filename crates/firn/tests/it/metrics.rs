@@ -8,6 +8,8 @@
 //! of the composite query against `eth_getBalance` ([`crate::composite`]), and page tokens
 //! expiring when the devnet's clock moves a day on.
 
+use firn_core::atomic::{X2C_RATE, txs_from_ext_data};
+use firn_core::ids::Id;
 use firn_store::rows::metrics::Granularity;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,6 +31,21 @@ struct Block {
     ts: u64,
     gas_used: u64,
     txs: Vec<Tx>,
+    /// What its atomic txs burned of `avax` (their AVAX in less out), wei.
+    atomic_burned: u128,
+}
+
+/// What the atomic txs in a block's `blockExtraData` burned of asset `avax`, wei.
+fn atomic_burned(block: &Value, avax: Option<Id>) -> u128 {
+    let (Some(extra), Some(avax)) = (block["blockExtraData"].as_str(), avax) else {
+        return 0;
+    };
+    let bytes = hex::decode(extra.trim_start_matches("0x")).unwrap();
+    txs_from_ext_data(&bytes, true)
+        .unwrap()
+        .iter()
+        .map(|t| u128::from(t.unsigned().burned(avax)) * u128::from(X2C_RATE))
+        .sum()
 }
 
 fn quantity(v: &Value) -> u128 {
@@ -50,7 +67,9 @@ fn creations(frame: &Value, count_self: bool) -> u64 {
 }
 
 /// Every block of the chain at `path`, with what the metrics need of its txs.
-fn node_blocks(rpc: &str, path: &str) -> Vec<Block> {
+/// `path`'s blocks; on the C-Chain (`avax`, the network's AVAX), with what their atomic txs
+/// burned.
+fn node_blocks(rpc: &str, path: &str, avax: Option<Id>) -> Vec<Block> {
     let eth = |method: &str, params: Value| call(rpc, path, method, params);
     let head = quantity(&eth("eth_blockNumber", json!([]))) as u64;
     (0..=head)
@@ -62,6 +81,7 @@ fn node_blocks(rpc: &str, path: &str) -> Vec<Block> {
                 ts: quantity(&b["timestamp"]) as u64,
                 gas_used: quantity(&b["gasUsed"]) as u64,
                 txs: Vec::new(),
+                atomic_burned: atomic_burned(&b, avax),
             };
             if txs.is_empty() {
                 return out;
@@ -457,6 +477,16 @@ fn metrics_match_a_month_of_devnet_blocks_and_tokens_expire_on_its_clock() {
             format!("/ext/bc/{}/rpc", l1["platformChainId"].as_str().unwrap())
         }),
     ];
+    let avax: Id = call(
+        &up.url,
+        "/ext/bc/P",
+        "platform.getStakingAssetID",
+        json!({}),
+    )["assetID"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     let mut all_blocks = Vec::new();
     for (chain_id, path) in &chains {
         let head = quantity(&call(&up.url, path, "eth_blockNumber", json!([])));
@@ -465,7 +495,7 @@ fn metrics_match_a_month_of_devnet_blocks_and_tokens_expire_on_its_clock() {
             let b = get_json(&format!("{api}/v1/chains/{chain_id}/blocks?pageSize=1"))?;
             (b["blocks"][0]["blockNumber"].as_str()? == head.to_string()).then_some(())
         });
-        let blocks = node_blocks(&up.url, path);
+        let blocks = node_blocks(&up.url, path, (*chain_id == 43113).then_some(avax));
         let days = (blocks.last().unwrap().ts - blocks[0].ts) / 86_400;
         assert!(days >= 30, "chain {chain_id}: {days} days of blocks");
         check_chain(&metrics, *chain_id, &blocks);
@@ -507,11 +537,14 @@ fn metrics_match_a_month_of_devnet_blocks_and_tokens_expire_on_its_clock() {
     assert_eq!(status, 404, "{body}");
 
     let l1_fees = crate::l1_fees::l1_fees_match_the_node(&up.url, &api, &metrics);
+    let atomic_burned: u128 = all_blocks[0].iter().map(|b| b.atomic_burned).sum();
+    assert!(atomic_burned > 0, "the history's atomic txs pay fees");
     let c_fees: u128 = all_blocks[0]
         .iter()
         .flat_map(|b| &b.txs)
         .map(|t| u128::from(t.gas_used) * t.gas_price)
-        .sum();
+        .sum::<u128>()
+        + atomic_burned;
     crate::supply::supply_matches_the_node(&up.url, &api, c_fees, l1_fees.into());
 
     // A page token is valid for 24 hours of the devnet's clock.
