@@ -12,14 +12,13 @@ use firn_core::ids::{Id, ShortId};
 use firn_core::network::{FUJI, P_CHAIN_ID};
 use firn_store::rows::atomic::AtomicUtxo;
 use firn_store::rows::pchain::{L1Observation, L1Validator, Owner, PChainBlockRows, PTx};
-use firn_store::rows::xchain::{XBlockRecord, XChainBlockRows, XTx};
+use firn_store::rows::xchain::XTx;
 use firn_store::{CursorStore, PChainWriter, Store, WebhookStore, XChainWriter};
 use serde_json::{Value, json};
 
-use crate::fixtures::{PHistory, avax, fuji, id, node, pblock, ptx, short, utxo, x_tx};
-
-/// A time the X-Chain's blocks count from.
-const T: u64 = 1_700_000_000;
+use crate::fixtures::{
+    PHistory, X_T as T, avax, fuji, id, node, pblock, ptx, short, utxo, x_block, x_tx,
+};
 use crate::harness::Api;
 use crate::schema;
 use crate::webhooks::{Receiver, dispatchers, fast_config, send};
@@ -45,6 +44,18 @@ async fn caught_up(store: &Store, id: &str) {
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// A webhook watching `key`'s `balance_type` fall below `threshold`, delivered to `url`.
+fn address_threshold(url: &str, key: &str, balance_type: &str, threshold: u64) -> Value {
+    json!({
+        "eventType": "primary_network_address_activity", "url": url, "network": "fuji",
+        "chainId": "p-chain",
+        "metadata": {"keyType": "addresses", "keys": [key],
+                     "subEvents": {"addressActivitySubEvents": ["balance_threshold"]},
+                     "balanceThresholdFilter": {"balanceType": balance_type,
+                                                "balanceThreshold": threshold.to_string()}},
+    })
 }
 
 /// The watched address's AVAX after each block that touches it, from the generated rows:
@@ -114,13 +125,7 @@ pub async fn balance_thresholds_fire_once_per_crossing(store: Store) {
     let receiver = Receiver::default();
     let url = receiver.start().await;
     let key = format!("P-{}", fuji(2));
-    let body = json!({
-        "eventType": "primary_network_address_activity", "url": url, "network": "fuji",
-        "chainId": "p-chain",
-        "metadata": {"keyType": "addresses", "keys": [key],
-                     "subEvents": {"addressActivitySubEvents": ["balance_threshold"]},
-                     "balanceThresholdFilter": {"balanceType": "unlocked", "balanceThreshold": threshold.to_string()}},
-    });
+    let body = address_threshold(&url, &key, "unlocked", threshold);
     let created = send(&api, "POST", "/v1/webhooks", None, Some(&body)).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.json);
     if let Some(doc) = schema::official() {
@@ -179,25 +184,6 @@ pub async fn balance_thresholds_fire_once_per_crossing(store: Store) {
         .map(|a| a["amount"].as_str().unwrap().parse::<u64>().unwrap())
         .sum();
     assert_eq!(unlocked, series.last().unwrap().1);
-}
-
-/// An X-Chain block at `T + 10 · height` carrying `txs`.
-fn x_block(height: u64, txs: Vec<XTx>) -> XChainBlockRows {
-    XChainBlockRows {
-        block: XBlockRecord {
-            height,
-            block_id: id(0x0b, height),
-            parent_id: if height == 0 {
-                Id::ZERO
-            } else {
-                id(0x0b, height - 1)
-            },
-            timestamp: T + 10 * height,
-            tx_count: txs.len() as u64,
-            size_bytes: 100,
-        },
-        txs,
-    }
 }
 
 /// An X-Chain ExportTx of `amount` to `owner` on the P-Chain, and the UTXO it exported.
@@ -266,13 +252,7 @@ pub async fn atomic_memory_thresholds_fire_once_per_crossing(store: Store) {
     let receiver = Receiver::default();
     let url = receiver.start().await;
     let key = format!("P-{}", fuji(2));
-    let body = json!({
-        "eventType": "primary_network_address_activity", "url": url, "network": "fuji",
-        "chainId": "p-chain",
-        "metadata": {"keyType": "addresses", "keys": [key],
-                     "subEvents": {"addressActivitySubEvents": ["balance_threshold"]},
-                     "balanceThresholdFilter": {"balanceType": "atomicMemoryUnlocked", "balanceThreshold": "30"}},
-    });
+    let body = address_threshold(&url, &key, "atomicMemoryUnlocked", 30);
     let created = send(&api, "POST", "/v1/webhooks", None, Some(&body)).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.json);
     let webhook = created.json["id"].as_str().unwrap().to_owned();

@@ -14,7 +14,7 @@ use firn_store::rows::evm::{
 use firn_store::rows::pchain::{
     PBlock, PChainBlockRows, PTx, PTxCore, PTxDetails, PUtxo, ProposerDetails, UtxoType,
 };
-use firn_store::rows::xchain::{XOutputKind, XTx, XUtxo};
+use firn_store::rows::xchain::{XBlockRecord, XChainBlockRows, XOutputKind, XTx, XUtxo};
 use firn_store::types::{Address, B256, U256};
 
 /// A small deterministic PRNG (xorshift64*).
@@ -760,6 +760,28 @@ where
             Some(c) => after = Some(c),
             None => return out,
         }
+    }
+}
+
+/// When the X-Chain blocks of [`x_block`] start.
+pub const X_T: u64 = 1_700_000_000;
+
+/// The X-Chain block at `height`, at `X_T + 10 · height`, carrying `txs`.
+pub fn x_block(height: u64, txs: Vec<XTx>) -> XChainBlockRows {
+    XChainBlockRows {
+        block: XBlockRecord {
+            height,
+            block_id: id(0x0b, height),
+            parent_id: if height == 0 {
+                Id::ZERO
+            } else {
+                id(0x0b, height - 1)
+            },
+            timestamp: X_T + 10 * height,
+            tx_count: txs.iter().filter(|t| !t.genesis).count() as u64,
+            size_bytes: 100 + height,
+        },
+        txs,
     }
 }
 

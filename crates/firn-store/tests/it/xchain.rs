@@ -6,9 +6,7 @@ use std::collections::BTreeSet;
 use firn_core::ids::{Id, ShortId};
 use firn_store::page::{HeightCursor, TxCursor};
 use firn_store::rows::ChainKey;
-use firn_store::rows::xchain::{
-    AssetKind, XAsset, XBalance, XBlockRecord, XChainBlockRows, XOutputKind, XTx, XUtxo,
-};
+use firn_store::rows::xchain::{AssetKind, XAsset, XBalance, XChainBlockRows, XOutputKind, XUtxo};
 use firn_store::{
     CursorStore, PageRequest, SortOrder, Store, StoreError, XBlockFilter, XChainReader,
     XChainWriter, XTxFilter, XUtxoFilter,
@@ -17,25 +15,7 @@ use firn_store::{
 use crate::fixtures::{all_pages, avax, id, short};
 pub(crate) use crate::fixtures::{x_coins as coins, x_tx as tx};
 
-pub(crate) const T: u64 = 1_700_000_000;
-
-pub(crate) fn block(height: u64, txs: Vec<XTx>) -> XChainBlockRows {
-    XChainBlockRows {
-        block: XBlockRecord {
-            height,
-            block_id: id(0x0b, height),
-            parent_id: if height == 0 {
-                Id::ZERO
-            } else {
-                id(0x0b, height - 1)
-            },
-            timestamp: T + 10 * height,
-            tx_count: txs.iter().filter(|t| !t.genesis).count() as u64,
-            size_bytes: 100 + height,
-        },
-        txs,
-    }
-}
+pub(crate) use crate::fixtures::{X_T as T, x_block as block};
 
 fn nft(
     tx_id: Id,
