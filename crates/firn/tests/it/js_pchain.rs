@@ -117,8 +117,8 @@ fn avalanchejs_reads_the_devnet_and_issues_a_transfer() {
     assert!(seen["heightAfter"].as_u64() > seen["height"].as_u64());
 }
 
-/// avalanchejs on the X-Chain: a BaseTx, a CreateAssetTx and a transfer of the new asset, and
-/// AVAX moved X → P → X with its export and import builders, every result read back through
+/// avalanchejs on the X-Chain: a BaseTx, a CreateAssetTx and a transfer of the new asset, a
+/// variable-cap asset minted by an OperationTx, and AVAX moved X → P → X with its export and import builders, every result read back through
 /// `avm.*`, `platform.*` and `getUTXOs` with `sourceChain` (the script checks each).
 #[test]
 fn avalanchejs_issues_x_chain_txs_and_moves_avax_between_x_and_p() {
@@ -134,6 +134,8 @@ fn avalanchejs_issues_x_chain_txs_and_moves_avax_between_x_and_p() {
         "send",
         "assetID",
         "assetSend",
+        "mintableID",
+        "mintTx",
         "exportX",
         "importP",
         "exportP",

@@ -1,7 +1,8 @@
 // Drives a running `firn devnet`'s X-Chain with avalanchejs, as a wallet would drive an
 // AvalancheGo node: reads its context (getContextFromURI: avm.getAssetDescription, avm.getTxFee,
 // info), sends AVAX with a BaseTx, creates a fixed-cap asset (a CreateAssetTx built from
-// avalanchejs's serializable types) and sends some of it, moves AVAX to the P-Chain (X ExportTx,
+// avalanchejs's serializable types) and sends some of it, creates a variable-cap asset and mints
+// it (an OperationTx), moves AVAX to the P-Chain (X ExportTx,
 // P ImportTx) and back (P ExportTx, X ImportTx), and checks every balance, UTXO and tx it reads
 // back through avm.*, platform.* and getUTXOs with sourceChain.
 //
@@ -15,13 +16,18 @@ import {
   Context,
   Credential,
   Signature,
+  Id,
+  Input,
   Int,
+  MintOperation,
+  MintOutput,
   OutputOwners,
   Stringpr,
   TransferOutput,
   TransferableOutput,
   BigIntPr,
   addTxSignatures,
+  avaxSerial,
   avm,
   avmSerial,
   pvm,
@@ -94,6 +100,30 @@ async function issueX(unsignedTx) {
   return txID;
 }
 
+// avalanchejs 5.2 has no signer for a CreateAssetTx or an OperationTx (they are not among its
+// AVMTx types), so such a tx is written with its AVM codec (`unsignedBytes`) and signed with its
+// secp256k1: one credential per input and operation (`credentials`), each owned by the key
+// alone. Issues it, waits for acceptance; returns its ID and signed hex.
+const manager = avmSerial.getAVMManager();
+const codec = manager.getDefaultCodec();
+const u32 = (n) => {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, n);
+  return b;
+};
+async function issueByHand(unsignedBytes, credentials) {
+  const signature = await secp256k1.signHash(
+    new Uint8Array(createHash('sha256').update(unsignedBytes).digest()),
+    privateKey,
+  );
+  const creds = Array.from({ length: credentials }, () => new Credential([new Signature(signature)]));
+  const signedBytes = utils.concatBytes(unsignedBytes, u32(creds.length), ...creds.map((c) => codec.PackPrefix(c)));
+  const signedHex = utils.bufferToHex(utils.addChecksum(signedBytes));
+  const { txID } = await avmApi.callRpc('issueTx', { tx: signedHex, encoding: 'hex' });
+  await waitX(txID);
+  return { txID, signedHex };
+}
+
 async function issueP(unsignedTx) {
   await addTxSignatures({ unsignedTx, privateKeys: [privateKey] });
   const { txID } = await pvmApi.issueSignedTx(unsignedTx.getSignedTx());
@@ -145,29 +175,10 @@ const createAsset = new avmSerial.CreateAssetTx(
     ]),
   ],
 );
-// avalanchejs 5.2 has no signer for a CreateAssetTx (it is not one of its AVMTx types), so the
-// tx is written with its AVM codec and signed with its secp256k1: one credential per input,
-// each owned by the key alone.
-const manager = avmSerial.getAVMManager();
-const codec = manager.getDefaultCodec();
-const unsignedBytes = manager.packCodec(createAsset);
-const signature = await secp256k1.signHash(
-  new Uint8Array(createHash('sha256').update(unsignedBytes).digest()),
-  privateKey,
+const { txID: assetID, signedHex } = await issueByHand(
+  manager.packCodec(createAsset),
+  funding.getTx().baseTx.inputs.length,
 );
-const credentials = funding.getTx().baseTx.inputs.map(
-  () => new Credential([new Signature(signature)]),
-);
-const count = new Uint8Array(4);
-new DataView(count.buffer).setUint32(0, credentials.length);
-const signedBytes = utils.concatBytes(
-  unsignedBytes,
-  count,
-  ...credentials.map((c) => codec.PackPrefix(c)),
-);
-const signedHex = utils.bufferToHex(utils.addChecksum(signedBytes));
-const { txID: assetID } = await avmApi.callRpc('issueTx', { tx: signedHex, encoding: 'hex' });
-await waitX(assetID);
 const stored = await avmApi.callRpc('getTx', { txID: assetID, encoding: 'hex' });
 check(stored.tx === signedHex, 'avm.getTx returns the CreateAssetTx as issued');
 const description = await avmApi.getAssetDescription(assetID);
@@ -184,6 +195,58 @@ check(
   balances.some((b) => b.asset === assetID && BigInt(b.balance) === 2_500n),
   `getAllBalances ${JSON.stringify(balances)}`,
 );
+
+// 2b. A variable-cap asset: a CreateAssetTx whose initial state is a mint right, then an
+// OperationTx that mints to the recipient and keeps the right.
+const mintFunding = avm.newBaseTx(
+  { ...context, baseTxFee: context.createAssetTxFee },
+  [fromBytes],
+  await xUtxos(xFrom),
+  [],
+);
+const variable = new avmSerial.CreateAssetTx(
+  mintFunding.getTx().baseTx,
+  new Stringpr('Firn Mintable'),
+  new Stringpr('FMT'),
+  new Byte(new Uint8Array([0])),
+  [new avmSerial.InitialState(new Int(0), [new MintOutput(OutputOwners.fromNative([fromBytes]))])],
+);
+const { txID: mintableID } = await issueByHand(
+  manager.packCodec(variable),
+  mintFunding.getTx().baseTx.inputs.length,
+);
+// The mint right follows the tx's own outputs.
+const rightIndex = mintFunding.getTx().baseTx.outputs.length;
+const opFunding = avm.newBaseTx(context, [fromBytes], await xUtxos(xFrom), []);
+const minted = 777n;
+// avalanchejs 5.2 does not export TransferableOp either: the tx is packed without operations,
+// and its one operation (asset, the mint right's UTXO ID, the MintOperation with its type ID)
+// written after the base tx in the codec's layout.
+const withoutOps = manager.packCodec(new avmSerial.OperationTx(opFunding.getTx().baseTx, []));
+const mintOp = new MintOperation(
+  Input.fromNative([0]),
+  new MintOutput(OutputOwners.fromNative([fromBytes])),
+  new TransferOutput(new BigIntPr(minted), OutputOwners.fromNative([toBytes])),
+);
+const mintBytes = utils.concatBytes(
+  withoutOps.slice(0, withoutOps.length - 4),
+  u32(1),
+  Id.fromString(mintableID).toBytes(),
+  u32(1),
+  avaxSerial.UTXOID.fromNative(mintableID, rightIndex).toBytes(codec),
+  codec.PackPrefix(mintOp),
+);
+const { txID: mintTx, signedHex: mintHex } = await issueByHand(
+  mintBytes,
+  opFunding.getTx().baseTx.inputs.length + 1,
+);
+const mintRead = await avmApi.callRpc('getTx', { txID: mintTx, encoding: 'hex' });
+check(mintRead.tx === mintHex, 'avm.getTx returns the OperationTx as issued');
+check((await xBalance(xTo, mintableID)) === minted, 'the recipient holds what was minted');
+const mintable = await avmApi.getAssetDescription(mintableID);
+check(mintable.symbol === 'FMT', `variable-cap asset description ${JSON.stringify(mintable)}`);
+const rights = (await xUtxos(xFrom)).filter((u) => u.getAssetId() === mintableID);
+check(rights.length === 1, `the minter keeps one mint right: ${rights.length}`);
 
 // 3. X → P: export, see it in platform.getUTXOs with sourceChain X, import it.
 const moved = 3_000_000_000n;
@@ -247,6 +310,8 @@ console.log(
     send,
     assetID,
     assetSend,
+    mintableID,
+    mintTx,
     exportX,
     importP: importPId,
     exportP: exportPId,
