@@ -510,8 +510,9 @@ pub async fn webhook_requests_are_validated(store: Store) {
         (
             json!({"eventType": "primary_network_address_activity", "url": "http://127.0.0.1:9/p", "network": "fuji", "chainId": "p-chain",
                    "metadata": {"keyType": "addresses", "keys": [format!("P-{}", crate::fixtures::fuji(1))], "subEvents": {"addressActivitySubEvents": ["balance_threshold"]},
-                                "balanceThresholdFilter": {"balanceType": "atomicMemoryLocked", "balanceThreshold": "10"}}}),
-            "thresholds on atomic memory",
+                                "balanceThresholdFilter": {"balanceType": "atomicMemory", "balanceThreshold": "10"}}}),
+            "is not one of unlockedUnstaked, unlockedStaked, lockedPlatform, lockedStakeable, \
+             lockedStaked, pendingStaked, unlocked, locked, atomicMemoryUnlocked, atomicMemoryLocked",
         ),
         (
             validator(
