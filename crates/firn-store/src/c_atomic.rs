@@ -112,12 +112,16 @@ async fn add_burned(
         *sum = sum.saturating_add(u128::from(t.burned));
     }
     for (chain, sum) in added {
-        let written: Option<i64> =
-            sqlx::query("SELECT MAX(height) AS h FROM c_atomic_txs WHERE chain_id = $1")
-                .bind(chain)
-                .fetch_one(&mut *conn)
-                .await?
-                .try_get("h")?;
+        // Walks the primary key down from the top (MAX with a WHERE on another column would
+        // scan the table on SQLite).
+        let written: Option<i64> = sqlx::query(
+            "SELECT height FROM c_atomic_txs WHERE chain_id = $1 ORDER BY height DESC LIMIT 1",
+        )
+        .bind(chain)
+        .fetch_optional(&mut *conn)
+        .await?
+        .map(|r| r.try_get("height"))
+        .transpose()?;
         let again: u128 = txs
             .iter()
             .filter(|(b, _)| b.chain_id == chain && Some(b.height) <= written)
