@@ -251,6 +251,7 @@ impl EvmChain {
                 crate::atomic::pack(state, backend, txs, ctx.base_fee, capacity);
             if !dropped.is_empty() {
                 debug!(target: "evm", dropped = dropped.len(), "atomic txs dropped");
+                let dropped: HashSet<Id> = dropped.into_iter().collect();
                 let mut pool = self.lock_atomic_pool();
                 let mut kept = self.lock_atomic_dropped();
                 for tx in pool.extract_if(.., |t| dropped.contains(&t.id())) {
