@@ -89,6 +89,17 @@ pub const LOCAL: PrimaryNetwork = PrimaryNetwork {
     avax_asset_id: hex_id("dbcf890f77f49b96857648b72b77f9f82937f28a68704af05da0dc12ba53f2db"),
 };
 
+impl PrimaryNetwork {
+    /// Every well-known primary network.
+    pub const ALL: [PrimaryNetwork; 3] = [MAINNET, FUJI, LOCAL];
+
+    /// The well-known primary network with ID `network_id` (Mainnet, Fuji, or the local
+    /// network firn's and AvalancheGo's devnets use); `None` for any other.
+    pub fn by_id(network_id: u32) -> Option<PrimaryNetwork> {
+        Self::ALL.into_iter().find(|n| n.network_id == network_id)
+    }
+}
+
 /// The bech32 HRP AvalancheGo gives a network ID (`custom` for any it does not know).
 pub fn hrp_for_network(network_id: u32) -> &'static str {
     match network_id {
@@ -193,9 +204,11 @@ mod tests {
 
     #[test]
     fn hrps_follow_avalanchego() {
-        for n in [MAINNET, FUJI, LOCAL] {
+        for n in PrimaryNetwork::ALL {
             assert_eq!(hrp_for_network(n.network_id), n.hrp);
+            assert_eq!(PrimaryNetwork::by_id(n.network_id), Some(n));
         }
+        assert_eq!(PrimaryNetwork::by_id(77), None);
         assert_eq!(hrp_for_network(77), "custom");
         assert_eq!(network_name(77), "network-77");
     }

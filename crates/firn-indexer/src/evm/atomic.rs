@@ -8,7 +8,7 @@
 
 use firn_core::atomic::{Tx, UnsignedTx, txs_from_ext_data};
 use firn_core::keys::secp256k1::{RecoverableSignature, recover};
-use firn_core::network::{FUJI, LOCAL, MAINNET};
+use firn_core::network::PrimaryNetwork;
 use firn_store::rows::atomic::{AtomicUtxo, CAtomicParty, CAtomicTx};
 use tracing::warn;
 
@@ -78,7 +78,8 @@ fn row(index: u32, tx: &Tx, budget: &mut usize) -> CAtomicTx {
     parties.dedup();
     let unsigned = tx.unsigned();
     CAtomicTx {
-        burned: avax_of(unsigned.network_id()).map_or(0, |avax| unsigned.burned(avax)),
+        burned: PrimaryNetwork::by_id(unsigned.network_id())
+            .map_or(0, |n| unsigned.burned(n.avax_asset_id)),
         index,
         tx_id,
         tx_type: tx_type.to_owned(),
@@ -88,15 +89,6 @@ fn row(index: u32, tx: &Tx, budget: &mut usize) -> CAtomicTx {
         exported,
         imported,
     }
-}
-
-/// The AVAX asset of network `network_id` (Mainnet, Fuji, or the local network firn's and
-/// AvalancheGo's devnets use); `None` for another network, whose burns are not counted.
-fn avax_of(network_id: u32) -> Option<firn_core::ids::Id> {
-    [MAINNET, FUJI, LOCAL]
-        .iter()
-        .find(|n| n.network_id == network_id)
-        .map(|n| n.avax_asset_id)
 }
 
 /// The addresses whose keys signed `tx`'s credentials (those that recover, while `budget`
