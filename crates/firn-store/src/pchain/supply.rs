@@ -13,6 +13,7 @@ use sqlx::AnyConnection;
 use sqlx::any::AnyRow;
 use tracing::info;
 
+use super::write::StakerRow;
 use crate::codec::{RowExt, bits, int};
 use crate::error::Result;
 use crate::row::Row;
@@ -98,25 +99,37 @@ fn decode_asset_locked(r: &dyn Row) -> Result<(Id, LockedRow)> {
 /// own reward (AvalancheGo since Cortina): its cut of the delegator's reward, recovered from
 /// what was paid when the potential reward is unknown. Nothing when the reward transaction
 /// paid the fee already (before Cortina) or withheld the reward.
-fn accrued_fee(r: &AnyRow) -> Result<u64> {
+fn accrued_fee(paid: Paid, potential: Option<u64>, delegation_fee: u32) -> u64 {
+    if paid.total > paid.net {
+        return 0;
+    }
+    delegator_reward(Some(paid), potential, delegation_fee).validator_fee()
+}
+
+/// [`accrued_fee`] of a delegator's row.
+fn accrued_fee_of_row(r: &AnyRow) -> Result<u64> {
     let paid = Paid {
         total: r.bits("gross_reward")?,
         net: r.bits("net_reward")?,
     };
-    if paid.total > paid.net {
-        return Ok(0);
-    }
-    let potential = r.opt_bits("estimated_reward")?;
-    Ok(delegator_reward(Some(paid), potential, r.u32("delegation_fee")?).validator_fee())
+    Ok(accrued_fee(
+        paid,
+        r.opt_bits("estimated_reward")?,
+        r.u32("delegation_fee")?,
+    ))
 }
 
 /// Adds the fee of `delegator` (its `p_stakers` row, just ended by a reward transaction) to
 /// what its validator, not yet rewarded, accrued.
 pub(super) async fn accrue_delegation_fee(
     conn: &mut AnyConnection,
-    delegator: &AnyRow,
+    delegator: &StakerRow,
 ) -> Result<()> {
-    let fee = accrued_fee(delegator)?;
+    let paid = Paid {
+        total: delegator.gross_reward,
+        net: delegator.net_reward,
+    };
+    let fee = accrued_fee(paid, delegator.estimated_reward, delegator.delegation_fee);
     if fee == 0 {
         return Ok(());
     }
@@ -124,10 +137,10 @@ pub(super) async fn accrue_delegation_fee(
         "SELECT tx_hash, accrued_fees FROM p_stakers WHERE node_id = $1 AND end_tx_hash IS NULL \
          AND is_delegator = 0 AND subnet_id = $2 AND start_ts <= $3 AND end_ts >= $4",
     )
-    .bind(delegator.bytes("node_id")?)
-    .bind(delegator.bytes("subnet_id")?)
-    .bind(delegator.i64("start_ts")?)
-    .bind(delegator.i64("end_ts")?)
+    .bind(delegator.node_id.clone())
+    .bind(delegator.subnet_id.0.to_vec())
+    .bind(delegator.start_ts)
+    .bind(delegator.end_ts)
     .fetch_optional(&mut *conn)
     .await?;
     if let Some(v) = validator {
@@ -285,7 +298,7 @@ pub(crate) async fn derive_totals(w: &mut WriteTx<'_>) -> Result<usize> {
     .await?;
     let mut accrued: BTreeMap<Vec<u8>, u64> = BTreeMap::new();
     for d in &delegations {
-        let fee = accrued_fee(d)?;
+        let fee = accrued_fee_of_row(d)?;
         let e = accrued.entry(d.bytes("validator")?).or_default();
         *e = e.saturating_add(fee);
     }

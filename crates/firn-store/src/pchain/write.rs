@@ -182,65 +182,67 @@ async fn write_tx<'a>(
     if !tx.rewards.is_empty() || c.ends_staker.is_some() {
         pending.write_stakers(conn).await?;
     }
+    // A reward tx ends the staker it pays: the row the end returns serves its rewards too, so
+    // they need no read of their own, and each staker's totals are written once.
+    let ended = match c.ends_staker {
+        Some(ended) => Some(end_staker(conn, ended, c.tx_hash, height, ts).await?),
+        None => None,
+    };
+    let mut paid: Vec<(StakerRow, bool)> = ended.iter().map(|s| (s.clone(), false)).collect();
     for (seq, r) in tx.rewards.iter().enumerate() {
-        let staker = sqlx::query(
-            "SELECT node_id, weight, start_ts, end_ts, gross_reward, net_reward FROM p_stakers \
-             WHERE tx_hash = $1",
-        )
-        .bind(r.staking_tx_hash.0.to_vec())
-        .fetch_optional(&mut *conn)
-        .await?
-        .ok_or_else(|| StoreError::StakerUnavailable(r.staking_tx_hash.to_string()))?;
-        let seq = int("reward index", seq as u64)?;
+        let at = match paid
+            .iter()
+            .position(|(s, _)| s.tx_hash == r.staking_tx_hash)
+        {
+            Some(at) => at,
+            None => {
+                paid.push((find_staker(conn, r.staking_tx_hash).await?, false));
+                paid.len() - 1
+            }
+        };
+        let (staker, rewarded) = &mut paid[at];
         pending.reward(RewardRow {
             height,
             index,
-            seq,
+            seq: int("reward index", seq as u64)?,
             reward: r,
             reward_tx_hash: c.tx_hash,
-            node_id: staker.bytes("node_id")?,
-            weight: staker.i64("weight")?,
-            start_ts: staker.i64("start_ts")?,
-            end_ts: staker.i64("end_ts")?,
+            node_id: staker.node_id.clone(),
+            weight: staker.weight,
+            start_ts: staker.start_ts,
+            end_ts: staker.end_ts,
         });
         let overflow = || StoreError::OutOfRange {
             field: "reward total",
             value: r.staking_tx_hash.to_string(),
         };
-        let gross = staker
-            .bits("gross_reward")?
+        staker.gross_reward = staker
+            .gross_reward
             .checked_add(r.amount)
             .ok_or_else(overflow)?;
-        let mut net = staker.bits("net_reward")?;
         if r.reward_type != crate::rows::pchain::RewardType::ValidatorFee {
-            net = net.checked_add(r.amount).ok_or_else(overflow)?;
+            staker.net_reward = staker
+                .net_reward
+                .checked_add(r.amount)
+                .ok_or_else(overflow)?;
         }
+        *rewarded = true;
+    }
+    for (staker, _) in paid.iter().filter(|(_, rewarded)| *rewarded) {
         sqlx::query("UPDATE p_stakers SET gross_reward = $1, net_reward = $2 WHERE tx_hash = $3")
-            .bind(bits(gross))
-            .bind(bits(net))
-            .bind(r.staking_tx_hash.0.to_vec())
+            .bind(bits(staker.gross_reward))
+            .bind(bits(staker.net_reward))
+            .bind(staker.tx_hash.0.to_vec())
             .execute(&mut *conn)
             .await?;
     }
-
-    if let Some(ended) = c.ends_staker {
-        let row = sqlx::query(
-            "UPDATE p_stakers SET end_tx_hash = $1, end_height = $2, end_timestamp = $3 \
-             WHERE tx_hash = $4 AND end_tx_hash IS NULL \
-             RETURNING subnet_id, node_id, weight, is_delegator, start_ts, end_ts, \
-             estimated_reward, delegation_fee, gross_reward, net_reward",
-        )
-        .bind(c.tx_hash.0.to_vec())
-        .bind(height)
-        .bind(ts)
-        .bind(ended.0.to_vec())
-        .fetch_optional(&mut *conn)
-        .await?
-        .ok_or_else(|| StoreError::StakerUnavailable(ended.to_string()))?;
-        let d = staking.entry(row.id("subnet_id")?).or_default();
-        let weight = i128::from(row.bits("weight")?);
-        if row.bool("is_delegator")? {
-            super::supply::accrue_delegation_fee(conn, &row).await?;
+    if let Some((ended, _)) =
+        ended.and_then(|e| paid.into_iter().find(|(s, _)| s.tx_hash == e.tx_hash))
+    {
+        let d = staking.entry(ended.subnet_id).or_default();
+        let weight = i128::from(ended.weight_bits);
+        if ended.is_delegator {
+            super::supply::accrue_delegation_fee(conn, &ended).await?;
             d.delegators -= 1;
             d.delegator_weight -= weight;
         } else {
@@ -444,4 +446,78 @@ async fn apply_staking(
         .await?;
     }
     Ok(())
+}
+
+/// What a reward tx reads and changes of a `p_stakers` row.
+#[derive(Debug, Clone)]
+pub(super) struct StakerRow {
+    pub(super) tx_hash: Id,
+    pub(super) subnet_id: Id,
+    pub(super) node_id: Vec<u8>,
+    /// As stored (reward rows copy it).
+    pub(super) weight: i64,
+    pub(super) weight_bits: u64,
+    pub(super) is_delegator: bool,
+    pub(super) start_ts: i64,
+    pub(super) end_ts: i64,
+    pub(super) estimated_reward: Option<u64>,
+    pub(super) delegation_fee: u32,
+    pub(super) gross_reward: u64,
+    pub(super) net_reward: u64,
+}
+
+const STAKER_COLUMNS: &str = "subnet_id, node_id, weight, is_delegator, start_ts, end_ts, \
+     estimated_reward, delegation_fee, gross_reward, net_reward";
+
+impl StakerRow {
+    fn decode(tx_hash: Id, r: &sqlx::any::AnyRow) -> Result<Self> {
+        Ok(Self {
+            tx_hash,
+            subnet_id: r.id("subnet_id")?,
+            node_id: r.bytes("node_id")?,
+            weight: r.i64("weight")?,
+            weight_bits: r.bits("weight")?,
+            is_delegator: r.bool("is_delegator")?,
+            start_ts: r.i64("start_ts")?,
+            end_ts: r.i64("end_ts")?,
+            estimated_reward: r.opt_bits("estimated_reward")?,
+            delegation_fee: r.u32("delegation_fee")?,
+            gross_reward: r.bits("gross_reward")?,
+            net_reward: r.bits("net_reward")?,
+        })
+    }
+}
+
+/// Marks staker `staker` ended by tx `by` and returns its row.
+async fn end_staker(
+    conn: &mut AnyConnection,
+    staker: Id,
+    by: Id,
+    height: i64,
+    ts: i64,
+) -> Result<StakerRow> {
+    let row = sqlx::query(&format!(
+        "UPDATE p_stakers SET end_tx_hash = $1, end_height = $2, end_timestamp = $3 \
+         WHERE tx_hash = $4 AND end_tx_hash IS NULL RETURNING {STAKER_COLUMNS}"
+    ))
+    .bind(by.0.to_vec())
+    .bind(height)
+    .bind(ts)
+    .bind(staker.0.to_vec())
+    .fetch_optional(&mut *conn)
+    .await?
+    .ok_or_else(|| StoreError::StakerUnavailable(staker.to_string()))?;
+    StakerRow::decode(staker, &row)
+}
+
+/// Staker `staker`'s row.
+async fn find_staker(conn: &mut AnyConnection, staker: Id) -> Result<StakerRow> {
+    let row = sqlx::query(&format!(
+        "SELECT {STAKER_COLUMNS} FROM p_stakers WHERE tx_hash = $1"
+    ))
+    .bind(staker.0.to_vec())
+    .fetch_optional(&mut *conn)
+    .await?
+    .ok_or_else(|| StoreError::StakerUnavailable(staker.to_string()))?;
+    StakerRow::decode(staker, &row)
 }
