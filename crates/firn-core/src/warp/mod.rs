@@ -7,7 +7,8 @@
 //! - [`payload`]: the two standard payloads, `Hash` and `AddressedCall`;
 //! - [`messages`]: the P-Chain's L1 messages (ACP-77) carried in an `AddressedCall`;
 //! - [`validators`]: the canonical validator set, quorum verification and aggregation;
-//! - [`acp118`]: the protobuf messages of ACP-118 signature requests.
+//! - [`acp118`]: the protobuf messages of ACP-118 signature requests;
+//! - [`predicate`]: signed messages carried in a tx's access list, and the block's results.
 //!
 //! Wire layout (codec version 0, big-endian):
 //!
@@ -23,6 +24,7 @@ pub mod bitset;
 pub mod json;
 pub mod messages;
 pub mod payload;
+pub mod predicate;
 pub mod validators;
 
 use crate::codec::{self, CodecError, Decode, Encode, Reader, Writer};

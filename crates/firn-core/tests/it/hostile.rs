@@ -397,6 +397,42 @@ fn warp_decoders_survive_mutated_vectors() {
     );
 }
 
+#[test]
+fn predicate_decoders_survive_mutated_bytes() {
+    use firn_core::warp::predicate::{BlockResults, Chunk, pack, unpack};
+    use std::collections::BTreeMap;
+
+    let signed = warp_vector("signed_message_hex");
+    let as_chunks = |b: &[u8]| -> Option<Vec<Chunk>> {
+        b.len().is_multiple_of(32).then(|| {
+            b.chunks_exact(32)
+                .map(|c| <Chunk>::try_from(c).unwrap_or_default())
+                .collect()
+        })
+    };
+    let flat = |chunks: &[Chunk]| chunks.concat();
+    assert_survives(
+        "warp predicate",
+        &[flat(&pack(&signed)), flat(&pack(b"x"))],
+        20_000,
+        |b| unpack(&as_chunks(b)?).ok(),
+        |bytes| flat(&pack(bytes)),
+    );
+    let mut results = BlockResults::new();
+    results.set(
+        [1; 32],
+        BTreeMap::from([([2; 20], vec![0, 9]), ([3; 20], vec![])]),
+    );
+    results.set([4; 32], BTreeMap::from([([2; 20], vec![1])]));
+    assert_survives(
+        "predicate results",
+        &[results.bytes(), BlockResults::new().bytes()],
+        20_000,
+        |b| BlockResults::parse(b).ok(),
+        BlockResults::bytes,
+    );
+}
+
 /// Protobuf is not canonical (unknown fields are skipped, the last value wins), so for the
 /// ACP-118 messages only "no panic, bounded" is asserted, plus that what decodes re-decodes.
 #[test]
