@@ -230,6 +230,8 @@ pub struct Block {
     pub ext_data: Option<Bytes>,
     /// The atomic txs `ext_data` holds, in order.
     pub atomic_txs: Vec<firn_core::atomic::Tx>,
+    /// Which Warp predicates of its txs did not verify when it was built.
+    pub predicate_results: firn_core::warp::predicate::BlockResults,
 }
 
 impl Block {

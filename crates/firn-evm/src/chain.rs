@@ -19,18 +19,22 @@ use crate::block::{Block, Header, SignedTx, TxReceipt, logs_bloom};
 use crate::deploy_gate::DeployGate;
 use crate::dev::DevChange;
 use crate::error::{EvmError, TxError};
-use crate::execute::{BLACKHOLE, BlockContext, inspect};
+use crate::execute::{BLACKHOLE, BlockContext, CallOptions, inspect};
 use crate::fee::{BlockFees, FeeRules, ParentFees};
 use crate::genesis::EvmGenesis;
 use crate::history::{BlockUndo, MAX_HISTORY_ENTRIES, STATE_HISTORY};
 use crate::mempool::Mempool;
 use crate::precompiles::Precompiles;
 use crate::state::{StateDb, WorldState};
-use crate::store::{BlockStore, StoredBlock, settle_coreth_blocks, settle_fee_rules};
+use crate::store::{
+    BlockStore, StoredBlock, settle_coreth_blocks, settle_fee_rules, settle_warp_predicates,
+};
 use crate::trace::CallTracer;
 use crate::tx::{MAX_INIT_CODE_SIZE, decode_impersonated, decode_raw, tx_env, tx_intrinsic_gas};
+use crate::warp::receive::{WarpBackend, WarpRules};
 use firn_core::atomic::Tx as AtomicTx;
 use firn_core::ids::Id;
+use firn_core::warp::predicate::BlockResults;
 
 /// Where "now" comes from (seconds since the epoch): the devnet's clock.
 pub type TimeSource = Arc<dyn Fn() -> u64 + Send + Sync>;
@@ -54,6 +58,9 @@ pub struct EvmChainConfig {
     /// The C-Chain's shared memory: a chain with one carries atomic txs in coreth's block
     /// shape ([`crate::atomic`]).
     pub atomic: Option<Arc<dyn AtomicBackend>>,
+    /// The P-Chain, for a chain with the Warp precompile to verify the messages it receives
+    /// ([`crate::warp::receive`]); without one, every predicate fails.
+    pub warp: Option<Arc<dyn WarpBackend>>,
 }
 
 impl std::fmt::Debug for EvmChainConfig {
@@ -63,6 +70,7 @@ impl std::fmt::Debug for EvmChainConfig {
             .field("blockchain_id", &self.blockchain_id)
             .field("data_dir", &self.data_dir)
             .field("atomic", &self.atomic.is_some())
+            .field("warp", &self.warp.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -98,6 +106,9 @@ pub struct EvmChain {
     /// Shared memory, when this chain's blocks carry atomic txs (a C-Chain made before firn
     /// carried them keeps its block shape and has none).
     pub(crate) atomic: Option<Arc<dyn AtomicBackend>>,
+    /// How this chain verifies the Warp messages its txs carry, when it receives them (a
+    /// chain made before firn did keeps its block shape and verifies none).
+    pub(crate) warp_rules: Option<WarpRules>,
     store: Mutex<Option<BlockStore>>,
     build: Mutex<()>,
     call_limits: Mutex<CallLimits>,
@@ -144,7 +155,7 @@ impl EvmChain {
     pub fn open(config: EvmChainConfig) -> Result<Self, EvmError> {
         let g = &config.genesis;
         let mut state = WorldState::from_alloc(&g.alloc);
-        let precompiles = Precompiles::from_config(
+        let mut precompiles = Precompiles::from_config(
             &g.config,
             config.blockchain_id,
             config.network_id,
@@ -169,6 +180,14 @@ impl EvmChain {
             (None, Some(_)) => None,
         };
         let coreth = atomic.is_some();
+        let receives_warp = precompiles.provider.has_warp()
+            && match &config.data_dir {
+                Some(dir) => settle_warp_predicates(dir, !stored.is_empty())?,
+                None => true,
+            };
+        precompiles.provider.receive_warp(receives_warp);
+        let warp_rules = receives_warp
+            .then(|| WarpRules::from_config(&g.config, config.network_id, config.blockchain_id));
         let (base_fee, gas_limit, extra) =
             fee_rules.genesis(g.base_fee, g.gas_limit, &g.extra_data);
         let header = Header {
@@ -207,6 +226,7 @@ impl EvmChain {
             dev_changes: Vec::new(),
             ext_data,
             atomic_txs: Vec::new(),
+            predicate_results: BlockResults::new(),
         };
         let inner = Inner {
             state,
@@ -228,6 +248,7 @@ impl EvmChain {
             atomic_pool: Mutex::new(Vec::new()),
             atomic_dropped: Mutex::new(VecDeque::new()),
             atomic,
+            warp_rules,
             store: Mutex::new(None),
             build: Mutex::new(()),
             call_limits: Mutex::new(CallLimits::default()),
@@ -257,8 +278,13 @@ impl EvmChain {
                 .map(|raw| firn_core::codec::from_bytes::<AtomicTx>(raw))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| corrupt(format!("bad atomic tx: {e}")))?;
+            let recorded = match b.predicate_results.as_slice() {
+                [] => BlockResults::new(),
+                bytes => BlockResults::parse(bytes)
+                    .map_err(|e| corrupt(format!("bad predicate results: {e}")))?,
+            };
             let block = chain
-                .execute_block(txs, atomic, b.timestamp, true, &b.changes, true)?
+                .execute_block(txs, atomic, b.timestamp, Some(&recorded), &b.changes, true)?
                 .ok_or_else(|| corrupt("block has no transactions".into()))?;
             if block.hash != b.hash {
                 return Err(corrupt(format!(
@@ -414,7 +440,8 @@ impl EvmChain {
             if inner.tx_index.contains_key(&tx.hash) {
                 return Err(TxError::AlreadyKnown);
             }
-            let needed = tx_intrinsic_gas(e);
+            let needed = tx_intrinsic_gas(e)
+                .saturating_add(inner.precompiles.predicate_gas(e.access_list())?);
             if e.gas_limit() < needed {
                 return Err(TxError::IntrinsicGas {
                     gas: e.gas_limit(),
@@ -489,7 +516,7 @@ impl EvmChain {
             return Ok(None);
         }
         let time = self.next_block_time();
-        let built = self.execute_block(candidates, atomic, time, false, &[], false)?;
+        let built = self.execute_block(candidates, atomic, time, None, &[], false)?;
         if built.is_some() {
             *self.lock_next_timestamp() = None;
         }
@@ -544,15 +571,20 @@ impl EvmChain {
     /// Transactions that cannot run are skipped (and dropped from the pool when they never
     /// can); a block with none is only made when `allow_empty`. When `replay`, every
     /// transaction must run, and nothing is stored.
+    /// Builds a block from `candidates`, or replays a stored one: then `recorded` holds the
+    /// predicate results it was built with, and any tx that no longer fits is corruption.
     pub(crate) fn execute_block(
         &self,
         candidates: Vec<SignedTx>,
         atomic: Vec<AtomicTx>,
         timestamp: u64,
-        replay: bool,
+        recorded: Option<&BlockResults>,
         changes: &[DevChange],
         allow_empty: bool,
     ) -> Result<Option<Arc<Block>>, EvmError> {
+        let replay = recorded.is_some();
+        // Read the P-Chain height before taking this chain's lock; a replay verifies nothing.
+        let receiver = if replay { None } else { self.warp_receiver() };
         let mut inner = self.write();
         let parent = inner.blocks[inner.blocks.len() - 1].clone();
         let timestamp = timestamp.max(parent.header.timestamp);
@@ -563,6 +595,7 @@ impl EvmChain {
         let mut dropped = Vec::new();
         let mut gas_used = 0u64;
         let mut traces = Vec::new();
+        let mut predicate_results = BlockResults::new();
         let inner = &mut *inner;
         inner.state.begin_block();
         for change in changes {
@@ -599,20 +632,34 @@ impl EvmChain {
                 tx.sender,
                 inner.precompiles.may_deploy(&inner.state, &tx.sender),
             );
-            let db = StateDb {
-                state: &inner.state,
-                hashes: &inner.hashes,
-                undos: &[],
-            };
-            let traced = inspect(
-                db,
-                &inner.precompiles.provider,
-                &ctx,
-                env,
-                (CallTracer::default(), gate),
-            );
-            let (out, mut trace) = match traced {
-                Ok((r, (tracer, _))) => (r, tracer.into_root().unwrap_or_default()),
+            let traced = self
+                .tx_predicates(&inner.precompiles, &tx, recorded, receiver.as_ref())
+                .map_err(TxError::Other)
+                .and_then(|predicates| {
+                    let db = StateDb {
+                        state: &inner.state,
+                        hashes: &inner.hashes,
+                        undos: &[],
+                    };
+                    let opts = CallOptions {
+                        predicate_gas: predicates.gas,
+                        ..CallOptions::default()
+                    };
+                    let precompiles = inner.precompiles.provider.for_tx(predicates.failed.clone());
+                    inspect(
+                        db,
+                        &precompiles,
+                        &ctx,
+                        env,
+                        opts,
+                        (CallTracer::default(), gate),
+                    )
+                    .map(|run| (run, predicates))
+                });
+            let (out, mut trace, predicates) = match traced {
+                Ok(((r, (tracer, _)), predicates)) => {
+                    (r, tracer.into_root().unwrap_or_default(), predicates)
+                }
                 Err(err) => {
                     if replay {
                         return Err(EvmError::Corrupt {
@@ -653,6 +700,7 @@ impl EvmChain {
                 bloom: logs_bloom(&logs),
                 logs,
             });
+            predicates.record(&mut predicate_results, &tx);
             included.push(tx);
         }
         if !dropped.is_empty() {
@@ -681,12 +729,16 @@ impl EvmChain {
             .as_ref()
             .map(|_| Bytes::from(firn_core::atomic::ext_data_from_txs(&atomic_txs, true)));
         let coreth = ext_data.is_some();
-        let extra = fees
+        let mut extra = fees
             .extra(gas_used + ext_gas_used)
             .map_err(|e| EvmError::Corrupt {
                 height: ctx.number,
                 reason: e.to_string(),
             })?;
+        // subnet-EVM appends the predicate results to the fee state (since Durango).
+        if self.warp_rules.is_some() {
+            extra.extend(predicate_results.bytes());
+        }
         let envelopes: Vec<_> = included.iter().map(|t| t.envelope.clone()).collect();
         let receipt_envelopes: Vec<_> = receipts.iter().map(TxReceipt::envelope).collect();
         let header = Header {
@@ -724,6 +776,7 @@ impl EvmChain {
             dev_changes: changes.to_vec(),
             ext_data,
             atomic_txs,
+            predicate_results,
         });
         if !replay && let Some(store) = self.lock_store().as_mut() {
             store.append(&StoredBlock {
@@ -743,6 +796,10 @@ impl EvmChain {
                     .iter()
                     .map(|t| Bytes::from(t.bytes()))
                     .collect(),
+                predicate_results: match block.predicate_results.is_empty() {
+                    true => Vec::new(),
+                    false => block.predicate_results.bytes(),
+                },
             })?;
         }
         if let Some(backend) = &self.atomic

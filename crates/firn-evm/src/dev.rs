@@ -158,14 +158,7 @@ impl EvmChain {
         let candidates = self.ready_txs();
         let time = timestamp.unwrap_or_else(|| self.next_block_time());
         let block = self
-            .execute_block(
-                candidates,
-                self.pooled_atomic(),
-                time,
-                false,
-                &changes,
-                true,
-            )?
+            .execute_block(candidates, self.pooled_atomic(), time, None, &changes, true)?
             .ok_or_else(|| EvmError::Dev("no block was made".into()))?;
         *self.lock_next_timestamp() = None;
         Ok(block)

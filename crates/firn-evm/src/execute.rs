@@ -18,6 +18,9 @@ use crate::stateful::SubnetPrecompiles;
 pub const BLACKHOLE: Address =
     Address::new([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
 
+/// Every tx's base intrinsic gas.
+const TX_BASE_GAS: u64 = 21_000;
+
 /// The block a transaction runs in.
 #[derive(Debug, Clone, Copy)]
 pub struct BlockContext {
@@ -44,6 +47,9 @@ pub struct CallOptions {
     pub no_balance_check: bool,
     /// Skip the nonce check.
     pub no_nonce_check: bool,
+    /// Intrinsic gas the tx's Warp predicates add beyond their access-list price
+    /// ([`crate::warp::receive::predicate_gas`]).
+    pub predicate_gas: u64,
 }
 
 pub(crate) fn envs(block: &BlockContext, opts: CallOptions) -> (CfgEnv, BlockEnv) {
@@ -58,6 +64,7 @@ pub(crate) fn envs(block: &BlockContext, opts: CallOptions) -> (CfgEnv, BlockEnv
         revm::context_interface::cfg::GasId::max_refund_quotient(),
         u64::MAX,
     )]);
+    charge_predicates(&mut cfg, opts.predicate_gas);
     let env = BlockEnv {
         number: U256::from(block.number),
         beneficiary: block.beneficiary,
@@ -70,6 +77,15 @@ pub(crate) fn envs(block: &BlockContext, opts: CallOptions) -> (CfgEnv, BlockEnv
         slot_num: 0,
     };
     (cfg, env)
+}
+
+/// Makes `cfg` charge `predicate_gas` on top of a tx's intrinsic gas: Warp predicates cost their
+/// own gas instead of the access-list price, so the difference goes with the base.
+pub(crate) fn charge_predicates(cfg: &mut CfgEnv, predicate_gas: u64) {
+    cfg.gas_params.override_gas([(
+        revm::context_interface::cfg::GasId::tx_base_stipend(),
+        TX_BASE_GAS.saturating_add(predicate_gas),
+    )]);
 }
 
 /// Executes a client's call `tx` on `db` without changing it, cut short at `deadline` (see
@@ -96,12 +112,13 @@ pub fn transact_call(
     Ok((out, evm.inspector.1))
 }
 
-/// Like [`transact`], with an inspector watching (tracers).
+/// Executes `tx` in `block` on `db` without changing it, with `inspector` watching.
 pub fn inspect<I>(
     db: StateDb<'_>,
     precompiles: &SubnetPrecompiles,
     block: &BlockContext,
     tx: TxEnv,
+    opts: CallOptions,
     inspector: I,
 ) -> Result<(ResultAndState, I), TxError>
 where
@@ -109,7 +126,7 @@ where
         revm::handler::MainnetContext<revm::database_interface::WrapDatabaseRef<StateDb<'a>>>,
     >,
 {
-    let (cfg, env) = envs(block, CallOptions::default());
+    let (cfg, env) = envs(block, opts);
     let mut evm = Context::mainnet()
         .with_cfg(cfg)
         .with_block(env)

@@ -40,6 +40,7 @@
 //!     data_dir: None,
 //!     now: Arc::new(|| 1_700_000_000),
 //!     atomic: None,
+//!     warp: None,
 //! }).unwrap();
 //! assert_eq!(chain.height(), 0);
 //! assert_eq!(chain.balance(&funded), U256::from(10u64).pow(U256::from(24)));
@@ -74,7 +75,7 @@ mod trace;
 pub mod tracers;
 mod trie;
 mod tx;
-mod warp;
+pub mod warp;
 
 pub use atomic::{AtomicTxState, DROPPED_ATOMIC_KEPT, MAX_ATOMIC_POOL};
 pub use block::{Block, Header, SignedTx, TxReceipt, logs_bloom};

@@ -15,7 +15,10 @@ use serde_json::Value;
 use crate::error::TxError;
 use crate::genesis::{ChainConfig, number};
 use crate::state::WorldState;
+use crate::stateful::WARP_GAS;
 use crate::stateful::{Kind, Stateful, SubnetPrecompiles};
+use alloy_eips::eip2930::AccessList;
+use firn_core::warp::predicate::Chunk;
 
 /// Allow-list roles (subnet-evm `allowlist.Role`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +125,23 @@ impl Precompiles {
             return Err(TxError::NotAllowListed(sender));
         }
         Ok(())
+    }
+
+    /// The Warp predicates `list` carries: none on a chain without the Warp precompile.
+    pub fn warp_predicates(&self, list: Option<&AccessList>) -> Vec<Vec<Chunk>> {
+        match list {
+            Some(list) if self.provider.receives_warp() => {
+                crate::warp::receive::warp_predicates(list)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The intrinsic gas `list`'s Warp predicates add beyond their access-list price; fails
+    /// for a predicate that holds no Warp message.
+    pub fn predicate_gas(&self, list: Option<&AccessList>) -> Result<u64, TxError> {
+        crate::warp::receive::predicate_gas(&self.warp_predicates(list), &WARP_GAS)
+            .map_err(TxError::Other)
     }
 
     /// Whether `sender` may deploy contracts.

@@ -299,6 +299,7 @@ impl EvmChain {
             no_base_fee: !req.has_fees(),
             no_balance_check: false,
             no_nonce_check: true,
+            predicate_gas: inner.precompiles.predicate_gas(req.access_list.as_ref())?,
         };
         let mut ctx = self.call_context(&head);
         // geth runs calls with an unlimited gas pool: a call may ask for more than a block holds.

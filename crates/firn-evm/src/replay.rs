@@ -169,12 +169,18 @@ impl EvmChain {
                 tx.sender,
                 inner.precompiles.may_deploy(&inner.state, &tx.sender),
             );
+            // The predicates as the block was built with them.
+            let predicates = self
+                .tx_predicates(&inner.precompiles, tx, Some(&block.predicate_results), None)
+                .map_err(TxError::Other)?;
+            let mut cfg = cfg.clone();
+            crate::execute::charge_predicates(&mut cfg, predicates.gas);
             let mut evm = Context::mainnet()
-                .with_cfg(cfg.clone())
+                .with_cfg(cfg)
                 .with_block(env.clone())
                 .with_db(&mut db)
                 .build_mainnet_with_inspector((make(tx), gate))
-                .with_precompiles(inner.precompiles.provider.clone());
+                .with_precompiles(inner.precompiles.provider.for_tx(predicates.failed));
             let run = evm.inspect_tx(tx_env(tx)).map_err(map_error)?;
             let (inspector, _) = evm.inspector;
             let before = accounts_before(&mut db, &run.state)?;
@@ -229,6 +235,7 @@ impl EvmChain {
             no_base_fee: !req.has_fees(),
             no_balance_check: false,
             no_nonce_check: true,
+            predicate_gas: inner.precompiles.predicate_gas(req.access_list.as_ref())?,
         };
         let (cfg, env) = envs(&ctx, opts);
         let mut db = CacheDB::new(StateDb {

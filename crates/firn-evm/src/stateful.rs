@@ -10,7 +10,8 @@
 //! - reward manager: `areFeeRecipientsAllowed`, `currentRewardAddress` (read-only);
 //! - Warp: `getBlockchainID`, `sendWarpMessage(bytes)` with `SendWarpMessage(address indexed
 //!   sender, bytes32 indexed messageID, bytes message)`, the message being the unsigned Warp
-//!   message of an `AddressedCall` from the caller.
+//!   message of an `AddressedCall` from the caller; `getVerifiedWarpMessage` and
+//!   `getVerifiedWarpBlockHash` read the tx's predicates ([`crate::warp::precompile`]).
 //!
 //! Gas costs are subnet-evm's (`contract.WriteGasCostPerSlot` 20,000, reads 2,600, mint
 //! 30,000, Warp 41,500 + 8 per byte; events charged as LOG gas).
@@ -31,13 +32,16 @@ use revm::primitives::hardfork::SpecId;
 use crate::execute::BLACKHOLE;
 use crate::fee::FeeConfig;
 use crate::precompiles::Role;
+use crate::warp::precompile::{Reading, get_verified};
+use firn_core::warp::predicate::WarpGas;
 
 const READ_SLOT: u64 = 2_600;
 const WRITE_SLOT: u64 = 20_000;
 const MINT: u64 = 30_000;
 const WARP_BASE: u64 = 41_500;
 const WARP_PER_BYTE: u64 = 8;
-const BLOCKCHAIN_ID: u64 = 2;
+/// The Warp precompile's gas before Granite (the devnet's upgrades stop at Fortuna).
+pub(crate) const WARP_GAS: WarpGas = WarpGas::PRE_GRANITE;
 
 fn log_gas(topics: u64, data: u64) -> u64 {
     375 + 375 * topics + 8 * data
@@ -94,6 +98,10 @@ pub struct SubnetPrecompiles {
     eth: EthPrecompiles,
     stateful: Arc<Stateful>,
     warm: AddressSet,
+    /// The running tx's Warp predicates the block builder found unverified, by index.
+    warp_failed: Vec<usize>,
+    /// Whether the chain receives Warp messages; when not, every predicate reads as invalid.
+    receives_warp: bool,
 }
 
 impl SubnetPrecompiles {
@@ -108,7 +116,33 @@ impl SubnetPrecompiles {
             eth,
             stateful,
             warm,
+            warp_failed: Vec::new(),
+            receives_warp: false,
         }
+    }
+
+    /// Makes the Warp precompile read (`on`) or ignore the predicates txs carry.
+    pub(crate) fn receive_warp(&mut self, on: bool) {
+        self.receives_warp = on && self.has_warp();
+    }
+
+    /// Whether the chain receives Warp messages (its txs' predicates are charged and checked).
+    pub fn receives_warp(&self) -> bool {
+        self.receives_warp
+    }
+
+    /// These precompiles for a tx whose Warp predicates at `failed` did not verify (a call
+    /// outside a block has every predicate verified, as in subnet-EVM).
+    pub fn for_tx(&self, failed: Vec<usize>) -> Self {
+        Self {
+            warp_failed: failed,
+            ..self.clone()
+        }
+    }
+
+    /// Whether the Warp precompile is installed (then txs may carry Warp predicates).
+    pub fn has_warp(&self) -> bool {
+        self.stateful.entries.iter().any(|(_, k)| *k == Kind::Warp)
     }
 
     /// Every precompile's address, the stateful ones included.
@@ -118,14 +152,14 @@ impl SubnetPrecompiles {
 }
 
 /// A call's outcome before it becomes an `InterpreterResult`.
-enum Outcome {
+pub(crate) enum Outcome {
     Return(Vec<u8>),
     /// Fails consuming all gas, as subnet-evm's precompile errors do.
     Error,
     OutOfGas,
 }
 
-struct Call<'a> {
+pub(crate) struct Call<'a> {
     address: Address,
     caller: Address,
     input: &'a [u8],
@@ -136,7 +170,7 @@ struct Call<'a> {
 }
 
 impl Call<'_> {
-    fn charge(&mut self, cost: u64) -> bool {
+    pub(crate) fn charge(&mut self, cost: u64) -> bool {
         if self.gas - self.used < cost {
             return false;
         }
@@ -144,7 +178,7 @@ impl Call<'_> {
         true
     }
 
-    fn arg_word(&self, i: usize) -> Option<[u8; 32]> {
+    pub(crate) fn arg_word(&self, i: usize) -> Option<[u8; 32]> {
         let start = 4 + 32 * i;
         self.input.get(start..start + 32)?.try_into().ok()
     }
@@ -187,7 +221,11 @@ impl<CTX: ContextTr> PrecompileProvider<CTX> for SubnetPrecompiles {
             gas: inputs.gas_limit,
             used: 0,
         };
-        let outcome = run_stateful(&self.stateful, kind, context, &mut call)?;
+        let warp = Predicates {
+            receives: self.receives_warp,
+            failed: &self.warp_failed,
+        };
+        let outcome = run_stateful(&self.stateful, kind, context, &mut call, warp)?;
         let mut gas = Gas::new(inputs.gas_limit);
         let (result, output) = match outcome {
             Outcome::Return(out) => {
@@ -230,13 +268,14 @@ fn run_stateful<CTX: ContextTr>(
     kind: Kind,
     ctx: &mut CTX,
     call: &mut Call<'_>,
+    warp: Predicates<'_>,
 ) -> Result<Outcome, String> {
     if call.input.len() < 4 {
         return Ok(Outcome::Error);
     }
     let sel: [u8; 4] = [call.input[0], call.input[1], call.input[2], call.input[3]];
     if kind == Kind::Warp {
-        return warp(s, ctx, call, sel);
+        return warp_call(s, ctx, call, sel, warp);
     }
     // Every other kind is guarded by an allow list at its own address.
     if sel == selector("readAllowList(address)") {
@@ -401,14 +440,36 @@ pub fn warp_message(
     UnsignedMessage::new(network_id, Id::from(blockchain_id.0), call.bytes())
 }
 
-fn warp<CTX: ContextTr>(
+/// What the Warp precompile knows of the running tx's predicates.
+#[derive(Clone, Copy)]
+struct Predicates<'a> {
+    receives: bool,
+    failed: &'a [usize],
+}
+
+fn warp_call<CTX: ContextTr>(
     s: &Stateful,
     ctx: &mut CTX,
     call: &mut Call<'_>,
     sel: [u8; 4],
+    predicates: Predicates<'_>,
 ) -> Result<Outcome, String> {
+    for (signature, reading) in [
+        ("getVerifiedWarpMessage(uint32)", Reading::Message),
+        ("getVerifiedWarpBlockHash(uint32)", Reading::BlockHash),
+    ] {
+        if sel == selector(signature) {
+            return Ok(get_verified(
+                ctx,
+                call,
+                reading,
+                predicates.receives.then_some(predicates.failed),
+                &WARP_GAS,
+            ));
+        }
+    }
     if sel == selector("getBlockchainID()") {
-        if !call.charge(BLOCKCHAIN_ID) {
+        if !call.charge(WARP_GAS.get_blockchain_id) {
             return Ok(Outcome::OutOfGas);
         }
         return Ok(Outcome::Return(s.blockchain_id.to_vec()));

@@ -33,6 +33,9 @@ pub struct StoredBlock {
     pub impersonated: Vec<(u32, Address)>,
     /// The C-Chain's atomic txs, signed bytes.
     pub atomic: Vec<Bytes>,
+    /// The block's Warp predicate results ([`firn_core::warp::predicate::BlockResults`]
+    /// bytes); empty when no tx carried a predicate.
+    pub predicate_results: Vec<u8>,
 }
 
 fn put_bytes(out: &mut Vec<u8>, items: &[Bytes]) {
@@ -61,8 +64,13 @@ impl StoredBlock {
         out.extend_from_slice(&self.timestamp.to_be_bytes());
         out.extend_from_slice(self.hash.as_slice());
         put_bytes(&mut out, &self.txs);
-        // Blocks without dev-loop changes or atomic txs keep the original record layout.
-        if !self.changes.is_empty() || !self.impersonated.is_empty() || !self.atomic.is_empty() {
+        // Blocks without dev-loop changes, atomic txs or predicates keep the original layout.
+        let results = !self.predicate_results.is_empty();
+        if !self.changes.is_empty()
+            || !self.impersonated.is_empty()
+            || !self.atomic.is_empty()
+            || results
+        {
             out.extend_from_slice(&(self.changes.len() as u32).to_be_bytes());
             for c in &self.changes {
                 c.encode(&mut out);
@@ -73,8 +81,12 @@ impl StoredBlock {
                 out.extend_from_slice(sender.as_slice());
             }
         }
-        if !self.atomic.is_empty() {
+        if !self.atomic.is_empty() || results {
             put_bytes(&mut out, &self.atomic);
+        }
+        if results {
+            out.extend_from_slice(&(self.predicate_results.len() as u32).to_be_bytes());
+            out.extend_from_slice(&self.predicate_results);
         }
         out
     }
@@ -89,6 +101,7 @@ impl StoredBlock {
         let mut changes = Vec::new();
         let mut impersonated = Vec::new();
         let mut atomic = Vec::new();
+        let mut predicate_results = Vec::new();
         if let Some(n) = take(4) {
             let n = u32::from_be_bytes(n.try_into().ok()?) as usize;
             if n > MAX_CHANGES {
@@ -109,6 +122,10 @@ impl StoredBlock {
                 let n = u32::from_be_bytes(n.try_into().ok()?) as usize;
                 atomic = take_bytes(&mut take, n)?;
             }
+            if let Some(n) = take(4) {
+                let n = u32::from_be_bytes(n.try_into().ok()?) as usize;
+                predicate_results = take(n)?.to_vec();
+            }
         }
         if !r.0.is_empty() {
             return None;
@@ -120,6 +137,7 @@ impl StoredBlock {
             changes,
             impersonated,
             atomic,
+            predicate_results,
         })
     }
 }
@@ -188,15 +206,41 @@ pub const CORETH_BLOCKS_FILE: &str = "coreth-blocks";
 /// whose blocks were made before firn shaped them so (blocks and no marker) keeps its shape,
 /// so its blocks replay to the hashes recorded; a new one is marked.
 pub fn settle_coreth_blocks(dir: &Path, has_blocks: bool) -> Result<bool, EvmError> {
-    let marker = dir.join(CORETH_BLOCKS_FILE);
+    settle_shape(
+        dir,
+        CORETH_BLOCKS_FILE,
+        has_blocks,
+        "C-Chain made before firn carried atomic txs: it keeps its block shape and takes no atomic txs",
+    )
+}
+
+/// The file that records a Warp chain's dir was made receiving Warp predicates.
+pub const WARP_PREDICATES_FILE: &str = "warp-predicates";
+
+/// Whether the chain kept in `dir`, which has the Warp precompile, receives Warp messages
+/// (charges and verifies predicates, and its headers carry the results). One whose blocks were
+/// made before (blocks and no marker) keeps its shape; a new one is marked.
+pub fn settle_warp_predicates(dir: &Path, has_blocks: bool) -> Result<bool, EvmError> {
+    settle_shape(
+        dir,
+        WARP_PREDICATES_FILE,
+        has_blocks,
+        "chain made before firn received Warp messages: it keeps its block shape and verifies no predicates",
+    )
+}
+
+/// Whether the chain in `dir` has the shape marker `name`: yes with the marker, no for blocks
+/// made without it (`refused` is logged), and a new chain is marked.
+fn settle_shape(dir: &Path, name: &str, has_blocks: bool, refused: &str) -> Result<bool, EvmError> {
+    let marker = dir.join(name);
     if marker.exists() {
         return Ok(true);
     }
     if has_blocks {
-        tracing::warn!(target: "evm", dir = %dir.display(), "C-Chain made before firn carried atomic txs: it keeps its block shape and takes no atomic txs");
+        tracing::warn!(target: "evm", dir = %dir.display(), "{refused}");
         return Ok(false);
     }
-    write_marker(&marker, b"coreth blocks since genesis\n")?;
+    write_marker(&marker, format!("{name} since genesis\n").as_bytes())?;
     Ok(true)
 }
 
@@ -247,6 +291,7 @@ mod tests {
             changes: Vec::new(),
             impersonated: Vec::new(),
             atomic: Vec::new(),
+            predicate_results: Vec::new(),
         };
         assert_eq!(StoredBlock::decode(&b.encode()), Some(b.clone()));
         assert_eq!(StoredBlock::decode(&b.encode()[..20]), None);
@@ -276,6 +321,22 @@ mod tests {
             ..dev.clone()
         };
         assert_eq!(StoredBlock::decode(&both.encode()), Some(both));
+        // Predicate results alone, and after atomic txs.
+        let results = StoredBlock {
+            predicate_results: vec![0, 0, 0, 0, 0, 1, 9],
+            ..b.clone()
+        };
+        assert_eq!(
+            StoredBlock::decode(&results.encode()),
+            Some(results.clone())
+        );
+        let all = StoredBlock {
+            predicate_results: results.predicate_results.clone(),
+            ..atomic.clone()
+        };
+        assert_eq!(StoredBlock::decode(&all.encode()), Some(all.clone()));
+        let whole = all.encode();
+        assert_eq!(StoredBlock::decode(&whole[..whole.len() - 1]), None);
         for cut in [bytes.len() - 1, bytes.len() - 25, b.encode().len() + 2] {
             assert_eq!(StoredBlock::decode(&bytes[..cut]), None, "cut at {cut}");
         }

@@ -140,6 +140,7 @@ pub fn chain(keys: u8, gas_limit: u64) -> EvmChain {
         data_dir: None,
         now: Arc::new(move || clock.fetch_add(10, Ordering::Relaxed)),
         atomic: None,
+        warp: None,
     })
     .expect("opening the fixture chain")
 }

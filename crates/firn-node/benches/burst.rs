@@ -310,6 +310,7 @@ fn main() {
             data_dir: Some(dir.path().join("c")),
             now: Arc::new(now),
             atomic: None,
+            warp: None,
         })
         .unwrap(),
     );

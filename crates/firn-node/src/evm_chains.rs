@@ -13,9 +13,12 @@ use std::time::Duration;
 use alloy_primitives::{Address, B256, U256};
 use firn_core::ids::Id;
 use firn_core::network::SUBNET_EVM_VM_ID;
+use firn_core::warp::validators::CanonicalValidatorSet;
 use firn_devnet::PChain;
 use firn_devnet::c_atomic::CChainAtomic;
+use firn_devnet::state::validators::canonical;
 use firn_evm::atomic::AtomicBackend;
+use firn_evm::warp::receive::WarpBackend;
 use firn_evm::{EvmChain, EvmChainConfig, EvmGenesis, Producer};
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
@@ -91,6 +94,26 @@ impl AtomicBackend for SharedMemoryBackend {
     }
 }
 
+/// The devnet's P-Chain as a receiving chain's Warp predicates are verified against.
+struct PChainWarp(Arc<PChain>);
+
+impl WarpBackend for PChainWarp {
+    fn p_chain_height(&self) -> u64 {
+        self.0.height()
+    }
+
+    fn subnet_of(&self, chain_id: &Id) -> Option<Id> {
+        self.0.validated_by(chain_id)
+    }
+
+    fn validators_at(&self, subnet_id: &Id, height: u64) -> Result<CanonicalValidatorSet, String> {
+        let set = self.0.validators_at(subnet_id, height).ok_or_else(|| {
+            format!("subnet {subnet_id} has no validator set at P-Chain height {height}")
+        })?;
+        canonical(&set).map_err(|e| e.to_string())
+    }
+}
+
 fn open_chain(
     pchain: &Arc<PChain>,
     data_dir: &Path,
@@ -112,6 +135,7 @@ fn open_chain(
         data_dir: Some(evm_dir(data_dir, id)),
         now: time_source(pchain),
         atomic,
+        warp: Some(Arc::new(PChainWarp(pchain.clone()))),
     })
     .map_err(|source| NodeError::OpenEvmChain { chain: *id, source })?;
     Ok(Arc::new(chain))

@@ -171,6 +171,20 @@ impl BlockResults {
             .is_some_and(|bits| bitset::contains(bits, index))
     }
 
+    /// The indices of precompile `address`'s predicates in tx `tx` that failed, ascending.
+    pub fn failed_indices(&self, tx: &[u8; 32], address: &[u8; 20]) -> Vec<usize> {
+        let Some(bits) = self
+            .txs
+            .get(tx)
+            .and_then(|by_address| by_address.get(address))
+        else {
+            return Vec::new();
+        };
+        (0..bits.len() * 8)
+            .filter(|i| bitset::contains(bits, *i))
+            .collect()
+    }
+
     /// True when no tx has results.
     pub fn is_empty(&self) -> bool {
         self.txs.is_empty()
@@ -317,6 +331,9 @@ mod tests {
         assert!(!parsed.failed(&tx1, &a2, 0));
         assert!(parsed.failed(&tx2, &a3, 3));
         assert!(!parsed.failed(&tx2, &a2, 3));
+        assert_eq!(parsed.failed_indices(&tx1, &a3), vec![0, 1, 2, 3]);
+        assert_eq!(parsed.failed_indices(&tx2, &a3), vec![1, 2, 3]);
+        assert!(parsed.failed_indices(&tx2, &a2).is_empty());
         // All passed: the tx is recorded with an empty bitset.
         r.set(tx2, BTreeMap::from([(a3, vec![])]));
         assert!(!r.failed(&tx2, &a3, 1));

@@ -115,6 +115,7 @@ pub fn open(genesis: EvmGenesis, dir: Option<PathBuf>, clock: &TestClock) -> Evm
         data_dir: dir,
         now: clock.source(),
         atomic: None,
+        warp: None,
     })
     .unwrap()
 }
@@ -144,6 +145,31 @@ pub fn tx1559(
     gas: u64,
 ) -> Bytes {
     priced_tx(k, nonce, to, value, input, gas, (100 * GWEI, GWEI))
+}
+
+/// A signed EIP-1559 tx (100 gwei fee cap, 1 gwei tip) carrying `access_list`.
+pub fn tx1559_with_access_list(
+    k: &PrivateKeySigner,
+    nonce: u64,
+    to: Address,
+    input: Bytes,
+    gas: u64,
+    access_list: alloy_eips::eip2930::AccessList,
+) -> Bytes {
+    sign(
+        TxEip1559 {
+            chain_id: CHAIN_ID,
+            nonce,
+            gas_limit: gas,
+            max_fee_per_gas: 100 * GWEI,
+            max_priority_fee_per_gas: GWEI,
+            to: TxKind::Call(to),
+            value: U256::ZERO,
+            access_list,
+            input,
+        },
+        k,
+    )
 }
 
 /// A signed EIP-1559 tx with the given `(max fee, tip)`.

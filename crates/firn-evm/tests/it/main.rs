@@ -12,3 +12,4 @@ mod proof;
 mod restart;
 mod tokens;
 mod txs;
+mod warp;

@@ -77,6 +77,7 @@ fn a_different_genesis_does_not_replay() {
         data_dir: Some(dir.clone()),
         now: clock.source(),
         atomic: None,
+        warp: None,
     })
     .unwrap_err();
     assert!(

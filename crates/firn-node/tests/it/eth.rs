@@ -39,6 +39,7 @@ fn chain() -> Arc<EvmChain> {
             data_dir: None,
             now: Arc::new(|| 1_700_000_000),
             atomic: None,
+            warp: None,
         })
         .unwrap(),
     )

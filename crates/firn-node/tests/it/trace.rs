@@ -97,6 +97,7 @@ async fn call_tracer_reports_nested_calls_creations_and_reverts_like_geth() {
             data_dir: None,
             now: Arc::new(|| 1_700_000_000),
             atomic: None,
+            warp: None,
         })
         .unwrap(),
     );

@@ -23,16 +23,16 @@ use firn_evm::{EvmChain, WARP_ADDRESS};
 use firn_node::{NodeConfig, NodeHandle, SignerKeys};
 use serde_json::{Value, json};
 use std::sync::Arc;
-const EVM_CHAIN_ID: u64 = 99_999;
+pub(crate) const EVM_CHAIN_ID: u64 = 99_999;
 /// The L1's validators' weights: the two heaviest (250 of 310) meet 67 %.
-const WEIGHTS: [u64; 3] = [150, 100, 60];
+pub(crate) const WEIGHTS: [u64; 3] = [150, 100, 60];
 
-struct L1 {
-    pchain: Arc<PChain>,
-    subnet: Id,
-    evm: Arc<EvmChain>,
-    signers: Arc<DevnetSigners>,
-    node: NodeHandle,
+pub(crate) struct L1 {
+    pub(crate) pchain: Arc<PChain>,
+    pub(crate) subnet: Id,
+    pub(crate) evm: Arc<EvmChain>,
+    pub(crate) signers: Arc<DevnetSigners>,
+    pub(crate) node: NodeHandle,
 }
 
 fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
@@ -42,9 +42,17 @@ fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
     id
 }
 
+/// The BLS keys of the L1's validators, in the order of [`WEIGHTS`]; validator `i` is node
+/// `0x60 + i`.
+pub(crate) fn l1_keys() -> Vec<firn_core::keys::bls::SecretKey> {
+    (0..WEIGHTS.len() as u32)
+        .map(|i| derive_bls("evm-warp", "l1", i).unwrap())
+        .collect()
+}
+
 /// A devnet with a subnet-EVM chain on a subnet converted to an L1 of three validators,
 /// the chain booted and its signing rules registered.
-async fn l1() -> L1 {
+pub(crate) async fn l1() -> L1 {
     let node = firn_node::spawn(
         NodeConfig::test()
             .with_evm()
@@ -63,9 +71,7 @@ async fn l1() -> L1 {
             .create_chain(subnet, "FirnL1", SUBNET_EVM_VM_ID, genesis.clone())
             .unwrap(),
     );
-    let keys: Vec<_> = (0..WEIGHTS.len() as u32)
-        .map(|i| derive_bls("evm-warp", "l1", i).unwrap())
-        .collect();
+    let keys = l1_keys();
     let owner = PChainOwner {
         threshold: 1,
         addresses: vec![me],
@@ -107,7 +113,7 @@ async fn l1() -> L1 {
 
 /// Calls the Warp precompile's `sendWarpMessage(payload)` from the first funded key and
 /// returns the unsigned message the accepted block's log carries.
-fn send_warp_message(l1: &L1, payload: &[u8]) -> UnsignedMessage {
+pub(crate) fn send_warp_message(l1: &L1, payload: &[u8]) -> UnsignedMessage {
     let key = &l1.pchain.funded_keys()[0];
     let from = Address::from(key.public_key().eth_address());
     let mut input = keccak256("sendWarpMessage(bytes)")[..4].to_vec();
@@ -287,7 +293,7 @@ async fn messages_the_chain_never_sent_are_refused_with_the_weight_obtained() {
 }
 
 /// `method` on the node's RPC of `l1`'s chain: its result, or its error message.
-async fn warp_rpc(l1: &L1, method: &str, params: Value) -> Result<Value, String> {
+pub(crate) async fn warp_rpc(l1: &L1, method: &str, params: Value) -> Result<Value, String> {
     let url = l1
         .node
         .url_of(&format!("/ext/bc/{}/rpc", Id(l1.evm.blockchain_id().0)));

@@ -19,4 +19,5 @@ mod l1_fees;
 mod metrics;
 mod supply;
 mod up;
+mod warp_receive;
 mod webhooks;

@@ -1,5 +1,11 @@
-//! The Warp messages a block sent: read back from the `SendWarpMessage` logs of the Warp
-//! precompile, so that they are kept (and rebuilt on replay) with no side channel.
+//! Warp on an EVM chain. Sending: the messages a block sent are read back from the
+//! `SendWarpMessage` logs of the Warp precompile, so that they are kept (and rebuilt on
+//! replay) with no side channel. Receiving: [`receive`] verifies the signed messages txs carry
+//! as predicates when a block is built, and [`precompile`] answers `getVerifiedWarpMessage`
+//! and `getVerifiedWarpBlockHash` from them.
+
+pub(crate) mod precompile;
+pub mod receive;
 
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 
