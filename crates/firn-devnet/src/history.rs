@@ -640,9 +640,10 @@ impl<'a> HistoryGenerator<'a> {
 
 /// The subnet-EVM genesis of the generated L1: every funded key holds 1,000,000 of the native
 /// token; the owner key administers the native minter, the tx and deployer allow lists are off,
-/// and Warp is on from genesis.
+/// Warp is on from genesis (messages from the C-Chain need the primary network's signatures, as
+/// an L1's validators need not validate it), and Teleporter's address holds firn's messenger.
 pub fn l1_genesis_json(evm_chain_id: u64, keys: &[PrivateKey]) -> Vec<u8> {
-    let alloc: serde_json::Map<String, serde_json::Value> = keys
+    let mut alloc: serde_json::Map<String, serde_json::Value> = keys
         .iter()
         .map(|k| {
             (
@@ -651,6 +652,15 @@ pub fn l1_genesis_json(evm_chain_id: u64, keys: &[PrivateKey]) -> Vec<u8> {
             )
         })
         .collect();
+    // Teleporter's messenger: code only, as the Data API's `EvmGenesisAllocDto` (balance,
+    // code, storage) can carry it back.
+    alloc.insert(
+        hex::encode(crate::teleporter::TELEPORTER_MESSENGER),
+        serde_json::json!({
+            "balance": "0x0",
+            "code": crate::teleporter::messenger_code(),
+        }),
+    );
     let admin = format!(
         "0x{}",
         hex::encode(keys[OWNER_KEY].public_key().eth_address())
@@ -677,7 +687,11 @@ pub fn l1_genesis_json(evm_chain_id: u64, keys: &[PrivateKey]) -> Vec<u8> {
                 "maxBlockGasCost": 1_000_000,
                 "blockGasCostStep": 200_000
             },
-            "warpConfig": { "blockTimestamp": 0, "quorumNumerator": 67 },
+            "warpConfig": {
+                "blockTimestamp": 0,
+                "quorumNumerator": 67,
+                "requirePrimaryNetworkSigners": true
+            },
             "contractNativeMinterConfig": { "blockTimestamp": 0, "adminAddresses": [admin] },
             "feeManagerConfig": { "blockTimestamp": 0, "adminAddresses": [admin] },
             "rewardManagerConfig": { "blockTimestamp": 0, "adminAddresses": [admin] }

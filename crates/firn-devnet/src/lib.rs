@@ -74,6 +74,7 @@ pub mod shared_memory;
 pub mod signers;
 pub mod state;
 pub mod store;
+pub mod teleporter;
 pub mod vm;
 pub mod wallet;
 pub mod xchain;

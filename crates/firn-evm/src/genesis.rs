@@ -355,6 +355,27 @@ impl EvmGenesis {
         })
     }
 
+    /// Turns the Warp precompile on from genesis (as coreth has on the C-Chain since Durango),
+    /// at the default quorum.
+    pub fn with_warp(mut self) -> Self {
+        if self.config.precompile("warpConfig").is_none() {
+            self.config.precompiles.push(PrecompileConfig {
+                key: "warpConfig".into(),
+                address: crate::warp::WARP_ADDRESS,
+                config: serde_json::json!({ "blockTimestamp": 0, "quorumNumerator": 0 }),
+            });
+        }
+        self
+    }
+
+    /// Places contract `code` at `address` (nonce 1, as a deployment leaves it).
+    pub fn with_contract(mut self, address: Address, code: Bytes) -> Self {
+        let account = self.alloc.entry(address).or_default();
+        account.code = code;
+        account.nonce = 1;
+        self
+    }
+
     /// A genesis for the C-Chain: `chain_id`, ACP-176 fees aiming at
     /// [`C_CHAIN_GAS_TARGET`], `alloc` funded, no precompiles.
     pub fn c_chain(chain_id: u64, timestamp: u64, alloc: &[(Address, U256)]) -> Self {

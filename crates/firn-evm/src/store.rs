@@ -229,6 +229,26 @@ pub fn settle_warp_predicates(dir: &Path, has_blocks: bool) -> Result<bool, EvmE
     )
 }
 
+/// The file that records a C-Chain's dir was made with Warp and Teleporter in its genesis.
+pub const ICM_GENESIS_FILE: &str = "icm-genesis";
+
+/// Whether the C-Chain kept in `dir` starts from the genesis with Warp and Teleporter's
+/// messenger. One with blocks from before (a block file and no marker) keeps its genesis, so
+/// its blocks replay to the hashes recorded; a new one is marked. Call before opening it.
+pub fn settle_icm_genesis(dir: &Path) -> Result<bool, EvmError> {
+    let has_blocks = std::fs::metadata(dir.join(BLOCK_FILE)).is_ok_and(|m| m.len() > 0);
+    std::fs::create_dir_all(dir).map_err(|source| EvmError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    settle_shape(
+        dir,
+        ICM_GENESIS_FILE,
+        has_blocks,
+        "C-Chain made before firn put Warp and Teleporter in its genesis: it keeps its genesis",
+    )
+}
+
 /// Whether the chain in `dir` has the shape marker `name`: yes with the marker, no for blocks
 /// made without it (`refused` is logged), and a new chain is marked.
 fn settle_shape(dir: &Path, name: &str, has_blocks: bool, refused: &str) -> Result<bool, EvmError> {

@@ -169,7 +169,19 @@ impl OpenChains {
             .iter()
             .map(|k| (Address::from(k.public_key().eth_address()), funds))
             .collect();
-        let genesis = EvmGenesis::c_chain(n.evm_chain_id, pchain.config().genesis_time, &alloc);
+        let mut genesis = EvmGenesis::c_chain(n.evm_chain_id, pchain.config().genesis_time, &alloc);
+        let c_dir = evm_dir(data_dir, &n.c_chain_id);
+        if firn_evm::settle_icm_genesis(&c_dir).map_err(|source| NodeError::OpenEvmChain {
+            chain: n.c_chain_id,
+            source,
+        })? {
+            genesis = genesis.with_warp().with_contract(
+                Address::from(firn_devnet::teleporter::TELEPORTER_MESSENGER),
+                firn_devnet::teleporter::messenger_code()
+                    .parse()
+                    .unwrap_or_default(),
+            );
+        }
         let c_chain = open_chain(pchain, data_dir, &n.c_chain_id, genesis)?;
         let mut opened = Self {
             c_chain,

@@ -84,7 +84,7 @@ pub fn directory_ready() -> bool {
 }
 
 /// The artifacts of the contracts firn ships.
-const ARTIFACTS: [&str; 7] = [
+const ARTIFACTS: [&str; 9] = [
     include_str!("../../../contracts/artifacts/FirnToken.json"),
     include_str!("../../../contracts/artifacts/FirnCollectible.json"),
     include_str!("../../../contracts/artifacts/FirnMultiToken.json"),
@@ -92,6 +92,8 @@ const ARTIFACTS: [&str; 7] = [
     include_str!("../../../contracts/artifacts/FirnProbe.json"),
     include_str!("../../../contracts/artifacts/FirnHostile.json"),
     include_str!("../../../contracts/artifacts/FirnRebasing.json"),
+    include_str!("../../../contracts/artifacts/FirnTeleporterMessenger.json"),
+    include_str!("../../../contracts/artifacts/FirnTeleporterInbox.json"),
 ];
 
 #[derive(Deserialize)]

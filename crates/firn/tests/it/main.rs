@@ -18,6 +18,7 @@ mod js_pchain;
 mod l1_fees;
 mod metrics;
 mod supply;
+mod teleporter;
 mod up;
 mod warp_receive;
 mod webhooks;

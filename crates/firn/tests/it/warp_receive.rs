@@ -18,7 +18,7 @@ use firn_devnet::state::validators::canonical;
 use firn_evm::WARP_ADDRESS;
 use serde_json::json;
 
-use crate::aggregator_evm::{EVM_CHAIN_ID, L1, l1, l1_keys, send_warp_message, warp_rpc};
+use crate::aggregator_evm::{L1, l1, l1_keys, send_warp_message, warp_rpc};
 
 /// The predicate gas before Granite: per predicate, per 32-byte chunk, per signer.
 const VERIFY_BASE: u64 = 200_000;
@@ -27,7 +27,7 @@ const PER_SIGNER: u64 = 500;
 
 /// `unsigned` signed by the L1's validators `signers` (indices into `WEIGHTS`), aggregated
 /// over the L1's canonical set now.
-fn signed_by_l1(l1: &L1, unsigned: &UnsignedMessage, signers: &[usize]) -> Message {
+pub(crate) fn signed_by_l1(l1: &L1, unsigned: &UnsignedMessage, signers: &[usize]) -> Message {
     let set = canonical(
         &l1.pchain
             .validators_at(&l1.subnet, l1.pchain.height())
@@ -45,18 +45,34 @@ fn signed_by_l1(l1: &L1, unsigned: &UnsignedMessage, signers: &[usize]) -> Messa
     set.aggregate(unsigned.clone(), &sigs).unwrap()
 }
 
+/// `unsigned` signed by every one of the primary network's validators.
+pub(crate) fn signed_by_primary(l1: &L1, unsigned: &UnsignedMessage) -> Message {
+    let set = canonical(
+        &l1.pchain
+            .validators_at(&Id::ZERO, l1.pchain.height())
+            .unwrap(),
+    )
+    .unwrap();
+    let config = l1.pchain.config();
+    let sigs: Vec<_> = (0..config.initial_validators)
+        .map(|i| {
+            let key = config.validator_bls_key(i).unwrap();
+            (
+                set.index_of(&config.validator_node_id(i)).unwrap(),
+                key.sign(&unsigned.bytes()),
+            )
+        })
+        .collect();
+    set.aggregate(unsigned.clone(), &sigs).unwrap()
+}
+
 fn selector(signature: &str) -> Vec<u8> {
     keccak256(signature)[..4].to_vec()
 }
 
-/// A signed tx from the first funded key calling the Warp precompile's `function(index)`,
-/// carrying `predicates` (raw predicate bytes) in its access list.
-fn call_precompile(l1: &L1, function: &str, index: u32, predicates: &[Vec<u8>]) -> Vec<u8> {
-    let key = &l1.pchain.funded_keys()[0];
-    let from = Address::from(key.public_key().eth_address());
-    let mut input = selector(function);
-    input.extend(U256::from(index).to_be_bytes::<32>());
-    let access_list = AccessList(
+/// The access list carrying `predicates` (raw signed Warp messages) for the Warp precompile.
+pub(crate) fn predicate_list(predicates: &[Vec<u8>]) -> AccessList {
+    AccessList(
         predicates
             .iter()
             .map(|p| AccessListItem {
@@ -64,14 +80,39 @@ fn call_precompile(l1: &L1, function: &str, index: u32, predicates: &[Vec<u8>]) 
                 storage_keys: pack(p).into_iter().map(B256::from).collect(),
             })
             .collect(),
-    );
+    )
+}
+
+/// A tx on `l1`'s chain signed by funded key `from` calling `to` with `input` and
+/// `access_list`.
+pub(crate) fn signed_tx(
+    l1: &L1,
+    from: usize,
+    to: TxKind,
+    input: Vec<u8>,
+    access_list: AccessList,
+) -> Vec<u8> {
+    signed_tx_on(l1, &l1.evm, from, to, input, access_list)
+}
+
+/// [`signed_tx`] on `chain` (another of the devnet's EVM chains).
+pub(crate) fn signed_tx_on(
+    l1: &L1,
+    chain: &firn_evm::EvmChain,
+    from: usize,
+    to: TxKind,
+    input: Vec<u8>,
+    access_list: AccessList,
+) -> Vec<u8> {
+    let key = &l1.pchain.funded_keys()[from];
+    let sender = Address::from(key.public_key().eth_address());
     let tx = TxEip1559 {
-        chain_id: EVM_CHAIN_ID,
-        nonce: l1.evm.nonce(&from),
+        chain_id: chain.chain_id(),
+        nonce: chain.nonce(&sender),
         gas_limit: 2_000_000,
         max_fee_per_gas: 1_000_000_000_000,
         max_priority_fee_per_gas: 1_000_000_000,
-        to: TxKind::Call(WARP_ADDRESS),
+        to,
         value: U256::ZERO,
         access_list,
         input: Bytes::from(input),
@@ -84,6 +125,20 @@ fn call_precompile(l1: &L1, function: &str, index: u32, predicates: &[Vec<u8>]) 
     );
     let envelope: TxEnvelope = tx.into_signed(sig).into();
     envelope.encoded_2718()
+}
+
+/// A tx from the first funded key calling the Warp precompile's `function(index)`, carrying
+/// `predicates`.
+fn call_precompile(l1: &L1, function: &str, index: u32, predicates: &[Vec<u8>]) -> Vec<u8> {
+    let mut input = selector(function);
+    input.extend(U256::from(index).to_be_bytes::<32>());
+    signed_tx(
+        l1,
+        0,
+        TxKind::Call(WARP_ADDRESS),
+        input,
+        predicate_list(predicates),
+    )
 }
 
 /// What one tx did once mined alone in a block.
@@ -207,21 +262,7 @@ async fn an_l1_receives_warp_messages_its_validators_signed_and_refuses_the_rest
     assert_eq!(m.gas_used, intrinsic(0, &[(pack(&light).len(), 1)]) + 2);
 
     // The wrong subnet: the primary network's validators sign the L1's message.
-    let primary = canonical(
-        &l1.pchain
-            .validators_at(&Id::ZERO, l1.pchain.height())
-            .unwrap(),
-    )
-    .unwrap();
-    let config = l1.pchain.config();
-    let sigs: Vec<_> = (0..config.initial_validators)
-        .map(|i| {
-            let node = config.validator_node_id(i);
-            let key = config.validator_bls_key(i).unwrap();
-            (primary.index_of(&node).unwrap(), key.sign(&sent.bytes()))
-        })
-        .collect();
-    let foreign = primary.aggregate(sent.clone(), &sigs).unwrap().bytes();
+    let foreign = signed_by_primary(&l1, &sent).bytes();
 
     // A P-Chain message: verified against the L1's own validators, the sender is empty.
     let from_p = UnsignedMessage::new(

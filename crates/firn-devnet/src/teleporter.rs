@@ -1,0 +1,36 @@
+//! ICM's Teleporter on the devnet's EVM chains: firn's own messenger
+//! (`contracts/src/FirnTeleporterMessenger.sol`, with Teleporter v1's ABI, events, message IDs,
+//! receipts, fees and retries) placed at Teleporter's address in each L1's genesis, as Nick's
+//! method places ICM's on public chains.
+
+/// TeleporterMessenger v1's address on every chain of every network.
+pub const TELEPORTER_MESSENGER: [u8; 20] = [
+    0x25, 0x3b, 0x27, 0x84, 0xc7, 0x5e, 0x51, 0x0d, 0xd0, 0xff, 0x1d, 0xa8, 0x44, 0x68, 0x4a, 0x1a,
+    0xc0, 0xaa, 0x5f, 0xcf,
+];
+
+const ARTIFACT: &str = include_str!("../../../contracts/artifacts/FirnTeleporterMessenger.json");
+
+/// The messenger's runtime code, as `0x` hex.
+pub fn messenger_code() -> String {
+    serde_json::from_str::<serde_json::Value>(ARTIFACT)
+        .ok()
+        .and_then(|v| v["deployedBytecode"].as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_artifact_holds_runtime_code() {
+        let code = messenger_code();
+        assert!(
+            code.starts_with("0x6080"),
+            "{}",
+            &code[..code.len().min(10)]
+        );
+        assert!(code.len() > 2_000);
+    }
+}

@@ -1,0 +1,523 @@
+//! firn's Teleporter-compatible messenger (`contracts/src/FirnTeleporterMessenger.sol`) at
+//! Teleporter's address on an L1, messaging the L1 itself through real Warp messages signed
+//! by its validators: a message is sent, delivered by a relayer and executed; a failing
+//! execution is stored and retried; receipts ride back on the next message and pay the
+//! relayer its ERC-20 fee; a second delivery and a foreign sender are refused. Event topics and
+//! message IDs are Teleporter's.
+
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256, keccak256};
+use alloy_sol_types::{SolCall, SolEvent, SolValue, sol};
+use firn_core::warp::UnsignedMessage;
+use firn_evm::EvmChain;
+use firn_evm::{Block, CallRequest, sent_messages};
+use std::sync::Arc;
+
+use crate::aggregator_evm::{L1, l1};
+use crate::warp_receive::{
+    predicate_list, signed_by_l1, signed_by_primary, signed_tx, signed_tx_on,
+};
+
+/// Teleporter's address on every chain (ICM's v1 deployment).
+const TELEPORTER: Address = Address::new(firn_devnet::teleporter::TELEPORTER_MESSENGER);
+
+sol! {
+    struct TeleporterMessageReceipt { uint256 receivedMessageNonce; address relayerRewardAddress; }
+    struct TeleporterFeeInfo { address feeTokenAddress; uint256 amount; }
+    struct TeleporterMessage {
+        uint256 messageNonce;
+        address originSenderAddress;
+        bytes32 destinationBlockchainID;
+        address destinationAddress;
+        uint256 requiredGasLimit;
+        address[] allowedRelayerAddresses;
+        TeleporterMessageReceipt[] receipts;
+        bytes message;
+    }
+    struct TeleporterMessageInput {
+        bytes32 destinationBlockchainID;
+        address destinationAddress;
+        TeleporterFeeInfo feeInfo;
+        uint256 requiredGasLimit;
+        address[] allowedRelayerAddresses;
+        bytes message;
+    }
+    function sendCrossChainMessage(TeleporterMessageInput messageInput) returns (bytes32);
+    function receiveCrossChainMessage(uint32 messageIndex, address relayerRewardAddress);
+    function retryMessageExecution(bytes32 sourceBlockchainID, TeleporterMessage message);
+    function redeemRelayerRewards(address feeAsset);
+    function checkRelayerRewardAmount(address relayer, address feeAsset) returns (uint256);
+    function receivedFailedMessageHashes(bytes32 messageID) returns (bytes32);
+    function messageReceived(bytes32 messageID) returns (bool);
+    function getReceiptQueueSize(bytes32 sourceBlockchainID) returns (uint256);
+    function setClosed(bool closed);
+    function received() returns (uint256);
+    function approve(address spender, uint256 amount) returns (bool);
+    function balanceOf(address owner) returns (uint256);
+    event SendCrossChainMessage(bytes32 indexed messageID, bytes32 indexed destinationBlockchainID, TeleporterMessage message, TeleporterFeeInfo feeInfo);
+    event ReceiveCrossChainMessage(bytes32 indexed messageID, bytes32 indexed sourceBlockchainID, address indexed deliverer, address rewardRedeemer, TeleporterMessage message);
+    event MessageExecuted(bytes32 indexed messageID, bytes32 indexed sourceBlockchainID);
+    event MessageExecutionFailed(bytes32 indexed messageID, bytes32 indexed sourceBlockchainID, TeleporterMessage message);
+    event ReceiptReceived(bytes32 indexed messageID, bytes32 indexed destinationBlockchainID, address indexed relayerRewardAddress, TeleporterFeeInfo feeInfo);
+}
+
+fn artifact(name: &str, field: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/../../contracts/artifacts/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    hex::decode(v[field].as_str().unwrap().trim_start_matches("0x")).unwrap()
+}
+
+/// The topic0 values ICM's v1 bytecode holds (`vectors/teleporter/event-topics.json`).
+fn vector_topic(event: &str) -> B256 {
+    let path = format!(
+        "{}/../../../shared/vectors/teleporter/event-topics.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v["events"][event]["topic0"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn address_of(l1: &L1, key: usize) -> Address {
+    Address::from(l1.pchain.funded_keys()[key].public_key().eth_address())
+}
+
+/// Submits a tx from funded key `from` and builds its block; the block.
+fn run(l1: &L1, from: usize, to: Address, input: Vec<u8>, predicates: &[Vec<u8>]) -> Arc<Block> {
+    let raw = signed_tx(
+        l1,
+        from,
+        TxKind::Call(to),
+        input,
+        predicate_list(predicates),
+    );
+    l1.evm.submit_raw_tx(&raw).unwrap();
+    l1.evm.build_block().unwrap().expect("a block with the tx")
+}
+
+fn deploy(l1: &L1, from: usize, init: Vec<u8>) -> Address {
+    let raw = signed_tx(l1, from, TxKind::Create, init, Default::default());
+    l1.evm.submit_raw_tx(&raw).unwrap();
+    let block = l1.evm.build_block().unwrap().unwrap();
+    block.receipts[0].contract_address.expect("a deployment")
+}
+
+fn read<C: SolCall>(l1: &L1, to: Address, call: C) -> C::Return {
+    let out = l1
+        .evm
+        .call(&CallRequest {
+            to: Some(to),
+            input: Some(Bytes::from(call.abi_encode())),
+            ..Default::default()
+        })
+        .unwrap();
+    C::abi_decode_returns(&out).unwrap()
+}
+
+/// The events of type `E` the messenger logged in `block`.
+fn events<E: SolEvent>(block: &Block) -> Vec<E> {
+    block
+        .receipts
+        .iter()
+        .flat_map(|r| r.logs.iter())
+        .filter(|log| {
+            log.address == TELEPORTER && log.data.topics().first() == Some(&E::SIGNATURE_HASH)
+        })
+        .map(|log| E::decode_log_data(&log.data).unwrap())
+        .collect()
+}
+
+/// Sends `payload` to `inbox` on the L1 itself from funded key 0, paying `fee`; returns the
+/// sent message and its Warp message signed by the L1's validators.
+fn send(
+    l1: &L1,
+    inbox: Address,
+    payload: &[u8],
+    fee: (Address, u64),
+) -> (SendCrossChainMessage, Vec<u8>) {
+    let here = l1.evm.blockchain_id();
+    let input = sendCrossChainMessageCall {
+        messageInput: TeleporterMessageInput {
+            destinationBlockchainID: here,
+            destinationAddress: inbox,
+            feeInfo: TeleporterFeeInfo {
+                feeTokenAddress: fee.0,
+                amount: U256::from(fee.1),
+            },
+            requiredGasLimit: U256::from(100_000),
+            allowedRelayerAddresses: vec![address_of(l1, 1)],
+            message: Bytes::copy_from_slice(payload),
+        },
+    }
+    .abi_encode();
+    let block = run(l1, 0, TELEPORTER, input, &[]);
+    assert!(block.receipts[0].success, "{:?}", block.traces[0].error);
+    let sent = events::<SendCrossChainMessage>(&block).remove(0);
+    let warp = sent_messages(&block);
+    assert_eq!(warp.len(), 1);
+    let unsigned = UnsignedMessage::from_bytes(&warp[0].1).unwrap();
+    (sent, signed_by_l1(l1, &unsigned, &[0, 1]).bytes())
+}
+
+/// Funded key 1, the relayer, delivers `signed`, naming funded key 2 for its reward.
+fn deliver(l1: &L1, signed: &[u8]) -> Arc<Block> {
+    let input = receiveCrossChainMessageCall {
+        messageIndex: 0,
+        relayerRewardAddress: address_of(l1, 2),
+    }
+    .abi_encode();
+    run(l1, 1, TELEPORTER, input, &[signed.to_vec()])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_messenger_delivers_retries_and_pays_relayers_as_teleporter_does() {
+    let l1 = l1().await;
+    let here = l1.evm.blockchain_id();
+    // Teleporter's address holds firn's messenger from the L1's genesis.
+    assert_eq!(
+        l1.evm.code(&TELEPORTER).to_vec(),
+        artifact("FirnTeleporterMessenger", "deployedBytecode")
+    );
+    let mut init = artifact("FirnTeleporterInbox", "bytecode");
+    init.extend(TELEPORTER.abi_encode());
+    let inbox = deploy(&l1, 0, init);
+    for event in [
+        "SendCrossChainMessage",
+        "ReceiveCrossChainMessage",
+        "MessageExecuted",
+        "MessageExecutionFailed",
+        "ReceiptReceived",
+    ] {
+        let ours = match event {
+            "SendCrossChainMessage" => SendCrossChainMessage::SIGNATURE_HASH,
+            "ReceiveCrossChainMessage" => ReceiveCrossChainMessage::SIGNATURE_HASH,
+            "MessageExecuted" => MessageExecuted::SIGNATURE_HASH,
+            "MessageExecutionFailed" => MessageExecutionFailed::SIGNATURE_HASH,
+            _ => ReceiptReceived::SIGNATURE_HASH,
+        };
+        assert_eq!(ours, vector_topic(event), "{event}");
+    }
+
+    // A fee token: key 0 holds the supply and lets the messenger take fees.
+    let mut token_init = artifact("FirnToken", "bytecode");
+    token_init.extend(
+        (
+            "Fee".to_string(),
+            "FEE".to_string(),
+            U256::from(18),
+            U256::from(1_000_000u64),
+        )
+            .abi_encode_params(),
+    );
+    let token = deploy(&l1, 0, token_init);
+    let approve = approveCall {
+        spender: TELEPORTER,
+        amount: U256::from(1_000_000u64),
+    }
+    .abi_encode();
+    assert!(run(&l1, 0, token, approve, &[]).receipts[0].success);
+
+    // 1. Sent, delivered by the allowed relayer, executed.
+    let (first, signed) = send(&l1, inbox, b"hello", (token, 300));
+    let id = keccak256((TELEPORTER, here, here, U256::from(1)).abi_encode());
+    assert_eq!(
+        first.messageID, id,
+        "Teleporter's message ID rule, first nonce 1"
+    );
+    assert_eq!(first.message.originSenderAddress, address_of(&l1, 0));
+    assert_eq!(first.feeInfo.amount, U256::from(300));
+    let block = deliver(&l1, &signed);
+    assert!(block.receipts[0].success, "{:?}", block.traces[0].error);
+    let got = events::<ReceiveCrossChainMessage>(&block).remove(0);
+    assert_eq!((got.messageID, got.sourceBlockchainID), (id, here));
+    assert_eq!(
+        (got.deliverer, got.rewardRedeemer),
+        (address_of(&l1, 1), address_of(&l1, 2))
+    );
+    assert_eq!(events::<MessageExecuted>(&block).len(), 1);
+    assert_eq!(read(&l1, inbox, receivedCall {}), U256::from(1));
+    assert!(read(&l1, TELEPORTER, messageReceivedCall { messageID: id }));
+
+    // Delivered again: refused, nothing changes.
+    let again = deliver(&l1, &signed);
+    assert!(!again.receipts[0].success);
+    assert_eq!(
+        again.traces[0].revert_reason.as_deref(),
+        Some("TeleporterMessenger: message already received")
+    );
+    assert_eq!(read(&l1, inbox, receivedCall {}), U256::from(1));
+
+    // 2. The inbox is closed: the delivery succeeds, the execution fails and is stored. The
+    // message carries the receipt of the first (received from this same chain): its delivery
+    // pays the first message's fee to the relayer the receipt names.
+    assert!(
+        run(
+            &l1,
+            0,
+            inbox,
+            setClosedCall { closed: true }.abi_encode(),
+            &[]
+        )
+        .receipts[0]
+            .success
+    );
+    let (second, signed) = send(&l1, inbox, b"retry me", (token, 200));
+    let nonces: Vec<_> = second
+        .message
+        .receipts
+        .iter()
+        .map(|r| r.receivedMessageNonce)
+        .collect();
+    assert_eq!(nonces, [U256::from(1)]);
+    let block = deliver(&l1, &signed);
+    assert!(block.receipts[0].success);
+    let paid = events::<ReceiptReceived>(&block);
+    assert_eq!(paid.len(), 1);
+    assert_eq!(
+        (paid[0].messageID, paid[0].relayerRewardAddress),
+        (id, address_of(&l1, 2))
+    );
+    assert_eq!(paid[0].feeInfo.amount, U256::from(300));
+    let failed = events::<MessageExecutionFailed>(&block).remove(0);
+    assert_eq!(failed.messageID, second.messageID);
+    let stored = read(
+        &l1,
+        TELEPORTER,
+        receivedFailedMessageHashesCall {
+            messageID: second.messageID,
+        },
+    );
+    assert_eq!(stored, keccak256(second.message.abi_encode()));
+    // Retried once the inbox opens: executed, and the stored failure is gone.
+    assert!(
+        run(
+            &l1,
+            0,
+            inbox,
+            setClosedCall { closed: false }.abi_encode(),
+            &[]
+        )
+        .receipts[0]
+            .success
+    );
+    let retry = retryMessageExecutionCall {
+        sourceBlockchainID: here,
+        message: second.message.clone(),
+    }
+    .abi_encode();
+    let block = run(&l1, 3, TELEPORTER, retry, &[]);
+    assert!(
+        block.receipts[0].success,
+        "{:?}",
+        block.traces[0].revert_reason
+    );
+    assert_eq!(
+        events::<MessageExecuted>(&block)[0].messageID,
+        second.messageID
+    );
+    assert_eq!(read(&l1, inbox, receivedCall {}), U256::from(2));
+    assert_eq!(
+        read(
+            &l1,
+            TELEPORTER,
+            receivedFailedMessageHashesCall {
+                messageID: second.messageID
+            }
+        ),
+        B256::ZERO
+    );
+
+    // 3. The second's receipt rides on the next message; once it is delivered, the relayer's
+    // reward address holds both fees and redeems them.
+    assert_eq!(
+        read(
+            &l1,
+            TELEPORTER,
+            getReceiptQueueSizeCall {
+                sourceBlockchainID: here
+            }
+        ),
+        U256::from(1)
+    );
+    let (third, signed) = send(&l1, inbox, b"with receipts", (Address::ZERO, 0));
+    let nonces: Vec<_> = third
+        .message
+        .receipts
+        .iter()
+        .map(|r| r.receivedMessageNonce)
+        .collect();
+    assert_eq!(nonces, [U256::from(2)]);
+    let block = deliver(&l1, &signed);
+    let receipts = events::<ReceiptReceived>(&block);
+    assert_eq!(
+        receipts.iter().map(|r| r.messageID).collect::<Vec<_>>(),
+        [second.messageID]
+    );
+    let relayer = address_of(&l1, 2);
+    assert_eq!(
+        read(
+            &l1,
+            TELEPORTER,
+            checkRelayerRewardAmountCall {
+                relayer,
+                feeAsset: token
+            }
+        ),
+        U256::from(500)
+    );
+    assert!(
+        run(
+            &l1,
+            2,
+            TELEPORTER,
+            redeemRelayerRewardsCall { feeAsset: token }.abi_encode(),
+            &[]
+        )
+        .receipts[0]
+            .success
+    );
+    assert_eq!(
+        read(&l1, token, balanceOfCall { owner: relayer }),
+        U256::from(500)
+    );
+
+    // A relayer not on the message's list is refused.
+    let (_, signed) = send(&l1, inbox, b"for relayer 1 only", (Address::ZERO, 0));
+    let input = receiveCrossChainMessageCall {
+        messageIndex: 0,
+        relayerRewardAddress: relayer,
+    }
+    .abi_encode();
+    let block = run(&l1, 3, TELEPORTER, input, &[signed]);
+    assert_eq!(
+        block.traces[0].revert_reason.as_deref(),
+        Some("TeleporterMessenger: unauthorized relayer")
+    );
+}
+
+/// Submits a tx on `chain` from funded key `from` and builds its block.
+fn run_on(
+    l1: &L1,
+    chain: &EvmChain,
+    from: usize,
+    to: TxKind,
+    input: Vec<u8>,
+    predicates: &[Vec<u8>],
+) -> Arc<Block> {
+    let raw = signed_tx_on(l1, chain, from, to, input, predicate_list(predicates));
+    chain.submit_raw_tx(&raw).unwrap();
+    chain.build_block().unwrap().expect("a block with the tx")
+}
+
+/// Sends `payload` from funded key 0 on `from` to `inbox` on the chain `to`; the sent event and
+/// the unsigned Warp message.
+fn send_between(
+    l1: &L1,
+    from: &EvmChain,
+    to: B256,
+    inbox: Address,
+    payload: &[u8],
+) -> (SendCrossChainMessage, UnsignedMessage) {
+    let input = sendCrossChainMessageCall {
+        messageInput: TeleporterMessageInput {
+            destinationBlockchainID: to,
+            destinationAddress: inbox,
+            feeInfo: TeleporterFeeInfo {
+                feeTokenAddress: Address::ZERO,
+                amount: U256::ZERO,
+            },
+            requiredGasLimit: U256::from(100_000),
+            allowedRelayerAddresses: Vec::new(),
+            message: Bytes::copy_from_slice(payload),
+        },
+    }
+    .abi_encode();
+    let block = run_on(l1, from, 0, TxKind::Call(TELEPORTER), input, &[]);
+    assert!(
+        block.receipts[0].success,
+        "{:?}",
+        block.traces[0].revert_reason
+    );
+    let warp = sent_messages(&block);
+    (
+        events::<SendCrossChainMessage>(&block).remove(0),
+        UnsignedMessage::from_bytes(&warp[0].1).unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_c_chain_and_an_l1_message_each_other_through_teleporter() {
+    let l1 = l1().await;
+    let c = l1.node.evm().unwrap().c_chain.clone();
+    let (c_id, l1_id) = (c.blockchain_id(), l1.evm.blockchain_id());
+    // The C-Chain has Warp and the messenger from its genesis, as the L1 does.
+    assert_eq!(
+        c.code(&TELEPORTER).to_vec(),
+        artifact("FirnTeleporterMessenger", "deployedBytecode")
+    );
+    let inbox_init = |_: ()| {
+        let mut init = artifact("FirnTeleporterInbox", "bytecode");
+        init.extend(TELEPORTER.abi_encode());
+        init
+    };
+    let l1_inbox = deploy(&l1, 0, inbox_init(()));
+    let block = run_on(&l1, &c, 0, TxKind::Create, inbox_init(()), &[]);
+    let c_inbox = block.receipts[0].contract_address.unwrap();
+    let deliver_on = |chain: &EvmChain, signed: Vec<u8>| {
+        let input = receiveCrossChainMessageCall {
+            messageIndex: 0,
+            relayerRewardAddress: address_of(&l1, 2),
+        }
+        .abi_encode();
+        run_on(&l1, chain, 1, TxKind::Call(TELEPORTER), input, &[signed])
+    };
+
+    // C-Chain → L1: the L1 requires the primary network's signatures for the C-Chain's
+    // messages; its own validators' are refused.
+    let (to_l1, unsigned) = send_between(&l1, &c, l1_id, l1_inbox, b"from the C-Chain");
+    let refused = deliver_on(&l1.evm, signed_by_l1(&l1, &unsigned, &[0, 1, 2]).bytes());
+    assert_eq!(
+        refused.traces[0].revert_reason.as_deref(),
+        Some("TeleporterMessenger: invalid warp message")
+    );
+    let block = deliver_on(&l1.evm, signed_by_primary(&l1, &unsigned).bytes());
+    assert!(
+        block.receipts[0].success,
+        "{:?}",
+        block.traces[0].revert_reason
+    );
+    let got = events::<ReceiveCrossChainMessage>(&block).remove(0);
+    assert_eq!(
+        (got.messageID, got.sourceBlockchainID),
+        (to_l1.messageID, c_id)
+    );
+    assert_eq!(events::<MessageExecuted>(&block).len(), 1);
+    assert_eq!(read(&l1, l1_inbox, receivedCall {}), U256::from(1));
+
+    // L1 → C-Chain, signed by the L1's validators; it carries the receipt of the message the
+    // L1 received, which the C-Chain's messenger settles.
+    let (to_c, unsigned) = send_between(&l1, &l1.evm, c_id, c_inbox, b"from the L1");
+    assert_eq!(to_c.message.receipts.len(), 1);
+    let block = deliver_on(&c, signed_by_l1(&l1, &unsigned, &[0, 1]).bytes());
+    assert!(
+        block.receipts[0].success,
+        "{:?}",
+        block.traces[0].revert_reason
+    );
+    assert_eq!(
+        events::<MessageExecuted>(&block)[0].sourceBlockchainID,
+        l1_id
+    );
+    let receipts = events::<ReceiptReceived>(&block);
+    assert_eq!(
+        receipts.iter().map(|r| r.messageID).collect::<Vec<_>>(),
+        [to_l1.messageID]
+    );
+}
