@@ -294,6 +294,12 @@ impl DevnetConfig {
         PrivateKey::from_seed(self.seed.as_bytes(), i)
     }
 
+    /// The key the node's ICM relayer pays delivery txs from: funded on the EVM chains only
+    /// (the C-Chain's and each L1's genesis), so that no one else's txs share its nonces.
+    pub fn relayer_key(&self) -> PrivateKey {
+        PrivateKey::from_seed(self.seed.as_bytes(), u32::MAX)
+    }
+
     /// The node ID of the `i`-th initial validator: the first 20 bytes of
     /// `sha256("firn-node" ‖ seed ‖ i)`.
     pub fn validator_node_id(&self, i: u32) -> NodeId {

@@ -458,7 +458,9 @@ impl<'a> HistoryGenerator<'a> {
         else {
             return Ok(());
         };
-        let genesis = l1_genesis_json(self.plan.l1_evm_chain_id, &self.keys);
+        let mut funded = self.chain.funded_keys();
+        funded.push(self.chain.config().relayer_key());
+        let genesis = l1_genesis_json(self.plan.l1_evm_chain_id, &funded);
         let Some(chain_id) = self.submit(
             "CreateChainTx",
             wallet.create_chain(subnet_id, L1_CHAIN_NAME, SUBNET_EVM_VM_ID, genesis),

@@ -51,6 +51,9 @@ pub struct NodeConfig {
     pub evm: bool,
     /// Which validators answer signature requests.
     pub signers: SignerKeys,
+    /// Whether the node relays Teleporter messages between its EVM chains
+    /// ([`crate::relayer`]; needs `evm` and signers).
+    pub relay: bool,
     /// Body, time and concurrency limits of the RPC.
     pub limits: Limits,
     /// Where each RPC request is logged for the Data API's usage routes; `None` logs nothing.
@@ -69,6 +72,7 @@ impl NodeConfig {
             auto_build: true,
             evm: true,
             signers: SignerKeys::Covering,
+            relay: true,
             limits: Limits::default(),
             usage: None,
         }
@@ -92,6 +96,7 @@ impl NodeConfig {
             auto_build: false,
             evm: false,
             signers: SignerKeys::Off,
+            relay: false,
             limits: Limits::default(),
             usage: None,
         }
@@ -118,6 +123,12 @@ impl NodeConfig {
     /// With these signers.
     pub fn with_signers(mut self, signers: SignerKeys) -> Self {
         self.signers = signers;
+        self
+    }
+
+    /// Relaying Teleporter messages between the EVM chains.
+    pub fn with_relayer(mut self) -> Self {
+        self.relay = true;
         self
     }
 

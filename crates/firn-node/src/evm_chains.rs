@@ -181,6 +181,13 @@ impl OpenChains {
                     .parse()
                     .unwrap_or_default(),
             );
+            // The node's relayer pays its deliveries from a key of its own.
+            let relayer = pchain.config().relayer_key().public_key().eth_address();
+            genesis
+                .alloc
+                .entry(Address::from(relayer))
+                .or_default()
+                .balance = funds;
         }
         let c_chain = open_chain(pchain, data_dir, &n.c_chain_id, genesis)?;
         let mut opened = Self {

@@ -39,6 +39,7 @@ pub mod evm_chains;
 pub mod evm_rules;
 pub mod history;
 pub mod network;
+pub mod relayer;
 pub mod rpc;
 pub mod signers;
 #[cfg(feature = "testing")]

@@ -185,16 +185,22 @@ impl Network {
         };
         let mut node = Node::new(pchain.clone(), producer.as_ref().map(Producer::waker))
             .with_xchain(xchain.clone());
+        let mut relayer = None;
         if let (Some(signers), Some(evm)) = (&signers, &evm) {
             let network: Arc<dyn firn_aggregator::ValidatorNetwork> = signers.clone();
+            let aggregator = Arc::new(Aggregator::new(
+                network.clone(),
+                AggregatorConfig::default(),
+            ));
             evm.set_warp_signing(WarpSigning {
-                aggregator: Arc::new(Aggregator::new(
-                    network.clone(),
-                    AggregatorConfig::default(),
-                )),
+                aggregator: aggregator.clone(),
                 network,
                 node_id: node.node_id(),
             });
+            if config.relay {
+                let key = pchain.config().relayer_key();
+                relayer = Some(crate::relayer::spawn(evm.clone(), aggregator, key));
+            }
         }
         if let Some(signers) = &signers {
             node = node.with_signers(signers.clone());
@@ -260,6 +266,7 @@ impl Network {
             x_producer,
             evm,
             signers,
+            relayer,
             dir,
         })
     }
@@ -277,6 +284,7 @@ pub struct NodeHandle {
     x_producer: Option<Producer>,
     evm: Option<Arc<EvmChainsHandle>>,
     signers: Option<Arc<DevnetSigners>>,
+    relayer: Option<crate::relayer::Relayer>,
     dir: DataDir,
 }
 
@@ -341,6 +349,11 @@ impl NodeHandle {
         self.signers.as_ref()
     }
 
+    /// Whether the node relays Teleporter messages between its EVM chains.
+    pub fn relaying(&self) -> bool {
+        self.relayer.is_some()
+    }
+
     /// The plan whose validators' keys the signers hold, for a node whose history is unknown.
     pub fn covering_plan(&self) -> HistoryPlan {
         plan_covering(&self.pchain)
@@ -358,6 +371,9 @@ impl NodeHandle {
         }
         if let Some(producer) = self.x_producer.take() {
             producer.shutdown().await;
+        }
+        if let Some(relayer) = self.relayer.take() {
+            relayer.stop().await;
         }
         if let Some(evm) = self.evm.take() {
             match Arc::try_unwrap(evm) {

@@ -78,8 +78,8 @@ fn a_month_of_history_covers_every_activity_without_a_refused_tx() {
     assert_eq!(evm.vm_id, SUBNET_EVM_VM_ID);
     let genesis: serde_json::Value = serde_json::from_slice(&evm.genesis).unwrap();
     assert_eq!(genesis["config"]["chainId"], 99_999);
-    // The funded keys, and Teleporter's messenger.
-    assert_eq!(genesis["alloc"].as_object().unwrap().len(), 21);
+    // The funded keys, the relayer's, and Teleporter's messenger.
+    assert_eq!(genesis["alloc"].as_object().unwrap().len(), 22);
     let messenger = &genesis["alloc"][hex::encode(firn_devnet::teleporter::TELEPORTER_MESSENGER)];
     assert!(messenger["code"].as_str().unwrap().len() > 2_000);
     let subnet = chain

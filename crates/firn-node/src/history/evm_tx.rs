@@ -3,6 +3,7 @@
 
 use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
 use alloy_eips::eip2718::Encodable2718;
+use alloy_eips::eip2930::AccessList;
 use alloy_primitives::{Address, B256, Bytes, Signature, TxKind, U256};
 use firn_core::evm::keccak256;
 use firn_core::keys::secp256k1::PrivateKey;
@@ -176,6 +177,18 @@ pub fn send(
     value: U256,
     data: Vec<u8>,
 ) -> Result<B256, String> {
+    send_with_access_list(chain, key, to, value, data, AccessList::default())
+}
+
+/// [`send`] with an access list (Warp predicates, say), estimated with it.
+pub fn send_with_access_list(
+    chain: &EvmChain,
+    key: &PrivateKey,
+    to: Option<Address>,
+    value: U256,
+    data: Vec<u8>,
+    access_list: AccessList,
+) -> Result<B256, String> {
     let from = address_of(key);
     let input = Bytes::from(data);
     let estimate = chain
@@ -184,6 +197,7 @@ pub fn send(
             to,
             value: Some(value),
             input: Some(input.clone()),
+            access_list: Some(access_list.clone()),
             ..CallRequest::default()
         })
         .map_err(|e| e.to_string())?;
@@ -196,7 +210,7 @@ pub fn send(
         max_priority_fee_per_gas: SUGGESTED_TIP,
         to: to.map_or(TxKind::Create, TxKind::Call),
         value,
-        access_list: Default::default(),
+        access_list,
         input,
     };
     let sig = key.sign_hash(&tx.signature_hash().0);

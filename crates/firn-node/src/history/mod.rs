@@ -10,7 +10,7 @@
 
 mod atomic;
 mod evm;
-mod evm_tx;
+pub(crate) mod evm_tx;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -53,18 +53,21 @@ pub(crate) fn l1_keys() -> Vec<firn_core::keys::bls::SecretKey> {
 /// A devnet with a subnet-EVM chain on a subnet converted to an L1 of three validators,
 /// the chain booted and its signing rules registered.
 pub(crate) async fn l1() -> L1 {
-    let node = firn_node::spawn(
-        NodeConfig::test()
-            .with_evm()
-            .with_signers(SignerKeys::Genesis),
-    )
-    .await
-    .unwrap();
+    l1_with(NodeConfig::test()).await
+}
+
+/// [`l1`] on a node made from `config` (EVM chains and the genesis signers added).
+pub(crate) async fn l1_with(config: NodeConfig) -> L1 {
+    let node = firn_node::spawn(config.with_evm().with_signers(SignerKeys::Genesis))
+        .await
+        .unwrap();
     let pchain = node.pchain().clone();
     let wallet = Wallet::new(&pchain);
     let me = wallet.change_address();
     let subnet = build(&pchain, wallet.create_subnet(single_owner(me)).unwrap());
-    let genesis = l1_genesis_json(EVM_CHAIN_ID, &pchain.funded_keys());
+    let mut funded = pchain.funded_keys();
+    funded.push(pchain.config().relayer_key());
+    let genesis = l1_genesis_json(EVM_CHAIN_ID, &funded);
     let chain_id = build(
         &pchain,
         wallet

@@ -12,7 +12,7 @@ use firn_evm::EvmChain;
 use firn_evm::{Block, CallRequest, sent_messages};
 use std::sync::Arc;
 
-use crate::aggregator_evm::{L1, l1};
+use crate::aggregator_evm::{L1, l1, l1_with};
 use crate::warp_receive::{
     predicate_list, signed_by_l1, signed_by_primary, signed_tx, signed_tx_on,
 };
@@ -48,6 +48,8 @@ sol! {
     function checkRelayerRewardAmount(address relayer, address feeAsset) returns (uint256);
     function receivedFailedMessageHashes(bytes32 messageID) returns (bytes32);
     function messageReceived(bytes32 messageID) returns (bool);
+    function getMessageHash(bytes32 messageID) returns (bytes32);
+    function getRelayerRewardAddress(bytes32 messageID) returns (address);
     function getReceiptQueueSize(bytes32 sourceBlockchainID) returns (uint256);
     function setClosed(bool closed);
     function received() returns (uint256);
@@ -110,8 +112,11 @@ fn deploy(l1: &L1, from: usize, init: Vec<u8>) -> Address {
 }
 
 fn read<C: SolCall>(l1: &L1, to: Address, call: C) -> C::Return {
-    let out = l1
-        .evm
+    read_on(&l1.evm, to, call)
+}
+
+fn read_on<C: SolCall>(chain: &EvmChain, to: Address, call: C) -> C::Return {
+    let out = chain
         .call(&CallRequest {
             to: Some(to),
             input: Some(Bytes::from(call.abi_encode())),
@@ -520,4 +525,73 @@ async fn the_c_chain_and_an_l1_message_each_other_through_teleporter() {
         receipts.iter().map(|r| r.messageID).collect::<Vec<_>>(),
         [to_l1.messageID]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_nodes_relayer_delivers_both_ways_and_its_receipts_come_back() {
+    let l1 = l1_with(firn_node::NodeConfig::test().with_relayer()).await;
+    assert!(l1.node.relaying());
+    let c = l1.node.evm().unwrap().c_chain.clone();
+    let (c_id, l1_id) = (c.blockchain_id(), l1.evm.blockchain_id());
+    let inbox_init = || {
+        let mut init = artifact("FirnTeleporterInbox", "bytecode");
+        init.extend(TELEPORTER.abi_encode());
+        init
+    };
+    let l1_inbox = deploy(&l1, 0, inbox_init());
+    let c_inbox = run_on(&l1, &c, 0, TxKind::Create, inbox_init(), &[]).receipts[0]
+        .contract_address
+        .unwrap();
+    // Blocks are built by hand here: build both chains until `done` holds (10 s at most).
+    let settle = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !done() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{what}: not relayed in 10 s"
+            );
+            c.build_block().unwrap();
+            l1.evm.build_block().unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+
+    let (to_l1, _) = send_between(&l1, &c, l1_id, l1_inbox, b"relayed to the L1");
+    settle("C-Chain to L1", &|| {
+        read(&l1, l1_inbox, receivedCall {}) == U256::from(1)
+    });
+    assert!(read(
+        &l1,
+        TELEPORTER,
+        messageReceivedCall {
+            messageID: to_l1.messageID
+        }
+    ));
+    let (to_c, _) = send_between(&l1, &l1.evm, c_id, c_inbox, b"relayed to the C-Chain");
+    // The L1's message carries the receipt of the one it received.
+    assert_eq!(to_c.message.receipts.len(), 1);
+    settle("L1 to C-Chain", &|| {
+        read_on(&c, c_inbox, receivedCall {}) == U256::from(1)
+    });
+    // The receipt came back with it: the C-Chain forgot the message it sent, as delivered.
+    assert_eq!(
+        read_on(
+            &c,
+            TELEPORTER,
+            getMessageHashCall {
+                messageID: to_l1.messageID
+            }
+        ),
+        B256::ZERO
+    );
+    // The relayer named itself for the rewards.
+    let relayer = Address::from(l1.pchain.config().relayer_key().public_key().eth_address());
+    let delivered = read(
+        &l1,
+        TELEPORTER,
+        getRelayerRewardAddressCall {
+            messageID: to_l1.messageID,
+        },
+    );
+    assert_eq!(delivered, relayer);
 }
