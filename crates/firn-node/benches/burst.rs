@@ -21,6 +21,8 @@
 #[path = "support/mod.rs"]
 mod support;
 
+use support::{load, rss_kib};
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -191,17 +193,6 @@ async fn burst(
     }
 }
 
-fn rss_kib(pid: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 /// CPU seconds this process used so far (user + system).
 fn cpu_seconds() -> f64 {
     std::fs::read_to_string("/proc/self/stat")
@@ -212,12 +203,6 @@ fn cpu_seconds() -> f64 {
             Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
         })
         .unwrap_or(0.0)
-}
-
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
 }
 
 struct Side {

@@ -93,3 +93,143 @@ pub fn convert_an_l1(chain: &PChain) -> ConvertedL1 {
         validator,
     }
 }
+
+/// A node with a subnet-EVM chain on a subnet converted to an L1, the chain booted and the
+/// L1's validators signing (see [`evm_l1`]).
+#[derive(Debug)]
+pub struct EvmL1 {
+    /// The P-Chain.
+    pub pchain: std::sync::Arc<PChain>,
+    /// The L1's subnet.
+    pub subnet: Id,
+    /// The L1's EVM chain.
+    pub evm: std::sync::Arc<firn_evm::EvmChain>,
+    /// The node's Warp signers, the L1's validators among them.
+    pub signers: std::sync::Arc<firn_devnet::signers::DevnetSigners>,
+    /// The node.
+    pub node: crate::NodeHandle,
+}
+
+/// The BLS keys of [`evm_l1`]'s validators: validator `i` is node `0x60 + i`.
+///
+/// # Panics
+/// Never for a fixture's indices (key derivation does not fail).
+pub fn evm_l1_keys(count: usize) -> Vec<firn_core::keys::bls::SecretKey> {
+    (0..count as u32)
+        .map(|i| {
+            #[allow(clippy::expect_used)]
+            derive_bls("evm-warp", "l1", i).expect("a fixture key derives")
+        })
+        .collect()
+}
+
+/// A node made from `config` with EVM chains and the genesis signers, and a subnet-EVM chain
+/// (EVM chain ID `evm_chain_id`, the history's L1 genesis: Teleporter's messenger, the funded
+/// keys and the relayer's) on a subnet converted to an L1 whose validators have `weights`.
+///
+/// # Panics
+/// If the node does not start or the chain does not boot: a fixture's setup is valid.
+#[allow(clippy::expect_used)]
+pub async fn evm_l1(config: crate::NodeConfig, evm_chain_id: u64, weights: &[u64]) -> EvmL1 {
+    let node = crate::spawn(
+        config
+            .with_evm()
+            .with_signers(crate::config::SignerKeys::Genesis),
+    )
+    .await
+    .expect("the node starts");
+    let pchain = node.pchain().clone();
+    let wallet = Wallet::new(&pchain);
+    let me = wallet.change_address();
+    let subnet = issue_and_build(
+        &pchain,
+        wallet.create_subnet(single_owner(me)).expect("a subnet"),
+    );
+    let mut funded = pchain.funded_keys();
+    funded.push(pchain.config().relayer_key());
+    let genesis = firn_devnet::history::l1_genesis_json(evm_chain_id, &funded);
+    let chain_id = issue_and_build(
+        &pchain,
+        wallet
+            .create_chain(
+                subnet,
+                "FirnL1",
+                firn_core::network::SUBNET_EVM_VM_ID,
+                genesis,
+            )
+            .expect("a chain"),
+    );
+    let keys = evm_l1_keys(weights.len());
+    let owner = PChainOwner {
+        threshold: 1,
+        addresses: vec![me],
+    };
+    let specs: Vec<_> = keys
+        .iter()
+        .zip(weights)
+        .enumerate()
+        .map(|(i, (bls, weight))| L1ValidatorSpec {
+            node_id: NodeId([0x60 + i as u8; 20]),
+            weight: *weight,
+            balance: 10 * AVAX,
+            bls,
+            owner: owner.clone(),
+        })
+        .collect();
+    issue_and_build(
+        &pchain,
+        wallet
+            .convert_subnet_to_l1(subnet, chain_id, vec![0xAB; 20], &specs)
+            .expect("a conversion"),
+    );
+    let signers = node.signers().expect("signers").clone();
+    for (i, key) in keys.into_iter().enumerate() {
+        signers.add_key(NodeId([0x60 + i as u8; 20]), key);
+    }
+    // The node boots the chain (and registers its signing rules) as soon as it looks.
+    let chains = node.evm().expect("EVM chains");
+    chains.boot_new_chains();
+    let evm = chains.chain(&chain_id).expect("the L1's chain booted");
+    EvmL1 {
+        pchain,
+        subnet,
+        evm,
+        signers,
+        node,
+    }
+}
+
+/// An EIP-1559 tx on `chain` signed by `key` at `nonce`: `gas` gas, a 1,000 gwei fee cap and a
+/// 1 gwei tip, no value; its EIP-2718 bytes.
+pub fn signed_eip1559(
+    chain: &firn_evm::EvmChain,
+    key: &firn_core::keys::secp256k1::PrivateKey,
+    nonce: u64,
+    gas: u64,
+    to: alloy_primitives::TxKind,
+    input: Vec<u8>,
+    access_list: alloy_eips::eip2930::AccessList,
+) -> Vec<u8> {
+    use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
+    use alloy_eips::eip2718::Encodable2718;
+    use alloy_primitives::{Signature, U256};
+    let tx = TxEip1559 {
+        chain_id: chain.chain_id(),
+        nonce,
+        gas_limit: gas,
+        max_fee_per_gas: 1_000_000_000_000,
+        max_priority_fee_per_gas: 1_000_000_000,
+        to,
+        value: U256::ZERO,
+        access_list,
+        input: input.into(),
+    };
+    let rsv = *key.sign_hash(&tx.signature_hash().0).as_bytes();
+    let sig = Signature::new(
+        U256::from_be_slice(&rsv[..32]),
+        U256::from_be_slice(&rsv[32..64]),
+        rsv[64] == 1,
+    );
+    let envelope: TxEnvelope = tx.into_signed(sig).into();
+    envelope.encoded_2718()
+}

@@ -86,3 +86,24 @@ pub async fn spawn_anvil(
     let _ = child.wait();
     panic!("anvil at {bin} did not answer on port {port}");
 }
+
+/// Resident memory of process `pid` (`self` for this one), KiB.
+#[allow(dead_code)]
+pub fn rss_kib(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The machine's load averages (1, 5, 15 minutes).
+#[allow(dead_code)]
+pub fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}

@@ -3,51 +3,27 @@
 //! chain, then `POST /v1/signatureAggregator/fuji/aggregateSignatures` with the message it
 //! emitted; a block-hash message; an unknown message refused with the weight it got.
 
-use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
-use alloy_eips::eip2718::Encodable2718;
-use alloy_primitives::{Address, B256, Bytes, Signature, TxKind, U256, keccak256};
+use alloy_primitives::{Address, B256, TxKind, U256, keccak256};
 use firn_aggregator::{Aggregator, AggregatorConfig};
 use firn_api::{ApiConfig, AppState};
 use firn_core::ids::{Id, NodeId};
-use firn_core::network::{AVAX, SUBNET_EVM_VM_ID};
-use firn_core::warp::messages::PChainOwner;
 use firn_core::warp::payload::{AddressedCall, Payload};
 use firn_core::warp::{Message, UnsignedMessage};
-use firn_devnet::genesis::{derive_bls, single_owner};
-use firn_devnet::history::l1_genesis_json;
-use firn_devnet::signers::DevnetSigners;
 use firn_devnet::state::validators::canonical;
-use firn_devnet::vm::PChain;
-use firn_devnet::wallet::{L1ValidatorSpec, Wallet};
-use firn_evm::{EvmChain, WARP_ADDRESS};
-use firn_node::{NodeConfig, NodeHandle, SignerKeys};
+use firn_evm::WARP_ADDRESS;
+use firn_node::NodeConfig;
 use serde_json::{Value, json};
 use std::sync::Arc;
 pub(crate) const EVM_CHAIN_ID: u64 = 99_999;
 /// The L1's validators' weights: the two heaviest (250 of 310) meet 67 %.
 pub(crate) const WEIGHTS: [u64; 3] = [150, 100, 60];
 
-pub(crate) struct L1 {
-    pub(crate) pchain: Arc<PChain>,
-    pub(crate) subnet: Id,
-    pub(crate) evm: Arc<EvmChain>,
-    pub(crate) signers: Arc<DevnetSigners>,
-    pub(crate) node: NodeHandle,
-}
-
-fn build(chain: &PChain, tx: firn_core::pchain::tx::Tx) -> Id {
-    let id = chain.issue_tx(tx).unwrap();
-    chain.clock().advance(1);
-    chain.build_until_idle().unwrap();
-    id
-}
+pub(crate) use firn_node::testing::EvmL1 as L1;
 
 /// The BLS keys of the L1's validators, in the order of [`WEIGHTS`]; validator `i` is node
 /// `0x60 + i`.
 pub(crate) fn l1_keys() -> Vec<firn_core::keys::bls::SecretKey> {
-    (0..WEIGHTS.len() as u32)
-        .map(|i| derive_bls("evm-warp", "l1", i).unwrap())
-        .collect()
+    firn_node::testing::evm_l1_keys(WEIGHTS.len())
 }
 
 /// A devnet with a subnet-EVM chain on a subnet converted to an L1 of three validators,
@@ -58,60 +34,7 @@ pub(crate) async fn l1() -> L1 {
 
 /// [`l1`] on a node made from `config` (EVM chains and the genesis signers added).
 pub(crate) async fn l1_with(config: NodeConfig) -> L1 {
-    let node = firn_node::spawn(config.with_evm().with_signers(SignerKeys::Genesis))
-        .await
-        .unwrap();
-    let pchain = node.pchain().clone();
-    let wallet = Wallet::new(&pchain);
-    let me = wallet.change_address();
-    let subnet = build(&pchain, wallet.create_subnet(single_owner(me)).unwrap());
-    let mut funded = pchain.funded_keys();
-    funded.push(pchain.config().relayer_key());
-    let genesis = l1_genesis_json(EVM_CHAIN_ID, &funded);
-    let chain_id = build(
-        &pchain,
-        wallet
-            .create_chain(subnet, "FirnL1", SUBNET_EVM_VM_ID, genesis.clone())
-            .unwrap(),
-    );
-    let keys = l1_keys();
-    let owner = PChainOwner {
-        threshold: 1,
-        addresses: vec![me],
-    };
-    let specs: Vec<_> = keys
-        .iter()
-        .zip(WEIGHTS)
-        .enumerate()
-        .map(|(i, (bls, weight))| L1ValidatorSpec {
-            node_id: NodeId([0x60 + i as u8; 20]),
-            weight,
-            balance: 10 * AVAX,
-            bls,
-            owner: owner.clone(),
-        })
-        .collect();
-    build(
-        &pchain,
-        wallet
-            .convert_subnet_to_l1(subnet, chain_id, vec![0xAB; 20], &specs)
-            .unwrap(),
-    );
-    let signers = node.signers().unwrap().clone();
-    for (i, key) in keys.into_iter().enumerate() {
-        signers.add_key(NodeId([0x60 + i as u8; 20]), key);
-    }
-    // The node boots the chain (and registers its signing rules) as soon as it looks.
-    let chains = node.evm().unwrap();
-    chains.boot_new_chains();
-    let evm = chains.chain(&chain_id).expect("the L1's chain booted");
-    L1 {
-        pchain,
-        subnet,
-        evm,
-        signers,
-        node,
-    }
+    firn_node::testing::evm_l1(config, EVM_CHAIN_ID, &WEIGHTS).await
 }
 
 /// Calls the Warp precompile's `sendWarpMessage(payload)` from the first funded key and
@@ -125,25 +48,16 @@ pub(crate) fn send_warp_message(l1: &L1, payload: &[u8]) -> UnsignedMessage {
     let mut padded = payload.to_vec();
     padded.resize(payload.len().div_ceil(32) * 32, 0);
     input.extend(padded);
-    let tx = TxEip1559 {
-        chain_id: EVM_CHAIN_ID,
-        nonce: l1.evm.nonce(&from),
-        gas_limit: 200_000,
-        max_fee_per_gas: 1_000_000_000_000,
-        max_priority_fee_per_gas: 1_000_000_000,
-        to: TxKind::Call(WARP_ADDRESS),
-        value: U256::ZERO,
-        access_list: Default::default(),
-        input: Bytes::from(input),
-    };
-    let rsv = *key.sign_hash(&tx.signature_hash().0).as_bytes();
-    let sig = Signature::new(
-        U256::from_be_slice(&rsv[..32]),
-        U256::from_be_slice(&rsv[32..64]),
-        rsv[64] == 1,
+    let raw = firn_node::testing::signed_eip1559(
+        &l1.evm,
+        key,
+        l1.evm.nonce(&from),
+        200_000,
+        TxKind::Call(WARP_ADDRESS),
+        input,
+        Default::default(),
     );
-    let envelope: TxEnvelope = tx.into_signed(sig).into();
-    l1.evm.submit_raw_tx(&envelope.encoded_2718()).unwrap();
+    l1.evm.submit_raw_tx(&raw).unwrap();
     let block = l1.evm.build_block().unwrap().expect("a block with the tx");
     let sent = firn_evm::sent_messages(&block);
     assert_eq!(sent.len(), 1, "the tx emitted one SendWarpMessage");

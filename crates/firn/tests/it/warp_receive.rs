@@ -5,10 +5,8 @@
 //! little weight or the wrong subnet's signers make a predicate invalid; a predicate that
 //! holds no message makes the tx invalid.
 
-use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
-use alloy_eips::eip2718::Encodable2718;
 use alloy_eips::eip2930::{AccessList, AccessListItem};
-use alloy_primitives::{Address, B256, Bytes, Signature, TxKind, U256, keccak256};
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256, keccak256};
 use firn_core::ids::{Id, NodeId};
 use firn_core::network::P_CHAIN_ID;
 use firn_core::warp::payload::{AddressedCall, Payload};
@@ -106,25 +104,15 @@ pub(crate) fn signed_tx_on(
 ) -> Vec<u8> {
     let key = &l1.pchain.funded_keys()[from];
     let sender = Address::from(key.public_key().eth_address());
-    let tx = TxEip1559 {
-        chain_id: chain.chain_id(),
-        nonce: chain.nonce(&sender),
-        gas_limit: 2_000_000,
-        max_fee_per_gas: 1_000_000_000_000,
-        max_priority_fee_per_gas: 1_000_000_000,
+    firn_node::testing::signed_eip1559(
+        chain,
+        key,
+        chain.nonce(&sender),
+        2_000_000,
         to,
-        value: U256::ZERO,
+        input,
         access_list,
-        input: Bytes::from(input),
-    };
-    let rsv = *key.sign_hash(&tx.signature_hash().0).as_bytes();
-    let sig = Signature::new(
-        U256::from_be_slice(&rsv[..32]),
-        U256::from_be_slice(&rsv[32..64]),
-        rsv[64] == 1,
-    );
-    let envelope: TxEnvelope = tx.into_signed(sig).into();
-    envelope.encoded_2718()
+    )
 }
 
 /// A tx from the first funded key calling the Warp precompile's `function(index)`, carrying
