@@ -31,7 +31,7 @@ use crate::store::{
 };
 use crate::trace::CallTracer;
 use crate::tx::{MAX_INIT_CODE_SIZE, decode_impersonated, decode_raw, tx_env, tx_intrinsic_gas};
-use crate::warp::receive::{WarpBackend, WarpRules};
+use crate::warp::receive::{TxPredicates, WarpBackend, WarpRules};
 use firn_core::atomic::Tx as AtomicTx;
 use firn_core::ids::Id;
 use firn_core::warp::predicate::BlockResults;
@@ -569,10 +569,9 @@ impl EvmChain {
     /// Executes `candidates` on the head as a new block at `timestamp` (at least the
     /// parent's), after the dev-loop `changes`, then the `atomic` txs on a C-Chain.
     /// Transactions that cannot run are skipped (and dropped from the pool when they never
-    /// can); a block with none is only made when `allow_empty`. When `replay`, every
-    /// transaction must run, and nothing is stored.
-    /// Builds a block from `candidates`, or replays a stored one: then `recorded` holds the
-    /// predicate results it was built with, and any tx that no longer fits is corruption.
+    /// can); a block with none is only made when `allow_empty`. A stored block is replayed
+    /// when `recorded` holds the predicate results it was built with: then every transaction
+    /// must run, and nothing is stored.
     pub(crate) fn execute_block(
         &self,
         candidates: Vec<SignedTx>,
@@ -632,8 +631,7 @@ impl EvmChain {
                 tx.sender,
                 inner.precompiles.may_deploy(&inner.state, &tx.sender),
             );
-            let traced = self
-                .tx_predicates(&inner.precompiles, &tx, recorded, receiver.as_ref())
+            let traced = TxPredicates::of(&inner.precompiles, &tx, recorded, receiver.as_ref())
                 .map_err(TxError::Other)
                 .and_then(|predicates| {
                     let db = StateDb {

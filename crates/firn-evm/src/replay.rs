@@ -170,9 +170,13 @@ impl EvmChain {
                 inner.precompiles.may_deploy(&inner.state, &tx.sender),
             );
             // The predicates as the block was built with them.
-            let predicates = self
-                .tx_predicates(&inner.precompiles, tx, Some(&block.predicate_results), None)
-                .map_err(TxError::Other)?;
+            let predicates = crate::warp::receive::TxPredicates::of(
+                &inner.precompiles,
+                tx,
+                Some(&block.predicate_results),
+                None,
+            )
+            .map_err(TxError::Other)?;
             let mut cfg = cfg.clone();
             crate::execute::charge_predicates(&mut cfg, predicates.gas);
             let mut evm = Context::mainnet()

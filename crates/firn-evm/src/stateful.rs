@@ -221,11 +221,8 @@ impl<CTX: ContextTr> PrecompileProvider<CTX> for SubnetPrecompiles {
             gas: inputs.gas_limit,
             used: 0,
         };
-        let warp = Predicates {
-            receives: self.receives_warp,
-            failed: &self.warp_failed,
-        };
-        let outcome = run_stateful(&self.stateful, kind, context, &mut call, warp)?;
+        let failed = self.receives_warp.then_some(self.warp_failed.as_slice());
+        let outcome = run_stateful(&self.stateful, kind, context, &mut call, failed)?;
         let mut gas = Gas::new(inputs.gas_limit);
         let (result, output) = match outcome {
             Outcome::Return(out) => {
@@ -268,14 +265,14 @@ fn run_stateful<CTX: ContextTr>(
     kind: Kind,
     ctx: &mut CTX,
     call: &mut Call<'_>,
-    warp: Predicates<'_>,
+    warp_failed: Option<&[usize]>,
 ) -> Result<Outcome, String> {
     if call.input.len() < 4 {
         return Ok(Outcome::Error);
     }
     let sel: [u8; 4] = [call.input[0], call.input[1], call.input[2], call.input[3]];
     if kind == Kind::Warp {
-        return warp_call(s, ctx, call, sel, warp);
+        return warp(s, ctx, call, sel, warp_failed);
     }
     // Every other kind is guarded by an allow list at its own address.
     if sel == selector("readAllowList(address)") {
@@ -440,32 +437,21 @@ pub fn warp_message(
     UnsignedMessage::new(network_id, Id::from(blockchain_id.0), call.bytes())
 }
 
-/// What the Warp precompile knows of the running tx's predicates.
-#[derive(Clone, Copy)]
-struct Predicates<'a> {
-    receives: bool,
-    failed: &'a [usize],
-}
-
-fn warp_call<CTX: ContextTr>(
+/// The Warp precompile; `failed` holds the running tx's unverified predicates, `None` on a
+/// chain that receives no Warp messages.
+fn warp<CTX: ContextTr>(
     s: &Stateful,
     ctx: &mut CTX,
     call: &mut Call<'_>,
     sel: [u8; 4],
-    predicates: Predicates<'_>,
+    failed: Option<&[usize]>,
 ) -> Result<Outcome, String> {
     for (signature, reading) in [
         ("getVerifiedWarpMessage(uint32)", Reading::Message),
         ("getVerifiedWarpBlockHash(uint32)", Reading::BlockHash),
     ] {
         if sel == selector(signature) {
-            return Ok(get_verified(
-                ctx,
-                call,
-                reading,
-                predicates.receives.then_some(predicates.failed),
-                &WARP_GAS,
-            ));
+            return Ok(get_verified(ctx, call, reading, failed, &WARP_GAS));
         }
     }
     if sel == selector("getBlockchainID()") {

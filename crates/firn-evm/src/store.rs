@@ -285,16 +285,16 @@ pub fn settle_fee_rules(
     if !matches!(rules, FeeRules::Acp176 { .. }) {
         return Ok(rules);
     }
-    let marker = dir.join(FEE_RULES_FILE);
-    if marker.exists() {
-        return Ok(rules);
-    }
-    if has_blocks {
-        tracing::info!(target: "evm", dir = %dir.display(), "chain made before ACP-176: it keeps its fee window");
-        return Ok(FeeRules::Window(FeeConfig::c_chain()));
-    }
-    write_marker(&marker, b"ACP-176 fees since genesis\n")?;
-    Ok(rules)
+    let acp176 = settle_shape(
+        dir,
+        FEE_RULES_FILE,
+        has_blocks,
+        "chain made before ACP-176: it keeps its fee window",
+    )?;
+    Ok(match acp176 {
+        true => rules,
+        false => FeeRules::Window(FeeConfig::c_chain()),
+    })
 }
 
 #[cfg(test)]

@@ -79,19 +79,12 @@ impl Reading {
 
 /// The `index`th Warp predicate of the running tx.
 fn predicate<CTX: ContextTr>(ctx: &CTX, index: usize) -> Option<Vec<Chunk>> {
-    let tx = ctx.tx();
-    let mut list = tx.access_list()?;
-    let item = list.find_map({
-        let mut seen = 0usize;
-        move |item| {
-            if *item.address() != WARP_ADDRESS {
-                return None;
-            }
-            seen += 1;
-            (seen == index + 1).then(|| item.storage_slots().map(|k| k.0).collect::<Vec<_>>())
-        }
-    })?;
-    Some(item)
+    let item = ctx
+        .tx()
+        .access_list()?
+        .filter(|item| *item.address() == WARP_ADDRESS)
+        .nth(index)?;
+    Some(item.storage_slots().map(|k| k.0).collect())
 }
 
 /// Runs `reading` for the tx whose predicates `failed` (by index) did not verify; `None` on

@@ -197,6 +197,36 @@ pub(crate) struct TxPredicates {
 }
 
 impl TxPredicates {
+    /// `tx`'s predicates in the block being built (checked by `receiver`, all failing
+    /// without one) or replayed (as `recorded`). Fails for a tx whose predicates hold no Warp
+    /// message.
+    pub(crate) fn of(
+        precompiles: &Precompiles,
+        tx: &SignedTx,
+        recorded: Option<&BlockResults>,
+        receiver: Option<&WarpReceiver<'_>>,
+    ) -> Result<Self, String> {
+        let predicates = precompiles.warp_predicates(tx.envelope.access_list());
+        if predicates.is_empty() {
+            return Ok(Self {
+                count: 0,
+                gas: 0,
+                failed: Vec::new(),
+            });
+        }
+        let gas = predicate_gas(&predicates, &WARP_GAS)?;
+        let failed = match (recorded, receiver) {
+            (Some(recorded), _) => recorded.failed_indices(&tx.hash.0, &WARP_ADDRESS.0.0),
+            (None, Some(receiver)) => receiver.failed(&tx.hash, &predicates),
+            (None, None) => (0..predicates.len()).collect(),
+        };
+        Ok(Self {
+            count: predicates.len(),
+            gas,
+            failed,
+        })
+    }
+
     /// Adds `tx`'s results to the block's (a tx without predicates has none).
     pub(crate) fn record(&self, results: &mut BlockResults, tx: &SignedTx) {
         if self.count > 0 {
@@ -215,37 +245,6 @@ impl EvmChain {
         let rules = self.warp_rules.as_ref()?;
         let backend = self.config.warp.as_deref()?;
         Some(rules.receiver(backend))
-    }
-
-    /// `tx`'s predicates in the block being built (checked by `receiver`, all failing
-    /// without one) or replayed (as `recorded`). Fails for a tx whose predicates hold no Warp
-    /// message.
-    pub(crate) fn tx_predicates(
-        &self,
-        precompiles: &Precompiles,
-        tx: &SignedTx,
-        recorded: Option<&BlockResults>,
-        receiver: Option<&WarpReceiver<'_>>,
-    ) -> Result<TxPredicates, String> {
-        let predicates = precompiles.warp_predicates(tx.envelope.access_list());
-        if predicates.is_empty() {
-            return Ok(TxPredicates {
-                count: 0,
-                gas: 0,
-                failed: Vec::new(),
-            });
-        }
-        let gas = predicate_gas(&predicates, &WARP_GAS)?;
-        let failed = match (recorded, receiver) {
-            (Some(recorded), _) => recorded.failed_indices(&tx.hash.0, &WARP_ADDRESS.0.0),
-            (None, Some(receiver)) => receiver.failed(&tx.hash, &predicates),
-            (None, None) => (0..predicates.len()).collect(),
-        };
-        Ok(TxPredicates {
-            count: predicates.len(),
-            gas,
-            failed,
-        })
     }
 }
 
