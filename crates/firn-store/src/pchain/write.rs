@@ -188,7 +188,8 @@ async fn write_tx<'a>(
         Some(ended) => Some(end_staker(conn, ended, c.tx_hash, height, ts).await?),
         None => None,
     };
-    let mut paid: Vec<(StakerRow, bool)> = ended.iter().map(|s| (s.clone(), false)).collect();
+    let ended_hash = ended.as_ref().map(|s| s.tx_hash);
+    let mut paid: Vec<(StakerRow, bool)> = ended.into_iter().map(|s| (s, false)).collect();
     for (seq, r) in tx.rewards.iter().enumerate() {
         let at = match paid
             .iter()
@@ -237,10 +238,10 @@ async fn write_tx<'a>(
             .await?;
     }
     if let Some((ended, _)) =
-        ended.and_then(|e| paid.into_iter().find(|(s, _)| s.tx_hash == e.tx_hash))
+        ended_hash.and_then(|hash| paid.into_iter().find(|(s, _)| s.tx_hash == hash))
     {
         let d = staking.entry(ended.subnet_id).or_default();
-        let weight = i128::from(ended.weight_bits);
+        let weight = i128::from(ended.weight as u64);
         if ended.is_delegator {
             super::supply::accrue_delegation_fee(conn, &ended).await?;
             d.delegators -= 1;
@@ -454,9 +455,8 @@ pub(super) struct StakerRow {
     pub(super) tx_hash: Id,
     pub(super) subnet_id: Id,
     pub(super) node_id: Vec<u8>,
-    /// As stored (reward rows copy it).
+    /// As stored, a u64's bits (reward rows copy it).
     pub(super) weight: i64,
-    pub(super) weight_bits: u64,
     pub(super) is_delegator: bool,
     pub(super) start_ts: i64,
     pub(super) end_ts: i64,
@@ -476,7 +476,6 @@ impl StakerRow {
             subnet_id: r.id("subnet_id")?,
             node_id: r.bytes("node_id")?,
             weight: r.i64("weight")?,
-            weight_bits: r.bits("weight")?,
             is_delegator: r.bool("is_delegator")?,
             start_ts: r.i64("start_ts")?,
             end_ts: r.i64("end_ts")?,
