@@ -108,7 +108,8 @@ pub fn spawn(evm: Arc<EvmChainsHandle>, aggregator: Arc<Aggregator>, key: Privat
         .map(|c| (c.blockchain_id(), c.height()))
         .collect();
     let teleporter = Address::from(firn_devnet::teleporter::TELEPORTER_MESSENGER);
-    info!(relayer = %address_of(&key), "ICM relayer started");
+    let me = address_of(&key);
+    info!(relayer = %me, "ICM relayer started");
     let task = tokio::spawn(async move {
         let mut pending: Vec<Pending> = Vec::new();
         loop {
@@ -119,7 +120,7 @@ pub fn spawn(evm: Arc<EvmChainsHandle>, aggregator: Arc<Aggregator>, key: Privat
                     let Some(block) = chain.block_by_number(number) else {
                         break;
                     };
-                    pending.extend(messages_in(&block, teleporter, &key, &evm));
+                    pending.extend(messages_in(&block, teleporter, me, &evm));
                 }
                 *from = head;
             }
@@ -155,14 +156,13 @@ pub fn spawn(evm: Arc<EvmChainsHandle>, aggregator: Arc<Aggregator>, key: Privat
     Relayer { stop, task }
 }
 
-/// The Teleporter messages `block` sent that the relayer may deliver to a chain it serves.
+/// The Teleporter messages `block` sent that relayer `me` may deliver to a chain it serves.
 fn messages_in(
     block: &firn_evm::Block,
     teleporter: Address,
-    key: &PrivateKey,
+    me: Address,
     evm: &EvmChainsHandle,
 ) -> Vec<Pending> {
-    let me = address_of(key);
     let mut out = Vec::new();
     for (_, bytes) in sent_messages(block) {
         let Ok(message) = UnsignedMessage::from_bytes(&bytes) else {
