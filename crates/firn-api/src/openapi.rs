@@ -9,7 +9,7 @@ use utoipa::OpenApi;
 use utoipa::openapi::path::{Operation, ParameterIn};
 
 use crate::routes::{
-    evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, l1_validators,
+    evm, evm_address, evm_balances, evm_contracts, evm_latest, evm_txs, health, icm, l1_validators,
     nfts, primary, primary_lookups, signature_aggregator, staking, subnets, supply, utxos,
     validators, xchain,
 };
@@ -47,6 +47,7 @@ use crate::webhooks::routes as webhooks;
         evm_balances::list_erc20_balances, evm_balances::list_erc721_balances,
         evm_balances::list_erc1155_balances,
         nfts::list_tokens, nfts::get_token, nfts::reindex_nft,
+        icm::get_icm_message, icm::list_icm_messages, icm::list_icm_messages_by_address,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
         crate::operations::routes::create_export, crate::operations::routes::get_operation,
         webhooks::create_webhook, webhooks::list_webhooks, webhooks::get_webhook,

@@ -57,5 +57,6 @@ pub mod keys;
 pub mod network;
 pub mod pchain;
 pub mod proposervm;
+pub mod teleporter;
 pub mod text;
 pub mod warp;

@@ -3,11 +3,8 @@
 //! receipts, fees and retries) placed at Teleporter's address in each L1's genesis, as Nick's
 //! method places ICM's on public chains.
 
-/// TeleporterMessenger v1's address on every chain of every network.
-pub const TELEPORTER_MESSENGER: [u8; 20] = [
-    0x25, 0x3b, 0x27, 0x84, 0xc7, 0x5e, 0x51, 0x0d, 0xd0, 0xff, 0x1d, 0xa8, 0x44, 0x68, 0x4a, 0x1a,
-    0xc0, 0xaa, 0x5f, 0xcf,
-];
+/// TeleporterMessenger v1's address on every chain of every network, as bytes.
+pub const TELEPORTER_MESSENGER: [u8; 20] = firn_core::teleporter::MESSENGER_V1.0.0;
 
 const ARTIFACT: &str = include_str!("../../../contracts/artifacts/FirnTeleporterMessenger.json");
 

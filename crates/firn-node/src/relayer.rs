@@ -16,6 +16,7 @@ use alloy_primitives::{Address, B256, U256};
 use firn_aggregator::{AggregationRequest, Aggregator};
 use firn_core::ids::Id;
 use firn_core::keys::secp256k1::PrivateKey;
+use firn_core::teleporter::TeleporterMessage;
 use firn_core::warp::UnsignedMessage;
 use firn_core::warp::payload::Payload;
 use firn_core::warp::predicate::pack;
@@ -38,42 +39,6 @@ struct Pending {
     destination: Id,
     attempts: u32,
     due: tokio::time::Instant,
-}
-
-/// What the relayer needs of a Teleporter message: where it goes and who may deliver it.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Route {
-    /// The destination blockchain ID.
-    pub destination: Id,
-    /// The relayers allowed to deliver it (empty: anyone).
-    pub allowed: Vec<Address>,
-}
-
-/// The route of a Teleporter message's ABI bytes (`abi.encode(TeleporterMessage)`); `None`
-/// for bytes that are not one.
-pub fn route(payload: &[u8]) -> Option<Route> {
-    let word = |at: usize| -> Option<U256> {
-        Some(U256::from_be_slice(payload.get(at..at.checked_add(32)?)?))
-    };
-    let index = |at: usize| usize::try_from(word(at)?).ok();
-    let base = index(0)?;
-    let destination = Id(word(base.checked_add(2 * 32)?)?.to_be_bytes::<32>());
-    let list = base.checked_add(index(base.checked_add(5 * 32)?)?)?;
-    let count = index(list)?;
-    // Each address takes a word: a count the payload cannot hold is not a message.
-    if count > payload.len() / 32 {
-        return None;
-    }
-    let allowed = (0..count)
-        .map(|i| {
-            let w = word(list + 32 + i * 32)?.to_be_bytes::<32>();
-            Some(Address::from_slice(&w[12..]))
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(Route {
-        destination,
-        allowed,
-    })
 }
 
 /// The relayer: started by [`spawn`], stopped with [`Relayer::stop`] or on drop.
@@ -174,17 +139,18 @@ fn messages_in(
         if call.source_address != teleporter.as_slice() {
             continue;
         }
-        let Some(route) = route(&call.payload) else {
+        let Some(sent) = TeleporterMessage::decode(&call.payload) else {
             continue;
         };
-        if evm.chain(&route.destination).is_none()
-            || !(route.allowed.is_empty() || route.allowed.contains(&me))
+        let allowed = &sent.allowed_relayers;
+        if evm.chain(&sent.destination_blockchain_id).is_none()
+            || !(allowed.is_empty() || allowed.contains(&me))
         {
             continue;
         }
         out.push(Pending {
             message,
-            destination: route.destination,
+            destination: sent.destination_blockchain_id,
             attempts: 0,
             due: tokio::time::Instant::now(),
         });
@@ -219,44 +185,4 @@ async fn deliver(
     );
     let teleporter = Address::from(firn_devnet::teleporter::TELEPORTER_MESSENGER);
     send_with_access_list(&chain, key, Some(teleporter), U256::ZERO, input, list)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn routes_are_read_from_the_message_and_hostile_bytes_are_not_one() {
-        // abi.encode of a TeleporterMessage to chain 7 with one allowed relayer.
-        let w = |v: u64| U256::from(v).to_be_bytes::<32>().to_vec();
-        let relayer = Address::repeat_byte(0xaa);
-        let mut bytes = w(32);
-        let fields = [
-            w(1),
-            w(0),
-            w(7),
-            w(0),
-            w(100_000),
-            w(8 * 32),
-            w(10 * 32),
-            w(11 * 32),
-        ];
-        bytes.extend(fields.concat());
-        bytes.extend(w(1));
-        let mut word = [0u8; 32];
-        word[12..].copy_from_slice(relayer.as_slice());
-        bytes.extend(word);
-        bytes.extend(w(0));
-        bytes.extend(w(0));
-        let r = route(&bytes).unwrap();
-        assert_eq!(r.destination, Id(U256::from(7).to_be_bytes::<32>()));
-        assert_eq!(r.allowed, vec![relayer]);
-        for cut in [0, 31, 64, 200, bytes.len() - 40] {
-            let _ = route(&bytes[..cut]);
-        }
-        let mut huge = bytes.clone();
-        huge[32 * 9..32 * 10].copy_from_slice(&[0xff; 32]);
-        assert_eq!(route(&huge), None);
-        assert_eq!(route(&[0xff; 64]), None);
-    }
 }

@@ -81,6 +81,7 @@ mod cursor;
 mod error;
 mod evm;
 mod exports;
+mod icm;
 mod metrics;
 mod open;
 pub mod page;
@@ -110,7 +111,7 @@ pub use pchain::MAX_STAKING_PERIOD;
 pub use store::{Backend, Store};
 pub use traits::{
     AddressFilter, AtomicMemoryReader, CAtomicReader, CursorStore, EvmReader, EvmTxEffects,
-    EvmTxFilter, EvmWriter, ExportStore, L1ValidatorFilter, MetricsReader, PBlockFilter,
+    EvmTxFilter, EvmWriter, ExportStore, IcmReader, L1ValidatorFilter, MetricsReader, PBlockFilter,
     PChainReader, PChainWriter, PTxFilter, RewardFilter, StakerFilter, TransferFilter, TxParties,
     UsageStore, UtxoFilter, UtxoSort, WebhookStore, XBlockFilter, XChainReader, XChainWriter,
     XTxFilter, XUtxoFilter, XVertexReader,

@@ -23,6 +23,7 @@ use crate::rows::evm::{
     TokenStandard, TransferRecord,
 };
 use crate::rows::exports::{ExportChunk, ExportJobRecord, ExportOutcome, NewExportJob};
+use crate::rows::icm::{IcmCount, IcmFilter, IcmMessageRecord, IcmTxMessage};
 use crate::rows::l1_fees::{
     L1FeeActive, L1FeeDayTotal, L1FeeLedgerRecord, L1FeeScope, LedgerState,
 };
@@ -539,6 +540,45 @@ pub trait AtomicMemoryReader {
         order: SortOrder,
         page: &PageRequest<UtxoCursor>,
     ) -> impl Future<Output = Result<Page<AtomicUtxoRecord, UtxoCursor>>> + Send;
+}
+
+/// Reads ICM (Teleporter) messages, joined from their source and destination chains.
+pub trait IcmReader {
+    /// Message `message_id`, if any chain showed a part of it.
+    fn find_icm_message(
+        &self,
+        message_id: Id,
+    ) -> impl Future<Output = Result<Option<IcmMessageRecord>>> + Send;
+    /// A page of the messages that pass `filter`, newest first (by the send's time, else the
+    /// delivery's; ties by message ID).
+    fn list_icm_messages(
+        &self,
+        filter: &IcmFilter,
+        page: &PageRequest<CreatedCursor>,
+    ) -> impl Future<Output = Result<Page<IcmMessageRecord, CreatedCursor>>> + Send;
+    /// The messages tx `tx_hash` of EVM chain `chain_id` sent or delivered: sends first.
+    fn list_icm_tx_messages(
+        &self,
+        chain_id: u64,
+        tx_hash: B256,
+    ) -> impl Future<Output = Result<Vec<IcmTxMessage>>> + Send;
+    /// The times of the oldest and the newest message sent from `source` to `destination`
+    /// (each `None`: any chain); `None` when there is none.
+    fn find_icm_time_range(
+        &self,
+        source: Option<Id>,
+        destination: Option<Id>,
+    ) -> impl Future<Output = Result<Option<(u64, u64)>>> + Send;
+    /// Messages per period of `period` seconds (periods start at multiples of it) and per
+    /// (source, destination) pair, sent from `from` to `to` (inclusive), newest period first.
+    fn count_icm_messages(
+        &self,
+        source: Option<Id>,
+        destination: Option<Id>,
+        from: u64,
+        to: u64,
+        period: u64,
+    ) -> impl Future<Output = Result<Vec<IcmCount>>> + Send;
 }
 
 /// Reads the C-Chain's atomic txs.

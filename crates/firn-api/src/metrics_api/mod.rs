@@ -4,7 +4,7 @@
 //! Routes: `/v2/health-check` and `/v2/live-check` (the Data API's checks); the legacy
 //! `GET /v1/avg_tps/{chainId}` ([`v1`]); the v2 chain list and chain metrics ([`chains`]);
 //! rolling windows and staking metrics ([`windows`]); the L1 validator fee metrics
-//! ([`l1_fees`]); the Looking Glass ([`looking_glass`], and its composite query of token and
+//! ([`l1_fees`]); ICM message counts ([`icm`]); the Looking Glass ([`looking_glass`], and its composite query of token and
 //! native holders, [`composite`] over [`holders`]).
 //! Every series is newest first, built by [`series`] from the store's rows; how a bucket
 //! combines its rows, and how chains combine into a network-wide value, is in [`metric`];
@@ -23,6 +23,7 @@ pub mod tokens;
 mod chains;
 mod composite;
 mod holders;
+mod icm;
 mod l1_fees;
 mod looking_glass;
 mod v1;
@@ -96,6 +97,7 @@ pub fn metrics_router(state: MetricsState) -> Router {
         .merge(looking_glass::router())
         .merge(composite::router())
         .merge(l1_fees::router())
+        .merge(icm::router())
         // The Data API's checks of the same store, under the Metrics API's paths.
         .route(
             "/v2/health-check",

@@ -92,9 +92,36 @@ pub async fn rows_between(
     }
 }
 
-/// The bucket starts of the page, newest first: up to `size + 1` (the extra one only tells
-/// that more exist).
-fn bucket_starts(q: &SeriesQuery<'_>, oldest: u64, newest: u64) -> Vec<u64> {
+/// Which buckets of a series a page covers.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Bounds {
+    /// Bucket size.
+    pub(super) interval: Granularity,
+    /// Buckets starting before the one holding this time are left out.
+    pub(super) start_ts: Option<u64>,
+    /// Buckets starting after this time are left out.
+    pub(super) end_ts: Option<u64>,
+    /// Start of the last bucket of the previous page.
+    pub(super) after: Option<u64>,
+    /// Points per page.
+    pub(super) size: usize,
+}
+
+impl From<&SeriesQuery<'_>> for Bounds {
+    fn from(q: &SeriesQuery<'_>) -> Self {
+        Self {
+            interval: q.interval,
+            start_ts: q.start_ts,
+            end_ts: q.end_ts,
+            after: q.after,
+            size: q.size,
+        }
+    }
+}
+
+/// The bucket starts of the page, newest first, of a series whose data runs from `oldest` to
+/// `newest`: up to `size + 1` (the extra one only tells that more exist).
+pub(super) fn bucket_starts(q: Bounds, oldest: u64, newest: u64) -> Vec<u64> {
     let iv = q.interval;
     let lo = iv
         .start_of(oldest)
@@ -140,7 +167,7 @@ pub async fn page(store: &Store, q: &SeriesQuery<'_>) -> ApiResult<SeriesPage> {
     let Some((oldest, newest, last_ts)) = range else {
         return Ok(SeriesPage::default());
     };
-    let mut starts = bucket_starts(q, oldest, newest);
+    let mut starts = bucket_starts(Bounds::from(q), oldest, newest);
     let more = starts.len() > q.size;
     starts.truncate(q.size);
     let last_block_ts = Some(last_ts);

@@ -93,7 +93,7 @@ pub async fn list_chains(
     let feature = q.one_of("feature", &["nftIndexing", "webhooks", "teleporter"]);
     q.finish()?;
     let ours = network.is_none_or(|n| state.config.network.accepts(n));
-    let served = feature.is_none_or(|f| f == "nftIndexing");
+    let served = feature.is_none_or(|f| f == "nftIndexing" || f == "teleporter");
     let chains = if ours && served {
         state.store.list_evm_chains().await?
     } else {

@@ -9,7 +9,7 @@ use axum::{Json, Router};
 use firn_store::page::TxCursor;
 use firn_store::rows::evm::EvmChainRecord;
 use firn_store::types::B256;
-use firn_store::{EvmReader, EvmTxFilter, SortOrder};
+use firn_store::{EvmReader, EvmTxFilter, IcmReader, SortOrder};
 
 use super::evm::{BlockId, address_filter, address_param, chain};
 use crate::error::{ApiError, ApiResult};
@@ -68,6 +68,8 @@ async fn details(
     let native = FullNativeTransactionDetails::new(&tx, block.and_then(|b| b.block.base_fee));
     let extras = super::erc20_extras(state, c.chain_id, currency);
     let mut response = GetTransactionResponse::new(native, token, &transfers, &internal, extras);
+    let icm = store.list_icm_tx_messages(c.chain_id, hash).await?;
+    response.teleporter_message_info = icm.first().map(Into::into);
     super::name_addresses(state, c.chain_id, &mut response).await?;
     Ok(Some(response))
 }

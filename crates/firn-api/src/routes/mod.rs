@@ -21,6 +21,7 @@ pub mod evm_contracts;
 pub mod evm_latest;
 pub mod evm_txs;
 pub mod health;
+pub mod icm;
 pub mod l1_validators;
 pub(crate) mod network;
 pub mod nfts;
@@ -30,7 +31,6 @@ pub mod signature_aggregator;
 pub mod staking;
 pub mod subnets;
 pub mod supply;
-mod unsupported;
 pub mod utxos;
 pub mod validators;
 pub mod xchain;
@@ -54,6 +54,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(evm_contracts::router())
         .merge(evm_latest::router())
         .merge(nfts::router())
+        .merge(icm::router())
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::cache::cached,
@@ -63,7 +64,6 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(health::router())
         .merge(evm_balances::router())
         .merge(signature_aggregator::router())
-        .merge(unsupported::router())
         .merge(crate::webhooks::routes::router())
         .merge(crate::operations::routes::router())
         .merge(crate::usage::router())

@@ -6,6 +6,7 @@
 
 pub mod cchain;
 pub mod evm;
+pub mod icm;
 pub mod pchain;
 pub mod xchain;
 

@@ -516,3 +516,80 @@ fn proposervm_parser_survives_mutated_blocks() {
         Block::bytes,
     );
 }
+
+#[test]
+fn teleporter_decoders_survive_mutated_bytes() {
+    use firn_core::ids::Id;
+    use firn_core::teleporter::{FeeInfo, Receipt, TeleporterEvent, TeleporterMessage};
+    use firn_core::text::{Address, U256};
+
+    let message = TeleporterMessage {
+        nonce: U256::from(9),
+        origin_sender: Address::repeat_byte(1),
+        destination_blockchain_id: Id([2; 32]),
+        destination_address: Address::repeat_byte(3),
+        required_gas_limit: U256::from(200_000),
+        allowed_relayers: vec![Address::repeat_byte(4), Address::repeat_byte(5)],
+        receipts: vec![Receipt {
+            received_message_nonce: U256::from(8),
+            relayer_reward_address: Address::repeat_byte(6),
+        }],
+        message: b"a payload of more than one word, padded".to_vec(),
+    };
+    let bare = TeleporterMessage {
+        allowed_relayers: Vec::new(),
+        receipts: Vec::new(),
+        message: Vec::new(),
+        ..message.clone()
+    };
+    assert_survives(
+        "teleporter message",
+        &[message.encode(), bare.encode()],
+        20_000,
+        TeleporterMessage::decode,
+        TeleporterMessage::encode,
+    );
+    let fee = FeeInfo {
+        token: Address::repeat_byte(7),
+        amount: U256::from(300),
+    };
+    let events = [
+        TeleporterEvent::Sent {
+            message_id: Id([10; 32]),
+            message: message.clone(),
+            fee,
+        },
+        TeleporterEvent::Received {
+            message_id: Id([10; 32]),
+            source_blockchain_id: Id([11; 32]),
+            deliverer: Address::repeat_byte(12),
+            reward_redeemer: Address::repeat_byte(13),
+            message: message.clone(),
+        },
+        TeleporterEvent::ExecutionFailed {
+            message_id: Id([10; 32]),
+            source_blockchain_id: Id([11; 32]),
+            message,
+        },
+        TeleporterEvent::FeeAdded {
+            message_id: Id([10; 32]),
+            fee,
+        },
+        TeleporterEvent::ReceiptReceived {
+            message_id: Id([10; 32]),
+            destination_blockchain_id: Id([2; 32]),
+            relayer_reward_address: Address::repeat_byte(14),
+            fee,
+        },
+    ];
+    for event in events {
+        let topics = event.topics();
+        assert_survives(
+            "teleporter event",
+            &[event.data()],
+            5_000,
+            |data| TeleporterEvent::decode(&topics, data),
+            TeleporterEvent::data,
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! A fetched EVM block → its rows: transactions joined with receipts, logs, internal calls
 //! flattened from the `callTracer` trees, and token transfers decoded from the logs.
 
+use firn_core::ids::Id;
 use firn_store::rows::evm::{EvmBlock, EvmBlockRows, EvmInternalTx, EvmLog, EvmTx};
 use firn_store::types::{Address, U256};
 
@@ -9,8 +10,9 @@ use super::transfers;
 use crate::error::{IndexerError, Result};
 use firn_rpc::methods::eth::CallFrame;
 
-/// The rows of `f` on chain `chain_id` (token metadata is added by the caller).
-pub fn block_rows(chain_id: u64, f: &FetchedEvmBlock) -> Result<EvmBlockRows> {
+/// The rows of `f` on chain `chain_id`, blockchain `blockchain_id` (token metadata is added by
+/// the caller).
+pub fn block_rows(chain_id: u64, blockchain_id: Id, f: &FetchedEvmBlock) -> Result<EvmBlockRows> {
     let b = &f.block;
     let what = || format!("evm block {}", b.number);
     let mut txs = Vec::with_capacity(b.transactions.len());
@@ -57,6 +59,10 @@ pub fn block_rows(chain_id: u64, f: &FetchedEvmBlock) -> Result<EvmBlockRows> {
         }
     }
     let transfers = logs.iter().flat_map(transfers::decode).collect();
+    let icm = logs
+        .iter()
+        .filter_map(|l| super::icm::decode(blockchain_id, l))
+        .collect();
     Ok(EvmBlockRows {
         chain_id,
         block: EvmBlock {
@@ -80,6 +86,7 @@ pub fn block_rows(chain_id: u64, f: &FetchedEvmBlock) -> Result<EvmBlockRows> {
             Some(ext) if !ext.is_empty() => super::atomic::atomic_txs(b.number, ext),
             _ => Vec::new(),
         },
+        icm,
     })
 }
 

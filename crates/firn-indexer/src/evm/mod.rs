@@ -8,6 +8,7 @@ mod atomic;
 mod balances;
 mod derive;
 mod discover;
+mod icm;
 mod metadata;
 mod nft;
 mod source;
@@ -330,7 +331,7 @@ impl EvmIndexer {
             {
                 return Err(IndexerError::EvmDiverged { height: b.number });
             }
-            rows.push(block_rows(chain_id, f)?);
+            rows.push(block_rows(chain_id, self.endpoint.blockchain_id, f)?);
             self.last_hash = Some((b.number, b.hash));
         }
         let Some(last) = rows.last().map(|r| r.block.number) else {

@@ -182,6 +182,7 @@ pub(super) async fn rollback(
     crate::webhooks::rewind_webhooks(conn, chain_id, u64::try_from(keep).unwrap_or(0)).await?;
     super::mismatches::remove_above(conn, chain, keep).await?;
     crate::c_atomic::remove_above(conn, chain, keep).await?;
+    crate::icm::remove_above(conn, chain, keep).await?;
     sqlx::query("DELETE FROM evm_undo WHERE chain_id = $1 AND first_number > $2")
         .bind(chain)
         .bind(keep)

@@ -61,17 +61,20 @@ impl EvmWriter for Store {
         let mut outcome = CommitOutcome::default();
         let mut staged = Vec::with_capacity(blocks.len());
         let mut atomic = Vec::new();
+        let mut blockchains = HashMap::new();
+        let mut icm = Vec::new();
         for rows in blocks {
             let chain_id = rows.chain_id;
             let key = ChainKey::Evm(chain_id);
             if let Entry::Vacant(slot) = cursors.entry(chain_id) {
-                let known = sqlx::query("SELECT chain_id FROM evm_chains WHERE chain_id = $1")
+                let known = sqlx::query("SELECT blockchain_id FROM evm_chains WHERE chain_id = $1")
                     .bind(int("chain id", chain_id)?)
                     .fetch_optional(&mut *conn)
                     .await?;
-                if known.is_none() {
+                let Some(known) = known else {
                     return Err(StoreError::UnknownChain(chain_id));
-                }
+                };
+                blockchains.insert(chain_id, known.id("blockchain_id")?);
                 slot.insert((load_cursor(conn, key).await?, false));
             }
             let cursor = cursors.get(&chain_id).and_then(|(c, _)| *c);
@@ -88,6 +91,15 @@ impl EvmWriter for Store {
                     timestamp: int("time", rows.block.timestamp)?,
                     block_hash: rows.block.hash.0,
                     txs: &rows.atomic_txs,
+                });
+            }
+            if !rows.icm.is_empty() {
+                icm.push(crate::icm::IcmBlock {
+                    chain_id: int("chain id", chain_id)?,
+                    blockchain_id: *blockchains
+                        .get(&chain_id)
+                        .ok_or(StoreError::UnknownChain(chain_id))?,
+                    rows,
                 });
             }
             staged.push(Staged::new(rows)?);
@@ -111,6 +123,7 @@ impl EvmWriter for Store {
             save_undo(conn, &undo, &ranges).await?;
         }
         crate::c_atomic::write(conn, &atomic).await?;
+        crate::icm::write(conn, &icm).await?;
         for (chain_id, (cursor, moved)) in cursors {
             if let (Some(c), true) = (cursor, moved) {
                 save_cursor(conn, ChainKey::Evm(chain_id), c).await?;

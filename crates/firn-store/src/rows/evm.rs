@@ -59,6 +59,8 @@ pub struct EvmBlockRows {
     pub tokens: Vec<Token>,
     /// The C-Chain's atomic txs the block carries (none on other chains).
     pub atomic_txs: Vec<crate::rows::atomic::CAtomicTx>,
+    /// The ICM messenger's events, in log order.
+    pub icm: Vec<crate::rows::icm::IcmLog>,
 }
 
 /// An EVM block header.

@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod evm;
 pub mod exports;
+pub mod icm;
 pub mod l1_fees;
 pub mod metrics;
 pub mod pchain;

@@ -291,6 +291,7 @@ pub fn evm_block(chain_id: u64, number: u64, ts: u64) -> EvmBlockRows {
         transfers: Vec::new(),
         tokens: Vec::new(),
         atomic_txs: Vec::new(),
+        icm: Vec::new(),
     }
 }
 

@@ -8,6 +8,7 @@ mod evm;
 mod exports;
 mod fixtures;
 mod history;
+mod icm;
 mod l1_fees;
 mod limits;
 mod metrics;
@@ -70,6 +71,7 @@ firn_store::backend_tests! {
     atomic::atomic_memory_holds_exports_until_imported,
     atomic::xchain_burns_add_up,
     atomic::c_chain_atomic_txs_round_trip,
+    icm::icm_messages_join_both_sides_and_roll_back,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

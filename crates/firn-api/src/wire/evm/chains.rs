@@ -91,7 +91,7 @@ impl From<&EvmChainRecord> for ChainInfo {
             is_testnet: c.is_testnet,
             network_token: c.into(),
             private: false,
-            enabled_features: vec!["nftIndexing".to_owned()],
+            enabled_features: vec!["nftIndexing".to_owned(), "teleporter".to_owned()],
         }
     }
 }

@@ -275,6 +275,9 @@ pub struct GetTransactionResponse {
     pub network_token_details: NetworkTokenDetails,
     /// The transaction.
     pub native_transaction: FullNativeTransactionDetails,
+    /// The ICM message it sent or delivered, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teleporter_message_info: Option<crate::wire::icm::TeleporterMessageInfo>,
 }
 
 impl GetTransactionResponse {
@@ -294,6 +297,7 @@ impl GetTransactionResponse {
             internal_transactions: internal.iter().map(Into::into).collect(),
             network_token_details,
             native_transaction,
+            teleporter_message_info: None,
         }
     }
 }
