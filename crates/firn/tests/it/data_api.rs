@@ -14,10 +14,10 @@ mod fixtures;
 
 use fixtures::{CHAIN, ERC20, evm_address, fuji, node, short};
 
-struct Served {
+pub(crate) struct Served {
     child: Child,
-    url: String,
-    metrics_url: String,
+    pub(crate) url: String,
+    pub(crate) metrics_url: String,
 }
 
 impl Drop for Served {
@@ -46,7 +46,7 @@ fn serve_command(database: &Path, extra: &[&str]) -> Command {
     command
 }
 
-fn serve(database: &Path, extra: &[&str]) -> Served {
+pub(crate) fn serve(database: &Path, extra: &[&str]) -> Served {
     let mut child = serve_command(database, extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -595,3 +595,330 @@ async fn the_nodes_relayer_delivers_both_ways_and_its_receipts_come_back() {
     );
     assert_eq!(delivered, relayer);
 }
+
+/// The txs of `chain`'s blocks whose messenger logged an event of type `E` for `id`: (hash,
+/// block), oldest first.
+fn txs_with<E: SolEvent>(chain: &EvmChain, id: B256, message_id: fn(&E) -> B256) -> Vec<B256> {
+    let mut out = Vec::new();
+    for n in 1..=chain.height() {
+        let block = chain.block_by_number(n).unwrap();
+        for (tx, receipt) in block.txs.iter().zip(&block.receipts) {
+            let hit = receipt.logs.iter().any(|log| {
+                log.address == TELEPORTER
+                    && log.data.topics().first() == Some(&E::SIGNATURE_HASH)
+                    && message_id(&E::decode_log_data(&log.data).unwrap()) == id
+            });
+            if hit {
+                out.push(tx.hash);
+            }
+        }
+    }
+    out
+}
+
+/// `firn index --once` of the node at `url` into `db`.
+async fn index_once(url: &str, db: &std::path::Path) {
+    let (url, db) = (url.to_owned(), db.to_owned());
+    let status = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_firn"))
+            .args(["index", "--once", "--rpc", &url, "--database"])
+            .arg(&db)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(status.success(), "firn index --once failed");
+}
+
+fn get_ok(url: &str, path: &str) -> serde_json::Value {
+    let (status, body) = crate::data_api::get(url, path);
+    assert!(status.contains(" 200 "), "{path}: {status} {body}");
+    body
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn icm_messages_are_indexed_from_both_chains_and_served_with_their_status() {
+    let l1 = l1_with(firn_node::NodeConfig::test().with_relayer()).await;
+    let c = l1.node.evm().unwrap().c_chain.clone();
+    let (c_id, l1_id) = (c.blockchain_id(), l1.evm.blockchain_id());
+    let inbox_init = || {
+        let mut init = artifact("FirnTeleporterInbox", "bytecode");
+        init.extend(TELEPORTER.abi_encode());
+        init
+    };
+    let l1_inbox = deploy(&l1, 0, inbox_init());
+    // From another key: the same deployer and nonce would give both inboxes one address.
+    let c_inbox = run_on(&l1, &c, 1, TxKind::Create, inbox_init(), &[]).receipts[0]
+        .contract_address
+        .unwrap();
+    assert_ne!(c_inbox, l1_inbox);
+    let settle = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !done() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{what}: not relayed in 10 s"
+            );
+            c.build_block().unwrap();
+            l1.evm.build_block().unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    let is_received = |id: B256| read(&l1, TELEPORTER, messageReceivedCall { messageID: id });
+
+    // 1. C-Chain → L1 into a closed inbox: delivered, its execution fails.
+    let closed = run(
+        &l1,
+        0,
+        l1_inbox,
+        setClosedCall { closed: true }.abi_encode(),
+        &[],
+    );
+    assert!(closed.receipts[0].success);
+    let (failing, _) = send_between(&l1, &c, l1_id, l1_inbox, b"fails first");
+    // The ID the indexer keys it by follows the messenger's rule.
+    assert_eq!(
+        firn_core::teleporter::message_id(
+            TELEPORTER,
+            firn_core::ids::Id(c_id.0),
+            firn_core::ids::Id(l1_id.0),
+            failing.message.messageNonce,
+        )
+        .0,
+        failing.messageID.0
+    );
+    settle("the failing message", &|| is_received(failing.messageID));
+    let tmp = crate::devnet::temp_dir("icm-index");
+    let db = tmp.path().join("store.db");
+    index_once(l1.node.url(), &db).await;
+    let served = crate::data_api::serve(&db, &[]);
+    let api = served.url.clone();
+    let hex_id = |id: B256| hex::encode(id.0);
+    let failing_path = format!("/v1/icm/messages/{}", hex_id(failing.messageID));
+    let m = get_ok(&api, &failing_path);
+    assert_eq!(m["status"], "delivered");
+    assert_eq!(m["messageExecuted"], false, "{m}");
+
+    // 2. Retried once the inbox opens; then L1 → C-Chain, carrying the first one's receipt,
+    // and a third message that stays pending (the L1 builds no more blocks).
+    let open = run(
+        &l1,
+        0,
+        l1_inbox,
+        setClosedCall { closed: false }.abi_encode(),
+        &[],
+    );
+    assert!(open.receipts[0].success);
+    let retry = retryMessageExecutionCall {
+        sourceBlockchainID: c_id,
+        message: failing.message.clone(),
+    };
+    let retried = run(&l1, 3, TELEPORTER, retry.abi_encode(), &[]);
+    assert!(
+        retried.receipts[0].success,
+        "{:?}",
+        retried.traces[0].revert_reason
+    );
+    let (back, _) = send_between(&l1, &l1.evm, c_id, c_inbox, b"and back");
+    settle("the reply", &|| {
+        read_on(&c, c_inbox, receivedCall {}) == U256::from(1)
+    });
+    let (pending, _) = send_between(&l1, &c, l1_id, l1_inbox, b"not yet");
+    index_once(l1.node.url(), &db).await;
+
+    // Both sides of each message, as the chains logged them.
+    let sender = address_of(&l1, 0);
+    let relayer = Address::from(l1.pchain.config().relayer_key().public_key().eth_address());
+    let sent_on =
+        |chain: &EvmChain, id| txs_with::<SendCrossChainMessage>(chain, id, |e| e.messageID)[0];
+    let received_on =
+        |chain: &EvmChain, id| txs_with::<ReceiveCrossChainMessage>(chain, id, |e| e.messageID)[0];
+    let m = get_ok(&api, &failing_path);
+    assert_eq!(m["status"], "delivered");
+    assert_eq!(m["messageExecuted"], true, "the retry executed it: {m}");
+    assert_eq!(
+        m["receiptDelivered"], true,
+        "the reply carried its receipt: {m}"
+    );
+    assert_eq!(
+        m["sourceBlockchainId"],
+        firn_core::ids::Id(c_id.0).to_string()
+    );
+    assert_eq!(
+        m["destinationBlockchainId"],
+        firn_core::ids::Id(l1_id.0).to_string()
+    );
+    assert_eq!(m["sourceEvmChainId"], c.chain_id().to_string());
+    assert_eq!(m["destinationEvmChainId"], l1.evm.chain_id().to_string());
+    assert_eq!(m["messageNonce"], failing.message.messageNonce.to_string());
+    assert_eq!(m["from"], sender.to_string());
+    assert_eq!(m["to"], l1_inbox.to_string());
+    assert_eq!(m["data"], format!("0x{}", hex::encode(b"fails first")));
+    assert_eq!(m["icmContractAddress"], TELEPORTER.to_string());
+    assert_eq!(
+        m["sourceTransaction"]["txHash"],
+        sent_on(&c, failing.messageID).to_string()
+    );
+    assert_eq!(
+        m["destinationTransaction"]["txHash"],
+        received_on(&l1.evm, failing.messageID).to_string()
+    );
+    assert_eq!(
+        m["destinationTransaction"]["delivererAddress"],
+        relayer.to_string()
+    );
+    assert_eq!(
+        m["destinationTransaction"]["rewardRedeemer"],
+        relayer.to_string()
+    );
+    assert_eq!(m["rewardDetails"]["value"], "0");
+    let m = get_ok(
+        &api,
+        &format!("/v1/icm/messages/0x{}", hex_id(pending.messageID)),
+    );
+    assert_eq!(m["status"], "pending");
+    assert!(m.get("destinationTransaction").is_none(), "{m}");
+    let m = get_ok(
+        &api,
+        &format!("/v1/icm/messages/{}", hex_id(back.messageID)),
+    );
+    assert_eq!(
+        (m["status"].as_str(), m["messageExecuted"].as_bool()),
+        (Some("delivered"), Some(true))
+    );
+    assert_eq!(
+        m["receipts"][0]["receivedMessageNonce"],
+        failing.message.messageNonce.to_string()
+    );
+    assert_eq!(
+        m["receipts"][0]["relayerRewardAddress"],
+        relayer.to_string()
+    );
+    let (status, _) = crate::data_api::get(&api, &format!("/v1/icm/messages/{}", "ab".repeat(32)));
+    assert!(status.contains(" 404 "), "{status}");
+    let (status, _) = crate::data_api::get(&api, "/v1/icm/messages/not-an-id");
+    assert!(status.contains(" 400 "), "{status}");
+
+    // Lists and their filters.
+    let ids = |path: &str| -> Vec<String> {
+        let body = get_ok(&api, path);
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["messageId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let set = |list: &[B256]| -> std::collections::BTreeSet<String> {
+        list.iter().map(|id| hex_id(*id)).collect()
+    };
+    let as_set = |v: Vec<String>| v.into_iter().collect::<std::collections::BTreeSet<_>>();
+    let all = [failing.messageID, back.messageID, pending.messageID];
+    assert_eq!(as_set(ids("/v1/icm/messages")), set(&all));
+    let c_evm = c.chain_id();
+    assert_eq!(
+        as_set(ids(&format!("/v1/icm/messages?sourceBlockchainId={c_evm}"))),
+        set(&[failing.messageID, pending.messageID])
+    );
+    let c_cb58 = firn_core::ids::Id(c_id.0).to_string();
+    assert_eq!(
+        ids(&format!(
+            "/v1/icm/messages?destinationBlockchainId={c_cb58}"
+        )),
+        vec![hex_id(back.messageID)]
+    );
+    let l1_cb58 = firn_core::ids::Id(l1_id.0).to_string();
+    assert_eq!(
+        as_set(ids(&format!("/v1/icm/messages?blockchainId={l1_cb58}"))),
+        set(&all)
+    );
+    assert_eq!(
+        ids(&format!("/v1/icm/messages?to={c_inbox}&from={sender}")),
+        vec![hex_id(back.messageID)]
+    );
+    assert_eq!(
+        ids("/v1/icm/messages?sourceBlockchainId=999999"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        ids("/v1/icm/messages?network=mainnet"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        ids(&format!("/v1/icm/addresses/{c_inbox}/messages")),
+        vec![hex_id(back.messageID)]
+    );
+    // Pages of one walk the same list.
+    let mut walked = Vec::new();
+    let mut path = "/v1/icm/messages?pageSize=1".to_owned();
+    loop {
+        let body = get_ok(&api, &path);
+        walked.extend(
+            body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["messageId"].as_str().unwrap().to_owned()),
+        );
+        match body["nextPageToken"].as_str() {
+            Some(token) => path = format!("/v1/icm/messages?pageSize=1&pageToken={token}"),
+            None => break,
+        }
+    }
+    assert_eq!(walked, ids("/v1/icm/messages"));
+    let (status, _) = crate::data_api::get(&api, "/v1/icm/messages?from=0x12");
+    assert!(status.contains(" 400 "), "{status}");
+
+    // The transactions name their message.
+    let tx = get_ok(
+        &api,
+        &format!(
+            "/v1/chains/{c_evm}/transactions/{}",
+            sent_on(&c, failing.messageID)
+        ),
+    );
+    let info = &tx["teleporterMessageInfo"];
+    assert_eq!(info["teleporterMessageId"], hex_id(failing.messageID));
+    assert_eq!(info["direction"], "SOURCE_TRANSACTION");
+    assert_eq!(info["destinationChainId"], l1.evm.chain_id().to_string());
+    let tx = get_ok(
+        &api,
+        &format!(
+            "/v1/chains/{c_evm}/transactions/{}",
+            received_on(&c, back.messageID)
+        ),
+    );
+    let info = &tx["teleporterMessageInfo"];
+    assert_eq!(info["direction"], "DESTINATION_TRANSACTION");
+    assert_eq!(info["sourceChainId"], l1.evm.chain_id().to_string());
+
+    // The Metrics API counts them.
+    let metrics = served.metrics_url.clone();
+    let summary = get_ok(&metrics, "/v2/icm/summary");
+    assert_eq!(summary["result"]["allTime"], 3.0, "{summary}");
+    assert_eq!(summary["result"]["srcBlockchainId"], "all");
+    let from_c = get_ok(
+        &metrics,
+        &format!("/v2/icm/summary?srcBlockchainId={c_cb58}"),
+    );
+    assert_eq!(from_c["result"]["allTime"], 2.0, "{from_c}");
+    let series = get_ok(
+        &metrics,
+        "/v2/icm/timeseries?timeInterval=hour&groupBy=srcBlockchainId",
+    );
+    let mut by_source = std::collections::BTreeMap::<String, f64>::new();
+    for p in series["results"].as_array().unwrap() {
+        *by_source
+            .entry(p["srcBlockchainId"].as_str().unwrap().to_owned())
+            .or_default() += p["value"].as_f64().unwrap();
+        assert_eq!(p["destBlockchainId"], "all");
+    }
+    assert_eq!(
+        by_source,
+        std::collections::BTreeMap::from([(c_cb58.clone(), 2.0), (l1_cb58.clone(), 1.0)])
+    );
+    let (status, _) = crate::data_api::get(&metrics, "/v2/icm/timeseries?groupBy=nonsense");
+    assert!(status.contains(" 400 "), "{status}");
+}
