@@ -305,8 +305,10 @@ pub async fn unknown_things_are_404(store: Store) {
             ),
             "not found",
         ),
-        ("/v1/icm/messages".to_owned(), "ICM messages"),
-        ("/v1/icm/messages/abc".to_owned(), "ICM messages"),
+        (
+            format!("/v1/icm/messages/{}", "ab".repeat(32)),
+            "ICM message abab",
+        ),
         (
             format!(
                 "/v1/networks/fuji/blockchains/{}",
