@@ -20,7 +20,9 @@
 //! - [`proposervm`]: the wrapper (proposer, timestamp, P-Chain height) around chain blocks that
 //!   the network and the index API carry;
 //! - [`warp`]: Warp messages, payloads, the P-Chain L1 messages and quorum verification over the
-//!   canonical validator set.
+//!   canonical validator set;
+//! - [`teleporter`]: ICM's Teleporter v1 messages (the Warp payload) and the messenger's events,
+//!   as the indexer reads them.
 //!
 //! Data flows bytes → [`codec::Reader`] → typed value → ([`codec::Writer`] → bytes | JSON).
 //! Decoding is canonical: bytes that decode re-encode to exactly themselves, which is why a

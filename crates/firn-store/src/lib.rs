@@ -7,7 +7,7 @@
 //! - the narrow traits in [`traits`]: [`PChainWriter`], [`XChainWriter`] and [`EvmWriter`] for
 //!   the indexer, [`PChainReader`], [`XChainReader`], [`XVertexReader`] (the X-Chain's DAG),
 //!   [`EvmReader`], [`AtomicMemoryReader`] (shared memory), [`CAtomicReader`] (the C-Chain's
-//!   atomic txs) and [`MetricsReader`] for the APIs, [`CursorStore`] for
+//!   atomic txs), [`IcmReader`] (ICM messages) and [`MetricsReader`] for the APIs, [`CursorStore`] for
 //!   the indexer's position, [`WebhookStore`] for webhooks and their outbox;
 //! - the plain row types in [`rows`]: what one block writes ([`rows::pchain::PChainBlockRows`],
 //!   [`rows::xchain::XChainBlockRows`], [`rows::evm::EvmBlockRows`]) and what lists return (`*Record`);
@@ -32,7 +32,7 @@
 //! - **Modules, one way.** `sql` (statements and their values) and `row` (a result row of either
 //!   backend) at the bottom; `codec` (column encodings) and `sqlite_read` over them; `store`
 //!   (the handle, its reads and write transactions) over those; the queries (`pchain`, `xchain`,
-//!   `atomic`, `c_atomic`, `evm`, `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
+//!   `atomic`, `c_atomic`, `icm`, `evm`, `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
 //!   and runs the upgrades). No module uses one above it.
 //! - **Encodings.** Heights, timestamps and counts are signed 64-bit columns (values above
 //!   `i64::MAX` are refused with [`StoreError::OutOfRange`]). u64 amounts and weights are stored
@@ -50,7 +50,8 @@
 //!   Crossings between the primary network's chains (`atomic`) are written by each side's
 //!   commit and joined on read, since the two chains are indexed independently; the C-Chain's
 //!   atomic txs (`c_atomic`) go in with the EVM block that carries them, and a rollback of
-//!   those blocks takes them and their crossings back.
+//!   those blocks takes them and their crossings back. An ICM message (`icm`) is one row each
+//!   side's chain fills in its own commit; a rollback clears that chain's parts of it.
 //! - **Reads.** Every list is keyset-paged on a unique key (height, then position), so pages
 //!   neither repeat nor skip rows when blocks land between requests. Filters on addresses go
 //!   through per-address tables whose primary key is the page key.
