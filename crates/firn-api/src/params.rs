@@ -113,6 +113,18 @@ impl Query {
         self.u64_in(name, 0, i64::MAX as u64)
     }
 
+    /// `startTimestamp` and `endTimestamp`; a start after the end is recorded as a 400.
+    pub fn time_window(&mut self) -> (Option<u64>, Option<u64>) {
+        let start = self.timestamp("startTimestamp");
+        let end = self.timestamp("endTimestamp");
+        if let (Some(s), Some(e)) = (start, end)
+            && s > e
+        {
+            self.error("startTimestamp must not be greater than endTimestamp");
+        }
+        (start, end)
+    }
+
     /// One of `allowed`.
     pub fn one_of(&mut self, name: &str, allowed: &[&'static str]) -> Option<&'static str> {
         let raw = self.str(name)?.to_owned();

@@ -79,13 +79,7 @@ async fn chain_metrics(
         .one_of("timeInterval", &Granularity::NAMES)
         .and_then(Granularity::from_name)
         .unwrap_or(Granularity::Day);
-    let start_ts = q.timestamp("startTimestamp");
-    let end_ts = q.timestamp("endTimestamp");
-    if let (Some(s), Some(e)) = (start_ts, end_ts)
-        && s > e
-    {
-        q.error("startTimestamp must not be greater than endTimestamp");
-    }
+    let (start_ts, end_ts) = q.time_window();
     let size = page_size(&mut q);
     let token = q.string("pageToken");
     q.finish()?;

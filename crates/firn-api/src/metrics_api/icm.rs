@@ -108,6 +108,18 @@ impl Pair {
         }
     }
 
+    /// The times of the oldest and newest message the filters leave; `None` for none.
+    async fn time_range(&self, state: &MetricsState) -> ApiResult<Option<(u64, u64)>> {
+        if !self.ours {
+            return Ok(None);
+        }
+        Ok(state
+            .app
+            .store
+            .find_icm_time_range(self.source, self.destination)
+            .await?)
+    }
+
     /// The names a point shows for its group's `(source, destination)`.
     fn names(&self, source: Id, destination: Id) -> (String, String) {
         let name = |grouped: bool, fixed: Option<Id>, id: Id| {
@@ -133,13 +145,7 @@ async fn timeseries(
         .one_of("timeInterval", &Granularity::NAMES)
         .and_then(Granularity::from_name)
         .unwrap_or(Granularity::Day);
-    let start_ts = q.timestamp("startTimestamp");
-    let end_ts = q.timestamp("endTimestamp");
-    if let (Some(s), Some(e)) = (start_ts, end_ts)
-        && s > e
-    {
-        q.error("startTimestamp must not be greater than endTimestamp");
-    }
+    let (start_ts, end_ts) = q.time_window();
     let size = page_size(&mut q);
     let token = q.string("pageToken");
     q.finish()?;
@@ -149,15 +155,7 @@ async fn timeseries(
         None => None,
     };
     let store = &state.app.store;
-    let range = match pair.ours {
-        true => {
-            store
-                .find_icm_time_range(pair.source, pair.destination)
-                .await?
-        }
-        false => None,
-    };
-    let Some((oldest, newest)) = range else {
+    let Some((oldest, newest)) = pair.time_range(&state).await? else {
         return Ok(Json(IcmMetricsApiResponse {
             next_page_token: None,
             results: Vec::new(),
@@ -235,16 +233,8 @@ async fn summary(
             .map_or_else(|| "all".to_owned(), |id| id.to_string()),
     );
     let store = &state.app.store;
-    let range = match pair.ours {
-        true => {
-            store
-                .find_icm_time_range(pair.source, pair.destination)
-                .await?
-        }
-        false => None,
-    };
     let mut windows = RollingWindowValue::default();
-    if let Some((_, tip)) = range {
+    if let Some((_, tip)) = pair.time_range(&state).await? {
         let since = |secs: u64| tip.saturating_sub(secs - 1);
         let hours = store
             .count_icm_messages(pair.source, pair.destination, since(7 * DAY), tip, HOUR)

@@ -78,11 +78,8 @@ fn metric_and_frame(
             names.join(", ")
         ));
     }
-    let from = q.timestamp("startTimestamp").unwrap_or(0);
-    let to = q.timestamp("endTimestamp").unwrap_or(i64::MAX as u64);
-    if from > to {
-        q.error("startTimestamp must not be greater than endTimestamp");
-    }
+    let (from, to) = q.time_window();
+    let (from, to) = (from.unwrap_or(0), to.unwrap_or(i64::MAX as u64));
     q.finish()?;
     Ok((found.unwrap_or(Shown::Fees), (from, to)))
 }

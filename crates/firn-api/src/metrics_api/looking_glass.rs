@@ -87,11 +87,8 @@ async fn validator_addresses(
         q.error("subnetId must be a cb58 subnet ID");
     }
     let network = q.one_of("network", &NETWORKS);
-    let from = q.timestamp("startTimestamp").unwrap_or(0);
-    let to = q.timestamp("endTimestamp").unwrap_or(i64::MAX as u64);
-    if from > to {
-        q.error("startTimestamp must not be greater than endTimestamp");
-    }
+    let (from, to) = q.time_window();
+    let (from, to) = (from.unwrap_or(0), to.unwrap_or(i64::MAX as u64));
     let (size, token) = paging(&mut q);
     q.finish()?;
     let app = &state.app;

@@ -198,13 +198,7 @@ async fn staking(
         Some(_) => q.id("subnetId"),
         None => Some(P_CHAIN_ID),
     };
-    let start_ts = q.timestamp("startTimestamp");
-    let end_ts = q.timestamp("endTimestamp");
-    if let (Some(s), Some(e)) = (start_ts, end_ts)
-        && s > e
-    {
-        q.error("startTimestamp must not be greater than endTimestamp");
-    }
+    let (start_ts, end_ts) = q.time_window();
     let size = page_size(&mut q);
     let token = q.string("pageToken");
     q.finish()?;

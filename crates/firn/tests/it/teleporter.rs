@@ -533,28 +533,8 @@ async fn the_nodes_relayer_delivers_both_ways_and_its_receipts_come_back() {
     assert!(l1.node.relaying());
     let c = l1.node.evm().unwrap().c_chain.clone();
     let (c_id, l1_id) = (c.blockchain_id(), l1.evm.blockchain_id());
-    let inbox_init = || {
-        let mut init = artifact("FirnTeleporterInbox", "bytecode");
-        init.extend(TELEPORTER.abi_encode());
-        init
-    };
-    let l1_inbox = deploy(&l1, 0, inbox_init());
-    let c_inbox = run_on(&l1, &c, 0, TxKind::Create, inbox_init(), &[]).receipts[0]
-        .contract_address
-        .unwrap();
-    // Blocks are built by hand here: build both chains until `done` holds (10 s at most).
-    let settle = |what: &str, done: &dyn Fn() -> bool| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while !done() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "{what}: not relayed in 10 s"
-            );
-            c.build_block().unwrap();
-            l1.evm.build_block().unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-    };
+    let (l1_inbox, c_inbox) = inboxes(&l1, &c);
+    let settle = |what: &str, done: &dyn Fn() -> bool| settle(&l1, &c, what, done);
 
     let (to_l1, _) = send_between(&l1, &c, l1_id, l1_inbox, b"relayed to the L1");
     settle("C-Chain to L1", &|| {
@@ -594,6 +574,37 @@ async fn the_nodes_relayer_delivers_both_ways_and_its_receipts_come_back() {
         },
     );
     assert_eq!(delivered, relayer);
+}
+
+/// A closable inbox on the L1 (from funded key 0) and one on the C-Chain (from key 1: the same
+/// deployer and nonce would give both one address).
+fn inboxes(l1: &L1, c: &EvmChain) -> (Address, Address) {
+    let inbox_init = || {
+        let mut init = artifact("FirnTeleporterInbox", "bytecode");
+        init.extend(TELEPORTER.abi_encode());
+        init
+    };
+    let l1_inbox = deploy(l1, 0, inbox_init());
+    let c_inbox = run_on(l1, c, 1, TxKind::Create, inbox_init(), &[]).receipts[0]
+        .contract_address
+        .unwrap();
+    assert_ne!(c_inbox, l1_inbox);
+    (l1_inbox, c_inbox)
+}
+
+/// Blocks are built by hand in these tests: builds both chains until `done` holds (10 s at
+/// most), for the relayer's deliveries to land.
+fn settle(l1: &L1, c: &EvmChain, what: &str, done: &dyn Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: not relayed in 10 s"
+        );
+        c.build_block().unwrap();
+        l1.evm.build_block().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// The txs of `chain`'s blocks whose messenger logged an event of type `E` for `id`: (hash,
@@ -661,29 +672,8 @@ async fn icm_messages_are_indexed_from_both_chains_and_served_with_their_status(
     let l1 = l1_with(firn_node::NodeConfig::test().with_relayer()).await;
     let c = l1.node.evm().unwrap().c_chain.clone();
     let (c_id, l1_id) = (c.blockchain_id(), l1.evm.blockchain_id());
-    let inbox_init = || {
-        let mut init = artifact("FirnTeleporterInbox", "bytecode");
-        init.extend(TELEPORTER.abi_encode());
-        init
-    };
-    let l1_inbox = deploy(&l1, 0, inbox_init());
-    // From another key: the same deployer and nonce would give both inboxes one address.
-    let c_inbox = run_on(&l1, &c, 1, TxKind::Create, inbox_init(), &[]).receipts[0]
-        .contract_address
-        .unwrap();
-    assert_ne!(c_inbox, l1_inbox);
-    let settle = |what: &str, done: &dyn Fn() -> bool| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while !done() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "{what}: not relayed in 10 s"
-            );
-            c.build_block().unwrap();
-            l1.evm.build_block().unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-    };
+    let (l1_inbox, c_inbox) = inboxes(&l1, &c);
+    let settle = |what: &str, done: &dyn Fn() -> bool| settle(&l1, &c, what, done);
     let is_received = |id: B256| read(&l1, TELEPORTER, messageReceivedCall { messageID: id });
 
     // 1. C-Chain → L1 into a closed inbox: delivered, its execution fails.
