@@ -172,17 +172,24 @@ async fn deliver(
         .aggregate(AggregationRequest::new(p.message.clone()))
         .await
         .map_err(|e| e.to_string())?;
+    submit_delivery(&chain, key, &signed.message)
+}
+
+/// Pools `receiveCrossChainMessage(0, relayer)` on `chain` from `key`, the signed Warp
+/// message carried as its predicate; the tx's hash.
+pub(crate) fn submit_delivery(
+    chain: &EvmChain,
+    key: &PrivateKey,
+    signed: &firn_core::warp::Message,
+) -> Result<B256, String> {
     let list = AccessList(vec![AccessListItem {
         address: WARP_ADDRESS,
-        storage_keys: pack(&signed.message.bytes())
-            .into_iter()
-            .map(B256::from)
-            .collect(),
+        storage_keys: pack(&signed.bytes()).into_iter().map(B256::from).collect(),
     }]);
     let input = calldata(
         "receiveCrossChainMessage(uint32,address)",
         &[Arg::Uint(U256::ZERO), Arg::Addr(address_of(key))],
     );
     let teleporter = Address::from(firn_devnet::teleporter::TELEPORTER_MESSENGER);
-    send_with_access_list(&chain, key, Some(teleporter), U256::ZERO, input, list)
+    send_with_access_list(chain, key, Some(teleporter), U256::ZERO, input, list)
 }

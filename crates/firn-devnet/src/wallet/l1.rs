@@ -172,23 +172,46 @@ pub fn sign_warp(
     unsigned: UnsignedMessage,
     signers: &[&bls::SecretKey],
 ) -> Result<Message, WalletError> {
+    sign_with(chain, subnet_id, unsigned, signers, true)
+}
+
+/// Signs `unsigned` with those of `keys` that belong to validators of `subnet_id` at the
+/// current height (the others are passed over) and aggregates their signatures; whether they
+/// carry a quorum is for the receiver to judge.
+pub fn sign_warp_by_members(
+    chain: &PChain,
+    subnet_id: Id,
+    unsigned: UnsignedMessage,
+    keys: &[&bls::SecretKey],
+) -> Result<Message, WalletError> {
+    sign_with(chain, subnet_id, unsigned, keys, false)
+}
+
+fn sign_with(
+    chain: &PChain,
+    subnet_id: Id,
+    unsigned: UnsignedMessage,
+    keys: &[&bls::SecretKey],
+    every_key_a_member: bool,
+) -> Result<Message, WalletError> {
     let set = chain
         .validators_at(&subnet_id, chain.height())
         .unwrap_or_default();
     let canonical = canonical(&set)?;
     let bytes = unsigned.bytes();
     let mut sigs = Vec::new();
-    for sk in signers {
+    for sk in keys {
         let pk = sk.public_key();
-        let index = canonical
-            .validators
-            .iter()
-            .position(|v| v.public_key == pk)
-            .ok_or(WalletError::MissingKey {
-                threshold: 1,
-                addresses: canonical.validators.len(),
-            })?;
-        sigs.push((index, sk.sign(&bytes)));
+        match canonical.validators.iter().position(|v| v.public_key == pk) {
+            Some(index) => sigs.push((index, sk.sign(&bytes))),
+            None if every_key_a_member => {
+                return Err(WalletError::MissingKey {
+                    threshold: 1,
+                    addresses: canonical.validators.len(),
+                });
+            }
+            None => {}
+        }
     }
     Ok(canonical.aggregate(unsigned, &sigs)?)
 }

@@ -9,7 +9,7 @@
 mod atomic;
 mod l1;
 
-pub use l1::{L1ValidatorSpec, manager_message, sign_warp};
+pub use l1::{L1ValidatorSpec, manager_message, sign_warp, sign_warp_by_members};
 
 use crate::error::TxError;
 use crate::genesis::{NetworkIdentity, single_owner};

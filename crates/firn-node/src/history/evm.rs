@@ -437,7 +437,7 @@ fn erc20_transfer(to: Address, amount: U256) -> Vec<u8> {
     )
 }
 
-fn count(sent: Result<B256, String>, what: &str, report: &mut EvmReport) {
+pub(super) fn count(sent: Result<B256, String>, what: &str, report: &mut EvmReport) {
     match sent {
         Ok(hash) => {
             report.txs += 1;

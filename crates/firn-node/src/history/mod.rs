@@ -3,7 +3,8 @@
 //! [`Network::generate_history`] drives the P-Chain day by day through a [`HistoryPlan`] on the
 //! frozen clock ([`firn_devnet::history`]) and, after each of its transfer blocks, the EVM
 //! chains at the same virtual time ([`EvmHistory`]: deployments, mints, transfers, router calls
-//! with internal txs), the X-Chain ([`XHistory`]: assets of every kind, transfers, mints,
+//! with internal txs; [`IcmHistory`]: Teleporter messages between the C-Chain and the L1,
+//! both ways, some failing and retried), the X-Chain ([`XHistory`]: assets of every kind, transfers, mints,
 //! AVAX moving to and from the P-Chain), and AVAX crossing to and from the C-Chain
 //! ([`AtomicHistory`]). [`live_activity`] keeps all chains busy once the
 //! clock is live.
@@ -11,6 +12,7 @@
 mod atomic;
 mod evm;
 pub(crate) mod evm_tx;
+mod icm;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,6 +26,7 @@ use tracing::{info, warn};
 pub use atomic::AtomicHistory;
 pub use evm::{EvmHistory, EvmReport};
 pub use evm_tx::Contract;
+pub use icm::IcmHistory;
 
 use crate::error::NodeError;
 use crate::evm_chains::EvmChainsHandle;
@@ -76,6 +79,7 @@ impl Network {
         let activity = EvmHistory::new(pchain, evm_txs_per_day);
         let x_activity = XHistory::new(pchain, &xchain);
         let crossings = AtomicHistory::new(pchain, &xchain);
+        let messages = IcmHistory::new(pchain, plan).map_err(NodeError::SigningKeys)?;
         let mut generator = HistoryGenerator::new(pchain, plan.clone());
         for day in generator.next_day()..plan.days {
             if stop() {
@@ -98,6 +102,11 @@ impl Network {
                     .map_err(NodeError::EvmHistory)?;
                 evm_day.txs += r.txs;
                 evm_day.skipped += r.skipped;
+                let m = messages
+                    .slot(pchain, &opened.all(), day, slot, slots)
+                    .map_err(NodeError::EvmHistory)?;
+                evm_day.txs += m.txs;
+                evm_day.skipped += m.skipped;
                 let a = crossings.slot(&opened.c_chain, day, slot, slots)?;
                 x_day.txs += a.txs;
                 x_day.skipped += a.skipped;

@@ -143,6 +143,7 @@ fn up_starts_with_history_that_ends_now_and_restarts_without_regenerating() {
     );
     assert_eq!(newest["blockHash"], node_block["block"]["id"], "{newest}");
     crossings_are_indexed(&up.url, &api);
+    icm_history_is_indexed(&up.url, &api, &format!("/ext/bc/{l1_chain}/rpc"));
     let metrics = banner_value(&up.banner, "Metrics API  ");
     let live = wait_for(|| get_json(&format!("{metrics}/v2/live-check")));
     assert_eq!(live["status"], "ok", "{live}");
@@ -351,6 +352,78 @@ fn crossings_are_indexed(url: &str, api: &str) {
         ("ExportTx".to_owned(), x),
     ];
     assert_eq!(kinds, want.into_iter().collect(), "{listed:?}");
+}
+
+/// The history's Teleporter messages, both ways between the C-Chain and the L1, as the chains
+/// logged them: each listed by the Data API delivered, executed (a failed one after its
+/// retry), with its receipt back where a later message carried it.
+fn icm_history_is_indexed(url: &str, api: &str, l1_path: &str) {
+    let topic = |sig: &str| format!("0x{}", hex::encode(firn_core::evm::event_topic(sig)));
+    let logs = |path: &str, sig: &str| -> Vec<serde_json::Value> {
+        let filter = json!([{
+            "fromBlock": "0x0",
+            "toBlock": "latest",
+            "address": firn_core::teleporter::MESSENGER_V1.to_string(),
+            "topics": [topic(sig)],
+        }]);
+        call(url, path, "eth_getLogs", filter)
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    use firn_core::teleporter::signatures;
+    let sent: Vec<String> = ["/ext/bc/C/rpc", l1_path]
+        .iter()
+        .flat_map(|p| logs(p, signatures::SEND))
+        .map(|l| {
+            l["topics"][1]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("0x")
+                .to_owned()
+        })
+        .collect();
+    let failed = logs(l1_path, signatures::EXECUTION_FAILED);
+    assert!(sent.len() >= 4, "{} messages in the history", sent.len());
+    assert!(!failed.is_empty(), "no failed execution in the history");
+    let listed = wait_for(|| {
+        let page = get_json(&format!("{api}/v1/icm/messages?pageSize=100"))?;
+        let messages = page["messages"].as_array()?.clone();
+        let done = messages.len() == sent.len()
+            && messages
+                .iter()
+                .all(|m| m["status"] == "delivered" && m["messageExecuted"] == true);
+        done.then_some(messages)
+    });
+    let ids: std::collections::BTreeSet<&str> = listed
+        .iter()
+        .map(|m| m["messageId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, sent.iter().map(String::as_str).collect());
+    let ways: std::collections::BTreeSet<(&str, &str)> = listed
+        .iter()
+        .map(|m| {
+            (
+                m["sourceEvmChainId"].as_str().unwrap(),
+                m["destinationEvmChainId"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ways,
+        [("43113", "99999"), ("99999", "43113")]
+            .into_iter()
+            .collect()
+    );
+    assert!(
+        listed.iter().any(|m| m["receiptDelivered"] == true),
+        "{listed:?}"
+    );
+    let retried = failed[0]["topics"][1]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("0x");
+    assert!(ids.contains(retried));
 }
 
 /// The first word after `prefix` on the banner line that starts with it.
