@@ -11,7 +11,8 @@
 //   against getBlockchains and their CreateChainTx; an address's UTXOs, balances and last
 //   activity against getBalance, getStake and the blocks (lib/utxos.mjs); L1 validators with
 //   their remaining balances and owners against getCurrentValidators and getL1Validator
-//   (lib/l1.mjs); the AVAX supply against getCurrentSupply, getRewardUTXOs and
+//   (lib/l1.mjs); ICM messages against the messenger's logs on every EVM chain, both sides,
+//   execution, retries and receipts (lib/icm.mjs); the AVAX supply against getCurrentSupply, getRewardUTXOs and
 //   getCurrentValidators (lib/supply.mjs);
 // - the X-Chain (avm.*): blocks, an address's txs, txs by hash, assets and their txs, UTXOs
 //   and balances (lib/xchain.mjs);
@@ -32,6 +33,7 @@ import { AvaCloudSDK } from "@avalabs/avacloud-sdk";
 
 import { ZERO, balance20, balance1155, busiest, erc20Metadata, evmView, ownerOf, tokenUri } from "./lib/evm.mjs";
 import { currentStakers, pchainView, rewardUtxos, splitReward, txIdsOf, txsOf } from "./lib/pchain.mjs";
+import { icmSteps } from "./lib/icm.mjs";
 import { l1Steps } from "./lib/l1.mjs";
 import { supplySteps } from "./lib/supply.mjs";
 import { utxoSteps } from "./lib/utxos.mjs";
@@ -760,6 +762,7 @@ async function run(label, sdk, s) {
     ...xchainSteps(sdk.data, { counter, o, node, x: s.x }),
     ...cchainSteps(sdk.data, { counter, o, node, c: s.evm[0] }),
     ...l1Steps(sdk.data, { counter, o, node, p: s.p, blockchains: s.blockchains }),
+    ...icmSteps(sdk.data, { counter, o, node, evm: s.evm, blockchains: s.blockchains }),
     // Only chainkit has the AVAX supply.
     ...(sdk.avaxSupply ? supplySteps(sdk, { counter, o, node, p: s.p, x: s.x, current: s.current, rewards: s.rewards }) : {}),
   };
