@@ -345,7 +345,28 @@ fn node_suite(api: &str, rpc: &str) {
     assert!(out.contains(", 0 failures"), "{out}");
 }
 
-fn metrics_suite(metrics: &str) {
+/// The Teleporter messages the C-Chain and the L1 logged sending.
+fn icm_messages_sent(rpc: &str) -> usize {
+    let l1 = format!("/ext/bc/{}/rpc", l1_chain(rpc)["id"].as_str().unwrap());
+    let topic = firn_core::evm::event_topic(firn_core::teleporter::signatures::SEND);
+    ["/ext/bc/C/rpc", l1.as_str()]
+        .iter()
+        .map(|path| {
+            let filter = json!([{
+                "fromBlock": "0x0",
+                "toBlock": "latest",
+                "address": firn_core::teleporter::MESSENGER_V1.to_string(),
+                "topics": [format!("0x{}", hex::encode(topic))],
+            }]);
+            call(rpc, path, "eth_getLogs", filter)
+                .as_array()
+                .unwrap()
+                .len()
+        })
+        .sum()
+}
+
+fn metrics_suite(metrics: &str, rpc: &str) {
     let chain = "43113";
     let out = node(
         "metrics",
@@ -364,6 +385,17 @@ fn metrics_suite(metrics: &str) {
         .as_array()
         .expect("staking points");
     assert!(!points.is_empty(), "{report}");
+    // ICM: the history's messages, counted as the chains logged them.
+    let sent = icm_messages_sent(rpc) as f64;
+    assert!(sent >= 4.0, "{sent} ICM messages in the history");
+    assert_eq!(report["getICMSummary"]["allTime"], sent, "{report}");
+    let by_source: f64 = report["getICMTimeseries"]
+        .as_array()
+        .expect("ICM points")
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .sum();
+    assert_eq!(by_source, sent, "{report}");
 }
 
 /// avalanchejs reads the node and issues a transfer, which the node builds.
@@ -489,7 +521,7 @@ fn firn_up_serves_the_official_clients() {
 
     let ctx = live_context(&up.url, &api, "firn-e2e");
     data_api_suite(&api, &ctx);
-    metrics_suite(&metrics);
+    metrics_suite(&metrics, &up.url);
     aggregation(&up.url, &api);
     pchain_client(&up.url, "firn-e2e");
     stop(up);
@@ -633,7 +665,7 @@ fn devnet_index_and_two_serves_on_postgres_serve_the_official_clients() {
     let ctx = live_context(&devnet.url, &first.url, "firn-e2e");
     for (api, metrics) in [(&first.url, &first_metrics), (&second.url, &second_metrics)] {
         data_api_suite(api, &ctx);
-        metrics_suite(metrics);
+        metrics_suite(metrics, &devnet.url);
         // Each API process aggregates through the devnet's RPC (`--rpc`).
         aggregation(&devnet.url, api);
     }

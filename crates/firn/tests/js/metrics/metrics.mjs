@@ -70,6 +70,10 @@ if (chainId) {
 } else {
   report.skipped = "per-chain metrics (no FIRN_CHAIN_ID)";
 }
+await run("getICMSummary", async () => (await sdk.metrics.chains.getICMSummary({}, options)).result);
+await run("getICMTimeseries", async () =>
+  (await sdk.metrics.chains.getICMTimeseries({ timeInterval: "day", groupBy: "srcBlockchainId,destBlockchainId", pageSize: 2160 }, options)).results,
+);
 await run("getStakingMetrics", async () =>
   allPages(
     await sdk.metrics.networks.getStakingMetrics({ network: "fuji", metric: "validatorCount", pageSize: 2 }, options),
