@@ -1,5 +1,8 @@
 //! ICM (Teleporter) messages: `getIcmMessage`, `listIcmMessages` and
-//! `listIcmMessagesByAddress`, as the indexer joined them from the chains it follows.
+//! `listIcmMessagesByAddress`, as the indexer joined them from the chains it follows, and the
+//! same three under the legacy `/v1/teleporter/…` paths the official SDKs still call
+//! (`getTeleporterMessage` and its siblings, whose messenger field is
+//! `teleporterContractAddress`).
 //!
 //! A chain filter takes a blockchain ID (cb58) or an EVM chain ID; an EVM chain ID no chain this
 //! server indexes has matches nothing (an empty page, not an error), as does a `network` it does
@@ -12,7 +15,7 @@ use axum::{Json, Router};
 use firn_core::ids::Id;
 use firn_store::page::CreatedCursor;
 use firn_store::rows::evm::ChainRef;
-use firn_store::rows::icm::IcmFilter;
+use firn_store::rows::icm::{IcmFilter, IcmMessageRecord};
 use firn_store::{EvmReader, IcmReader};
 
 use super::network::NETWORKS;
@@ -20,7 +23,9 @@ use crate::error::{ApiError, ApiResult};
 use crate::paging::Paging;
 use crate::params::{PathParams, Query, parse_evm_address};
 use crate::state::AppState;
-use crate::wire::icm::{IcmMessage, ListIcmMessagesResponse};
+use crate::wire::icm::{
+    IcmMessage, ListIcmMessagesResponse, ListTeleporterMessagesResponse, TeleporterMessage,
+};
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
@@ -29,6 +34,15 @@ pub(crate) fn router() -> Router<AppState> {
         .route(
             "/v1/icm/addresses/{address}/messages",
             get(list_icm_messages_by_address),
+        )
+        .route("/v1/teleporter/messages", get(list_teleporter_messages))
+        .route(
+            "/v1/teleporter/messages/{messageId}",
+            get(get_teleporter_message),
+        )
+        .route(
+            "/v1/teleporter/addresses/{address}/messages",
+            get(list_teleporter_messages_by_address),
         )
 }
 
@@ -46,16 +60,21 @@ pub async fn get_icm_message(
     State(state): State<AppState>,
     path: PathParams,
 ) -> ApiResult<Json<IcmMessage>> {
-    let raw = path.get("messageId");
-    let mut bytes = [0u8; 32];
-    hex::decode_to_slice(raw.strip_prefix("0x").unwrap_or(raw), &mut bytes)
-        .map_err(|_| ApiError::bad("messageId must be a message ID (64 hex digits)"))?;
-    let message = state
-        .store
-        .find_icm_message(Id(bytes))
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("ICM message {raw} not found")))?;
-    Ok(Json(IcmMessage::from(&message)))
+    Ok(Json(IcmMessage::from(&find(&state, &path).await?)))
+}
+
+/// `GET /v1/teleporter/messages/{messageId}`: [`get_icm_message`] under its legacy path.
+#[utoipa::path(get, path = "/v1/teleporter/messages/{messageId}", operation_id = "getTeleporterMessage", tag = "Interchain Messaging",
+    summary = "Get a teleporter message (legacy path)", description = "getIcmMessage under the legacy path the official SDKs still call; the messenger is teleporterContractAddress.",
+    params(("messageId" = String, Path, description = "Message ID, 64 hex digits (0x optional)")),
+    responses((status = 200, description = "The message", body = TeleporterMessage),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
+              (status = 404, description = "Unknown message", body = crate::error::ErrorBody)))]
+pub async fn get_teleporter_message(
+    State(state): State<AppState>,
+    path: PathParams,
+) -> ApiResult<Json<TeleporterMessage>> {
+    Ok(Json(TeleporterMessage::from(&find(&state, &path).await?)))
 }
 
 /// `GET /v1/icm/messages`
@@ -74,9 +93,101 @@ pub async fn get_icm_message(
 pub async fn list_icm_messages(
     State(state): State<AppState>,
     uri: Uri,
-    mut q: Query,
+    q: Query,
 ) -> ApiResult<Json<ListIcmMessagesResponse>> {
-    let paging = paging(&state, &uri, &mut q);
+    let (messages, next_page_token) = filtered(&state, &uri, q).await?;
+    Ok(Json(ListIcmMessagesResponse {
+        next_page_token,
+        messages: messages.iter().map(IcmMessage::from).collect(),
+    }))
+}
+
+/// `GET /v1/teleporter/messages`: [`list_icm_messages`] under its legacy path.
+#[utoipa::path(get, path = "/v1/teleporter/messages", operation_id = "listTeleporterMessages", tag = "Interchain Messaging",
+    summary = "List teleporter messages (legacy path)", description = "listIcmMessages under the legacy path the official SDKs still call.",
+    params(("pageToken" = Option<String>, Query),
+           ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+           ("sourceBlockchainId" = Option<String>, Query), ("destinationBlockchainId" = Option<String>, Query),
+           ("blockchainId" = Option<String>, Query), ("to" = Option<String>, Query),
+           ("from" = Option<String>, Query), ("network" = Option<String>, Query)),
+    responses((status = 200, description = "A page of messages", body = ListTeleporterMessagesResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_teleporter_messages(
+    State(state): State<AppState>,
+    uri: Uri,
+    q: Query,
+) -> ApiResult<Json<ListTeleporterMessagesResponse>> {
+    let (messages, next_page_token) = filtered(&state, &uri, q).await?;
+    Ok(Json(ListTeleporterMessagesResponse {
+        next_page_token,
+        messages: messages.iter().map(TeleporterMessage::from).collect(),
+    }))
+}
+
+/// `GET /v1/icm/addresses/{address}/messages`
+#[utoipa::path(get, path = "/v1/icm/addresses/{address}/messages", operation_id = "listIcmMessagesByAddress", tag = "Interchain Messaging",
+    summary = "List ICM messages by address", description = "Lists the ICM messages an address sent or received, newest first.",
+    params(("address" = String, Path, description = "EVM address"),
+           ("pageToken" = Option<String>, Query),
+           ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+           ("network" = Option<String>, Query, description = "mainnet, fuji or testnet")),
+    responses((status = 200, description = "A page of messages", body = ListIcmMessagesResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_icm_messages_by_address(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    q: Query,
+) -> ApiResult<Json<ListIcmMessagesResponse>> {
+    let (messages, next_page_token) = by_address(&state, &uri, &path, q).await?;
+    Ok(Json(ListIcmMessagesResponse {
+        next_page_token,
+        messages: messages.iter().map(IcmMessage::from).collect(),
+    }))
+}
+
+/// `GET /v1/teleporter/addresses/{address}/messages`: [`list_icm_messages_by_address`] under
+/// its legacy path.
+#[utoipa::path(get, path = "/v1/teleporter/addresses/{address}/messages", operation_id = "listTeleporterMessagesByAddress", tag = "Interchain Messaging",
+    summary = "List teleporter messages by address (legacy path)", description = "listIcmMessagesByAddress under the legacy path the official SDKs still call.",
+    params(("address" = String, Path, description = "EVM address"),
+           ("pageToken" = Option<String>, Query),
+           ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
+           ("network" = Option<String>, Query)),
+    responses((status = 200, description = "A page of messages", body = ListTeleporterMessagesResponse),
+              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
+pub async fn list_teleporter_messages_by_address(
+    State(state): State<AppState>,
+    uri: Uri,
+    path: PathParams,
+    q: Query,
+) -> ApiResult<Json<ListTeleporterMessagesResponse>> {
+    let (messages, next_page_token) = by_address(&state, &uri, &path, q).await?;
+    Ok(Json(ListTeleporterMessagesResponse {
+        next_page_token,
+        messages: messages.iter().map(TeleporterMessage::from).collect(),
+    }))
+}
+
+/// A page of messages and the next page's token.
+type Listed = (Vec<IcmMessageRecord>, Option<String>);
+
+/// The message `{messageId}` names.
+async fn find(state: &AppState, path: &PathParams) -> ApiResult<IcmMessageRecord> {
+    let raw = path.get("messageId");
+    let mut bytes = [0u8; 32];
+    hex::decode_to_slice(raw.strip_prefix("0x").unwrap_or(raw), &mut bytes)
+        .map_err(|_| ApiError::bad("messageId must be a message ID (64 hex digits)"))?;
+    state
+        .store
+        .find_icm_message(Id(bytes))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("ICM message {raw} not found")))
+}
+
+/// The page the list's filters select.
+async fn filtered(state: &AppState, uri: &Uri, mut q: Query) -> ApiResult<Listed> {
+    let paging = paging(state, uri, &mut q);
     let network = q.one_of("network", &NETWORKS);
     let chains = [
         "sourceBlockchainId",
@@ -101,29 +212,21 @@ pub async fn list_icm_messages(
     let mut matches_any = network.is_none_or(|n| state.config.network.accepts(n));
     for (given, slot) in resolved {
         if let Some(given) = given {
-            *slot = resolve_chain(&state, given).await?;
+            *slot = resolve_chain(state, given).await?;
             matches_any &= slot.is_some();
         }
     }
-    list(&state, &filter, paging, matches_any).await
+    list(state, &filter, paging, matches_any).await
 }
 
-/// `GET /v1/icm/addresses/{address}/messages`
-#[utoipa::path(get, path = "/v1/icm/addresses/{address}/messages", operation_id = "listIcmMessagesByAddress", tag = "Interchain Messaging",
-    summary = "List ICM messages by address", description = "Lists the ICM messages an address sent or received, newest first.",
-    params(("address" = String, Path, description = "EVM address"),
-           ("pageToken" = Option<String>, Query),
-           ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
-           ("network" = Option<String>, Query, description = "mainnet, fuji or testnet")),
-    responses((status = 200, description = "A page of messages", body = ListIcmMessagesResponse),
-              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
-pub async fn list_icm_messages_by_address(
-    State(state): State<AppState>,
-    uri: Uri,
-    path: PathParams,
+/// The page of messages `{address}` sent or received.
+async fn by_address(
+    state: &AppState,
+    uri: &Uri,
+    path: &PathParams,
     mut q: Query,
-) -> ApiResult<Json<ListIcmMessagesResponse>> {
-    let paging = paging(&state, &uri, &mut q);
+) -> ApiResult<Listed> {
+    let paging = paging(state, uri, &mut q);
     let network = q.one_of("network", &NETWORKS);
     let party = parse_evm_address(path.get("address"));
     if party.is_none() {
@@ -135,7 +238,7 @@ pub async fn list_icm_messages_by_address(
         ..IcmFilter::default()
     };
     let ours = network.is_none_or(|n| state.config.network.accepts(n));
-    list(&state, &filter, paging, ours).await
+    list(state, &filter, paging, ours).await
 }
 
 fn paging(state: &AppState, uri: &Uri, q: &mut Query) -> Paging<CreatedCursor> {
@@ -152,21 +255,15 @@ async fn list(
     filter: &IcmFilter,
     paging: Paging<CreatedCursor>,
     matches_any: bool,
-) -> ApiResult<Json<ListIcmMessagesResponse>> {
+) -> ApiResult<Listed> {
     if !matches_any {
-        return Ok(Json(ListIcmMessagesResponse {
-            next_page_token: None,
-            messages: Vec::new(),
-        }));
+        return Ok((Vec::new(), None));
     }
     let page = state
         .store
         .list_icm_messages(filter, &paging.request)
         .await?;
-    Ok(Json(ListIcmMessagesResponse {
-        next_page_token: paging.binding.next(page.next.as_ref()),
-        messages: page.items.iter().map(IcmMessage::from).collect(),
-    }))
+    Ok((page.items, paging.binding.next(page.next.as_ref())))
 }
 
 /// A chain filter as given: a blockchain ID or an EVM chain ID.

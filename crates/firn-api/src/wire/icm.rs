@@ -62,14 +62,12 @@ pub struct IcmDestinationTransaction {
     pub deliverer_address: String,
 }
 
-/// An ICM message, in whichever of the three shapes its `status` names.
+/// What an ICM message shows besides its messenger's address, under either name.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct IcmMessage {
+pub struct IcmMessageFields {
     /// The message ID, 64 hex digits.
     pub message_id: String,
-    /// The messenger.
-    pub icm_contract_address: String,
     /// Source chain (cb58).
     pub source_blockchain_id: String,
     /// Destination chain (cb58).
@@ -104,6 +102,29 @@ pub struct IcmMessage {
     pub status: &'static str,
 }
 
+/// An ICM message, in whichever of the three shapes its `status` names.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IcmMessage {
+    /// The messenger.
+    pub icm_contract_address: String,
+    /// The rest.
+    #[serde(flatten)]
+    pub fields: IcmMessageFields,
+}
+
+/// The same message under the legacy `/v1/teleporter/…` paths the official SDKs still call
+/// (`PendingTeleporterMessage` and its siblings): the messenger is `teleporterContractAddress`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TeleporterMessage {
+    /// The messenger.
+    pub teleporter_contract_address: String,
+    /// The rest.
+    #[serde(flatten)]
+    pub fields: IcmMessageFields,
+}
+
 /// A page of messages (`ListIcmMessagesResponse`).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -115,11 +136,40 @@ pub struct ListIcmMessagesResponse {
     pub messages: Vec<IcmMessage>,
 }
 
+/// A page of messages under the legacy paths (`ListTeleporterMessagesResponse`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListTeleporterMessagesResponse {
+    /// The next page's token; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+    /// The messages, newest first.
+    pub messages: Vec<TeleporterMessage>,
+}
+
+impl From<&IcmMessageRecord> for IcmMessage {
+    fn from(m: &IcmMessageRecord) -> Self {
+        Self {
+            icm_contract_address: m.contract.to_string(),
+            fields: m.into(),
+        }
+    }
+}
+
+impl From<&IcmMessageRecord> for TeleporterMessage {
+    fn from(m: &IcmMessageRecord) -> Self {
+        Self {
+            teleporter_contract_address: m.contract.to_string(),
+            fields: m.into(),
+        }
+    }
+}
+
 fn evm_chain_id(id: Option<u64>) -> String {
     id.map(|n| n.to_string()).unwrap_or_default()
 }
 
-impl From<&IcmMessageRecord> for IcmMessage {
+impl From<&IcmMessageRecord> for IcmMessageFields {
     fn from(m: &IcmMessageRecord) -> Self {
         let reward_details = match &m.fee {
             Some(f) => IcmRewardDetails {
@@ -141,7 +191,6 @@ impl From<&IcmMessageRecord> for IcmMessage {
         };
         Self {
             message_id: hex::encode(m.message_id.0),
-            icm_contract_address: m.contract.to_string(),
             source_blockchain_id: m.source_blockchain_id.to_string(),
             destination_blockchain_id: m.destination_blockchain_id.to_string(),
             source_evm_chain_id: evm_chain_id(m.source_evm_chain_id),

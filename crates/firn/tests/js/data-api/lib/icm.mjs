@@ -3,7 +3,8 @@
 // destination), execution (MessageExecuted, after a MessageExecutionFailed for the retried
 // ones) and receipt (ReceiptReceived back on the source), through getIcmMessage,
 // listIcmMessages (every filter) and listIcmMessagesByAddress, and teleporterMessageInfo on
-// the transactions that sent and delivered them.
+// the transactions that sent and delivered them; and the legacy getTeleporterMessage,
+// listTeleporterMessages and listTeleporterMessagesByAddress the SDKs still carry.
 import { sha256 } from "@noble/hashes/sha2";
 import { keccak_256 } from "@noble/hashes/sha3";
 
@@ -147,6 +148,27 @@ export function icmSteps(d, ctx) {
       counter.calls++;
       const r = await d.icm.listByAddress({ address, pageSize: 100 }, o);
       sameSet(r.messages.map((m) => m.messageId), [...want].filter(([, m]) => m.from === address || m.to === address).map(([id]) => id), `messages of ${address}`);
+    },
+    // The same operations under the legacy paths the SDKs keep (`teleporterContractAddress`).
+    listTeleporterMessages: async () => {
+      const want = await logged();
+      const got = await pages(counter, "teleporter", () => d.teleporter.listTeleporterMessages({ pageSize: 5 }, o), "messages", 2);
+      sameSet(got.map((m) => m.messageId), [...want.keys()], "teleporter messages (SendCrossChainMessage logs)");
+      for (const m of got) same({ ...m, icmContractAddress: m.teleporterContractAddress }, want.get(m.messageId), `teleporter message ${m.messageId}`);
+    },
+    getTeleporterMessage: async () => {
+      const want = await logged();
+      const [id, m] = [...want][0];
+      counter.calls++;
+      const got = await d.teleporter.getTeleporterMessage({ messageId: id }, o);
+      same({ ...got, icmContractAddress: got.teleporterContractAddress }, m, `getTeleporterMessage ${id}`);
+    },
+    listTeleporterMessagesByAddress: async () => {
+      const want = await logged();
+      const address = [...want.values()][0].from;
+      counter.calls++;
+      const r = await d.teleporter.listTeleporterMessagesByAddress({ address, pageSize: 100 }, o);
+      sameSet(r.messages.map((m) => m.messageId), [...want].filter(([, m]) => m.from === address || m.to === address).map(([id]) => id), `teleporter messages of ${address}`);
     },
     teleporterMessageInfo: async () => {
       const want = await logged();
