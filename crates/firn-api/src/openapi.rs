@@ -48,8 +48,6 @@ use crate::webhooks::routes as webhooks;
         evm_balances::list_erc1155_balances,
         nfts::list_tokens, nfts::get_token, nfts::reindex_nft,
         icm::get_icm_message, icm::list_icm_messages, icm::list_icm_messages_by_address,
-        icm::get_teleporter_message, icm::list_teleporter_messages,
-        icm::list_teleporter_messages_by_address,
         signature_aggregator::aggregate_signatures, signature_aggregator::get_aggregated_signatures,
         crate::operations::routes::create_export, crate::operations::routes::get_operation,
         webhooks::create_webhook, webhooks::list_webhooks, webhooks::get_webhook,

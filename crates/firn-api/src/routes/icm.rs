@@ -63,13 +63,8 @@ pub async fn get_icm_message(
     Ok(Json(IcmMessage::from(&find(&state, &path).await?)))
 }
 
-/// `GET /v1/teleporter/messages/{messageId}`: [`get_icm_message`] under its legacy path.
-#[utoipa::path(get, path = "/v1/teleporter/messages/{messageId}", operation_id = "getTeleporterMessage", tag = "Interchain Messaging",
-    summary = "Get a teleporter message (legacy path)", description = "getIcmMessage under the legacy path the official SDKs still call; the messenger is teleporterContractAddress.",
-    params(("messageId" = String, Path, description = "Message ID, 64 hex digits (0x optional)")),
-    responses((status = 200, description = "The message", body = TeleporterMessage),
-              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody),
-              (status = 404, description = "Unknown message", body = crate::error::ErrorBody)))]
+/// `GET /v1/teleporter/messages/{messageId}`: [`get_icm_message`] under its legacy path (not in
+/// the official OpenAPI file, so not in firn's either).
 pub async fn get_teleporter_message(
     State(state): State<AppState>,
     path: PathParams,
@@ -103,15 +98,6 @@ pub async fn list_icm_messages(
 }
 
 /// `GET /v1/teleporter/messages`: [`list_icm_messages`] under its legacy path.
-#[utoipa::path(get, path = "/v1/teleporter/messages", operation_id = "listTeleporterMessages", tag = "Interchain Messaging",
-    summary = "List teleporter messages (legacy path)", description = "listIcmMessages under the legacy path the official SDKs still call.",
-    params(("pageToken" = Option<String>, Query),
-           ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
-           ("sourceBlockchainId" = Option<String>, Query), ("destinationBlockchainId" = Option<String>, Query),
-           ("blockchainId" = Option<String>, Query), ("to" = Option<String>, Query),
-           ("from" = Option<String>, Query), ("network" = Option<String>, Query)),
-    responses((status = 200, description = "A page of messages", body = ListTeleporterMessagesResponse),
-              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
 pub async fn list_teleporter_messages(
     State(state): State<AppState>,
     uri: Uri,
@@ -148,14 +134,6 @@ pub async fn list_icm_messages_by_address(
 
 /// `GET /v1/teleporter/addresses/{address}/messages`: [`list_icm_messages_by_address`] under
 /// its legacy path.
-#[utoipa::path(get, path = "/v1/teleporter/addresses/{address}/messages", operation_id = "listTeleporterMessagesByAddress", tag = "Interchain Messaging",
-    summary = "List teleporter messages by address (legacy path)", description = "listIcmMessagesByAddress under the legacy path the official SDKs still call.",
-    params(("address" = String, Path, description = "EVM address"),
-           ("pageToken" = Option<String>, Query),
-           ("pageSize" = Option<u32>, Query, minimum = 1, maximum = 100),
-           ("network" = Option<String>, Query)),
-    responses((status = 200, description = "A page of messages", body = ListTeleporterMessagesResponse),
-              (status = 400, description = "Bad parameters", body = crate::error::ErrorBody)))]
 pub async fn list_teleporter_messages_by_address(
     State(state): State<AppState>,
     uri: Uri,

@@ -54,10 +54,10 @@ pub async fn openapi_document_lists_every_operation(store: Store) {
     let api = Api::new(store);
     let doc = api.ok("/api-json").await;
     let ours = doc["paths"].as_object().unwrap();
-    // 63 read routes (three also answer POST; three are ICM's legacy teleporter paths), reindexNft, the two signature aggregator
+    // 60 read routes (three also answer POST), reindexNft, the two signature aggregator
     // routes, the two operations routes, the five webhook paths (ten operations) and the four
     // usage routes.
-    assert_eq!(ours.len(), 77, "{:?}", ours.keys().collect::<Vec<_>>());
+    assert_eq!(ours.len(), 74, "{:?}", ours.keys().collect::<Vec<_>>());
     // An error's `message` is a string or an array of strings, as the official file says (a
     // schema-driven fuzzer checks every 400 against it).
     let schemas = &doc["components"]["schemas"];
