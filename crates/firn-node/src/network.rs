@@ -199,7 +199,8 @@ impl Network {
             });
             if config.relay {
                 let key = pchain.config().relayer_key();
-                relayer = Some(crate::relayer::spawn(evm.clone(), aggregator, key));
+                let cursor = dir.path().join(crate::relayer::CURSOR_FILE);
+                relayer = Some(crate::relayer::spawn(evm.clone(), aggregator, key, cursor));
             }
         }
         if let Some(signers) = &signers {

@@ -630,17 +630,20 @@ fn txs_with<E: SolEvent>(chain: &EvmChain, id: B256, message_id: fn(&E) -> B256)
 /// `firn index --once` of the node at `url` into `db`.
 async fn index_once(url: &str, db: &std::path::Path) {
     let (url, db) = (url.to_owned(), db.to_owned());
-    let status = tokio::task::spawn_blocking(move || {
+    let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(env!("CARGO_BIN_EXE_firn"))
             .args(["index", "--once", "--rpc", &url, "--database"])
             .arg(&db)
-            .stdout(std::process::Stdio::null())
-            .status()
+            .output()
             .unwrap()
     })
     .await
     .unwrap();
-    assert!(status.success(), "firn index --once failed");
+    assert!(
+        out.status.success(),
+        "firn index --once failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn get_ok(url: &str, path: &str) -> serde_json::Value {
@@ -928,4 +931,76 @@ async fn icm_messages_are_indexed_from_both_chains_and_served_with_their_status(
     );
     let (status, _) = crate::data_api::get(&metrics, "/v2/icm/timeseries?groupBy=nonsense");
     assert!(status.contains(" 400 "), "{status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_relayer_resumes_where_it_stopped_and_relays_what_was_sent_meanwhile() {
+    let dir = crate::devnet::temp_dir("relayer-restart");
+    let config = || firn_node::NodeConfig::test().with_data_dir(dir.path());
+    let l1 = l1_with(config().with_relayer()).await;
+    let l1_id = firn_core::ids::Id(l1.evm.blockchain_id().0);
+    let c = l1.node.evm().unwrap().c_chain.clone();
+    let (l1_inbox, _) = inboxes(&l1, &c);
+    let cursor = dir.path().join(firn_node::relayer::CURSOR_FILE);
+    settle(&l1, &c, "the relayer's cursor", &|| cursor.exists());
+    drop(c);
+    let L1 { node, pchain, .. } = l1;
+    node.shutdown().await;
+
+    // The node again, relaying nothing: a message to the L1 is sent and accepted.
+    let node_of = |relay: bool| {
+        let config = config()
+            .with_evm()
+            .with_signers(firn_node::config::SignerKeys::Genesis);
+        firn_node::spawn(if relay { config.with_relayer() } else { config })
+    };
+    let quiet = node_of(false).await.unwrap();
+    let c = quiet.evm().unwrap().c_chain.clone();
+    let key = &pchain.funded_keys()[0];
+    let input = sendCrossChainMessageCall {
+        messageInput: TeleporterMessageInput {
+            destinationBlockchainID: B256::new(l1_id.0),
+            destinationAddress: l1_inbox,
+            feeInfo: TeleporterFeeInfo {
+                feeTokenAddress: Address::ZERO,
+                amount: U256::ZERO,
+            },
+            requiredGasLimit: U256::from(100_000),
+            allowedRelayerAddresses: Vec::new(),
+            message: Bytes::from_static(b"sent while no relayer ran"),
+        },
+    }
+    .abi_encode();
+    let sender = Address::from(key.public_key().eth_address());
+    let raw = firn_node::testing::signed_eip1559(
+        &c,
+        key,
+        c.nonce(&sender),
+        2_000_000,
+        TxKind::Call(TELEPORTER),
+        input,
+        Default::default(),
+    );
+    c.submit_raw_tx(&raw).unwrap();
+    let block = c.build_block().unwrap().unwrap();
+    assert!(block.receipts[0].success);
+    drop(c);
+    quiet.shutdown().await;
+
+    // With the relayer back, it reads from where it stopped and delivers the message.
+    let node = node_of(true).await.unwrap();
+    let evm = node.evm().unwrap();
+    let (c, l1_chain) = (evm.c_chain.clone(), evm.chain(&l1_id).unwrap());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while read_on(&l1_chain, l1_inbox, receivedCall {}) != U256::from(1) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the message sent meanwhile was not relayed in 10 s"
+        );
+        c.build_block().unwrap();
+        l1_chain.build_block().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop((c, l1_chain));
+    node.shutdown().await;
 }
