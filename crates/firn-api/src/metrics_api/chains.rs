@@ -8,12 +8,11 @@ use axum::{Json, Router};
 use firn_store::EvmReader;
 
 use super::metric::Metric;
-use super::series::{self, SeriesQuery};
+use super::series::{self, Bounds, SeriesQuery};
 use super::wire::{Chain, ListChainsResponse, MetricsApiResponse, MetricsValue};
-use super::{MetricsState, chain_scope, known_chain, page_size, query_key};
+use super::{MetricsState, chain_scope, known_chain, query_key};
 use crate::error::{ApiError, ApiResult};
 use crate::params::{PathParams, Query};
-use firn_store::rows::metrics::Granularity;
 
 pub(super) fn router() -> Router<MetricsState> {
     Router::new()
@@ -75,33 +74,19 @@ async fn chain_metrics(
 ) -> ApiResult<Json<MetricsApiResponse>> {
     let metric_name = path.get("metric");
     let metric = metric_param(metric_name, &Metric::names())?;
-    let interval = q
-        .one_of("timeInterval", &Granularity::NAMES)
-        .and_then(Granularity::from_name)
-        .unwrap_or(Granularity::Day);
-    let (start_ts, end_ts) = q.time_window();
-    let size = page_size(&mut q);
-    let token = q.string("pageToken");
+    let (bounds, token) = Bounds::parse(&mut q);
     q.finish()?;
     let scope = chain_scope(&state, path.get("chainId")).await?;
     let key = query_key(
         &format!("/v2/chains/{}/metrics/{metric_name}", scope.name),
         &q,
     );
-    let after = match &token {
-        Some(t) => Some(state.tokens.redeem(&key, t)?),
-        None => None,
-    };
     let page = series::page(
         &state.app.store,
         &SeriesQuery {
             chains: &scope.chains,
             metric,
-            interval,
-            start_ts,
-            end_ts,
-            after,
-            size,
+            bounds: bounds.continue_after(&state, &key, token.as_deref())?,
         },
     )
     .await?;

@@ -22,7 +22,7 @@ use serde::Serialize;
 use super::chains::NETWORKS;
 use super::series::{Bounds, bucket_starts};
 use super::wire::RollingWindowValue;
-use super::{MetricsState, page_size, query_key};
+use super::{MetricsState, query_key};
 use crate::error::ApiResult;
 use crate::params::Query;
 
@@ -141,32 +141,17 @@ async fn timeseries(
     mut q: Query,
 ) -> ApiResult<Json<IcmMetricsApiResponse>> {
     let pair = Pair::parse(&state, &mut q);
-    let interval = q
-        .one_of("timeInterval", &Granularity::NAMES)
-        .and_then(Granularity::from_name)
-        .unwrap_or(Granularity::Day);
-    let (start_ts, end_ts) = q.time_window();
-    let size = page_size(&mut q);
-    let token = q.string("pageToken");
+    let (bounds, token) = Bounds::parse(&mut q);
     q.finish()?;
     let key = query_key("/v2/icm/timeseries", &q);
-    let after = match &token {
-        Some(t) => Some(state.tokens.redeem(&key, t)?),
-        None => None,
-    };
+    let bounds = bounds.continue_after(&state, &key, token.as_deref())?;
+    let (interval, size) = (bounds.interval, bounds.size);
     let store = &state.app.store;
     let Some((oldest, newest)) = pair.time_range(&state).await? else {
         return Ok(Json(IcmMetricsApiResponse {
             next_page_token: None,
             results: Vec::new(),
         }));
-    };
-    let bounds = Bounds {
-        interval,
-        start_ts,
-        end_ts,
-        after,
-        size,
     };
     let mut starts = bucket_starts(bounds, oldest, newest);
     let more = starts.len() > size;

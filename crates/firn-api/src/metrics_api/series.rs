@@ -12,6 +12,7 @@ use firn_store::{MetricsReader, SortOrder, Store};
 
 use super::metric::{Combine, Metric};
 use crate::error::ApiResult;
+use crate::params::Query;
 
 /// What a series page asks for.
 #[derive(Debug, Clone, Copy)]
@@ -20,16 +21,8 @@ pub struct SeriesQuery<'a> {
     pub chains: &'a [u64],
     /// The metric.
     pub metric: Metric,
-    /// Bucket size: one stored row per bucket.
-    pub interval: Granularity,
-    /// Buckets starting before the one holding this time are left out.
-    pub start_ts: Option<u64>,
-    /// Buckets starting after this time are left out.
-    pub end_ts: Option<u64>,
-    /// Start of the last bucket of the previous page.
-    pub after: Option<u64>,
-    /// Points per page.
-    pub size: usize,
+    /// The buckets of the page (one stored row per bucket).
+    pub bounds: Bounds,
 }
 
 /// One page of points, newest first.
@@ -94,28 +87,50 @@ pub async fn rows_between(
 
 /// Which buckets of a series a page covers.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Bounds {
+pub struct Bounds {
     /// Bucket size.
-    pub(super) interval: Granularity,
+    pub interval: Granularity,
     /// Buckets starting before the one holding this time are left out.
-    pub(super) start_ts: Option<u64>,
+    pub start_ts: Option<u64>,
     /// Buckets starting after this time are left out.
-    pub(super) end_ts: Option<u64>,
+    pub end_ts: Option<u64>,
     /// Start of the last bucket of the previous page.
-    pub(super) after: Option<u64>,
+    pub after: Option<u64>,
     /// Points per page.
-    pub(super) size: usize,
+    pub size: usize,
 }
 
-impl From<&SeriesQuery<'_>> for Bounds {
-    fn from(q: &SeriesQuery<'_>) -> Self {
-        Self {
-            interval: q.interval,
-            start_ts: q.start_ts,
-            end_ts: q.end_ts,
-            after: q.after,
-            size: q.size,
-        }
+impl Bounds {
+    /// A series' `timeInterval` (default `day`), `startTimestamp`, `endTimestamp` and
+    /// `pageSize`, and its `pageToken` for [`Bounds::continue_after`] once the query checks.
+    pub(super) fn parse(q: &mut Query) -> (Self, Option<String>) {
+        let interval = q
+            .one_of("timeInterval", &Granularity::NAMES)
+            .and_then(Granularity::from_name)
+            .unwrap_or(Granularity::Day);
+        let (start_ts, end_ts) = q.time_window();
+        let bounds = Self {
+            interval,
+            start_ts,
+            end_ts,
+            after: None,
+            size: super::page_size(q),
+        };
+        (bounds, q.string("pageToken"))
+    }
+
+    /// Continues after the page `token` (issued for the query `key`) ended, if any.
+    pub(super) fn continue_after(
+        mut self,
+        state: &super::MetricsState,
+        key: &str,
+        token: Option<&str>,
+    ) -> ApiResult<Self> {
+        self.after = match token {
+            Some(t) => Some(state.tokens.redeem(key, t)?),
+            None => None,
+        };
+        Ok(self)
     }
 }
 
@@ -147,7 +162,7 @@ pub(super) fn bucket_starts(q: Bounds, oldest: u64, newest: u64) -> Vec<u64> {
 
 /// Reads one page of the series `q` describes.
 pub async fn page(store: &Store, q: &SeriesQuery<'_>) -> ApiResult<SeriesPage> {
-    let g = q.interval;
+    let g = q.bounds.interval;
     // (oldest period start, newest period start, last block time) over the chains.
     let mut range: Option<(u64, u64, u64)> = None;
     for &chain in q.chains {
@@ -167,9 +182,9 @@ pub async fn page(store: &Store, q: &SeriesQuery<'_>) -> ApiResult<SeriesPage> {
     let Some((oldest, newest, last_ts)) = range else {
         return Ok(SeriesPage::default());
     };
-    let mut starts = bucket_starts(Bounds::from(q), oldest, newest);
-    let more = starts.len() > q.size;
-    starts.truncate(q.size);
+    let mut starts = bucket_starts(q.bounds, oldest, newest);
+    let more = starts.len() > q.bounds.size;
+    starts.truncate(q.bounds.size);
     let last_block_ts = Some(last_ts);
     let Some(&bottom) = starts.last() else {
         return Ok(SeriesPage {

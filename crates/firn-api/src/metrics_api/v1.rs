@@ -8,7 +8,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 
 use super::metric::Metric;
-use super::series::{self, SeriesQuery};
+use super::series::{self, Bounds, SeriesQuery};
 use super::wire::{AvgTpsResponse, MetricsValue};
 use super::{MetricsState, chain_scope, page_size, query_key};
 use crate::error::ApiResult;
@@ -45,11 +45,13 @@ async fn avg_tps(
         &SeriesQuery {
             chains: &scope.chains,
             metric: Metric::AvgTps,
-            interval: Granularity::Day,
-            start_ts: None,
-            end_ts: None,
-            after,
-            size,
+            bounds: Bounds {
+                interval: Granularity::Day,
+                start_ts: None,
+                end_ts: None,
+                after,
+                size,
+            },
         },
     )
     .await?;
