@@ -458,9 +458,7 @@ impl<'a> HistoryGenerator<'a> {
         else {
             return Ok(());
         };
-        let mut funded = self.chain.funded_keys();
-        funded.push(self.chain.config().relayer_key());
-        let genesis = l1_genesis_json(self.plan.l1_evm_chain_id, &funded);
+        let genesis = l1_genesis_of(self.chain, self.plan.l1_evm_chain_id);
         let Some(chain_id) = self.submit(
             "CreateChainTx",
             wallet.create_chain(subnet_id, L1_CHAIN_NAME, SUBNET_EVM_VM_ID, genesis),
@@ -638,6 +636,14 @@ impl<'a> HistoryGenerator<'a> {
         self.submit("DisableL1ValidatorTx", tx, report)?;
         Ok(())
     }
+}
+
+/// [`l1_genesis_json`] for `chain`'s network: its funded keys and the relayer's hold the native
+/// token.
+pub fn l1_genesis_of(chain: &PChain, evm_chain_id: u64) -> Vec<u8> {
+    let mut funded = chain.funded_keys();
+    funded.push(chain.config().relayer_key());
+    l1_genesis_json(evm_chain_id, &funded)
 }
 
 /// The subnet-EVM genesis of the generated L1: every funded key holds 1,000,000 of the native

@@ -145,9 +145,7 @@ pub async fn evm_l1(config: crate::NodeConfig, evm_chain_id: u64, weights: &[u64
         &pchain,
         wallet.create_subnet(single_owner(me)).expect("a subnet"),
     );
-    let mut funded = pchain.funded_keys();
-    funded.push(pchain.config().relayer_key());
-    let genesis = firn_devnet::history::l1_genesis_json(evm_chain_id, &funded);
+    let genesis = firn_devnet::history::l1_genesis_of(&pchain, evm_chain_id);
     let chain_id = issue_and_build(
         &pchain,
         wallet
