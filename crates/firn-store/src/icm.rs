@@ -8,6 +8,8 @@
 //! destination is the delivering chain, a receipt one whose source is the chain that received
 //! it. So one chain cannot mark another's messages delivered.
 
+use std::collections::HashMap;
+
 use firn_core::ids::Id;
 use sqlx::AnyConnection;
 
@@ -24,6 +26,11 @@ use crate::sql::Sql;
 use crate::store::Store;
 use crate::traits::IcmReader;
 use crate::types::{Address, B256, U256};
+
+/// Payload bytes one page of messages holds at most (the first message whatever its size): a
+/// chain with a large block gas limit can carry messages of megabytes, and a page of a hundred
+/// of those must not be read at once. A page cut short has a next page, as any other.
+pub const MAX_PAGE_PAYLOAD: u64 = 4 * 1024 * 1024;
 
 /// One committed block's messenger events, with its chain.
 pub(crate) struct IcmBlock<'a> {
@@ -247,10 +254,11 @@ pub(crate) async fn remove_above(conn: &mut AnyConnection, chain: i64, keep: i64
     Ok(())
 }
 
-/// The columns a message is read with: its row, the chains' EVM IDs where the store knows
-/// them (the chain indexed, else the P-Chain's record of it), and the fee token's metadata.
+/// The columns a message is read with, its payload aside: its row, the chains' EVM IDs where
+/// the store knows them (the chain indexed, else the P-Chain's record of it), and the fee
+/// token's metadata.
 const COLUMNS: &str = "m.message_id, m.contract, m.source_blockchain_id, \
-    m.destination_blockchain_id, m.nonce, m.sender, m.recipient, m.payload, m.receipts, \
+    m.destination_blockchain_id, m.nonce, m.sender, m.recipient, m.receipts, \
     m.sort_ts, m.fee_token, m.fee_amount, m.src_chain, m.src_tx_hash, m.src_ts, m.src_gas, \
     m.dst_chain, m.dst_tx_hash, m.dst_ts, m.dst_gas, m.deliverer, m.reward_redeemer, \
     m.executed_block, m.receipt_block, \
@@ -271,7 +279,9 @@ const PEER_EVM: &str = "COALESCE((SELECT c.chain_id FROM evm_chains c \
 
 impl IcmReader for Store {
     async fn find_icm_message(&self, message_id: Id) -> Result<Option<IcmMessageRecord>> {
-        let mut q = Sql::new(&format!("SELECT {COLUMNS}{FROM} WHERE m.message_id = "));
+        let mut q = Sql::new(&format!(
+            "SELECT {COLUMNS}, m.payload{FROM} WHERE m.message_id = "
+        ));
         q.bind(message_id.0.to_vec());
         self.fetch_optional(q, decode).await
     }
@@ -320,7 +330,7 @@ impl IcmReader for Store {
             fixed.push(("recipient", a.0.to_vec()));
         }
         let mut q = Sql::new(&format!(
-            "SELECT {COLUMNS}{FROM} JOIN (SELECT DISTINCT k.message_id FROM ("
+            "SELECT {COLUMNS}, LENGTH(m.payload) AS payload_len{FROM} JOIN (SELECT DISTINCT k.message_id FROM ("
         ));
         for (i, walk) in walks.iter().enumerate() {
             if i > 0 {
@@ -343,11 +353,39 @@ impl IcmReader for Store {
         }
         q.push(") k) p ON m.message_id = p.message_id ORDER BY m.sort_ts DESC, m.message_id DESC")
             .limit(limit + 1);
-        let rows = self.fetch(q, decode).await?;
-        Ok(Page::from_rows(rows, limit, |m| CreatedCursor {
+        let rows = self.fetch(q, decode_listed).await?;
+        // Rows up to the limit and the payload budget (the first row whatever its size).
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let mut more = rows.len() > limit;
+        let mut items = Vec::with_capacity(rows.len().min(limit));
+        let mut bytes = 0u64;
+        for (m, len) in rows.into_iter().take(limit) {
+            if !items.is_empty() && bytes.saturating_add(len) > MAX_PAGE_PAYLOAD {
+                more = true;
+                break;
+            }
+            bytes = bytes.saturating_add(len);
+            items.push(m);
+        }
+        if !items.is_empty() {
+            let mut q =
+                Sql::new("SELECT message_id, payload FROM icm_messages WHERE message_id IN (");
+            q.bind_list(items.iter().map(|m| m.message_id.0.to_vec()))
+                .push(")");
+            let mut payloads: HashMap<Id, Vec<u8>> = self
+                .fetch(q, |r| Ok((r.id("message_id")?, r.bytes("payload")?)))
+                .await?
+                .into_iter()
+                .collect();
+            for m in &mut items {
+                m.payload = payloads.remove(&m.message_id).unwrap_or_default();
+            }
+        }
+        let next = items.last().filter(|_| more).map(|m| CreatedCursor {
             height: m.sort_ts,
             id: m.message_id,
-        }))
+        });
+        Ok(Page { items, next })
     }
 
     async fn list_icm_tx_messages(
@@ -451,7 +489,20 @@ fn push_pair(q: &mut Sql, source: Option<Id>, destination: Option<Id>) {
     }
 }
 
+/// A message with its payload.
 fn decode(r: &dyn Row) -> Result<IcmMessageRecord> {
+    let mut m = decode_fields(r)?;
+    m.payload = r.bytes("payload")?;
+    Ok(m)
+}
+
+/// A listed message without its payload, and the payload's length.
+fn decode_listed(r: &dyn Row) -> Result<(IcmMessageRecord, u64)> {
+    Ok((decode_fields(r)?, r.u64("payload_len")?))
+}
+
+/// Everything of a message but its payload (left empty).
+fn decode_fields(r: &dyn Row) -> Result<IcmMessageRecord> {
     let receipts = r.blob("receipts")?;
     if !receipts.len().is_multiple_of(52) {
         return Err(corrupt("receipts", "not 52 bytes per receipt"));
@@ -497,7 +548,7 @@ fn decode(r: &dyn Row) -> Result<IcmMessageRecord> {
         nonce: r.u256("nonce")?,
         sender: r.address("sender")?,
         recipient: r.address("recipient")?,
-        payload: r.bytes("payload")?,
+        payload: Vec::new(),
         receipts: receipts
             .chunks_exact(52)
             .map(|c| Receipt {

@@ -106,6 +106,7 @@ pub use evm::{
     MAX_HELD, MAX_LISTED_CONTRACTS, MAX_REPLAYED, MAX_ROWS_PER_LISTED_TX, MAX_ROWS_PER_TX,
     MAX_TOKEN_LOOKUP, UNDO_BLOCKS,
 };
+pub use icm::MAX_PAGE_PAYLOAD;
 pub use open::{DEFAULT_CACHE_MIB, StoreOptions, open};
 pub use page::{Page, PageCursor, PageRequest, SortOrder};
 pub use pchain::MAX_STAKING_PERIOD;

@@ -550,7 +550,8 @@ pub trait IcmReader {
         message_id: Id,
     ) -> impl Future<Output = Result<Option<IcmMessageRecord>>> + Send;
     /// A page of the messages that pass `filter`, newest first (by the send's time, else the
-    /// delivery's; ties by message ID).
+    /// delivery's; ties by message ID). A page holds fewer than `page.limit` messages, with a
+    /// next page, where their payloads would pass [`crate::MAX_PAGE_PAYLOAD`] bytes.
     fn list_icm_messages(
         &self,
         filter: &IcmFilter,

@@ -364,3 +364,51 @@ pub async fn icm_messages_join_both_sides_and_roll_back(store: Store) {
     store.rollback_evm_chain(A, 0).await.unwrap();
     assert_eq!(ids(&store, IcmFilter::default()).await, Vec::<Id>::new());
 }
+
+/// Messages of megabytes: a page stops at the payload budget (the first message whatever its
+/// size) and the next page goes on, every payload whole.
+pub async fn icm_pages_stop_at_a_payload_budget(store: Store) {
+    store.upsert_evm_chain(&evm_chain(A)).await.unwrap();
+    let big = 3 * 1024 * 1024;
+    for n in 1..=3u64 {
+        let mut m = message(n, chain_id(B), 0x51);
+        m.message = vec![n as u8; big];
+        let b = block(
+            A,
+            n,
+            1_000 + n,
+            vec![vec![TeleporterEvent::Sent {
+                message_id: Id([n as u8; 32]),
+                message: m,
+                fee: fee(0),
+            }]],
+        );
+        store.commit_evm_blocks(&[b]).await.unwrap();
+    }
+    let mut walked = Vec::new();
+    let mut after = None;
+    loop {
+        let p = store
+            .list_icm_messages(&IcmFilter::default(), &page(10, after))
+            .await
+            .unwrap();
+        assert_eq!(
+            p.items.len(),
+            1,
+            "3 MiB each: one a page under a 4 MiB budget"
+        );
+        for m in &p.items {
+            assert_eq!(m.payload.len(), big);
+            assert!(m.payload.iter().all(|b| *b == m.nonce.to::<u8>()));
+        }
+        walked.extend(p.items.iter().map(|m| m.message_id));
+        match p.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(walked, vec![Id([3; 32]), Id([2; 32]), Id([1; 32])]);
+    // One by ID comes whole.
+    let found = store.find_icm_message(Id([2; 32])).await.unwrap().unwrap();
+    assert_eq!(found.payload.len(), big);
+}

@@ -72,6 +72,7 @@ firn_store::backend_tests! {
     atomic::xchain_burns_add_up,
     atomic::c_chain_atomic_txs_round_trip,
     icm::icm_messages_join_both_sides_and_roll_back,
+    icm::icm_pages_stop_at_a_payload_budget,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
