@@ -223,6 +223,27 @@ fn arrived(evm: &EvmChainsHandle, p: &Pending) -> bool {
     crate::history::evm_tx::call_uint(&chain, teleporter, input) == U256::from(1)
 }
 
+/// The Warp messages the messenger sent in `block`, with the Teleporter message each carries.
+pub(crate) fn teleporter_messages(
+    block: &firn_evm::Block,
+) -> Vec<(UnsignedMessage, TeleporterMessage)> {
+    let messenger = firn_devnet::teleporter::TELEPORTER_MESSENGER;
+    sent_messages(block)
+        .into_iter()
+        .filter_map(|(_, bytes)| {
+            let unsigned = UnsignedMessage::from_bytes(&bytes).ok()?;
+            let Ok(Payload::AddressedCall(call)) = Payload::from_bytes(&unsigned.payload) else {
+                return None;
+            };
+            if call.source_address != messenger {
+                return None;
+            }
+            let message = TeleporterMessage::decode(&call.payload)?;
+            Some((unsigned, message))
+        })
+        .collect()
+}
+
 /// The Teleporter messages `block` sent that relayer `me` may deliver to a chain it serves.
 fn messages_in(
     block: &firn_evm::Block,
@@ -231,19 +252,7 @@ fn messages_in(
     evm: &EvmChainsHandle,
 ) -> Vec<Pending> {
     let mut out = Vec::new();
-    for (_, bytes) in sent_messages(block) {
-        let Ok(message) = UnsignedMessage::from_bytes(&bytes) else {
-            continue;
-        };
-        let Ok(Payload::AddressedCall(call)) = Payload::from_bytes(&message.payload) else {
-            continue;
-        };
-        if call.source_address != teleporter.as_slice() {
-            continue;
-        }
-        let Some(sent) = TeleporterMessage::decode(&call.payload) else {
-            continue;
-        };
+    for (message, sent) in teleporter_messages(block) {
         let allowed = &sent.allowed_relayers;
         if evm.chain(&sent.destination_blockchain_id).is_none()
             || !(allowed.is_empty() || allowed.contains(&me))

@@ -122,17 +122,25 @@ impl Pair {
 
     /// The names a point shows for its group's `(source, destination)`.
     fn names(&self, source: Id, destination: Id) -> (String, String) {
-        let name = |grouped: bool, fixed: Option<Id>, id: Id| {
-            if grouped {
-                id.to_string()
-            } else {
-                fixed.map_or_else(|| "all".to_owned(), |f| f.to_string())
-            }
-        };
+        let (fixed_source, fixed_destination) = self.fixed_names();
         (
-            name(self.by_source, self.source, source),
-            name(self.by_destination, self.destination, destination),
+            if self.by_source {
+                source.to_string()
+            } else {
+                fixed_source
+            },
+            if self.by_destination {
+                destination.to_string()
+            } else {
+                fixed_destination
+            },
         )
+    }
+
+    /// The names of the dimensions no point splits by: the filter's chain, or `all`.
+    fn fixed_names(&self) -> (String, String) {
+        let name = |fixed: Option<Id>| fixed.map_or_else(|| "all".to_owned(), |f| f.to_string());
+        (name(self.source), name(self.destination))
     }
 }
 
@@ -182,7 +190,7 @@ async fn timeseries(
     }
     if !pair.by_source && !pair.by_destination {
         // One series: every period is a point, empty ones too.
-        let (src, dest) = pair.names(Id::ZERO, Id::ZERO);
+        let (src, dest) = pair.fixed_names();
         for &start in &starts {
             points
                 .entry((start, src.clone(), dest.clone()))
@@ -211,12 +219,7 @@ async fn summary(
 ) -> ApiResult<Json<IcmRollingWindowResponse>> {
     let pair = Pair::parse(&state, &mut q);
     q.finish()?;
-    let (src, dest) = (
-        pair.source
-            .map_or_else(|| "all".to_owned(), |id| id.to_string()),
-        pair.destination
-            .map_or_else(|| "all".to_owned(), |id| id.to_string()),
-    );
+    let (src, dest) = pair.fixed_names();
     let store = &state.app.store;
     let mut windows = RollingWindowValue::default();
     if let Some((_, tip)) = pair.time_range(&state).await? {

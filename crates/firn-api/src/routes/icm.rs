@@ -173,8 +173,8 @@ async fn filtered(state: &AppState, uri: &Uri, mut q: Query) -> ApiResult<Listed
         "blockchainId",
     ]
     .map(|name| chain_param(&mut q, name));
-    let sender = address_param(&mut q, "from");
-    let recipient = address_param(&mut q, "to");
+    let sender = q.evm_address("from");
+    let recipient = q.evm_address("to");
     q.finish()?;
     let [source, destination, either_chain] = chains;
     let mut filter = IcmFilter {
@@ -265,17 +265,6 @@ fn chain_param(q: &mut Query, name: &str) -> Option<ChainParam> {
             None
         }
     }
-}
-
-fn address_param(q: &mut Query, name: &str) -> Option<firn_store::types::Address> {
-    let raw = q.str(name)?.to_owned();
-    let parsed = parse_evm_address(&raw);
-    if parsed.is_none() {
-        q.error(format!(
-            "{name} must be an EVM address (0x and 40 hex digits)"
-        ));
-    }
-    parsed
 }
 
 /// The blockchain ID a chain filter names; `None` for an EVM chain ID no indexed chain has.

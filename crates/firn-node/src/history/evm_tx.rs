@@ -47,14 +47,8 @@ impl Contract {
 
     /// Creation code followed by the constructor's arguments.
     pub fn init_code(self) -> Result<Vec<u8>, String> {
-        let artifact: serde_json::Value =
-            serde_json::from_str(self.artifact()).map_err(|e| e.to_string())?;
-        let code = artifact["bytecode"]
-            .as_str()
-            .ok_or("artifact without bytecode")?;
-        let mut out = hex::decode(code.trim_start_matches("0x")).map_err(|e| e.to_string())?;
         let supply = U256::from(1_000_000u64) * U256::from(10u64).pow(U256::from(18));
-        out.extend(match self {
+        let args = match self {
             Contract::Token => encode(&[
                 Arg::Str("Firn Token"),
                 Arg::Str("FIRN"),
@@ -69,9 +63,21 @@ impl Contract {
                 Arg::Str("sFIRN"),
                 Arg::Uint(supply),
             ]),
-        });
-        Ok(out)
+        };
+        creation_code(self.artifact(), &args)
     }
+}
+
+/// The creation code of a `contracts/artifacts` JSON artifact, followed by `args` (the
+/// constructor's arguments, ABI-encoded).
+pub fn creation_code(artifact: &str, args: &[u8]) -> Result<Vec<u8>, String> {
+    let artifact: serde_json::Value = serde_json::from_str(artifact).map_err(|e| e.to_string())?;
+    let code = artifact["bytecode"]
+        .as_str()
+        .ok_or("artifact without bytecode")?;
+    let mut out = hex::decode(code.trim_start_matches("0x")).map_err(|e| e.to_string())?;
+    out.extend(args);
+    Ok(out)
 }
 
 /// One ABI argument.

@@ -18,18 +18,16 @@ use firn_core::ids::Id;
 use firn_core::keys::bls;
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::teleporter::TeleporterMessage;
-use firn_core::warp::UnsignedMessage;
-use firn_core::warp::payload::Payload;
 use firn_devnet::history::{HistoryGenerator, HistoryPlan, SeededRng};
 use firn_devnet::teleporter::TELEPORTER_MESSENGER;
 use firn_devnet::wallet::sign_warp_by_members;
 use firn_devnet::{DevnetError, PChain};
-use firn_evm::{EvmChain, EvmError, sent_messages};
+use firn_evm::{EvmChain, EvmError};
 use tracing::debug;
 
 use super::evm::{EvmReport, count};
-use super::evm_tx::{Arg, address_of, calldata, encode, send};
-use crate::relayer::submit_delivery;
+use super::evm_tx::{Arg, address_of, calldata, creation_code, encode, send};
+use crate::relayer::{submit_delivery, teleporter_messages};
 
 const INBOX_ARTIFACT: &str =
     include_str!("../../../../contracts/artifacts/FirnTeleporterInbox.json");
@@ -141,7 +139,10 @@ impl IcmHistory {
             return Ok(());
         }
         let block = from.build_block()?;
-        let Some((unsigned, message)) = block.as_deref().and_then(teleporter_message) else {
+        let Some((unsigned, message)) = block
+            .as_deref()
+            .and_then(|b| teleporter_messages(b).into_iter().next())
+        else {
             debug!(chain = from.chain_id(), "the ICM send left no message");
             return Ok(());
         };
@@ -194,21 +195,6 @@ impl IcmHistory {
     }
 }
 
-/// The messenger's Warp message in `block`, and the Teleporter message it carries.
-fn teleporter_message(block: &firn_evm::Block) -> Option<(UnsignedMessage, TeleporterMessage)> {
-    sent_messages(block).into_iter().find_map(|(_, bytes)| {
-        let unsigned = UnsignedMessage::from_bytes(&bytes).ok()?;
-        let Ok(Payload::AddressedCall(call)) = Payload::from_bytes(&unsigned.payload) else {
-            return None;
-        };
-        if call.source_address != TELEPORTER_MESSENGER {
-            return None;
-        }
-        let message = TeleporterMessage::decode(&call.payload)?;
-        Some((unsigned, message))
-    })
-}
-
 /// `sendCrossChainMessage((bytes32,address,(address,uint256),uint256,address[],bytes))` to
 /// `inbox` on `destination`, with no fee and any relayer.
 fn send_input(destination: B256, inbox: Address, payload: &[u8]) -> Vec<u8> {
@@ -244,12 +230,6 @@ fn retry_input(source: B256, message: &TeleporterMessage) -> Vec<u8> {
 }
 
 fn inbox_init_code() -> Result<Vec<u8>, String> {
-    let artifact: serde_json::Value =
-        serde_json::from_str(INBOX_ARTIFACT).map_err(|e| e.to_string())?;
-    let code = artifact["bytecode"]
-        .as_str()
-        .ok_or("the inbox artifact has no bytecode")?;
-    let mut init = hex::decode(code.trim_start_matches("0x")).map_err(|e| e.to_string())?;
-    init.extend(encode(&[Arg::Addr(Address::from(TELEPORTER_MESSENGER))]));
-    Ok(init)
+    let args = encode(&[Arg::Addr(Address::from(TELEPORTER_MESSENGER))]);
+    creation_code(INBOX_ARTIFACT, &args)
 }
