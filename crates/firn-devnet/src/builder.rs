@@ -388,11 +388,17 @@ impl Chain {
         self.finish(accepted, pending?, false)
     }
 
-    /// Verifies a tx against the current state without keeping its effects.
-    pub fn verify_tx(&mut self, tx: &Tx) -> Result<(), TxError> {
+    /// Verifies a tx against the state at the next block's time (`now`, capped by the next
+    /// staker change) without keeping its effects.
+    pub fn verify_tx(&mut self, tx: &Tx, now: u64) -> Result<(), TxError> {
         let mark = self.state.mark();
         let exec =
             Executor::new(&self.identity, &self.config).with_shared(&self.shared, self.replaying);
+        // At the next block's time, as AvalancheGo's `VerifyTx` advances a diff of the
+        // preferred state to `NextBlockTime` first: a tx is judged by the block it would join.
+        let next_change = exec.next_change_time(&self.state);
+        let time = self.state.timestamp().max(now.min(next_change));
+        exec.advance_time(&mut self.state, time);
         let price = exec.gas_price(&self.state);
         let r = exec.execute(&mut self.state, tx, price);
         self.state.rollback_to(mark);

@@ -218,7 +218,7 @@ impl PChain {
         {
             return Err(TxError::ConflictsWithOtherTx);
         }
-        c.verify_tx(&tx)?;
+        c.verify_tx(&tx, self.clock.now())?;
         c.dropped.remove(&id);
         c.mempool.add(tx);
         Ok(id)
