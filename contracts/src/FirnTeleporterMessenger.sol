@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity 0.8.28;
 
+import {IWarpMessenger, WarpMessage} from "./IWarpMessenger.sol";
+
 /// A cross-chain message as Teleporter sends it: the payload of an `AddressedCall` Warp message
 /// from the messenger's own address.
 struct TeleporterMessageReceipt {
@@ -31,18 +33,6 @@ struct TeleporterMessageInput {
     uint256 requiredGasLimit;
     address[] allowedRelayerAddresses;
     bytes message;
-}
-
-struct WarpMessage {
-    bytes32 sourceChainID;
-    address originSenderAddress;
-    bytes payload;
-}
-
-interface IWarpMessenger {
-    function getBlockchainID() external view returns (bytes32);
-    function sendWarpMessage(bytes calldata payload) external returns (bytes32);
-    function getVerifiedWarpMessage(uint32 index) external view returns (WarpMessage memory, bool);
 }
 
 interface ITeleporterReceiver {

@@ -488,6 +488,15 @@ impl Genesis {
     }
 }
 
+/// The runtime code (`deployedBytecode`, `0x` hex) of a compiled contract artifact from
+/// `contracts/artifacts/`, for a genesis `alloc`; empty if the artifact has none.
+pub(crate) fn runtime_code(artifact: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(artifact)
+        .ok()
+        .and_then(|v| v["deployedBytecode"].as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@
 
 use crate::error::{DevnetError, TxError};
 use crate::genesis::{DevnetConfig, derive_bls, single_owner};
+use crate::validator_manager::VALIDATOR_MANAGER;
 use crate::vm::PChain;
 use crate::wallet::{L1ValidatorSpec, Wallet, WalletError, manager_message, sign_warp};
 use firn_core::calendar::DAY;
@@ -24,12 +25,6 @@ use firn_core::warp::messages::{L1Message, L1ValidatorWeight, PChainOwner, Regis
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use tracing::{debug, warn};
-
-/// The address the L1's validator manager is said to live at on its chain (subnet-EVM
-/// genesis files conventionally put a `ValidatorManager` proxy there).
-pub const L1_MANAGER_ADDRESS: [u8; 20] = [
-    0x0f, 0xee, 0xdc, 0x0d, 0xe0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-];
 
 /// Name of the generated L1's subnet-EVM chain.
 pub const L1_CHAIN_NAME: &str = "FirnL1";
@@ -100,6 +95,8 @@ pub struct HistoryGenerator<'a> {
     config: DevnetConfig,
     keys: Vec<PrivateKey>,
     l1: Option<GeneratedL1>,
+    /// Registrations and weight changes are the L1's validator manager's to make.
+    manager_on_chain: bool,
 }
 
 impl std::fmt::Debug for HistoryGenerator<'_> {
@@ -118,8 +115,55 @@ const VALIDATOR_KEY: usize = 1;
 const DELEGATOR_KEY: usize = 2;
 const FIRST_SENDER: usize = 3;
 
-/// Initial L1 validators from the conversion, then one registered later.
+/// Initial L1 validators from the conversion; more are registered later.
 const L1_INITIAL_VALIDATORS: u32 = 2;
+
+/// What the L1's validator manager does on a history day, when it is driven on chain
+/// ([`HistoryGenerator::with_manager_on_chain`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ManagerStep {
+    /// Register the L1's `index`-th validator ([`HistoryGenerator::l1_validator_key`]), with
+    /// `weight`.
+    Register {
+        /// Which key.
+        index: u32,
+        /// Its weight.
+        weight: u64,
+    },
+    /// Set the first initial validator's weight.
+    Reweigh {
+        /// The new weight.
+        weight: u64,
+    },
+    /// Remove the L1's `index`-th validator.
+    Remove {
+        /// Which key.
+        index: u32,
+    },
+}
+
+/// The manager's step on `day`, if any. Each ten days register two validators (days 1 and 3),
+/// reweigh the first initial validator (days 2 and 6) and remove the first registered one
+/// (day 5); the P-Chain history disables the second on day 9, and tops up the other initial
+/// validator on days 4 and 8.
+pub fn manager_step(day: u32) -> Option<ManagerStep> {
+    let first = L1_INITIAL_VALIDATORS + 2 * (day / 10);
+    match day % 10 {
+        1 => Some(ManagerStep::Register {
+            index: first,
+            weight: 50,
+        }),
+        3 => Some(ManagerStep::Register {
+            index: first + 1,
+            weight: 40,
+        }),
+        2 | 6 => Some(ManagerStep::Reweigh {
+            weight: 1_000 + u64::from(day) * 5,
+        }),
+        5 => Some(ManagerStep::Remove { index: first }),
+        _ => None,
+    }
+}
 
 impl<'a> HistoryGenerator<'a> {
     /// A generator over `chain`, whose clock must be frozen at or after genesis.
@@ -133,9 +177,32 @@ impl<'a> HistoryGenerator<'a> {
             keys: chain.funded_keys(),
             config,
             l1: None,
+            manager_on_chain: false,
         };
         generator.l1 = generator.find_l1();
         generator
+    }
+
+    /// Leaves the L1's registrations and weight changes to its validator manager contract,
+    /// which the caller drives on the L1's chain as [`manager_step`] schedules; balances and
+    /// disabling stay P-Chain txs, as they are for real L1s.
+    pub fn with_manager_on_chain(mut self) -> Self {
+        self.manager_on_chain = true;
+        self
+    }
+
+    /// The L1's owner key: it pays the L1's P-Chain txs and owns its validator manager.
+    pub fn owner_key(&self) -> PrivateKey {
+        self.config.funded_key(OWNER_KEY as u32)
+    }
+
+    /// The node ID and BLS key of the L1's `index`-th validator (the conversion's first, then
+    /// those [`manager_step`] registers).
+    pub fn l1_validator_key(
+        &self,
+        index: u32,
+    ) -> Result<(NodeId, Arc<bls::SecretKey>), DevnetError> {
+        self.l1_key(index)
     }
 
     /// The L1 the plan created, once created.
@@ -154,8 +221,8 @@ impl<'a> HistoryGenerator<'a> {
                 Arc::new(derive_bls(&self.seed, "firn-history-node", day)?),
             ));
         }
-        // One L1 registration every ten days at most.
-        for i in 0..L1_INITIAL_VALIDATORS + self.plan.days / 10 + 1 {
+        // Two L1 registrations every ten days at most.
+        for i in 0..L1_INITIAL_VALIDATORS + 2 * (self.plan.days / 10 + 1) {
             keys.push(self.l1_key(i)?);
         }
         Ok(keys)
@@ -250,6 +317,12 @@ impl<'a> HistoryGenerator<'a> {
         Ok(())
     }
 
+    /// The time the next block will have, which a tx is verified at: the clock's (the chain
+    /// may have built nothing since it moved).
+    fn next_block_time(&self) -> u64 {
+        self.chain.timestamp().max(self.chain.clock().now())
+    }
+
     fn wallet(&self, key: usize) -> Wallet<'a> {
         Wallet::with_keys(self.chain, vec![self.config.funded_key(key as u32)])
     }
@@ -336,7 +409,13 @@ impl<'a> HistoryGenerator<'a> {
         for _ in 0..=rng.below(2) {
             self.add_delegator(rng, report)?;
         }
-        if self.l1.is_some() {
+        if self.l1.is_some() && self.manager_on_chain {
+            match day % 10 {
+                4 | 8 => self.top_up_l1_validator(rng, report)?,
+                9 => self.disable_l1_validator(report)?,
+                _ => {}
+            }
+        } else if self.l1.is_some() {
             match day % 10 {
                 1 => self.register_l1_validator(report)?,
                 2 | 6 => self.reweigh_l1_validator(day, report)?,
@@ -356,7 +435,7 @@ impl<'a> HistoryGenerator<'a> {
     ) -> Result<(), DevnetError> {
         let node_id = history_node_id(&self.seed, day);
         let bls = derive_bls(&self.seed, "firn-history-node", day)?;
-        let now = self.chain.timestamp();
+        let now = self.next_block_time();
         let staking = self.chain.config().staking;
         let stake = staking.min_validator_stake + rng.below(4_000) * AVAX;
         let days = 5 + rng.below(8);
@@ -375,7 +454,7 @@ impl<'a> HistoryGenerator<'a> {
         rng: &mut SeededRng,
         report: &mut DayReport,
     ) -> Result<(), DevnetError> {
-        let now = self.chain.timestamp();
+        let now = self.next_block_time();
         let staking = self.chain.config().staking;
         // Validators that stay long enough for a delegation of at least the minimum duration,
         // with room for more weight.
@@ -495,7 +574,7 @@ impl<'a> HistoryGenerator<'a> {
             .collect();
         let converted = self.submit(
             "ConvertSubnetToL1Tx",
-            wallet.convert_subnet_to_l1(subnet_id, chain_id, L1_MANAGER_ADDRESS.to_vec(), &specs),
+            wallet.convert_subnet_to_l1(subnet_id, chain_id, VALIDATOR_MANAGER.to_vec(), &specs),
             report,
         )?;
         if converted.is_some() {
@@ -529,7 +608,7 @@ impl<'a> HistoryGenerator<'a> {
         let unsigned = manager_message(
             self.chain.network().network_id,
             l1.chain_id,
-            &L1_MANAGER_ADDRESS,
+            &VALIDATOR_MANAGER,
             message,
         );
         let signers = self.l1_signers(l1);
@@ -551,7 +630,7 @@ impl<'a> HistoryGenerator<'a> {
             subnet_id: l1.subnet_id,
             node_id,
             bls_public_key: bls.public_key().to_bytes(),
-            expiry: self.chain.timestamp() + 3600,
+            expiry: self.next_block_time() + 3600,
             remaining_balance_owner: owner.clone(),
             disable_owner: owner,
             weight: 50,
@@ -649,7 +728,8 @@ pub fn l1_genesis_of(chain: &PChain, evm_chain_id: u64) -> Vec<u8> {
 /// The subnet-EVM genesis of the generated L1: every funded key holds 1,000,000 of the native
 /// token; the owner key administers the native minter, the tx and deployer allow lists are off,
 /// Warp is on from genesis (messages from the C-Chain need the primary network's signatures, as
-/// an L1's validators need not validate it), and Teleporter's address holds firn's messenger.
+/// an L1's validators need not validate it), Teleporter's address holds firn's messenger, and
+/// [`VALIDATOR_MANAGER`] firn's validator manager, owned by the owner key.
 pub fn l1_genesis_json(evm_chain_id: u64, keys: &[PrivateKey]) -> Vec<u8> {
     let mut alloc: serde_json::Map<String, serde_json::Value> = keys
         .iter()
@@ -669,10 +749,20 @@ pub fn l1_genesis_json(evm_chain_id: u64, keys: &[PrivateKey]) -> Vec<u8> {
             "code": crate::teleporter::messenger_code(),
         }),
     );
-    let admin = format!(
-        "0x{}",
-        hex::encode(keys[OWNER_KEY].public_key().eth_address())
+    let owner = keys[OWNER_KEY].public_key().eth_address();
+    // The validator manager, owned by the L1's owner key (its `owner` in slot 0).
+    alloc.insert(
+        hex::encode(VALIDATOR_MANAGER),
+        serde_json::json!({
+            "balance": "0x0",
+            "code": crate::validator_manager::manager_code(),
+            "storage": {
+                format!("0x{:064x}", crate::validator_manager::OWNER_SLOT):
+                    format!("0x{:0>64}", hex::encode(owner)),
+            },
+        }),
     );
+    let admin = format!("0x{}", hex::encode(owner));
     let genesis = serde_json::json!({
         "config": {
             "chainId": evm_chain_id,

@@ -75,6 +75,7 @@ pub mod signers;
 pub mod state;
 pub mod store;
 pub mod teleporter;
+pub mod validator_manager;
 pub mod vm;
 pub mod wallet;
 pub mod xchain;

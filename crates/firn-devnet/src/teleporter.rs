@@ -10,10 +10,7 @@ const ARTIFACT: &str = include_str!("../../../contracts/artifacts/FirnTeleporter
 
 /// The messenger's runtime code, as `0x` hex.
 pub fn messenger_code() -> String {
-    serde_json::from_str::<serde_json::Value>(ARTIFACT)
-        .ok()
-        .and_then(|v| v["deployedBytecode"].as_str().map(str::to_owned))
-        .unwrap_or_default()
+    crate::genesis::runtime_code(ARTIFACT)
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use firn_core::ids::Id;
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::teleporter::TeleporterMessage;
 use firn_core::warp::UnsignedMessage;
-use firn_core::warp::payload::Payload;
+use firn_core::warp::payload::{AddressedCall, Payload};
 use firn_core::warp::predicate::pack;
 use firn_evm::{EvmChain, WARP_ADDRESS, sent_messages};
 use tokio::sync::watch;
@@ -228,6 +228,18 @@ pub(crate) fn teleporter_messages(
     block: &firn_evm::Block,
 ) -> Vec<(UnsignedMessage, TeleporterMessage)> {
     let messenger = firn_devnet::teleporter::TELEPORTER_MESSENGER;
+    calls_from(block, &messenger)
+        .into_iter()
+        .filter_map(|(unsigned, call)| Some((unsigned, TeleporterMessage::decode(&call.payload)?)))
+        .collect()
+}
+
+/// The Warp messages `block` sent from the contract at `source`, with the `AddressedCall`
+/// each carries.
+pub(crate) fn calls_from(
+    block: &firn_evm::Block,
+    source: &[u8],
+) -> Vec<(UnsignedMessage, AddressedCall)> {
     sent_messages(block)
         .into_iter()
         .filter_map(|(_, bytes)| {
@@ -235,11 +247,7 @@ pub(crate) fn teleporter_messages(
             let Ok(Payload::AddressedCall(call)) = Payload::from_bytes(&unsigned.payload) else {
                 return None;
             };
-            if call.source_address != messenger {
-                return None;
-            }
-            let message = TeleporterMessage::decode(&call.payload)?;
-            Some((unsigned, message))
+            (call.source_address == source).then_some((unsigned, call))
         })
         .collect()
 }
@@ -298,14 +306,26 @@ pub(crate) fn submit_delivery(
     key: &PrivateKey,
     signed: &firn_core::warp::Message,
 ) -> Result<B256, String> {
-    let list = AccessList(vec![AccessListItem {
-        address: WARP_ADDRESS,
-        storage_keys: pack(&signed.bytes()).into_iter().map(B256::from).collect(),
-    }]);
     let input = calldata(
         "receiveCrossChainMessage(uint32,address)",
         &[Arg::Uint(U256::ZERO), Arg::Addr(address_of(key))],
     );
     let teleporter = Address::from(firn_devnet::teleporter::TELEPORTER_MESSENGER);
-    send_with_access_list(chain, key, Some(teleporter), U256::ZERO, input, list)
+    send_with_predicate(chain, key, teleporter, input, signed)
+}
+
+/// Sends `input` to `to` from `key` with `signed` as the tx's only Warp predicate (message
+/// index 0); returns the tx's hash, or why it was not sent.
+pub(crate) fn send_with_predicate(
+    chain: &EvmChain,
+    key: &PrivateKey,
+    to: Address,
+    input: Vec<u8>,
+    signed: &firn_core::warp::Message,
+) -> Result<B256, String> {
+    let list = AccessList(vec![AccessListItem {
+        address: WARP_ADDRESS,
+        storage_keys: pack(&signed.bytes()).into_iter().map(B256::from).collect(),
+    }]);
+    send_with_access_list(chain, key, Some(to), U256::ZERO, input, list)
 }

@@ -18,10 +18,10 @@ use firn_core::ids::Id;
 use firn_core::keys::bls;
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::teleporter::TeleporterMessage;
-use firn_devnet::history::{HistoryGenerator, HistoryPlan, SeededRng};
+use firn_devnet::PChain;
+use firn_devnet::history::SeededRng;
 use firn_devnet::teleporter::TELEPORTER_MESSENGER;
 use firn_devnet::wallet::sign_warp_by_members;
-use firn_devnet::{DevnetError, PChain};
 use firn_evm::{EvmChain, EvmError};
 use tracing::debug;
 
@@ -40,7 +40,7 @@ pub struct IcmHistory {
     seed: String,
     keys: Vec<PrivateKey>,
     relayer: PrivateKey,
-    /// Every validator key history knows: the genesis validators' and those it adds.
+    /// Every validator key history knows.
     signers: Vec<Arc<bls::SecretKey>>,
 }
 
@@ -51,21 +51,15 @@ impl std::fmt::Debug for IcmHistory {
 }
 
 impl IcmHistory {
-    /// The messages of `plan`'s history on `pchain`'s network.
-    pub fn new(pchain: &PChain, plan: &HistoryPlan) -> Result<Self, DevnetError> {
+    /// The messages of `pchain`'s network's history, signed with `signers` ([`history_signers`]).
+    pub fn new(pchain: &PChain, signers: Vec<Arc<bls::SecretKey>>) -> Self {
         let config = pchain.config();
-        let mut signers = Vec::new();
-        for i in 0..config.initial_validators {
-            signers.push(Arc::new(config.validator_bls_key(i)?));
-        }
-        let added = HistoryGenerator::new(pchain, plan.clone()).signing_keys()?;
-        signers.extend(added.into_iter().map(|(_, key)| key));
-        Ok(Self {
+        Self {
             seed: config.seed.clone(),
             keys: pchain.funded_keys(),
             relayer: config.relayer_key(),
             signers,
-        })
+        }
     }
 
     /// The messages of one P-Chain block slot: the day's exchange happens in its middle slot.

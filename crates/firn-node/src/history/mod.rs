@@ -1,25 +1,32 @@
 //! Generated history across the whole network, and live activity once it serves.
 //!
 //! [`Network::generate_history`] drives the P-Chain day by day through a [`HistoryPlan`] on the
-//! frozen clock ([`firn_devnet::history`]) and, after each of its transfer blocks, the EVM
-//! chains at the same virtual time ([`EvmHistory`]: deployments, mints, transfers, router calls
-//! with internal txs; [`IcmHistory`]: Teleporter messages between the C-Chain and the L1,
-//! both ways, some failing and retried), the X-Chain ([`XHistory`]: assets of every kind, transfers, mints,
-//! AVAX moving to and from the P-Chain), and AVAX crossing to and from the C-Chain
-//! ([`AtomicHistory`]). [`live_activity`] keeps all chains busy once the
-//! clock is live.
+//! frozen clock ([`firn_devnet::history`]) and, after each of its transfer blocks, the other
+//! chains at the same virtual time:
+//! - [`EvmHistory`]: deployments, mints, transfers, router calls with internal txs;
+//! - [`IcmHistory`]: Teleporter messages between the C-Chain and the L1, both ways, some
+//!   failing and retried;
+//! - [`ManagerHistory`]: the L1's validator registrations, weight changes and removals through
+//!   its validator manager contract;
+//! - [`XHistory`]: X-Chain assets of every kind, transfers, mints, AVAX moving to and from the
+//!   P-Chain;
+//! - [`AtomicHistory`]: AVAX crossing to and from the C-Chain.
+//!
+//! [`live_activity`] keeps all chains busy once the clock is live.
 
 mod atomic;
 mod evm;
 pub(crate) mod evm_tx;
 mod icm;
+mod l1_manager;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use firn_core::keys::bls;
 use firn_devnet::history::{HistoryGenerator, HistoryPlan};
 use firn_devnet::xchain::history::{XHistory, XReport};
-use firn_devnet::{PChain, XChain};
+use firn_devnet::{DevnetError, PChain, XChain};
 use tokio::sync::watch;
 use tracing::{info, warn};
 
@@ -27,6 +34,7 @@ pub use atomic::AtomicHistory;
 pub use evm::{EvmHistory, EvmReport};
 pub use evm_tx::Contract;
 pub use icm::IcmHistory;
+pub use l1_manager::{ManagerHistory, ManagerReport};
 
 use crate::error::NodeError;
 use crate::evm_chains::EvmChainsHandle;
@@ -79,14 +87,21 @@ impl Network {
         let activity = EvmHistory::new(pchain, evm_txs_per_day);
         let x_activity = XHistory::new(pchain, &xchain);
         let crossings = AtomicHistory::new(pchain, &xchain);
-        let messages = IcmHistory::new(pchain, plan).map_err(NodeError::SigningKeys)?;
+        let signers = history_signers(pchain, plan).map_err(NodeError::SigningKeys)?;
+        let messages = IcmHistory::new(pchain, signers.clone());
+        let manager = ManagerHistory::new(pchain, plan, signers).map_err(NodeError::SigningKeys)?;
         let mut generator = HistoryGenerator::new(pchain, plan.clone());
+        if evm.is_some() {
+            generator = generator.with_manager_on_chain();
+        }
         for day in generator.next_day()..plan.days {
             if stop() {
                 return Ok(false);
             }
             let mut evm_day = EvmReport::default();
             let mut x_day = XReport::default();
+            // P-Chain txs the L1's validator manager needed.
+            let (mut manager_p_txs, mut manager_p_skipped) = (0, 0);
             let report = generator.generate_day_with(day, |slot, slots| {
                 let x = x_activity
                     .slot(day, slot, slots)
@@ -107,6 +122,13 @@ impl Network {
                     .map_err(NodeError::EvmHistory)?;
                 evm_day.txs += m.txs;
                 evm_day.skipped += m.skipped;
+                let l1 = manager
+                    .slot(pchain, &opened.all(), day, slot, slots)
+                    .map_err(NodeError::EvmHistory)?;
+                evm_day.txs += l1.evm.txs;
+                evm_day.skipped += l1.evm.skipped;
+                manager_p_txs += l1.p_txs;
+                manager_p_skipped += l1.p_skipped;
                 let a = crossings.slot(&opened.c_chain, day, slot, slots)?;
                 x_day.txs += a.txs;
                 x_day.skipped += a.skipped;
@@ -116,8 +138,8 @@ impl Network {
                 day: report.day,
                 days: report.days,
                 height: report.height,
-                txs: report.txs,
-                skipped: report.skipped,
+                txs: report.txs + manager_p_txs,
+                skipped: report.skipped + manager_p_skipped,
                 evm_txs: evm_day.txs,
                 evm_skipped: evm_day.skipped,
                 x_txs: x_day.txs,
@@ -127,6 +149,21 @@ impl Network {
         }
         Ok(true)
     }
+}
+
+/// Every validator key history knows: the genesis validators' and those the plan adds.
+fn history_signers(
+    pchain: &PChain,
+    plan: &HistoryPlan,
+) -> Result<Vec<Arc<bls::SecretKey>>, DevnetError> {
+    let config = pchain.config();
+    let mut signers = Vec::new();
+    for i in 0..config.initial_validators {
+        signers.push(Arc::new(config.validator_bls_key(i)?));
+    }
+    let added = HistoryGenerator::new(pchain, plan.clone()).signing_keys()?;
+    signers.extend(added.into_iter().map(|(_, key)| key));
+    Ok(signers)
 }
 
 /// Live activity until `stop`: a round of P-Chain transfers, X-Chain activity and a few txs

@@ -16,6 +16,7 @@ mod index;
 mod js;
 mod js_pchain;
 mod l1_fees;
+mod l1_manager;
 mod metrics;
 mod supply;
 mod teleporter;
