@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use alloy_primitives::{Address, B256, Bytes, LogData};
-use alloy_sol_types::{SolCall, SolEvent, sol};
+use alloy_sol_types::{SolCall, SolError, SolEvent, sol};
 use firn_core::ids::{Id, NodeId};
 use firn_core::keys::bls;
 use firn_core::warp::payload::{AddressedCall, Payload};
@@ -52,6 +52,12 @@ sol! {
     }
     function getValidator(bytes32 validationID) returns (Validator);
     function l1TotalWeight() returns (uint64);
+    function initiateValidatorRemoval(bytes32 validationID);
+    function completeValidatorRegistration(uint32 messageIndex) returns (bytes32);
+
+    error OwnableUnauthorizedAccount(address account);
+    error InvalidValidatorStatus(uint8 status);
+    error InvalidWarpMessage();
 }
 
 const ACTIVE: u8 = 2;
@@ -95,6 +101,27 @@ fn eth_call<C: SolCall>(url: &str, path: &str, to: Address, c: &C) -> C::Return 
     );
     let bytes = hex::decode(out.as_str().unwrap().trim_start_matches("0x")).unwrap();
     C::abi_decode_returns(&bytes).unwrap()
+}
+
+/// The revert data of `eth_call`ing `c` on `to` from `from`.
+fn revert_of<C: SolCall>(url: &str, path: &str, from: Address, to: Address, c: &C) -> Bytes {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "eth_call",
+        "params": [{
+            "from": from.to_string(),
+            "to": to.to_string(),
+            "data": format!("0x{}", hex::encode(c.abi_encode())),
+        }, "latest"],
+    });
+    let (status, reply) = post_json(url, path, &body);
+    assert_eq!(status, 200, "{reply}");
+    reply["error"]["data"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the call did not revert: {reply}"))
+        .parse()
+        .unwrap()
 }
 
 /// `platform.getL1Validator`'s answer, or its error.
@@ -234,6 +261,35 @@ fn the_l1s_validators_change_through_its_validator_manager() {
     let weight = eth_call(&up.url, &path, manager, &l1TotalWeightCall {});
     assert_eq!(weight, total);
     assert_eq!(total, 1_010 + 100 + 40);
+
+    // The manager refuses what its rules forbid: a stranger's change, a removal of a finished
+    // validation, a completion without the P-Chain's message.
+    let owner: Address = up
+        .banner
+        .iter()
+        .find_map(|l| l.strip_prefix("( 0) "))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let stranger = Address::repeat_byte(0x42);
+    let strangers = initiateValidatorRemovalCall {
+        validationID: initial_ids[1],
+    };
+    assert_eq!(
+        revert_of(&up.url, &path, stranger, manager, &strangers),
+        Bytes::from(OwnableUnauthorizedAccount { account: stranger }.abi_encode())
+    );
+    let finished = initiateValidatorRemovalCall { validationID: gone };
+    assert_eq!(
+        revert_of(&up.url, &path, owner, manager, &finished),
+        Bytes::from(InvalidValidatorStatus { status: COMPLETED }.abi_encode())
+    );
+    let unproven = completeValidatorRegistrationCall { messageIndex: 0 };
+    assert_eq!(
+        revert_of(&up.url, &path, owner, manager, &unproven),
+        Bytes::from(InvalidWarpMessage {}.abi_encode())
+    );
 
     // The Data API aggregates the L1's signatures for what the manager sent: here the
     // removal's weight message, verified against the L1's set as the P-Chain reports it.
