@@ -26,6 +26,9 @@ pub enum Command {
     Index(IndexArgs),
     /// Serve the Data API from a store (SQLite file or PostgreSQL URL).
     Serve(ServeArgs),
+    /// Relay Teleporter messages between EVM chains behind any nodes' RPC, signing them with
+    /// firn's aggregator through a node's validators.
+    Relay(RelayArgs),
     /// Decode Avalanche bytes (hex, with or without checksum) and print them as AvalancheGo's JSON.
     Decode(DecodeArgs),
     /// Print deterministic secp256k1 keys with their P-Chain and EVM addresses.
@@ -347,4 +350,26 @@ pub struct KeysArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `firn relay`.
+#[derive(Debug, Args)]
+pub struct RelayArgs {
+    /// An EVM chain's RPC URL (`http://host:9650/ext/bc/<chain>/rpc`); give two or more.
+    #[arg(long = "chain", required = true, num_args = 1)]
+    pub chains: Vec<String>,
+
+    /// The node whose validators sign (its P-Chain RPC and signature requests), as `firn
+    /// serve --rpc` takes it: `http://host:9650`.
+    #[arg(long)]
+    pub node: String,
+
+    /// The key that pays for deliveries and collects their fees: `PrivateKey-…` or 0x hex.
+    #[arg(long, env = "FIRN_RELAYER_KEY", hide_env_values = true)]
+    pub key: String,
+
+    /// Where the relayer keeps how far it has read each chain, so that a restart relays what
+    /// was sent while it was down.
+    #[arg(long, default_value = "./relayer.json")]
+    pub cursor: std::path::PathBuf,
 }

@@ -219,6 +219,13 @@ pub fn send_with_access_list(
         access_list,
         input,
     };
+    chain
+        .submit_raw_tx(&signed_raw(key, tx))
+        .map_err(|e| e.to_string())
+}
+
+/// `tx` signed by `key`, as `eth_sendRawTransaction` takes it (EIP-2718 bytes).
+pub fn signed_raw(key: &PrivateKey, tx: TxEip1559) -> Vec<u8> {
     let sig = key.sign_hash(&tx.signature_hash().0);
     let b = sig.as_bytes();
     let signature = Signature::new(
@@ -227,9 +234,7 @@ pub fn send_with_access_list(
         b[64] == 1,
     );
     let envelope: TxEnvelope = tx.into_signed(signature).into();
-    chain
-        .submit_raw_tx(&envelope.encoded_2718())
-        .map_err(|e| e.to_string())
+    envelope.encoded_2718()
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ mod decode;
 mod devnet;
 mod index;
 mod keys;
+mod relay;
 mod serve;
 mod up;
 
@@ -18,6 +19,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Devnet(args) => devnet::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Keys(args) => keys::run(&args),
+        Command::Relay(args) => relay::run(&args),
     }
 }
 

@@ -1004,3 +1004,85 @@ async fn the_relayer_resumes_where_it_stopped_and_relays_what_was_sent_meanwhile
     drop((c, l1_chain));
     node.shutdown().await;
 }
+
+/// `firn relay` relays between chains it reaches only through their nodes' RPC: here a node that
+/// relays nothing itself. It reads both chains' logs, has the node's validators sign through
+/// firn's aggregator, and delivers with `eth_sendRawTransaction`, both ways.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn firn_relay_delivers_between_chains_it_reaches_over_rpc() {
+    use std::io::BufRead;
+
+    let l1 = l1().await;
+    assert!(!l1.node.relaying());
+    let c = l1.node.evm().unwrap().c_chain.clone();
+    let (c_id, l1_id) = (c.blockchain_id(), l1.evm.blockchain_id());
+    let (l1_inbox, c_inbox) = inboxes(&l1, &c);
+    let dir = crate::devnet::temp_dir("firn-relay");
+    let key = &l1.pchain.funded_keys()[5];
+    let relayer_address = Address::from(key.public_key().eth_address());
+    let l1_url = l1
+        .node
+        .url_of(&format!("/ext/bc/{}/rpc", firn_core::ids::Id(l1_id.0)));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args([
+            "relay",
+            "--chain",
+            &l1.node.url_of("/ext/bc/C/rpc"),
+            "--chain",
+        ])
+        .arg(&l1_url)
+        .args(["--node", l1.node.url(), "--cursor"])
+        .arg(dir.path().join("relayer.json"))
+        .env(
+            "FIRN_RELAYER_KEY",
+            format!("0x{}", hex::encode(key.to_bytes())),
+        )
+        .env("FIRN_LOG", "firn_node::relayer=debug")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut banner = Vec::new();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if line == "Relaying" {
+            break;
+        }
+        banner.push(line);
+    }
+    assert!(
+        banner.iter().any(|l| l.contains("EVM chain ID 99999")),
+        "{banner:?}"
+    );
+    // Killed if the test fails on the way.
+    let relay = crate::devnet::Running {
+        child,
+        url: String::new(),
+        banner,
+    };
+    let settle = |what: &str, done: &dyn Fn() -> bool| settle(&l1, &c, what, done);
+
+    let (to_l1, _) = send_between(&l1, &c, l1_id, l1_inbox, b"relayed by firn relay");
+    settle("C-Chain to L1", &|| {
+        read(&l1, l1_inbox, receivedCall {}) == U256::from(1)
+    });
+    let (to_c, _) = send_between(&l1, &l1.evm, c_id, c_inbox, b"and back");
+    settle("L1 to C-Chain", &|| {
+        read_on(&c, c_inbox, receivedCall {}) == U256::from(1)
+    });
+    // The relayer's key delivered both and is named for their rewards.
+    for (chain, id) in [(&l1.evm, to_l1.messageID), (&c, to_c.messageID)] {
+        let reward = read_on(
+            chain,
+            TELEPORTER,
+            getRelayerRewardAddressCall { messageID: id },
+        );
+        assert_eq!(reward, relayer_address);
+    }
+    // Its cursor is on disk for a restart.
+    let cursor: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("relayer.json")).unwrap()).unwrap();
+    assert_eq!(cursor.as_object().unwrap().len(), 2, "{cursor}");
+
+    crate::devnet::stop(relay);
+}
