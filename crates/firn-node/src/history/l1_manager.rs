@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use alloy_primitives::{Address, B256, FixedBytes};
 use alloy_sol_types::{SolCall, sol};
+use firn_core::calendar::DAY;
 use firn_core::ids::{Id, NodeId};
 use firn_core::keys::bls;
 use firn_core::keys::secp256k1::PrivateKey;
@@ -234,7 +235,7 @@ impl ManagerHistory {
         else {
             return Ok(());
         };
-        let balance = l1.pchain.config().l1_fees.min_price * REGISTRATION_BALANCE_DAYS * 86_400;
+        let balance = l1.pchain.config().l1_fees.min_price * REGISTRATION_BALANCE_DAYS * DAY;
         let tx = l1.wallet.register_l1_validator(balance, bls, &signed);
         if !self.on_p_chain(l1, "RegisterL1ValidatorTx", tx, report) {
             return Ok(());

@@ -213,7 +213,7 @@ impl RelayChain for RpcChain {
         let tx = TxEip1559 {
             chain_id: self.chain_id,
             nonce,
-            gas_limit: gas + gas / 5,
+            gas_limit: gas.saturating_add(gas / 5),
             max_fee_per_gas: u128::from(base_fee) * 2 + SUGGESTED_TIP,
             max_priority_fee_per_gas: SUGGESTED_TIP,
             to: TxKind::Call(teleporter),
