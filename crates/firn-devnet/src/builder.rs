@@ -156,6 +156,15 @@ impl Chain {
         Executor::new(&self.identity, &self.config).with_shared(&self.shared, self.replaying)
     }
 
+    /// The time of the next block at clock time `now` (AvalancheGo's `NextBlockTime`): the
+    /// clock, capped by the next staker change, never before the last block; and whether the
+    /// cap applied.
+    pub fn next_block_time(&self, now: u64) -> (u64, bool) {
+        let next_change = self.executor().next_change_time(&self.state);
+        let time = self.state.timestamp().max(now.min(next_change));
+        (time, time >= next_change)
+    }
+
     /// The proposer of the next block: round-robin over current primary network validators
     /// in node ID order, by height.
     pub fn next_proposer(&self, height: u64) -> NodeId {
@@ -396,8 +405,7 @@ impl Chain {
             Executor::new(&self.identity, &self.config).with_shared(&self.shared, self.replaying);
         // At the next block's time, as AvalancheGo's `VerifyTx` advances a diff of the
         // preferred state to `NextBlockTime` first: a tx is judged by the block it would join.
-        let next_change = exec.next_change_time(&self.state);
-        let time = self.state.timestamp().max(now.min(next_change));
+        let (time, _) = self.next_block_time(now);
         exec.advance_time(&mut self.state, time);
         let price = exec.gas_price(&self.state);
         let r = exec.execute(&mut self.state, tx, price);
@@ -410,7 +418,6 @@ impl Chain {
         let tip = self.tip()?;
         let parent_id = tip.block.id();
         let height = tip.block.height() + 1;
-        let parent_time = self.state.timestamp();
         let proposer = self.next_proposer(height);
 
         // The option block of an accepted proposal.
@@ -429,11 +436,7 @@ impl Chain {
                 .map(Some);
         }
 
-        // The time of the next block: the clock, capped by the next staker change
-        // (AvalancheGo's `NextBlockTime`).
-        let next_change = self.executor().next_change_time(&self.state);
-        let time = parent_time.max(now.min(next_change));
-        let time_was_capped = time >= next_change;
+        let (time, time_was_capped) = self.next_block_time(now);
         if self.mempool.is_empty() && !time_was_capped {
             return Ok(None);
         }

@@ -317,12 +317,6 @@ impl<'a> HistoryGenerator<'a> {
         Ok(())
     }
 
-    /// The time the next block will have, which a tx is verified at: the clock's (the chain
-    /// may have built nothing since it moved).
-    fn next_block_time(&self) -> u64 {
-        self.chain.timestamp().max(self.chain.clock().now())
-    }
-
     fn wallet(&self, key: usize) -> Wallet<'a> {
         Wallet::with_keys(self.chain, vec![self.config.funded_key(key as u32)])
     }
@@ -409,16 +403,12 @@ impl<'a> HistoryGenerator<'a> {
         for _ in 0..=rng.below(2) {
             self.add_delegator(rng, report)?;
         }
-        if self.l1.is_some() && self.manager_on_chain {
+        if self.l1.is_some() {
+            // Registrations and weights are the manager contract's when it is driven on chain.
+            let by_p_chain = !self.manager_on_chain;
             match day % 10 {
-                4 | 8 => self.top_up_l1_validator(rng, report)?,
-                9 => self.disable_l1_validator(report)?,
-                _ => {}
-            }
-        } else if self.l1.is_some() {
-            match day % 10 {
-                1 => self.register_l1_validator(report)?,
-                2 | 6 => self.reweigh_l1_validator(day, report)?,
+                1 if by_p_chain => self.register_l1_validator(report)?,
+                2 | 6 if by_p_chain => self.reweigh_l1_validator(day, report)?,
                 4 | 8 => self.top_up_l1_validator(rng, report)?,
                 9 => self.disable_l1_validator(report)?,
                 _ => {}
@@ -435,7 +425,7 @@ impl<'a> HistoryGenerator<'a> {
     ) -> Result<(), DevnetError> {
         let node_id = history_node_id(&self.seed, day);
         let bls = derive_bls(&self.seed, "firn-history-node", day)?;
-        let now = self.next_block_time();
+        let now = self.chain.next_block_time();
         let staking = self.chain.config().staking;
         let stake = staking.min_validator_stake + rng.below(4_000) * AVAX;
         let days = 5 + rng.below(8);
@@ -454,7 +444,7 @@ impl<'a> HistoryGenerator<'a> {
         rng: &mut SeededRng,
         report: &mut DayReport,
     ) -> Result<(), DevnetError> {
-        let now = self.next_block_time();
+        let now = self.chain.next_block_time();
         let staking = self.chain.config().staking;
         // Validators that stay long enough for a delegation of at least the minimum duration,
         // with room for more weight.
@@ -630,7 +620,7 @@ impl<'a> HistoryGenerator<'a> {
             subnet_id: l1.subnet_id,
             node_id,
             bls_public_key: bls.public_key().to_bytes(),
-            expiry: self.next_block_time() + 3600,
+            expiry: self.chain.next_block_time() + 3600,
             remaining_balance_owner: owner.clone(),
             disable_owner: owner,
             weight: 50,

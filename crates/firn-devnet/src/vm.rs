@@ -274,6 +274,13 @@ impl PChain {
         self.read().state.timestamp()
     }
 
+    /// The time the next block will have, which an issued tx is verified at: the clock,
+    /// capped by the next staker change (the chain may have built nothing since it moved).
+    pub fn next_block_time(&self) -> u64 {
+        let now = self.clock.now();
+        self.read().next_block_time(now).0
+    }
+
     /// A block by height.
     pub fn block_by_height(&self, height: u64) -> Option<AcceptedBlock> {
         let c = self.read();
