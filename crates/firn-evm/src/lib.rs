@@ -97,4 +97,4 @@ pub use stateful::{Kind as PrecompileKind, warp_message};
 pub use store::settle_icm_genesis;
 pub use trace::{CallFrame, CallTracer};
 pub use tx::{CallRequest, decode_raw, impersonated, intrinsic_gas};
-pub use warp::{WARP_ADDRESS, sent_messages};
+pub use warp::{WARP_ADDRESS, send_warp_message_bytes, sent_messages};

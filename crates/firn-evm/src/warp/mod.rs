@@ -25,17 +25,20 @@ pub fn sent_messages(block: &Block) -> Vec<(B256, Bytes)> {
             if log.address != WARP_ADDRESS || topics.len() != 3 || topics[0] != topic {
                 continue;
             }
-            let data = &log.data.data;
-            let Some(len) = data
-                .get(32..64)
-                .and_then(|w| usize::try_from(U256::from_be_slice(w)).ok())
-            else {
-                continue;
-            };
-            if let Some(message) = data.get(64..64 + len) {
+            if let Some(message) = send_warp_message_bytes(&log.data.data) {
                 out.push((topics[2], Bytes::copy_from_slice(message)));
             }
         }
     }
     out
+}
+
+/// The unsigned message in a `SendWarpMessage` log's data (`abi.encode(bytes)`: offset 32,
+/// length, bytes); `None` when the data is not that.
+pub fn send_warp_message_bytes(data: &[u8]) -> Option<&[u8]> {
+    if U256::from_be_slice(data.get(..32)?) != U256::from(32) {
+        return None;
+    }
+    let len = usize::try_from(U256::from_be_slice(data.get(32..64)?)).ok()?;
+    data.get(64..64usize.checked_add(len)?)
 }

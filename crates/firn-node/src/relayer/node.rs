@@ -74,8 +74,7 @@ impl RelayChain for EvmChain {
 
     async fn received(&self, id: B256) -> bool {
         let teleporter = Address::from(firn_devnet::teleporter::TELEPORTER_MESSENGER);
-        let input = calldata("messageReceived(bytes32)", &[Arg::Word(id)]);
-        call_uint(self, teleporter, input) == U256::from(1)
+        call_uint(self, teleporter, received_input(id)) == U256::from(1)
     }
 
     async fn deliver(
@@ -106,14 +105,18 @@ pub(crate) fn calls_from(
 ) -> Vec<(UnsignedMessage, AddressedCall)> {
     sent_messages(block)
         .into_iter()
-        .filter_map(|(_, bytes)| {
-            let unsigned = UnsignedMessage::from_bytes(&bytes).ok()?;
-            let Ok(Payload::AddressedCall(call)) = Payload::from_bytes(&unsigned.payload) else {
-                return None;
-            };
-            (call.source_address == source).then_some((unsigned, call))
-        })
+        .filter_map(|(_, bytes)| call_from(&bytes, source))
         .collect()
+}
+
+/// The unsigned Warp message `bytes`, if it is an `AddressedCall` from the contract at
+/// `source`, with that call.
+pub(crate) fn call_from(bytes: &[u8], source: &[u8]) -> Option<(UnsignedMessage, AddressedCall)> {
+    let unsigned = UnsignedMessage::from_bytes(bytes).ok()?;
+    let Ok(Payload::AddressedCall(call)) = Payload::from_bytes(&unsigned.payload) else {
+        return None;
+    };
+    (call.source_address == source).then_some((unsigned, call))
 }
 
 /// Pools `receiveCrossChainMessage(0, relayer)` on `chain` from `key`, the signed Warp
@@ -133,6 +136,11 @@ pub(crate) fn delivery_input(key: &PrivateKey) -> Vec<u8> {
         "receiveCrossChainMessage(uint32,address)",
         &[Arg::Uint(U256::ZERO), Arg::Addr(address_of(key))],
     )
+}
+
+/// Teleporter's `messageReceived(id)`: whether a chain received the message.
+pub(crate) fn received_input(id: B256) -> Vec<u8> {
+    calldata("messageReceived(bytes32)", &[Arg::Word(id)])
 }
 
 /// The access list carrying `signed` as a tx's only Warp predicate.

@@ -11,19 +11,18 @@ use std::sync::Arc;
 use alloy_consensus::TxEip1559;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use firn_aggregator::Aggregator;
-use firn_core::evm::keccak256;
+use firn_core::evm::{event_topic, events};
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::teleporter::TeleporterMessage;
-use firn_core::warp::payload::Payload;
 use firn_core::warp::{Message, UnsignedMessage};
-use firn_evm::{SUGGESTED_TIP, WARP_ADDRESS};
+use firn_evm::{SUGGESTED_TIP, WARP_ADDRESS, send_warp_message_bytes};
 use firn_rpc::{ClientConfig, EthClient};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::node::{delivery_input, predicate_list};
+use super::node::{call_from, delivery_input, predicate_list, received_input};
 use super::{RelayChain, RelayChains, Relayer, Sent};
-use crate::history::evm_tx::{Arg, calldata, signed_raw};
+use crate::history::evm_tx::{calldata, signed_raw};
 
 /// Largest answer read from a node (a 1,000-block log range of messages included).
 const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
@@ -105,21 +104,9 @@ impl RpcChain {
     /// The Teleporter message in a `SendWarpMessage` log's data, if it is one this chain's
     /// messenger sent.
     fn decode(&self, data: &[u8]) -> Option<(UnsignedMessage, TeleporterMessage)> {
-        // abi.encode(bytes): offset 32, length, the bytes.
-        let len = U256::from_be_slice(data.get(32..64)?);
-        let len = usize::try_from(len).ok()?;
-        let bytes = data.get(64..64usize.checked_add(len)?)?;
-        if U256::from_be_slice(data.get(..32)?) != U256::from(32) {
-            return None;
-        }
-        let unsigned = UnsignedMessage::from_bytes(bytes).ok()?;
+        let bytes = send_warp_message_bytes(data)?;
+        let (unsigned, call) = call_from(bytes, &firn_devnet::teleporter::TELEPORTER_MESSENGER)?;
         if unsigned.source_chain_id.0 != self.blockchain_id.0 {
-            return None;
-        }
-        let Ok(Payload::AddressedCall(call)) = Payload::from_bytes(&unsigned.payload) else {
-            return None;
-        };
-        if call.source_address != firn_devnet::teleporter::TELEPORTER_MESSENGER {
             return None;
         }
         let message = TeleporterMessage::decode(&call.payload)?;
@@ -147,7 +134,7 @@ impl RelayChain for RpcChain {
     }
 
     async fn sent(&self, from: u64, to: u64) -> Result<Vec<Sent>, String> {
-        let topic = keccak256(b"SendWarpMessage(address,bytes32,bytes)");
+        let topic = event_topic(events::SEND_WARP_MESSAGE);
         let mut source = [0u8; 32];
         source[12..].copy_from_slice(&firn_devnet::teleporter::TELEPORTER_MESSENGER);
         let filter = json!([{
@@ -178,8 +165,7 @@ impl RelayChain for RpcChain {
 
     async fn received(&self, id: B256) -> bool {
         let teleporter = Address::from(firn_devnet::teleporter::TELEPORTER_MESSENGER);
-        let input = calldata("messageReceived(bytes32)", &[Arg::Word(id)]);
-        eth_call(&self.client, teleporter, input)
+        eth_call(&self.client, teleporter, received_input(id))
             .await
             .is_ok_and(|out| out.len() == 32 && out[31] == 1)
     }
