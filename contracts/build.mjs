@@ -13,7 +13,7 @@ const outDir = join(here, "artifacts");
 const check = process.argv.includes("--check");
 
 // Contracts the devnet deploys; libraries and interfaces are compiled but not written out.
-const DEPLOYABLE = ["FirnToken", "FirnCollectible", "FirnMultiToken", "FirnRouter", "FirnProbe", "FirnHostile", "FirnRebasing", "FirnTeleporterMessenger", "FirnTeleporterInbox", "FirnValidatorManager"];
+const DEPLOYABLE = ["FirnToken", "FirnCollectible", "FirnMultiToken", "FirnRouter", "FirnProbe", "FirnHostile", "FirnRebasing", "FirnTeleporterMessenger", "FirnTeleporterInbox", "FirnValidatorManager", "FirnTeleporterRegistry"];
 // Shanghai: what every Avalanche EVM chain since Durango runs (PUSH0, no Cancun opcodes).
 const EVM_VERSION = "shanghai";
 

@@ -718,8 +718,9 @@ pub fn l1_genesis_of(chain: &PChain, evm_chain_id: u64) -> Vec<u8> {
 /// The subnet-EVM genesis of the generated L1: every funded key holds 1,000,000 of the native
 /// token; the owner key administers the native minter, the tx and deployer allow lists are off,
 /// Warp is on from genesis (messages from the C-Chain need the primary network's signatures, as
-/// an L1's validators need not validate it), Teleporter's address holds firn's messenger, and
-/// [`VALIDATOR_MANAGER`] firn's validator manager, owned by the owner key.
+/// an L1's validators need not validate it), Teleporter's address holds firn's messenger,
+/// [`TELEPORTER_REGISTRY`](crate::teleporter::TELEPORTER_REGISTRY) its registry at version 1,
+/// and [`VALIDATOR_MANAGER`] firn's validator manager, owned by the owner key.
 pub fn l1_genesis_json(evm_chain_id: u64, keys: &[PrivateKey]) -> Vec<u8> {
     let mut alloc: serde_json::Map<String, serde_json::Value> = keys
         .iter()
@@ -737,6 +738,25 @@ pub fn l1_genesis_json(evm_chain_id: u64, keys: &[PrivateKey]) -> Vec<u8> {
         serde_json::json!({
             "balance": "0x0",
             "code": crate::teleporter::messenger_code(),
+        }),
+    );
+    // The Teleporter registry, holding version 1 (the messenger).
+    let registry_storage: serde_json::Map<String, serde_json::Value> =
+        crate::teleporter::registry_storage(crate::teleporter::GENESIS_VERSIONS)
+            .into_iter()
+            .map(|(slot, value)| {
+                (
+                    format!("0x{}", hex::encode(slot)),
+                    format!("0x{}", hex::encode(value)).into(),
+                )
+            })
+            .collect();
+    alloc.insert(
+        hex::encode(crate::teleporter::TELEPORTER_REGISTRY),
+        serde_json::json!({
+            "balance": "0x0",
+            "code": crate::teleporter::registry_code(),
+            "storage": registry_storage,
         }),
     );
     let owner = keys[OWNER_KEY].public_key().eth_address();

@@ -376,6 +376,21 @@ impl EvmGenesis {
         self
     }
 
+    /// Sets `slots` (slot, value) in the storage of the account at `address`.
+    pub fn with_storage(
+        mut self,
+        address: Address,
+        slots: impl IntoIterator<Item = ([u8; 32], [u8; 32])>,
+    ) -> Self {
+        let account = self.alloc.entry(address).or_default();
+        account.storage.extend(
+            slots
+                .into_iter()
+                .map(|(slot, value)| (B256::from(slot), B256::from(value))),
+        );
+        self
+    }
+
     /// A genesis for the C-Chain: `chain_id`, ACP-176 fees aiming at
     /// [`C_CHAIN_GAS_TARGET`], `alloc` funded, no precompiles.
     pub fn c_chain(chain_id: u64, timestamp: u64, alloc: &[(Address, U256)]) -> Self {

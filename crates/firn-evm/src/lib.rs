@@ -94,7 +94,7 @@ pub use producer::Producer;
 pub use query::{FeeHistory, LogEntry, LogFilter, SUGGESTED_TIP, TxLookup, block_logs};
 pub use state::{AccountChange, AccountProof, SlotProof, WorldState};
 pub use stateful::{Kind as PrecompileKind, warp_message};
-pub use store::settle_icm_genesis;
+pub use store::{settle_icm_genesis, settle_registry_genesis};
 pub use trace::{CallFrame, CallTracer};
 pub use tx::{CallRequest, decode_raw, impersonated, intrinsic_gas};
 pub use warp::{WARP_ADDRESS, send_warp_message_bytes, sent_messages};

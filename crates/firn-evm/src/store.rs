@@ -271,6 +271,21 @@ fn write_marker(path: &Path, text: &[u8]) -> Result<(), EvmError> {
     })
 }
 
+/// The file that records a C-Chain's dir was made with the Teleporter registry in its genesis.
+pub const REGISTRY_GENESIS_FILE: &str = "teleporter-registry-genesis";
+
+/// Whether the C-Chain kept in `dir` starts from the genesis with the Teleporter registry, as
+/// [`settle_icm_genesis`] does for the messenger. Call before opening it.
+pub fn settle_registry_genesis(dir: &Path) -> Result<bool, EvmError> {
+    let has_blocks = std::fs::metadata(dir.join(BLOCK_FILE)).is_ok_and(|m| m.len() > 0);
+    settle_shape(
+        dir,
+        REGISTRY_GENESIS_FILE,
+        has_blocks,
+        "C-Chain made before firn put the Teleporter registry in its genesis: it keeps its genesis",
+    )
+}
+
 /// The file that records a chain's dir was made under ACP-176.
 pub const FEE_RULES_FILE: &str = "acp176";
 

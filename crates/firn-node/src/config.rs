@@ -51,6 +51,10 @@ pub struct NodeConfig {
     pub evm: bool,
     /// Which validators answer signature requests.
     pub signers: SignerKeys,
+    /// Unsigned Warp messages (bytes) the EVM chains' validators sign besides what their chains
+    /// vouch for, each on the chain it names as its source: subnet-EVM's
+    /// `warp-off-chain-messages`. Checked at [`crate::Network::open`].
+    pub warp_off_chain_messages: Vec<Vec<u8>>,
     /// Whether the node relays Teleporter messages between its EVM chains
     /// ([`crate::relayer`]; needs `evm` and signers).
     pub relay: bool,
@@ -72,6 +76,7 @@ impl NodeConfig {
             auto_build: true,
             evm: true,
             signers: SignerKeys::Covering,
+            warp_off_chain_messages: Vec::new(),
             relay: true,
             limits: Limits::default(),
             usage: None,
@@ -96,6 +101,7 @@ impl NodeConfig {
             auto_build: false,
             evm: false,
             signers: SignerKeys::Off,
+            warp_off_chain_messages: Vec::new(),
             relay: false,
             limits: Limits::default(),
             usage: None,

@@ -38,6 +38,11 @@ pub enum NodeError {
     /// A temporary data directory could not be made.
     #[error("couldn't make a temporary data directory: {0}")]
     TempDir(std::io::Error),
+    /// A `warp_off_chain_messages` entry is not a message the chains could sign.
+    #[error(
+        "{0}; give each off-chain message as the hex of an unsigned Warp message of this network carrying an AddressedCall"
+    )]
+    OffChainMessages(String),
     /// The validators' BLS keys could not be derived.
     #[error("couldn't derive the validators' signing keys: {0}")]
     SigningKeys(DevnetError),

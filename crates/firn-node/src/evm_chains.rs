@@ -189,6 +189,26 @@ impl OpenChains {
                 .or_default()
                 .balance = funds;
         }
+        let registry_genesis = firn_evm::settle_registry_genesis(&c_dir).map_err(|source| {
+            NodeError::OpenEvmChain {
+                chain: n.c_chain_id,
+                source,
+            }
+        })?;
+        if registry_genesis {
+            use firn_devnet::teleporter::{
+                GENESIS_VERSIONS, TELEPORTER_REGISTRY, registry_code, registry_storage,
+            };
+            genesis = genesis
+                .with_contract(
+                    Address::from(TELEPORTER_REGISTRY),
+                    registry_code().parse().unwrap_or_default(),
+                )
+                .with_storage(
+                    Address::from(TELEPORTER_REGISTRY),
+                    registry_storage(GENESIS_VERSIONS),
+                );
+        }
         let c_chain = open_chain(pchain, data_dir, &n.c_chain_id, genesis)?;
         let mut opened = Self {
             c_chain,

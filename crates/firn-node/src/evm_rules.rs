@@ -4,7 +4,8 @@
 //! 1. an unsigned message the chain emitted through the Warp precompile (its ID is in an
 //!    accepted block's `SendWarpMessage` log);
 //! 2. a `Hash` payload naming an accepted block of the chain;
-//! 3. an off-chain `AddressedCall` with an empty source address carrying a
+//! 3. an off-chain message its chain config lists (subnet-EVM's `warp-off-chain-messages`);
+//! 4. an off-chain `AddressedCall` with an empty source address carrying a
 //!    `ValidatorUptime` for one of the chain's L1 validators, if the node saw it up that long
 //!    (devnet validators are always up: since they were registered).
 //!
@@ -21,6 +22,7 @@ use firn_core::warp::payload::{AddressedCall, Payload};
 use firn_devnet::PChain;
 use firn_devnet::signers::WarpVerifier;
 use firn_evm::EvmChain;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// subnet-EVM's `ParseErrCode`: the message or its payload cannot be parsed or is of an
@@ -38,12 +40,25 @@ const UPTIME_LEN: usize = 2 + 4 + 32 + 8;
 pub struct EvmRules {
     chain: Arc<EvmChain>,
     pchain: Arc<PChain>,
+    /// IDs of the off-chain messages the chain's config lists.
+    off_chain: HashSet<Id>,
 }
 
 impl EvmRules {
     /// The rules of `chain`; `pchain` answers which L1 validators exist and since when.
     pub fn new(chain: Arc<EvmChain>, pchain: Arc<PChain>) -> Self {
-        Self { chain, pchain }
+        Self {
+            chain,
+            pchain,
+            off_chain: HashSet::new(),
+        }
+    }
+
+    /// Also signs `messages` ([`OffChainMessages`] checked them), as subnet-EVM signs its chain
+    /// config's `warp-off-chain-messages`.
+    pub fn with_off_chain(mut self, messages: impl IntoIterator<Item = Id>) -> Self {
+        self.off_chain.extend(messages);
+        self
     }
 
     /// The chain's blockchain ID, under which the rules are registered.
@@ -95,7 +110,7 @@ impl EvmRules {
 impl WarpVerifier for EvmRules {
     fn verify(&self, message: &UnsignedMessage, _justification: &[u8]) -> Result<(), AppError> {
         let id = message.id();
-        if self.chain.warp_message(&B256::from(id.0)).is_some() {
+        if self.off_chain.contains(&id) || self.chain.warp_message(&B256::from(id.0)).is_some() {
             return Ok(());
         }
         match Payload::from_bytes(&message.payload) {
@@ -103,6 +118,43 @@ impl WarpVerifier for EvmRules {
             Ok(Payload::AddressedCall(call)) => self.verify_offchain(&call),
             Err(e) => Err(parse_error(format!("failed to parse payload: {e}"))),
         }
+    }
+}
+
+/// The off-chain messages a node's EVM chains sign, each on the chain it names as its source:
+/// subnet-EVM's `warp-off-chain-messages`, checked as subnet-EVM checks them at start-up.
+#[derive(Debug, Clone, Default)]
+pub struct OffChainMessages(Vec<UnsignedMessage>);
+
+impl OffChainMessages {
+    /// Parses `messages` (unsigned Warp message bytes) for network `network_id`: each must
+    /// parse, belong to the network and carry an `AddressedCall`.
+    pub fn parse(network_id: u32, messages: &[Vec<u8>]) -> Result<Self, String> {
+        let mut parsed = Vec::with_capacity(messages.len());
+        for (i, bytes) in messages.iter().enumerate() {
+            let message = UnsignedMessage::from_bytes(bytes)
+                .map_err(|e| format!("failed to parse off-chain message at index {i}: {e}"))?;
+            if message.network_id != network_id {
+                return Err(format!(
+                    "off-chain message at index {i} is for network {}, not {network_id}",
+                    message.network_id
+                ));
+            }
+            AddressedCall::from_bytes(&message.payload).map_err(|e| {
+                format!("failed to parse off-chain message at index {i} as AddressedCall: {e}")
+            })?;
+            parsed.push(message);
+        }
+        Ok(Self(parsed))
+    }
+
+    /// IDs of the messages whose source is `chain_id`.
+    pub fn of_chain(&self, chain_id: Id) -> Vec<Id> {
+        self.0
+            .iter()
+            .filter(|m| m.source_chain_id == chain_id)
+            .map(UnsignedMessage::id)
+            .collect()
     }
 }
 

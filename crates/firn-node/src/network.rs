@@ -20,6 +20,7 @@ use tracing::{info, warn};
 use crate::config::{ClockMode, NodeConfig, SignerKeys};
 use crate::error::NodeError;
 use crate::evm_chains::{self, EvmChainsHandle, OpenChains};
+use crate::evm_rules::OffChainMessages;
 use crate::rpc::avax::{self, CAtomicNode};
 use crate::rpc::avm::{self, XNode};
 use crate::rpc::eth::warp::WarpSigning;
@@ -55,6 +56,8 @@ impl DataDir {
 #[derive(Debug)]
 pub struct Network {
     config: NodeConfig,
+    /// `config.warp_off_chain_messages`, checked.
+    off_chain: OffChainMessages,
     dir: DataDir,
     pchain: Arc<PChain>,
     xchain: Arc<XChain>,
@@ -65,6 +68,11 @@ impl Network {
     /// Opens (or creates) the P-Chain and, if the config asks, the C-Chain and every subnet-EVM
     /// chain the P-Chain created. A frozen clock starts at the chain's last block.
     pub fn open(config: NodeConfig) -> Result<Self, NodeError> {
+        let off_chain = OffChainMessages::parse(
+            NetworkIdentity::of(config.devnet.profile).network_id,
+            &config.warp_off_chain_messages,
+        )
+        .map_err(NodeError::OffChainMessages)?;
         let dir = match &config.data_dir {
             Some(p) => DataDir::Given(p.clone()),
             None => DataDir::Temporary(
@@ -103,6 +111,7 @@ impl Network {
         };
         Ok(Self {
             config,
+            off_chain,
             dir,
             pchain,
             xchain,
@@ -155,6 +164,7 @@ impl Network {
     pub fn serve_on(self, listener: TcpListener) -> Result<NodeHandle, NodeError> {
         let Self {
             config,
+            off_chain,
             dir,
             pchain,
             xchain,
@@ -176,11 +186,21 @@ impl Network {
         });
         let signers = match &config.signers {
             SignerKeys::Off => None,
-            SignerKeys::Genesis => Some(devnet_signers(&pchain, None, evm.as_deref())?),
-            SignerKeys::Plan(plan) => Some(devnet_signers(&pchain, Some(plan), evm.as_deref())?),
+            SignerKeys::Genesis => Some(devnet_signers(&pchain, None, evm.as_deref(), off_chain)?),
+            SignerKeys::Plan(plan) => Some(devnet_signers(
+                &pchain,
+                Some(plan),
+                evm.as_deref(),
+                off_chain,
+            )?),
             SignerKeys::Covering => {
                 let plan = plan_covering(&pchain);
-                Some(devnet_signers(&pchain, Some(&plan), evm.as_deref())?)
+                Some(devnet_signers(
+                    &pchain,
+                    Some(&plan),
+                    evm.as_deref(),
+                    off_chain,
+                )?)
             }
         };
         let mut node = Node::new(pchain.clone(), producer.as_ref().map(Producer::waker))

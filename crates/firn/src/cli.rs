@@ -57,6 +57,12 @@ pub struct DevnetArgs {
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
 
+    /// An unsigned Warp message (hex) the validators of the EVM chain it names as its source
+    /// sign on request, as subnet-EVM's `warp-off-chain-messages` (say, a Teleporter registry
+    /// upgrade). Repeat for more.
+    #[arg(long = "warp-off-chain-message", value_name = "HEX", value_parser = parse_hex_bytes)]
+    pub warp_off_chain_messages: Vec<Vec<u8>>,
+
     /// Print nothing at start-up.
     #[arg(long)]
     pub silent: bool,
@@ -142,6 +148,12 @@ pub struct UpArgs {
     /// deploy a contract could otherwise make firn request them.
     #[arg(long, env = "FIRN_METADATA_PRIVATE_URLS")]
     pub metadata_private_urls: bool,
+
+    /// An unsigned Warp message (hex) the validators of the EVM chain it names as its source
+    /// sign on request, as subnet-EVM's `warp-off-chain-messages` (say, a Teleporter registry
+    /// upgrade). Repeat for more; in the `--config` file, `warp_off_chain_messages = ["0x…"]`.
+    #[arg(long = "warp-off-chain-message", value_name = "HEX", value_parser = parse_hex_bytes)]
+    pub warp_off_chain_messages: Vec<Vec<u8>>,
 }
 
 #[derive(Debug, Args)]
@@ -372,4 +384,10 @@ pub struct RelayArgs {
     /// was sent while it was down.
     #[arg(long, default_value = "./relayer.json")]
     pub cursor: std::path::PathBuf,
+}
+
+/// `0x`-prefixed or bare hex bytes.
+pub fn parse_hex_bytes(s: &str) -> Result<Vec<u8>, String> {
+    let digits = s.strip_prefix("0x").unwrap_or(s);
+    hex::decode(digits).map_err(|e| format!("not hex bytes: {e}"))
 }

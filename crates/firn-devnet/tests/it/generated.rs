@@ -78,11 +78,18 @@ fn a_month_of_history_covers_every_activity_without_a_refused_tx() {
     assert_eq!(evm.vm_id, SUBNET_EVM_VM_ID);
     let genesis: serde_json::Value = serde_json::from_slice(&evm.genesis).unwrap();
     assert_eq!(genesis["config"]["chainId"], 99_999);
-    // The funded keys, the relayer's, Teleporter's messenger and the validator manager, owned
-    // by the L1's owner key.
-    assert_eq!(genesis["alloc"].as_object().unwrap().len(), 23);
+    // The funded keys, the relayer's, Teleporter's messenger and registry, and the validator
+    // manager, owned by the L1's owner key.
+    assert_eq!(genesis["alloc"].as_object().unwrap().len(), 24);
     let messenger = &genesis["alloc"][hex::encode(firn_devnet::teleporter::TELEPORTER_MESSENGER)];
     assert!(messenger["code"].as_str().unwrap().len() > 2_000);
+    let registry = &genesis["alloc"][hex::encode(firn_devnet::teleporter::TELEPORTER_REGISTRY)];
+    assert!(registry["code"].as_str().unwrap().len() > 2_000);
+    // latestVersion (slot 0) is 1.
+    assert_eq!(
+        registry["storage"][format!("0x{}", "0".repeat(64))],
+        format!("0x{}1", "0".repeat(63))
+    );
     let manager = &genesis["alloc"][hex::encode(firn_devnet::validator_manager::VALIDATOR_MANAGER)];
     assert!(manager["code"].as_str().unwrap().len() > 2_000);
     let owner = hex::encode(generator.owner_key().public_key().eth_address());

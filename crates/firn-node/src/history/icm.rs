@@ -18,19 +18,34 @@ use firn_core::ids::Id;
 use firn_core::keys::bls;
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::teleporter::TeleporterMessage;
+use firn_core::warp::UnsignedMessage;
 use firn_devnet::PChain;
 use firn_devnet::history::SeededRng;
-use firn_devnet::teleporter::TELEPORTER_MESSENGER;
+use firn_devnet::teleporter::{TELEPORTER_MESSENGER, TELEPORTER_REGISTRY, registry_message};
 use firn_devnet::wallet::sign_warp_by_members;
 use firn_evm::{EvmChain, EvmError};
 use tracing::debug;
 
 use super::evm::{EvmReport, count};
-use super::evm_tx::{Arg, address_of, calldata, creation_code, encode, send};
-use crate::relayer::{submit_delivery, teleporter_messages};
+use super::evm_tx::{Arg, address_of, call_uint, calldata, creation_code, encode, send};
+use crate::relayer::{send_with_predicate, submit_delivery, teleporter_messages};
 
 const INBOX_ARTIFACT: &str =
     include_str!("../../../../contracts/artifacts/FirnTeleporterInbox.json");
+
+/// The registry version history adds on each chain.
+pub const REGISTRY_UPGRADE_VERSION: u64 = 2;
+
+/// The off-chain message by which history adds [`REGISTRY_UPGRADE_VERSION`] to the registry of
+/// chain `chain_id`: the canonical messenger again.
+pub fn registry_upgrade(network_id: u32, chain_id: Id) -> UnsignedMessage {
+    registry_message(
+        network_id,
+        chain_id,
+        REGISTRY_UPGRADE_VERSION,
+        TELEPORTER_MESSENGER,
+    )
+}
 
 /// Gas a message's execution is given on the destination.
 const REQUIRED_GAS: u64 = 100_000;
@@ -83,6 +98,9 @@ impl IcmHistory {
         else {
             return Ok(report);
         };
+        for chain in [c, l1] {
+            self.upgrade_registry(pchain, chain, &mut report)?;
+        }
         let mut rng = SeededRng::labelled("firn-icm-history", &self.seed, u64::from(day));
         let fail = day % 3 == 2;
         self.exchange(pchain, c, l1, l1_inbox, fail, day, &mut rng, &mut report)?;
@@ -106,6 +124,55 @@ impl IcmHistory {
             chain.build_until_idle()?;
         }
         Ok((!chain.code(&inbox).is_empty()).then_some(inbox))
+    }
+
+    /// Adds [`REGISTRY_UPGRADE_VERSION`] to `chain`'s registry, unless it has no registry or
+    /// holds that version already.
+    fn upgrade_registry(
+        &self,
+        pchain: &PChain,
+        chain: &EvmChain,
+        report: &mut EvmReport,
+    ) -> Result<(), EvmError> {
+        let registry = Address::from(TELEPORTER_REGISTRY);
+        if chain.code(&registry).is_empty()
+            || call_uint(chain, registry, calldata("latestVersion()", &[]))
+                >= U256::from(REGISTRY_UPGRADE_VERSION)
+        {
+            return Ok(());
+        }
+        let unsigned = registry_upgrade(pchain.network().network_id, Id(chain.blockchain_id().0));
+        let Some(signed) = self.sign(pchain, unsigned, report) else {
+            return Ok(());
+        };
+        let input = calldata("addProtocolVersion(uint32)", &[Arg::Uint(U256::ZERO)]);
+        count(
+            send_with_predicate(chain, &self.keys[1], registry, input, &signed),
+            "upgrade the Teleporter registry",
+            report,
+        );
+        chain.build_until_idle()?;
+        Ok(())
+    }
+
+    /// `unsigned` signed by those of history's keys that validate its source chain; `None`
+    /// (counted as skipped) when they cannot.
+    fn sign(
+        &self,
+        pchain: &PChain,
+        unsigned: UnsignedMessage,
+        report: &mut EvmReport,
+    ) -> Option<firn_core::warp::Message> {
+        let subnet = pchain
+            .validated_by(&unsigned.source_chain_id)
+            .unwrap_or(Id::ZERO);
+        let keys: Vec<&bls::SecretKey> = self.signers.iter().map(|k| k.as_ref()).collect();
+        sign_warp_by_members(pchain, subnet, unsigned, &keys)
+            .inspect_err(|e| {
+                debug!(error = %e, "a message of the ICM history could not be signed");
+                report.skipped += 1;
+            })
+            .ok()
     }
 
     /// One message from `from` to `inbox` on `to`, delivered by the relayer key; with `fail`,
@@ -140,17 +207,8 @@ impl IcmHistory {
             debug!(chain = from.chain_id(), "the ICM send left no message");
             return Ok(());
         };
-        let subnet = pchain
-            .validated_by(&Id(from.blockchain_id().0))
-            .unwrap_or(Id::ZERO);
-        let keys: Vec<&bls::SecretKey> = self.signers.iter().map(|k| k.as_ref()).collect();
-        let signed = match sign_warp_by_members(pchain, subnet, unsigned, &keys) {
-            Ok(signed) => signed,
-            Err(e) => {
-                debug!(error = %e, "an ICM message could not be signed");
-                report.skipped += 1;
-                return Ok(());
-            }
+        let Some(signed) = self.sign(pchain, unsigned, report) else {
+            return Ok(());
         };
         let set_closed = |closed: bool, report: &mut EvmReport| -> Result<(), EvmError> {
             let input = calldata(

@@ -33,7 +33,7 @@ use tracing::{info, warn};
 pub use atomic::AtomicHistory;
 pub use evm::{EvmHistory, EvmReport};
 pub use evm_tx::Contract;
-pub use icm::IcmHistory;
+pub use icm::{IcmHistory, REGISTRY_UPGRADE_VERSION, registry_upgrade};
 pub use l1_manager::{ManagerHistory, ManagerReport};
 
 use crate::error::NodeError;

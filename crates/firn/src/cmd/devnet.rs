@@ -132,6 +132,7 @@ async fn serve(args: &DevnetArgs, config: DevnetConfig) -> anyhow::Result<()> {
     let stop = shutdown_signal();
     let node = firn_node::spawn(NodeConfig {
         listen: args.rpc_addr,
+        warp_off_chain_messages: args.warp_off_chain_messages.clone(),
         ..NodeConfig::new(config, &args.data_dir)
     })
     .await?;

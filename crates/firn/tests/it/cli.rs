@@ -74,3 +74,41 @@ fn keys_are_deterministic_per_seed() {
     );
     assert!(a[0]["evmAddress"].as_str().unwrap().starts_with("0x"));
 }
+
+#[test]
+fn off_chain_messages_that_no_chain_could_sign_are_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().to_str().unwrap();
+    let start = |message: &str| {
+        let out = firn(&[
+            "devnet",
+            "--data-dir",
+            data_dir,
+            "--rpc-addr",
+            "127.0.0.1:0",
+            "--warp-off-chain-message",
+            message,
+        ]);
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = start("0xzz");
+    assert!(err.contains("not hex bytes"), "{err}");
+    let err = start("0x1234");
+    assert!(
+        err.contains("failed to parse off-chain message at index 0"),
+        "{err}"
+    );
+    // A mainnet message on the Fuji-profile devnet.
+    let mainnet = firn_core::warp::UnsignedMessage::new(1, firn_core::ids::Id([3; 32]), vec![]);
+    let err = start(&hex::encode(mainnet.bytes()));
+    assert!(
+        err.contains("off-chain message at index 0 is for network 1, not 5"),
+        "{err}"
+    );
+    // A Fuji message whose payload is no AddressedCall.
+    let hash = firn_core::warp::payload::Payload::Hash(firn_core::ids::Id([4; 32]));
+    let fuji = firn_core::warp::UnsignedMessage::new(5, firn_core::ids::Id([3; 32]), hash.bytes());
+    let err = start(&hex::encode(fuji.bytes()));
+    assert!(err.contains("as AddressedCall"), "{err}");
+}

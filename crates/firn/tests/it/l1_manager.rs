@@ -4,20 +4,25 @@
 //! `initiate…` (a Warp message the L1's validators sign, carried by a P-Chain tx) and
 //! `complete…` (the P-Chain's answer). The contract's events and state agree with the P-Chain's,
 //! and the Data API aggregates signatures for the manager's messages.
+//!
+//! The same `firn up` shows the Teleporter registries upgraded by their validators' off-chain
+//! messages ([`registries_were_upgraded_off_chain`]).
 
 use std::collections::BTreeSet;
 
-use alloy_primitives::{Address, B256, Bytes, LogData};
+use alloy_primitives::{Address, B256, Bytes, LogData, U256};
 use alloy_sol_types::{SolCall, SolError, SolEvent, sol};
 use firn_core::ids::{Id, NodeId};
 use firn_core::keys::bls;
 use firn_core::warp::payload::{AddressedCall, Payload};
 use firn_core::warp::validators::CanonicalValidatorSet;
 use firn_core::warp::{Message, UnsignedMessage};
+use firn_devnet::teleporter::{TELEPORTER_MESSENGER, TELEPORTER_REGISTRY, registry_message};
 use firn_devnet::validator_manager::VALIDATOR_MANAGER;
+use firn_devnet::{NetworkIdentity, Profile};
 use serde_json::{Value, json};
 
-use crate::devnet::{call, post_json, start_firn, stop, temp_dir};
+use crate::devnet::{Running, call, post_json, start_firn, stop, temp_dir};
 use crate::up::banner_value;
 
 sol! {
@@ -39,6 +44,8 @@ sol! {
     );
     event CompletedValidatorWeightUpdate(bytes32 indexed validationID, uint64 nonce, uint64 weight);
     event SendWarpMessage(address indexed sourceAddress, bytes32 indexed unsignedMessageID, bytes message);
+    event AddProtocolVersion(uint256 indexed version, address indexed protocolAddress);
+    function latestVersion() returns (uint256);
 
     struct Validator {
         uint8 status;
@@ -140,13 +147,23 @@ fn p_chain_validator(url: &str, validation_id: B256) -> Result<Value, Value> {
     }
 }
 
+/// An off-chain message the test lists with `--warp-off-chain-message`: version 7 of the
+/// C-Chain's registry.
+fn listed_message() -> UnsignedMessage {
+    let fuji = NetworkIdentity::of(Profile::Fuji);
+    registry_message(fuji.network_id, fuji.c_chain_id, 7, [0x77; 20])
+}
+
 #[test]
 fn the_l1s_validators_change_through_its_validator_manager() {
     let dir = temp_dir("l1-manager");
+    let listed = hex::encode(listed_message().bytes());
     let up = start_firn(
         "up",
         dir.path(),
         &[
+            "--warp-off-chain-message",
+            &listed,
             "--days",
             "6",
             "--transfers-per-day",
@@ -341,5 +358,56 @@ fn the_l1s_validators_change_through_its_validator_manager() {
     canonical
         .verify(&signed, unsigned.network_id, 67, 100)
         .unwrap();
+    let l1_id: Id = l1["id"].as_str().unwrap().parse().unwrap();
+    registries_were_upgraded_off_chain(&up, &api, (&path, l1_id));
     stop(up);
+}
+
+/// `signedMessage` of the Data API's `aggregateSignatures` for `unsigned`, or the status and
+/// answer of its refusal.
+fn aggregate(api: &str, unsigned: &UnsignedMessage) -> Result<Message, (u16, Value)> {
+    let (status, reply) = post_json(
+        api,
+        "/v1/signatureAggregator/fuji/aggregateSignatures",
+        &json!({ "message": hex::encode(unsigned.bytes()) }),
+    );
+    if status != 201 {
+        return Err((status, reply));
+    }
+    let signed = reply["signedMessage"].as_str().unwrap();
+    Ok(Message::from_bytes(&hex::decode(signed.trim_start_matches("0x")).unwrap()).unwrap())
+}
+
+/// History upgraded the registry of the C-Chain and of the L1 (at `l1_path`) to version 2 with
+/// an off-chain message of each chain's validators, which sign it on request, as they sign
+/// the message `--warp-off-chain-message` listed, and no other.
+fn registries_were_upgraded_off_chain(up: &Running, api: &str, l1: (&str, Id)) {
+    let registry = Address::from(TELEPORTER_REGISTRY);
+    let messenger = Address::from(TELEPORTER_MESSENGER);
+    let fuji = NetworkIdentity::of(Profile::Fuji);
+    for (path, chain_id) in [("/ext/bc/C/rpc", fuji.c_chain_id), l1] {
+        let added: Vec<AddProtocolVersion> = events(&logs_of(&up.url, path, registry));
+        let added: Vec<_> = added
+            .iter()
+            .map(|e| (e.version, e.protocolAddress))
+            .collect();
+        assert_eq!(added, [(U256::from(2), messenger)], "{path}");
+        assert_eq!(
+            eth_call(&up.url, path, registry, &latestVersionCall {}),
+            U256::from(2)
+        );
+        let upgrade = registry_message(fuji.network_id, chain_id, 2, TELEPORTER_MESSENGER);
+        let signed = aggregate(api, &upgrade).unwrap_or_else(|e| panic!("{path}: {e:?}"));
+        assert_eq!(signed.unsigned, upgrade);
+    }
+    let listed = aggregate(api, &listed_message()).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(listed.unsigned, listed_message());
+    let unlisted = registry_message(fuji.network_id, fuji.c_chain_id, 8, [0x77; 20]);
+    let (status, reply) = aggregate(api, &unlisted).unwrap_err();
+    assert_eq!(status, 503, "{reply}");
+    let refusal = reply["message"].as_str().unwrap();
+    assert!(
+        refusal.starts_with("signature weight is insufficient: 0 obtained"),
+        "{refusal}"
+    );
 }

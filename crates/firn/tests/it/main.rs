@@ -18,6 +18,7 @@ mod js_pchain;
 mod l1_fees;
 mod l1_manager;
 mod metrics;
+mod registry;
 mod supply;
 mod teleporter;
 mod up;

@@ -87,12 +87,18 @@ fn vector_topic(event: &str) -> B256 {
         .unwrap()
 }
 
-fn address_of(l1: &L1, key: usize) -> Address {
+pub(crate) fn address_of(l1: &L1, key: usize) -> Address {
     Address::from(l1.pchain.funded_keys()[key].public_key().eth_address())
 }
 
 /// Submits a tx from funded key `from` and builds its block; the block.
-fn run(l1: &L1, from: usize, to: Address, input: Vec<u8>, predicates: &[Vec<u8>]) -> Arc<Block> {
+pub(crate) fn run(
+    l1: &L1,
+    from: usize,
+    to: Address,
+    input: Vec<u8>,
+    predicates: &[Vec<u8>],
+) -> Arc<Block> {
     let raw = signed_tx(
         l1,
         from,
@@ -111,7 +117,7 @@ fn deploy(l1: &L1, from: usize, init: Vec<u8>) -> Address {
     block.receipts[0].contract_address.expect("a deployment")
 }
 
-fn read<C: SolCall>(l1: &L1, to: Address, call: C) -> C::Return {
+pub(crate) fn read<C: SolCall>(l1: &L1, to: Address, call: C) -> C::Return {
     read_on(&l1.evm, to, call)
 }
 

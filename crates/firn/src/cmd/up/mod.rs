@@ -114,6 +114,7 @@ async fn up(args: &UpArgs, settings: UpSettings) -> anyhow::Result<()> {
         listen: settings.rpc_addr,
         clock: ClockMode::Frozen,
         signers: SignerKeys::Plan(plan.clone()),
+        warp_off_chain_messages: settings.warp_off_chain_messages.clone(),
         usage: Some(usage.clone()),
         ..NodeConfig::new(config, &settings.data_dir)
     })?;

@@ -10,7 +10,7 @@ use firn_devnet::DevnetConfig;
 use firn_devnet::history::HistoryPlan;
 use serde::Deserialize;
 
-use crate::cli::{ProfileArg, UpArgs};
+use crate::cli::{ProfileArg, UpArgs, parse_hex_bytes};
 
 /// EVM txs per day of history by default: enough to fill every EVM endpoint over a month
 /// while keeping the first start short.
@@ -33,6 +33,7 @@ struct FileSettings {
     metrics_addr: Option<SocketAddr>,
     database: Option<String>,
     store_cache_mib: Option<u32>,
+    warp_off_chain_messages: Option<Vec<String>>,
     devnet: Option<toml::Table>,
 }
 
@@ -56,6 +57,8 @@ pub struct UpSettings {
     pub store_cache_mib: u32,
     /// Devnet settings for a new data dir, and whether they pin the genesis time.
     pub devnet: Option<(DevnetConfig, bool)>,
+    /// Unsigned Warp messages the EVM chains' validators also sign.
+    pub warp_off_chain_messages: Vec<Vec<u8>>,
 }
 
 pub fn resolve(args: &UpArgs) -> anyhow::Result<UpSettings> {
@@ -78,6 +81,20 @@ pub fn resolve(args: &UpArgs) -> anyhow::Result<UpSettings> {
         .activity_interval
         .or(file.activity_interval)
         .unwrap_or(5);
+    let warp_off_chain_messages = if args.warp_off_chain_messages.is_empty() {
+        file.warp_off_chain_messages
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                parse_hex_bytes(m).map_err(|e| {
+                    anyhow::anyhow!("warp_off_chain_messages[{i}] of the --config file: {e}")
+                })
+            })
+            .collect::<anyhow::Result<_>>()?
+    } else {
+        args.warp_off_chain_messages.clone()
+    };
     if interval == 0 {
         anyhow::bail!("--activity-interval must be at least 1 second (use --quiet-chain for none)");
     }
@@ -122,6 +139,7 @@ pub fn resolve(args: &UpArgs) -> anyhow::Result<UpSettings> {
             .unwrap_or(firn_store::DEFAULT_CACHE_MIB)
             .max(1),
         devnet,
+        warp_off_chain_messages,
     })
 }
 
