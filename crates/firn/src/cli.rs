@@ -372,9 +372,28 @@ pub struct RelayArgs {
     pub chains: Vec<String>,
 
     /// The node whose validators sign (its P-Chain RPC and signature requests), as `firn
-    /// serve --rpc` takes it: `http://host:9650`.
+    /// serve --rpc` takes it: `http://host:9650`. A firn node; for AvalancheGo, use
+    /// `--aggregator`.
+    #[arg(
+        long,
+        required_unless_present = "aggregator",
+        conflicts_with = "aggregator"
+    )]
+    pub node: Option<String>,
+
+    /// A Data API that signs instead, through its `aggregateSignatures`: firn's
+    /// (`http://127.0.0.1:8080`) or a hosted one.
     #[arg(long)]
-    pub node: String,
+    pub aggregator: Option<String>,
+
+    /// The API key sent to `--aggregator` (`x-glacier-api-key`).
+    #[arg(
+        long,
+        env = "FIRN_AGGREGATOR_API_KEY",
+        hide_env_values = true,
+        requires = "aggregator"
+    )]
+    pub aggregator_api_key: Option<String>,
 
     /// The key that pays for deliveries and collects their fees: `PrivateKey-…` or 0x hex.
     #[arg(long, env = "FIRN_RELAYER_KEY", hide_env_values = true)]

@@ -43,29 +43,36 @@ pub struct SignatureService {
     pub pchain: Arc<dyn JustificationSource>,
 }
 
-/// The POST body (the official `SignatureAggregatorRequest`; every field optional).
-#[derive(Debug, Default, Deserialize, ToSchema)]
+/// The POST body (the official `SignatureAggregatorRequest`; every field optional). Clients
+/// (`firn relay --aggregator`) send it too.
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SignatureAggregatorRequest {
     /// The unsigned Warp message, hex (`0x` optional).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The ACP-118 justification, hex (`0x` optional).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub justification: Option<String>,
     /// The signing subnet, hex or cb58; defaults to the subnet of the source chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub signing_subnet_id: Option<String>,
     /// Integer 0–100; 0 or absent: 67 (as icm-services' aggregator reads it).
     #[schema(value_type = Option<u64>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub quorum_percentage: Option<Value>,
     /// Integer 0–100, default 0; with `quorumPercentage` at most 100.
     #[schema(value_type = Option<u64>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub quorum_percentage_buffer: Option<Value>,
     /// The P-Chain height of the validator set; 0 = current.
     #[schema(value_type = Option<u64>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub p_chain_height: Option<Value>,
 }
 
 /// The official `SignatureAggregationResponse`.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SignatureAggregationResponse {
     /// The signed Warp message, hex without `0x`.

@@ -13,7 +13,10 @@
 //! One loop ([`run`]) over two kinds of chains ([`RelayChain`]):
 //! - [`node`]: the node's own EVM chains, read and written in process (`firn up`, `firn devnet`);
 //! - [`rpc`]: any nodes' chains over their JSON-RPC (`firn relay`), signed through a node's
-//!   validators with firn's aggregator.
+//!   validators with firn's aggregator, or by a Data API's `aggregateSignatures`.
+//!
+//! Whatever signs is a [`WarpSigner`]: firn's [`Aggregator`] over some validators, or (in the
+//! `firn` binary) a Data API.
 
 pub mod node;
 pub mod rpc;
@@ -25,7 +28,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alloy_primitives::{Address, B256};
-use firn_aggregator::{AggregationRequest, Aggregator};
+use firn_aggregator::{AggregationRequest, Aggregator, BoxFuture};
 use firn_core::ids::Id;
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::teleporter::TeleporterMessage;
@@ -54,6 +57,23 @@ pub const MAX_PENDING: usize = 10_000;
 const MAX_BLOCKS_PER_ROUND: u64 = 1_000;
 /// The file in the data dir that keeps, per chain, the block the relayer has read up to.
 pub const CURSOR_FILE: &str = "relayer.json";
+
+/// Gets a Warp message signed by its source subnet's validators.
+pub trait WarpSigner: Send + Sync + 'static {
+    /// `message` signed by a quorum of its source's validators, or why not.
+    fn sign<'a>(&'a self, message: &'a UnsignedMessage) -> BoxFuture<'a, Result<Message, String>>;
+}
+
+impl WarpSigner for Aggregator {
+    fn sign<'a>(&'a self, message: &'a UnsignedMessage) -> BoxFuture<'a, Result<Message, String>> {
+        Box::pin(async move {
+            self.aggregate(AggregationRequest::new(message.clone()))
+                .await
+                .map(|signed| signed.message)
+                .map_err(|e| e.to_string())
+        })
+    }
+}
 
 /// A Teleporter message one block sent.
 #[derive(Debug)]
@@ -179,14 +199,14 @@ impl Cursor {
     }
 }
 
-/// Relays between `chains` from `cursor_file`'s positions, signing with `aggregator` and paying
+/// Relays between `chains` from `cursor_file`'s positions, signing with `signer` and paying
 /// with `key`, until stopped. A chain the cursor does not name starts at its head in `heads`
 /// (read before the caller reports the relayer running: its earlier messages were never this
 /// relayer's); a chain that appears later is read from its first block.
 pub fn run<C: RelayChains>(
     chains: C,
     heads: Vec<(B256, u64)>,
-    aggregator: Arc<Aggregator>,
+    signer: Arc<dyn WarpSigner>,
     key: PrivateKey,
     cursor_file: PathBuf,
 ) -> Relayer {
@@ -218,7 +238,7 @@ pub fn run<C: RelayChains>(
                     warn!(message = %dropped.message.id(), "ICM message dropped: too many waiting");
                 }
             }
-            pending = try_deliveries(pending, &served, &aggregator, &key).await;
+            pending = try_deliveries(pending, &served, signer.as_ref(), &key).await;
             cursor.save(&pending);
             tokio::select! {
                 _ = tokio::time::sleep(POLL) => {}
@@ -284,7 +304,7 @@ async fn read_new_blocks<R: RelayChain>(
 async fn try_deliveries<R: RelayChain>(
     pending: VecDeque<Pending>,
     served: &[Arc<R>],
-    aggregator: &Aggregator,
+    signer: &dyn WarpSigner,
     key: &PrivateKey,
 ) -> VecDeque<Pending> {
     let now = tokio::time::Instant::now();
@@ -302,12 +322,10 @@ async fn try_deliveries<R: RelayChain>(
             debug!(message = %p.message.id(), "ICM message delivered");
             continue;
         }
-        let delivered = match aggregator
-            .aggregate(AggregationRequest::new(p.message.clone()))
-            .await
-        {
-            Ok(signed) => chain.deliver(key, &signed.message).await,
-            Err(e) => Err(e.to_string()),
+        let delivered = match signer.sign(&p.message).await {
+            Ok(signed) if signed.unsigned == p.message => chain.deliver(key, &signed).await,
+            Ok(_) => Err("the signer signed another message".to_owned()),
+            Err(e) => Err(e),
         };
         match delivered {
             Ok(hash) => {

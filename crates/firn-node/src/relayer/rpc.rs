@@ -10,7 +10,6 @@ use std::sync::Arc;
 
 use alloy_consensus::TxEip1559;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
-use firn_aggregator::Aggregator;
 use firn_core::evm::{event_topic, events};
 use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::teleporter::TeleporterMessage;
@@ -21,7 +20,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::node::{call_from, delivery_input, predicate_list, received_input};
-use super::{RelayChain, RelayChains, Relayer, Sent};
+use super::{RelayChain, RelayChains, Relayer, Sent, WarpSigner};
 use crate::history::evm_tx::{calldata, signed_raw};
 
 /// Largest answer read from a node (a 1,000-block log range of messages included).
@@ -228,12 +227,12 @@ impl RelayChains for RpcChains {
     }
 }
 
-/// Relays Teleporter messages between `chains`, signing with `aggregator` and paying with
+/// Relays Teleporter messages between `chains`, signing with `signer` and paying with
 /// `key`, from where `cursor_file` says it stopped ([`super::run`]); once it returns, every
 /// chain's head is read, and messages sent after it are relayed.
 pub async fn spawn(
     chains: Vec<RpcChain>,
-    aggregator: Arc<Aggregator>,
+    signer: Arc<dyn WarpSigner>,
     key: PrivateKey,
     cursor_file: std::path::PathBuf,
 ) -> Result<Relayer, String> {
@@ -246,5 +245,5 @@ pub async fn spawn(
         heads.push((chain.blockchain_id, head));
     }
     let chains = RpcChains(chains.into_iter().map(Arc::new).collect());
-    Ok(super::run(chains, heads, aggregator, key, cursor_file))
+    Ok(super::run(chains, heads, signer, key, cursor_file))
 }

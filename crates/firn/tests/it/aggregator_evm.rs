@@ -67,7 +67,7 @@ pub(crate) fn send_warp_message(l1: &L1, payload: &[u8]) -> UnsignedMessage {
 }
 
 /// A Data API serving the aggregator over `l1`'s signers, on loopback.
-async fn serve(l1: &L1) -> (String, tokio::sync::oneshot::Sender<()>) {
+pub(crate) async fn serve(l1: &L1) -> (String, tokio::sync::oneshot::Sender<()>) {
     let aggregator = Arc::new(Aggregator::new(
         l1.signers.clone(),
         AggregatorConfig::default(),

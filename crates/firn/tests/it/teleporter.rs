@@ -1011,24 +1011,20 @@ async fn the_relayer_resumes_where_it_stopped_and_relays_what_was_sent_meanwhile
     node.shutdown().await;
 }
 
-/// `firn relay` relays between chains it reaches only through their nodes' RPC: here a node that
-/// relays nothing itself. It reads both chains' logs, has the node's validators sign through
-/// firn's aggregator, and delivers with `eth_sendRawTransaction`, both ways.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn firn_relay_delivers_between_chains_it_reaches_over_rpc() {
+/// `firn relay` between `l1`'s C-Chain and L1 over its node's RPC, paying with `key`, signing
+/// as `signing` says, keeping its cursor in `dir`; running once it says "Relaying".
+fn firn_relay(
+    l1: &L1,
+    key: &firn_core::keys::secp256k1::PrivateKey,
+    dir: &tempfile::TempDir,
+    signing: &[&str],
+) -> crate::devnet::Running {
     use std::io::BufRead;
 
-    let l1 = l1().await;
-    assert!(!l1.node.relaying());
-    let c = l1.node.evm().unwrap().c_chain.clone();
-    let (c_id, l1_id) = (c.blockchain_id(), l1.evm.blockchain_id());
-    let (l1_inbox, c_inbox) = inboxes(&l1, &c);
-    let dir = crate::devnet::temp_dir("firn-relay");
-    let key = &l1.pchain.funded_keys()[5];
-    let relayer_address = Address::from(key.public_key().eth_address());
-    let l1_url = l1
-        .node
-        .url_of(&format!("/ext/bc/{}/rpc", firn_core::ids::Id(l1_id.0)));
+    let l1_url = l1.node.url_of(&format!(
+        "/ext/bc/{}/rpc",
+        firn_core::ids::Id(l1.evm.blockchain_id().0)
+    ));
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_firn"))
         .args([
             "relay",
@@ -1037,7 +1033,8 @@ async fn firn_relay_delivers_between_chains_it_reaches_over_rpc() {
             "--chain",
         ])
         .arg(&l1_url)
-        .args(["--node", l1.node.url(), "--cursor"])
+        .args(signing)
+        .arg("--cursor")
         .arg(dir.path().join("relayer.json"))
         .env(
             "FIRN_RELAYER_KEY",
@@ -1061,11 +1058,27 @@ async fn firn_relay_delivers_between_chains_it_reaches_over_rpc() {
         "{banner:?}"
     );
     // Killed if the test fails on the way.
-    let relay = crate::devnet::Running {
+    crate::devnet::Running {
         child,
         url: String::new(),
         banner,
-    };
+    }
+}
+
+/// `firn relay` relays between chains it reaches only through their nodes' RPC: here a node that
+/// relays nothing itself. It reads both chains' logs, has the node's validators sign through
+/// firn's aggregator, and delivers with `eth_sendRawTransaction`, both ways.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn firn_relay_delivers_between_chains_it_reaches_over_rpc() {
+    let l1 = l1().await;
+    assert!(!l1.node.relaying());
+    let c = l1.node.evm().unwrap().c_chain.clone();
+    let (c_id, l1_id) = (c.blockchain_id(), l1.evm.blockchain_id());
+    let (l1_inbox, c_inbox) = inboxes(&l1, &c);
+    let dir = crate::devnet::temp_dir("firn-relay");
+    let key = &l1.pchain.funded_keys()[5];
+    let relayer_address = Address::from(key.public_key().eth_address());
+    let relay = firn_relay(&l1, key, &dir, &["--node", l1.node.url()]);
     let settle = |what: &str, done: &dyn Fn() -> bool| settle(&l1, &c, what, done);
 
     let (to_l1, _) = send_between(&l1, &c, l1_id, l1_inbox, b"relayed by firn relay");
@@ -1090,5 +1103,39 @@ async fn firn_relay_delivers_between_chains_it_reaches_over_rpc() {
         serde_json::from_slice(&std::fs::read(dir.path().join("relayer.json")).unwrap()).unwrap();
     assert_eq!(cursor.as_object().unwrap().len(), 2, "{cursor}");
 
+    crate::devnet::stop(relay);
+}
+
+/// `firn relay --aggregator` has a Data API sign (as it would against AvalancheGo nodes, which
+/// answer signature requests only over p2p): here firn's own, over the node's validators.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn firn_relay_signs_through_a_data_api() {
+    let l1 = l1().await;
+    let c = l1.node.evm().unwrap().c_chain.clone();
+    let l1_id = l1.evm.blockchain_id();
+    let (l1_inbox, _) = inboxes(&l1, &c);
+    let (api, _stop_api) = crate::aggregator_evm::serve(&l1).await;
+    let dir = crate::devnet::temp_dir("firn-relay-api");
+    let key = &l1.pchain.funded_keys()[6];
+    let api = format!("http://{api}");
+    let relay = firn_relay(&l1, key, &dir, &["--aggregator", &api]);
+    assert!(
+        relay.banner.iter().any(|l| l.contains("the Data API at")),
+        "{:?}",
+        relay.banner
+    );
+
+    let (to_l1, _) = send_between(&l1, &c, l1_id, l1_inbox, b"signed by a Data API");
+    settle(&l1, &c, "C-Chain to L1", &|| {
+        read(&l1, l1_inbox, receivedCall {}) == U256::from(1)
+    });
+    let reward = read(
+        &l1,
+        TELEPORTER,
+        getRelayerRewardAddressCall {
+            messageID: to_l1.messageID,
+        },
+    );
+    assert_eq!(reward, Address::from(key.public_key().eth_address()));
     crate::devnet::stop(relay);
 }

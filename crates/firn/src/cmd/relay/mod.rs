@@ -1,10 +1,14 @@
-//! `firn relay`: the ICM relayer of `firn up`, over any nodes' RPC.
+//! `firn relay`: the ICM relayer of `firn up`, over any nodes' RPC; messages signed by a firn
+//! node's validators (`--node`) or by a Data API ([`data_api`], `--aggregator`).
+
+mod data_api;
 
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use firn_aggregator::{Aggregator, AggregatorConfig};
 use firn_core::keys::secp256k1::PrivateKey;
+use firn_node::relayer::WarpSigner;
 use firn_node::relayer::rpc::{RpcChain, spawn};
 use firn_rpc::{RpcNetworkConfig, RpcValidatorNetwork};
 
@@ -51,25 +55,13 @@ pub fn run(args: &RelayArgs) -> anyhow::Result<()> {
             );
             chains.push(chain);
         }
-        let network = Arc::new(
-            RpcValidatorNetwork::connect(&args.node, RpcNetworkConfig::default())
-                .await
-                .with_context(|| format!("couldn't reach the node at {} (--node)", args.node))?,
-        );
-        let aggregator = Arc::new(Aggregator::new(
-            network.clone(),
-            AggregatorConfig::default(),
-        ));
-        println!(
-            "Signers      the validators of the node at {}",
-            network.url()
-        );
+        let signer = signer(args).await?;
         println!(
             "Relayer      0x{} (cursor {})",
             hex::encode(key.public_key().eth_address()),
             args.cursor.display()
         );
-        let relayer = spawn(chains, aggregator, key, args.cursor.clone())
+        let relayer = spawn(chains, signer, key, args.cursor.clone())
             .await
             .map_err(|e| anyhow::anyhow!("couldn't read a chain's head: {e}"))?;
         println!("Relaying");
@@ -77,6 +69,33 @@ pub fn run(args: &RelayArgs) -> anyhow::Result<()> {
         relayer.stop().await;
         Ok(())
     })
+}
+
+/// What signs: the Data API of `--aggregator`, or firn's aggregator over the validators of
+/// `--node`.
+async fn signer(args: &RelayArgs) -> anyhow::Result<Arc<dyn WarpSigner>> {
+    if let Some(url) = &args.aggregator {
+        let signer = data_api::DataApiSigner::new(url, args.aggregator_api_key.clone())
+            .map_err(|e| anyhow::anyhow!("--aggregator: {e}"))?;
+        println!("Signers      the Data API at {url}");
+        return Ok(Arc::new(signer));
+    }
+    let Some(node) = &args.node else {
+        bail!("give --node or --aggregator");
+    };
+    let network = Arc::new(
+        RpcValidatorNetwork::connect(node, RpcNetworkConfig::default())
+            .await
+            .with_context(|| format!("couldn't reach the node at {node} (--node)"))?,
+    );
+    println!(
+        "Signers      the validators of the node at {}",
+        network.url()
+    );
+    Ok(Arc::new(Aggregator::new(
+        network,
+        AggregatorConfig::default(),
+    )))
 }
 
 #[cfg(test)]
