@@ -15,6 +15,14 @@ enum ValidatorStatus {
 }
 
 /// What the manager knows of one validation.
+/// A churn period, as ICM's `getChurnTracker` returns it.
+struct ValidatorChurnPeriod {
+    uint256 startTime;
+    uint64 initialWeight;
+    uint64 totalWeight;
+    uint64 churnAmount;
+}
+
 struct Validator {
     ValidatorStatus status;
     bytes nodeID;
@@ -38,6 +46,11 @@ struct Validator {
 ///
 /// The P-Chain's messages come from chain ID zero with no source address, and are verified by
 /// the precompile against this L1's own validators.
+///
+/// As ICM's, it bounds churn: within a churn period, the weight added, removed or changed may
+/// not exceed `maximumChurnPercentage` of the total weight when the period began. Both settings
+/// are in slot 6 of the genesis storage (the period in its low 8 bytes, the percentage in the
+/// next byte).
 contract FirnValidatorManager {
     IWarpMessenger public constant WARP_MESSENGER = IWarpMessenger(0x0200000000000000000000000000000000000005);
     bytes32 public constant P_CHAIN_BLOCKCHAIN_ID = bytes32(0);
@@ -53,6 +66,13 @@ contract FirnValidatorManager {
     mapping(bytes nodeID => bytes32 validationID) private _nodeValidations;
     /// Registration messages not yet acknowledged, for resending.
     mapping(bytes32 validationID => bytes message) private _registrationMessages;
+    /// Slot 6, set in the genesis.
+    uint64 private _churnPeriodSeconds;
+    uint8 private _maximumChurnPercentage;
+    /// The current churn period (its total weight is `_totalWeight`).
+    uint256 private _churnStartTime;
+    uint64 private _churnInitialWeight;
+    uint64 private _churnAmount;
 
     event RegisteredInitialValidator(bytes32 indexed validationID, bytes20 indexed nodeID, uint64 weight);
     event InitiatedValidatorRegistration(
@@ -90,6 +110,7 @@ contract FirnValidatorManager {
     error PChainOwnerAddressesNotSorted();
     error NodeAlreadyRegistered(bytes nodeID);
     error UnexpectedRegistrationStatus(bool validRegistration);
+    error MaxChurnRateExceeded(uint64 churnAmount);
 
     modifier onlyOwner() {
         if (msg.sender != owner) revert OwnableUnauthorizedAccount(msg.sender);
@@ -143,6 +164,7 @@ contract FirnValidatorManager {
         }
         _subnetID = conversionData.subnetID;
         _totalWeight = total;
+        if (uint256(total) * _maximumChurnPercentage < 100) revert InvalidTotalWeight(total);
         _initialized = true;
     }
 
@@ -159,6 +181,7 @@ contract FirnValidatorManager {
         checkOwner(remainingBalanceOwner);
         checkOwner(disableOwner);
         if (_nodeValidations[nodeID] != bytes32(0)) revert NodeAlreadyRegistered(nodeID);
+        checkAndUpdateChurn(weight, 0);
         uint64 expiry = uint64(block.timestamp) + REGISTRATION_EXPIRY_LENGTH;
         bytes memory message = ValidatorMessages.packRegisterL1Validator(
             _subnetID, nodeID, blsPublicKey, expiry, remainingBalanceOwner, disableOwner, weight
@@ -196,7 +219,6 @@ contract FirnValidatorManager {
         if (validator.status != ValidatorStatus.PendingAdded) revert InvalidValidatorStatus(validator.status);
         validator.status = ValidatorStatus.Active;
         validator.startTime = uint64(block.timestamp);
-        _totalWeight += validator.weight;
         delete _registrationMessages[validationID];
         emit CompletedValidatorRegistration(validationID, validator.weight);
     }
@@ -207,8 +229,7 @@ contract FirnValidatorManager {
         Validator storage validator = _validators[validationID];
         if (validator.status != ValidatorStatus.Active) revert InvalidValidatorStatus(validator.status);
         uint64 weight = validator.weight;
-        if (_totalWeight <= weight) revert InvalidTotalWeight(_totalWeight - weight);
-        _totalWeight -= weight;
+        checkAndUpdateChurn(0, weight);
         validator.status = ValidatorStatus.PendingRemoved;
         validator.endTime = uint64(block.timestamp);
         validator.weight = 0;
@@ -237,7 +258,9 @@ contract FirnValidatorManager {
         if (validator.status == ValidatorStatus.PendingRemoved) {
             validator.status = ValidatorStatus.Completed;
         } else if (validator.status == ValidatorStatus.PendingAdded) {
+            // Its weight leaves the total, but was never churn the P-Chain saw.
             validator.status = ValidatorStatus.Invalidated;
+            _totalWeight -= validator.weight;
             validator.weight = 0;
         } else {
             revert InvalidValidatorStatus(validator.status);
@@ -256,7 +279,7 @@ contract FirnValidatorManager {
         if (newWeight == 0) revert InvalidWeight(newWeight);
         Validator storage validator = _validators[validationID];
         if (validator.status != ValidatorStatus.Active) revert InvalidValidatorStatus(validator.status);
-        _totalWeight = _totalWeight - validator.weight + newWeight;
+        checkAndUpdateChurn(newWeight, validator.weight);
         validator.weight = newWeight;
         nonce = ++validator.sentNonce;
         messageID =
@@ -294,8 +317,42 @@ contract FirnValidatorManager {
         return _nodeValidations[nodeID];
     }
 
+    /// The weight of every active and pending validator.
     function l1TotalWeight() external view returns (uint64) {
         return _totalWeight;
+    }
+
+    function getChurnPeriodSeconds() external view returns (uint64) {
+        return _churnPeriodSeconds;
+    }
+
+    /// The churn period's length, the percentage allowed, and the current period.
+    function getChurnTracker() external view returns (uint64, uint8, ValidatorChurnPeriod memory) {
+        return (
+            _churnPeriodSeconds,
+            _maximumChurnPercentage,
+            ValidatorChurnPeriod(_churnStartTime, _churnInitialWeight, _totalWeight, _churnAmount)
+        );
+    }
+
+    /// Counts a validator's weight going from `oldWeight` to `newWeight` as churn of the current
+    /// period (a new one if it is over) and moves the total; reverts past the limit, or if the
+    /// total would be too small for a change of 1 to stay within it.
+    function checkAndUpdateChurn(uint64 newWeight, uint64 oldWeight) private {
+        uint64 change = newWeight > oldWeight ? newWeight - oldWeight : oldWeight - newWeight;
+        if (_churnStartTime == 0 || block.timestamp >= _churnStartTime + _churnPeriodSeconds) {
+            _churnStartTime = block.timestamp;
+            _churnInitialWeight = _totalWeight;
+            _churnAmount = change;
+        } else {
+            _churnAmount += change;
+        }
+        if (uint256(_maximumChurnPercentage) * _churnInitialWeight < uint256(_churnAmount) * 100) {
+            revert MaxChurnRateExceeded(_churnAmount);
+        }
+        uint64 total = _totalWeight + newWeight - oldWeight;
+        if (uint256(total) * _maximumChurnPercentage < 100) revert InvalidTotalWeight(total);
+        _totalWeight = total;
     }
 
     /// The payload of the P-Chain's verified message at `index` in this tx's predicates.

@@ -720,7 +720,8 @@ pub fn l1_genesis_of(chain: &PChain, evm_chain_id: u64) -> Vec<u8> {
 /// Warp is on from genesis (messages from the C-Chain need the primary network's signatures, as
 /// an L1's validators need not validate it), Teleporter's address holds firn's messenger,
 /// [`TELEPORTER_REGISTRY`](crate::teleporter::TELEPORTER_REGISTRY) its registry at version 1,
-/// and [`VALIDATOR_MANAGER`] firn's validator manager, owned by the owner key.
+/// and [`VALIDATOR_MANAGER`] firn's validator manager, owned by the owner key, its churn
+/// limited to 20 % an hour.
 pub fn l1_genesis_json(evm_chain_id: u64, keys: &[PrivateKey]) -> Vec<u8> {
     let mut alloc: serde_json::Map<String, serde_json::Value> = keys
         .iter()
@@ -769,6 +770,11 @@ pub fn l1_genesis_json(evm_chain_id: u64, keys: &[PrivateKey]) -> Vec<u8> {
             "storage": {
                 format!("0x{:064x}", crate::validator_manager::OWNER_SLOT):
                     format!("0x{:0>64}", hex::encode(owner)),
+                format!("0x{:064x}", crate::validator_manager::CHURN_SETTINGS_SLOT):
+                    format!("0x{}", hex::encode(crate::validator_manager::churn_settings_word(
+                        crate::validator_manager::CHURN_PERIOD_SECONDS,
+                        crate::validator_manager::MAXIMUM_CHURN_PERCENTAGE,
+                    ))),
             },
         }),
     );

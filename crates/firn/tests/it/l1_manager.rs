@@ -60,11 +60,15 @@ sol! {
     function getValidator(bytes32 validationID) returns (Validator);
     function l1TotalWeight() returns (uint64);
     function initiateValidatorRemoval(bytes32 validationID);
+    function initiateValidatorWeightUpdate(bytes32 validationID, uint64 newWeight) returns (uint64, bytes32);
+    struct ValidatorChurnPeriod { uint256 startTime; uint64 initialWeight; uint64 totalWeight; uint64 churnAmount; }
+    function getChurnTracker() returns (uint64, uint8, ValidatorChurnPeriod);
     function completeValidatorRegistration(uint32 messageIndex) returns (bytes32);
 
     error OwnableUnauthorizedAccount(address account);
     error InvalidValidatorStatus(uint8 status);
     error InvalidWarpMessage();
+    error MaxChurnRateExceeded(uint64 churnAmount);
 }
 
 const ACTIVE: u8 = 2;
@@ -306,6 +310,24 @@ fn the_l1s_validators_change_through_its_validator_manager() {
     assert_eq!(
         revert_of(&up.url, &path, owner, manager, &unproven),
         Bytes::from(InvalidWarpMessage {}.abi_encode())
+    );
+
+    // Churn is bounded as ICM's manager bounds it: 20 % of the weight an hour, so adding 1,000
+    // to a total of 1,150 is refused.
+    let churn = eth_call(&up.url, &path, manager, &getChurnTrackerCall {});
+    assert_eq!((churn._0, churn._1), (3_600, 20));
+    assert_eq!(churn._2.totalWeight, total);
+    let too_much = initiateValidatorWeightUpdateCall {
+        validationID: initial_ids[1],
+        newWeight: 1_100,
+    };
+    let refused = revert_of(&up.url, &path, owner, manager, &too_much);
+    let exceeded =
+        MaxChurnRateExceeded::abi_decode(&refused).unwrap_or_else(|e| panic!("{refused}: {e}"));
+    assert!(
+        (1_000..=1_000 + churn._2.churnAmount).contains(&exceeded.churnAmount),
+        "{}",
+        exceeded.churnAmount
     );
 
     // The Data API aggregates the L1's signatures for what the manager sent: here the
