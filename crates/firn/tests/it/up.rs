@@ -543,6 +543,22 @@ fn a_bad_config_file_is_refused_with_its_path() {
         "{err}"
     );
     assert!(err.contains("dayz"), "{err}");
+
+    // Off-chain messages in the file are checked before anything starts.
+    std::fs::write(&file, "warp_off_chain_messages = [\"0x1234\"]\n").unwrap();
+    let data = dir.path().join("data");
+    let out = Command::new(env!("CARGO_BIN_EXE_firn"))
+        .args(["up", "--config", file.to_str().unwrap(), "--data-dir"])
+        .arg(&data)
+        .args(["--rpc-addr", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("failed to parse off-chain message at index 0"),
+        "{err}"
+    );
 }
 
 /// The heads of the P-Chain, the C-Chain and the L1's EVM chain: heights and block hashes.
