@@ -157,6 +157,24 @@ async fn apply(
             mark(message_id, "receipt_block", "src_chain", seen)
         }
         TeleporterEvent::FeeAdded { message_id, fee } => {
+            // Kept per block, so a rollback goes back to the fee below it.
+            let mut addition = Sql::new(
+                "INSERT INTO icm_fee_additions (message_id, src_chain, fee_block, fee_amount) \
+                 SELECT message_id, src_chain, ",
+            );
+            addition
+                .bind(seen.block)
+                .push(", ")
+                .bind(u256(&fee.amount))
+                .push(" FROM icm_messages WHERE message_id = ")
+                .bind(message_id.0.to_vec())
+                .push(" AND src_chain = ")
+                .bind(seen.chain)
+                .push(
+                    " ON CONFLICT (message_id, fee_block) \
+                     DO UPDATE SET fee_amount = excluded.fee_amount",
+                );
+            addition.execute(conn).await?;
             let mut q = Sql::new("UPDATE icm_messages SET fee_token = ");
             q.bind(fee.token.0.to_vec())
                 .push(", fee_amount = ")
@@ -231,7 +249,13 @@ pub(crate) async fn remove_above(conn: &mut AnyConnection, chain: i64, keep: i64
         // Parts seen on the source chain.
         "UPDATE icm_messages SET receipt_block = NULL \
          WHERE src_chain = $1 AND receipt_block > $2",
-        "UPDATE icm_messages SET fee_amount = sent_fee_amount, fee_block = NULL \
+        "DELETE FROM icm_fee_additions WHERE src_chain = $1 AND fee_block > $2",
+        "UPDATE icm_messages SET \
+         fee_amount = COALESCE((SELECT a.fee_amount FROM icm_fee_additions a \
+         WHERE a.message_id = icm_messages.message_id ORDER BY a.fee_block DESC LIMIT 1), \
+         sent_fee_amount), \
+         fee_block = (SELECT MAX(a.fee_block) FROM icm_fee_additions a \
+         WHERE a.message_id = icm_messages.message_id) \
          WHERE src_chain = $1 AND fee_block > $2",
         // The delivery, then the send.
         "DELETE FROM icm_messages WHERE dst_chain = $1 AND dst_block > $2 AND src_chain IS NULL",

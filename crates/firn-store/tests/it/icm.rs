@@ -339,6 +339,26 @@ pub async fn icm_messages_join_both_sides_and_roll_back(store: Store) {
         None
     );
 
+    // A second fee added to M2 at block 3; rolling A back to block 2 goes back to the first
+    // addition, not to the sent fee.
+    let m2_fee = |store: Store| async move {
+        let m = store.find_icm_message(m2).await.unwrap().unwrap();
+        m.fee.unwrap().fee
+    };
+    let a3 = block(
+        A,
+        3,
+        1_040,
+        vec![vec![TeleporterEvent::FeeAdded {
+            message_id: m2,
+            fee: fee(800),
+        }]],
+    );
+    store.commit_evm_blocks(&[a3]).await.unwrap();
+    assert_eq!(m2_fee(store.clone()).await, fee(800));
+    store.rollback_evm_chain(A, 2).await.unwrap();
+    assert_eq!(m2_fee(store.clone()).await, fee(500));
+
     // Rolling A back to block 1 takes back the receipt and the added fee.
     store.rollback_evm_chain(A, 1).await.unwrap();
     let got1 = store.find_icm_message(m1).await.unwrap().unwrap();
