@@ -407,6 +407,5 @@ pub struct RelayArgs {
 
 /// `0x`-prefixed or bare hex bytes.
 pub fn parse_hex_bytes(s: &str) -> Result<Vec<u8>, String> {
-    let digits = s.strip_prefix("0x").unwrap_or(s);
-    hex::decode(digits).map_err(|e| format!("not hex bytes: {e}"))
+    firn_core::encoding::hex_decode_lenient(s).map_err(|e| format!("not hex bytes: {e}"))
 }
