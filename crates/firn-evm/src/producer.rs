@@ -1,5 +1,6 @@
 //! [`Producer`]: the tokio task that builds an EVM chain's blocks soon after transactions
-//! arrive, and on an interval when one is configured. Ready transactions that did not fit
+//! arrive (however they enter the pool: the RPC, or the node's own relayer), and on an
+//! interval when one is configured. Ready transactions that did not fit
 //! (the capacity is spent, or their fee cap is under the base fee) are tried again every
 //! [`RETRY_DELAY`], as capacity refills and the base fee falls with time.
 
@@ -32,6 +33,7 @@ impl Producer {
         let wake = Arc::new(Notify::new());
         let (stop, mut stopped) = watch::channel(false);
         let woken = wake.clone();
+        let mut pooled = chain.watch_pool();
         let task = tokio::spawn(async move {
             let tick = interval.unwrap_or(Duration::from_secs(3600));
             let mut waiting = false;
@@ -40,6 +42,7 @@ impl Producer {
                 tokio::select! {
                     _ = stopped.changed() => break,
                     _ = woken.notified() => tokio::time::sleep(BUILD_DELAY).await,
+                    Ok(()) = pooled.changed() => tokio::time::sleep(BUILD_DELAY).await,
                     _ = tokio::time::sleep(next_try) => {}
                 }
                 if *stopped.borrow() {
@@ -64,7 +67,8 @@ impl Producer {
         Self { wake, stop, task }
     }
 
-    /// A handle that wakes the producer: notify it after pooling a tx.
+    /// A handle that wakes the producer for what the pool does not announce (the dev loop's
+    /// `evm_mine`, atomic txs); pooled txs wake it themselves.
     pub fn waker(&self) -> Arc<Notify> {
         self.wake.clone()
     }

@@ -231,3 +231,16 @@ async fn the_producer_mines_what_waited_for_capacity_without_a_new_tx() {
     assert_eq!(chain.pool_len(), 0);
     producer.shutdown().await;
 }
+
+/// A tx pooled in process (the node's own relayer submits so), with no waker notified, is
+/// mined: the producer watches the pool itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_producer_mines_a_tx_pooled_without_a_wake() {
+    let clock = TestClock::at(GENESIS_TIME + 10);
+    let chain = std::sync::Arc::new(open(low_target_genesis(), None, &clock));
+    let producer = firn_evm::Producer::spawn(chain.clone(), None);
+    chain.submit_raw_tx(&burn(0)).unwrap();
+    wait_for_height(&chain, 1).await;
+    assert_eq!(chain.head().txs.len(), 1);
+    producer.shutdown().await;
+}

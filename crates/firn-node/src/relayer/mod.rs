@@ -96,6 +96,8 @@ pub trait RelayChain: Send + Sync + 'static {
     fn sent(&self, from: u64, to: u64) -> impl Future<Output = Result<Vec<Sent>, String>> + Send;
     /// Whether the message with Teleporter ID `id` was received here.
     fn received(&self, id: B256) -> impl Future<Output = bool> + Send;
+    /// Whether the tx `hash` waits in the pool (known, not yet in a block).
+    fn pooled(&self, hash: B256) -> impl Future<Output = bool> + Send;
     /// Delivers `signed` with `receiveCrossChainMessage` from `key`; the tx's hash.
     fn deliver(
         &self,
@@ -123,6 +125,9 @@ struct Pending {
     destination: B256,
     attempts: u32,
     due: tokio::time::Instant,
+    /// The last delivery pooled, and since when: while it waits in the pool (a fee spike), no
+    /// other is sent, up to [`MAX_BACKOFF`].
+    delivery: Option<(B256, tokio::time::Instant)>,
 }
 
 /// A running relayer: stopped with [`Relayer::stop`] or on drop.
@@ -295,6 +300,7 @@ async fn read_new_blocks<R: RelayChain>(
             destination,
             attempts: 0,
             due: tokio::time::Instant::now(),
+            delivery: None,
         });
     }
     cursor.heights.insert(chain.blockchain_id(), to);
@@ -322,6 +328,14 @@ async fn try_deliveries<R: RelayChain>(
             debug!(message = %p.message.id(), "ICM message delivered");
             continue;
         }
+        if let Some((hash, since)) = p.delivery
+            && now.duration_since(since) < MAX_BACKOFF
+            && chain.pooled(hash).await
+        {
+            p.due = now + LANDING;
+            waiting.push_back(p);
+            continue;
+        }
         let delivered = match signer.sign(&p.message).await {
             Ok(signed) if signed.unsigned == p.message => chain.deliver(key, &signed).await,
             Ok(_) => Err("the signer signed another message".to_owned()),
@@ -331,6 +345,7 @@ async fn try_deliveries<R: RelayChain>(
             Ok(hash) => {
                 debug!(message = %p.message.id(), %hash, "ICM delivery pooled");
                 p.due = now + LANDING;
+                p.delivery = Some((hash, now));
             }
             Err(error) => {
                 p.attempts += 1;

@@ -77,6 +77,10 @@ impl RelayChain for EvmChain {
         call_uint(self, teleporter, received_input(id)) == U256::from(1)
     }
 
+    async fn pooled(&self, hash: B256) -> bool {
+        self.transaction(&hash).is_some_and(|t| t.block.is_none())
+    }
+
     async fn deliver(
         &self,
         key: &PrivateKey,

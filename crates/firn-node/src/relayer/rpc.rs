@@ -43,6 +43,13 @@ struct Log {
     data: Bytes,
 }
 
+/// A tx as `eth_getTransactionByHash` returns it (the field the relayer reads).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PooledTx {
+    block_number: Option<String>,
+}
+
 /// A block header's base fee.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -167,6 +174,14 @@ impl RelayChain for RpcChain {
         eth_call(&self.client, teleporter, received_input(id))
             .await
             .is_ok_and(|out| out.len() == 32 && out[31] == 1)
+    }
+
+    async fn pooled(&self, hash: B256) -> bool {
+        // A tx the node knows with no block yet; an unreadable answer counts as not pooled,
+        // so the relayer tries again rather than wait on it.
+        let tx: Result<Option<PooledTx>, _> =
+            self.client.call("eth_getTransactionByHash", (hash,)).await;
+        matches!(tx, Ok(Some(PooledTx { block_number: None })))
     }
 
     async fn deliver(&self, key: &PrivateKey, signed: &Message) -> Result<B256, String> {
