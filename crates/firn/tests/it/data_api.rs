@@ -388,6 +388,7 @@ fn official_sdks_agree_with_the_node_rpc() {
         ))?;
         (page["blocks"].get(0)?["blockNumber"].as_str()? == height).then_some(())
     });
+    teleporter_with_viem(&up, &api);
     let out = Command::new("node")
         .arg("node.mjs")
         .current_dir(&suite)
@@ -400,6 +401,26 @@ fn official_sdks_agree_with_the_node_rpc() {
     crate::devnet::stop(up);
     assert!(out.status.success(), "node suite failed:\n{stdout}");
     assert!(stdout.contains(", 0 failures"), "{stdout}");
+}
+
+/// Teleporter driven by viem on `up` (`tests/js/evm/icm.mjs`): a message C-Chain → L1 relayed
+/// and executed, its receipt back, a failed execution retried, each listed by the Data API at
+/// `api` with both sides. The SDK suite that follows checks them against the chains' logs too.
+fn teleporter_with_viem(up: &crate::devnet::Running, api: &str) {
+    // A funded key the history leaves idle (funded on both chains).
+    let key = firn_devnet::DevnetConfig::default().funded_key(19);
+    crate::evm_viem::node_tests(
+        "icm.mjs",
+        &[
+            ("FIRN_RPC", format!("{}/ext/bc/C/rpc", up.url)),
+            (
+                "FIRN_L1_RPC",
+                crate::up::banner_value(&up.banner, "  FirnL1   "),
+            ),
+            ("FIRN_KEY", format!("0x{}", hex::encode(key.to_bytes()))),
+            ("FIRN_API_URL", api.to_owned()),
+        ],
+    );
 }
 
 /// Page tokens are signed with `--page-token-secret`: any process that shares it continues a

@@ -96,16 +96,27 @@ fn run_against_devnet(test_name: &str, script: &str) {
         eprintln!("SKIPPED {test_name}: node/npm not found");
         return;
     }
-    let js = crate::js::project("evm", &["viem", "@avalabs/avalanchejs", "ethers", "web3"]);
     let devnet = EvmDevnet::start(test_name);
+    node_tests(
+        script,
+        &[
+            ("FIRN_URL", devnet.url.clone()),
+            ("FIRN_RPC", devnet.rpc.clone()),
+            ("FIRN_KEY", devnet.key_hex()),
+        ],
+    );
+}
+
+/// Runs `node --test <script>` in `tests/js/evm` with `envs` and FIRN_ARTIFACTS (the
+/// contracts' artifacts), and checks that some node test ran and none failed.
+pub(crate) fn node_tests(script: &str, envs: &[(&str, String)]) {
+    let js = crate::js::project("evm", &["viem", "@avalabs/avalanchejs", "ethers", "web3"]);
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../contracts/artifacts");
     // Exit once the tests are done: web3.js leaves timers running after a sent tx is mined.
     let out = Command::new("node")
         .args(["--test", "--test-force-exit", script])
         .current_dir(&js)
-        .env("FIRN_URL", &devnet.url)
-        .env("FIRN_RPC", &devnet.rpc)
-        .env("FIRN_KEY", devnet.key_hex())
+        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
         .env("FIRN_ARTIFACTS", &artifacts)
         .output()
         .expect("running node");
