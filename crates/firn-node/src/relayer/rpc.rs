@@ -15,8 +15,8 @@ use firn_core::keys::secp256k1::PrivateKey;
 use firn_core::teleporter::TeleporterMessage;
 use firn_core::warp::{Message, UnsignedMessage};
 use firn_evm::{SUGGESTED_TIP, WARP_ADDRESS, send_warp_message_bytes};
+use firn_rpc::methods::eth::{Block, Log, Quantity, Transaction};
 use firn_rpc::{ClientConfig, EthClient};
-use serde::Deserialize;
 use serde_json::json;
 
 use super::node::{call_from, delivery_input, predicate_list, received_input};
@@ -35,32 +35,6 @@ pub struct RpcChain {
     chain_id: u64,
 }
 
-/// A log as `eth_getLogs` returns it (the fields the relayer reads).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Log {
-    block_number: String,
-    data: Bytes,
-}
-
-/// A tx as `eth_getTransactionByHash` returns it (the field the relayer reads).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PooledTx {
-    block_number: Option<String>,
-}
-
-/// A block header's base fee.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Head {
-    base_fee_per_gas: Option<String>,
-}
-
-fn quantity(s: &str) -> Result<u64, String> {
-    u64::from_str_radix(s.trim_start_matches("0x"), 16).map_err(|e| format!("quantity {s:?}: {e}"))
-}
-
 impl RpcChain {
     /// The chain at `url` (`http://host:9650/ext/bc/<chain>/rpc`): its EVM chain ID and, from
     /// the Warp precompile, its blockchain ID.
@@ -70,7 +44,7 @@ impl RpcChain {
             ..ClientConfig::default()
         };
         let client = EthClient::new(url, config).map_err(|e| e.to_string())?;
-        let chain_id: String = client
+        let Quantity(chain_id) = client
             .call("eth_chainId", ())
             .await
             .map_err(|e| format!("{url}: eth_chainId: {e}"))?;
@@ -84,7 +58,7 @@ impl RpcChain {
             client,
             url: url.to_owned(),
             blockchain_id,
-            chain_id: quantity(&chain_id)?,
+            chain_id,
         })
     }
 
@@ -99,12 +73,12 @@ impl RpcChain {
     }
 
     async fn call_quantity(&self, method: &str, params: serde_json::Value) -> Result<u64, String> {
-        let v: String = self
+        let Quantity(v) = self
             .client
             .call(method, params)
             .await
             .map_err(|e| format!("{method}: {e}"))?;
-        quantity(&v)
+        Ok(v)
     }
 
     /// The Teleporter message in a `SendWarpMessage` log's data, if it is one this chain's
@@ -156,7 +130,7 @@ impl RelayChain for RpcChain {
             .map_err(|e| format!("eth_getLogs: {e}"))?;
         let mut out = Vec::new();
         for log in logs {
-            let block = quantity(&log.block_number)?;
+            let block = log.block_number;
             match self.decode(&log.data) {
                 Some((unsigned, message)) if (from..=to).contains(&block) => out.push(Sent {
                     block,
@@ -179,9 +153,15 @@ impl RelayChain for RpcChain {
     async fn pooled(&self, hash: B256) -> bool {
         // A tx the node knows with no block yet; an unreadable answer counts as not pooled,
         // so the relayer tries again rather than wait on it.
-        let tx: Result<Option<PooledTx>, _> =
+        let tx: Result<Option<Transaction>, _> =
             self.client.call("eth_getTransactionByHash", (hash,)).await;
-        matches!(tx, Ok(Some(PooledTx { block_number: None })))
+        matches!(
+            tx,
+            Ok(Some(Transaction {
+                block_number: None,
+                ..
+            }))
+        )
     }
 
     async fn deliver(&self, key: &PrivateKey, signed: &Message) -> Result<B256, String> {
@@ -199,15 +179,14 @@ impl RelayChain for RpcChain {
         let nonce = self
             .call_quantity("eth_getTransactionCount", json!([me, "pending"]))
             .await?;
-        let head: Head = self
+        let head: Block<B256> = self
             .client
             .call("eth_getBlockByNumber", json!(["latest", false]))
             .await
             .map_err(|e| format!("eth_getBlockByNumber: {e}"))?;
         let base_fee = head
             .base_fee_per_gas
-            .as_deref()
-            .map(quantity)
+            .map(|fee| u64::try_from(fee).map_err(|_| format!("base fee {fee} is over 64 bits")))
             .transpose()?
             .unwrap_or(0);
         let tx = TxEip1559 {
