@@ -184,25 +184,16 @@ impl Network {
                 config.auto_build,
             ))
         });
-        let signers = match &config.signers {
+        // Whether the node signs, and the history plan whose validators' keys it holds.
+        let history = match &config.signers {
             SignerKeys::Off => None,
-            SignerKeys::Genesis => Some(devnet_signers(&pchain, None, evm.as_deref(), off_chain)?),
-            SignerKeys::Plan(plan) => Some(devnet_signers(
-                &pchain,
-                Some(plan),
-                evm.as_deref(),
-                off_chain,
-            )?),
-            SignerKeys::Covering => {
-                let plan = plan_covering(&pchain);
-                Some(devnet_signers(
-                    &pchain,
-                    Some(&plan),
-                    evm.as_deref(),
-                    off_chain,
-                )?)
-            }
+            SignerKeys::Genesis => Some(None),
+            SignerKeys::Plan(plan) => Some(Some(plan.clone())),
+            SignerKeys::Covering => Some(Some(plan_covering(&pchain))),
         };
+        let signers = history
+            .map(|plan| devnet_signers(&pchain, plan.as_ref(), evm.as_deref(), off_chain))
+            .transpose()?;
         let mut node = Node::new(pchain.clone(), producer.as_ref().map(Producer::waker))
             .with_xchain(xchain.clone());
         let mut relayer = None;

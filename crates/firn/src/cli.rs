@@ -27,7 +27,7 @@ pub enum Command {
     /// Serve the Data API from a store (SQLite file or PostgreSQL URL).
     Serve(ServeArgs),
     /// Relay Teleporter messages between EVM chains behind any nodes' RPC, signing them with
-    /// firn's aggregator through a node's validators.
+    /// firn's aggregator through a firn node's validators, or through a Data API.
     Relay(RelayArgs),
     /// Decode Avalanche bytes (hex, with or without checksum) and print them as AvalancheGo's JSON.
     Decode(DecodeArgs),

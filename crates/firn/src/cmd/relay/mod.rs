@@ -23,7 +23,7 @@ fn parse_key(text: &str) -> anyhow::Result<PrivateKey> {
             .parse()
             .map_err(|e| anyhow::anyhow!("the relayer key is not a valid PrivateKey-…: {e}"));
     }
-    let bytes = hex::decode(text.trim_start_matches("0x"))
+    let bytes = firn_core::encoding::hex_decode_lenient(text)
         .context("the relayer key is neither PrivateKey-… nor hex")?;
     let bytes: [u8; 32] = bytes
         .try_into()
