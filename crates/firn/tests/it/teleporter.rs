@@ -99,15 +99,7 @@ pub(crate) fn run(
     input: Vec<u8>,
     predicates: &[Vec<u8>],
 ) -> Arc<Block> {
-    let raw = signed_tx(
-        l1,
-        from,
-        TxKind::Call(to),
-        input,
-        predicate_list(predicates),
-    );
-    l1.evm.submit_raw_tx(&raw).unwrap();
-    l1.evm.build_block().unwrap().expect("a block with the tx")
+    run_on(l1, &l1.evm, from, TxKind::Call(to), input, predicates)
 }
 
 fn deploy(l1: &L1, from: usize, init: Vec<u8>) -> Address {
