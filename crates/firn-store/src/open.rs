@@ -163,11 +163,35 @@ impl Store {
             })
             .connect(&sqlite_url(text, "rwc"))
             .await?;
+        // sqlx takes no lock to migrate SQLite: two processes opening a new store at once
+        // (`firn index` and `firn serve`) would both apply the same migration, and one fail.
+        let migrating = lock_migrations(path).await?;
         SQLITE_MIGRATIONS.run(&writer).await?;
+        drop(migrating);
         let reader = SqliteReaders::new(path, options);
         info!(backend = "sqlite", path = %path.display(), "opened store");
         Ok(Store::new(Backend::Sqlite, writer, Reader::Sqlite(reader)))
     }
+}
+
+/// Holds an exclusive lock on `<database>-migrations.lock` until dropped, waiting for any
+/// other process that holds it.
+async fn lock_migrations(database: &Path) -> Result<std::fs::File> {
+    let mut name = database.as_os_str().to_owned();
+    name.push("-migrations.lock");
+    let io = |e| StoreError::Database(sqlx::Error::Io(e));
+    tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&name)?;
+        file.lock()?;
+        Ok(file)
+    })
+    .await
+    .map_err(|e| io(std::io::Error::other(e)))?
+    .map_err(io)
 }
 
 /// A pool of at most `max` sessions, each set up with `settings` (SQL) after connecting.

@@ -168,6 +168,30 @@ async fn open_rejects_bad_locations_and_reopens() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Processes started together on a new SQLite file (`firn index` and `firn serve`, say)
+/// migrate it once between them: every open succeeds.
+#[tokio::test]
+async fn handles_opened_at_once_on_a_new_file_all_open() {
+    let dir = std::env::temp_dir().join(format!(
+        "firn-store-migrate-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let path = dir.join("firn.db");
+    let location = path.to_str().unwrap();
+    let (a, b, c, d) = tokio::join!(
+        open(location),
+        open(location),
+        open(location),
+        open(location)
+    );
+    for store in [a, b, c, d] {
+        let store = store.expect("every handle opens the new store");
+        assert_eq!(store.find_cursor(ChainKey::PChain).await.unwrap(), None);
+        store.close().await;
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// Two handles on one SQLite file (two processes, say) writing at once: every commit lands,
 /// whether its transaction reads before it writes (a P-Chain commit reads the cursor) or not.
 #[tokio::test]
