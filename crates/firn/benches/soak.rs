@@ -17,23 +17,20 @@
 //! `cargo bench -p firn --bench soak` (release build).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
-use alloy_eips::eip2718::Encodable2718;
-use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
-use alloy_signer::SignerSync;
-use alloy_signer_local::PrivateKeySigner;
+use alloy_primitives::{Address, U256};
 use alloy_sol_types::{SolCall, SolConstructor, sol};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[path = "../../firn-api/benches/load/client.rs"]
 mod client;
+mod support;
+
+use support::{Firn, Node, Sender, env_u64, funded_key, store_mib};
 
 sol! {
     contract FirnHostile {
@@ -47,107 +44,11 @@ sol! {
 
 use FirnHostile::{constructorCall, deepCall, forgeCall, mintCall, mintHugeUriCall};
 
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// Resident memory of a process in MiB.
-#[derive(Debug, Clone, Copy)]
-struct Memory {
-    /// VmRSS: everything resident.
-    all: f64,
-    /// RssAnon: heap and stacks. The rest is file pages, mostly the SQLite database read
-    /// through its memory map, which grows with the chain.
-    anon: f64,
-}
-
-impl Memory {
-    fn of(pid: u32) -> Self {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-                .map_or(0.0, |kib| kib / 1024.0)
-        };
-        Self {
-            all: field("VmRSS:"),
-            anon: field("RssAnon:"),
-        }
-    }
-}
-
-fn store_mib(dir: &std::path::Path) -> f64 {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| e.file_name().to_string_lossy().starts_with("firn.db"))
-                .filter_map(|e| e.metadata().ok())
-                .map(|m| m.len() as f64)
-                .sum::<f64>()
-        })
-        .unwrap_or(0.0)
-        / (1024.0 * 1024.0)
-}
-
 /// The SQLite page cache budget the indexer and the API each run with
 /// (`FIRN_SOAK_STORE_CACHE_MIB`, default 16): small enough that the caches fill within the
 /// first window, so memory that still grows after it is not cache.
 fn store_cache_mib() -> String {
     env_u64("FIRN_SOAK_STORE_CACHE_MIB", 16).max(1).to_string()
-}
-
-/// One firn process, stopped with Ctrl-C when dropped.
-struct Firn {
-    child: Child,
-}
-
-impl Firn {
-    /// Runs `firn <args>`, its log discarded, and reads standard output up to a line starting
-    /// with each of `prefixes` in turn, returning the rest of those lines. What it prints
-    /// after them is read and dropped, so it never blocks on a full pipe.
-    fn spawn(args: &[&str], prefixes: &[&str]) -> (Self, Vec<String>) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_firn"))
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("running firn {args:?}: {e}"));
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut found = Vec::new();
-        let mut line = String::new();
-        for prefix in prefixes {
-            loop {
-                line.clear();
-                let n = out.read_line(&mut line).unwrap();
-                assert!(n > 0, "firn {args:?} exited before printing {prefix:?}");
-                if let Some(rest) = line.trim_end().strip_prefix(prefix) {
-                    found.push(rest.to_owned());
-                    break;
-                }
-            }
-        }
-        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-        (Self { child }, found)
-    }
-
-    fn memory(&self) -> Memory {
-        Memory::of(self.child.id())
-    }
-}
-
-impl Drop for Firn {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
-    }
 }
 
 /// The chain under test and firn following it, as three processes so that the indexer's and
@@ -255,70 +156,6 @@ async fn planted() -> (String, Arc<AtomicUsize>) {
     (url, hits)
 }
 
-/// The node's C-Chain JSON-RPC.
-#[derive(Clone)]
-struct Node {
-    client: firn_rpc::EthClient,
-}
-
-impl Node {
-    /// The call's result; `null` when the node answers with an error.
-    async fn rpc(&self, method: &str, params: Value) -> Value {
-        self.client
-            .call::<_, Value>(method, params)
-            .await
-            .unwrap_or(Value::Null)
-    }
-
-    async fn height(&self) -> u64 {
-        let n = self.rpc("eth_blockNumber", json!([])).await;
-        u64::from_str_radix(n.as_str().unwrap_or("0x0").trim_start_matches("0x"), 16).unwrap_or(0)
-    }
-}
-
-/// Sends signed EIP-1559 txs from one key.
-struct Sender {
-    node: Node,
-    key: PrivateKeySigner,
-    chain_id: u64,
-    nonce: u64,
-}
-
-impl Sender {
-    async fn send(&mut self, to: Option<Address>, input: Vec<u8>, gas: u64) -> Option<B256> {
-        let tx = TxEip1559 {
-            chain_id: self.chain_id,
-            nonce: self.nonce,
-            gas_limit: gas,
-            max_fee_per_gas: 500_000_000_000,
-            max_priority_fee_per_gas: 1_000_000_000,
-            to: to.map_or(TxKind::Create, TxKind::Call),
-            value: U256::from(u64::from(to.is_some())),
-            access_list: Default::default(),
-            input: Bytes::from(input),
-        };
-        let sig = self.key.sign_hash_sync(&tx.signature_hash()).unwrap();
-        let env: TxEnvelope = tx.into_signed(sig).into();
-        let raw = format!("0x{}", hex::encode(env.encoded_2718()));
-        let hash = self.node.rpc("eth_sendRawTransaction", json!([raw])).await;
-        self.nonce += 1;
-        hash.as_str().and_then(|h| h.parse().ok())
-    }
-
-    async fn receipt(&self, hash: B256) -> Value {
-        loop {
-            let r = self
-                .node
-                .rpc("eth_getTransactionReceipt", json!([format!("{hash:#x}")]))
-                .await;
-            if !r.is_null() {
-                return r;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-}
-
 /// The node's C-Chain height, and the newest block the Data API lists.
 async fn lag(api: &str, node: &Node, chain_id: u64) -> (u64, u64) {
     let node = node.height().await;
@@ -344,12 +181,7 @@ fn main() {
         .as_str()
         .unwrap()
         .to_owned();
-    let secret: firn_core::keys::secp256k1::PrivateKey = b["fundedKeys"][1]["privateKey"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let key = PrivateKeySigner::from_bytes(&B256::from(secret.to_bytes())).unwrap();
+    let key = funded_key(b, 1);
     let evm_address = format!("{:#x}", key.address());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -357,27 +189,8 @@ fn main() {
         .unwrap();
     runtime.block_on(async move {
         let (planted_url, planted_hits) = planted().await;
-        let node = Node {
-            client: firn_rpc::EthClient::new(
-                &format!("{}/ext/bc/C/rpc", b["listening"].as_str().unwrap()),
-                firn_rpc::ClientConfig::default(),
-            )
-            .unwrap(),
-        };
-        let mut sender = Sender {
-            node: node.clone(),
-            key,
-            chain_id,
-            nonce: 0,
-        };
-        let nonce = node
-            .rpc(
-                "eth_getTransactionCount",
-                json!([evm_address.clone(), "pending"]),
-            )
-            .await;
-        sender.nonce =
-            u64::from_str_radix(nonce.as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+        let node = Node::c_chain(b);
+        let mut sender = Sender::new(node.clone(), key, chain_id).await;
         let artifact: Value = serde_json::from_str(
             &std::fs::read_to_string(concat!(
                 env!("CARGO_MANIFEST_DIR"),
