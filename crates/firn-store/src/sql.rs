@@ -252,24 +252,77 @@ fn insert_statements<'a, T>(
     items: &'a [T],
     mut row: impl FnMut(&mut Sql, &T) -> Result<()> + 'a,
 ) -> impl Iterator<Item = Result<Sql>> + 'a {
-    items
-        .chunks((MAX_PARAMS / columns.max(1)).max(1))
-        .map(move |chunk| {
-            if !sqlite && let Some(q) = unnest_statement((head, tail), columns, chunk, &mut row)? {
-                return Ok(q);
+    let max_rows = (MAX_PARAMS / columns.max(1)).max(1);
+    let chunks = if sqlite {
+        ladder_chunks(items, max_rows)
+    } else {
+        even_chunks(items, max_rows)
+    };
+    chunks.map(move |chunk| {
+        if !sqlite && let Some(q) = unnest_statement((head, tail), columns, chunk, &mut row)? {
+            return Ok(q);
+        }
+        let mut q = Sql::new(head);
+        if sqlite {
+            q.anonymous_placeholders();
+        }
+        for (i, item) in chunk.iter().enumerate() {
+            q.push(if i == 0 { "(" } else { ", (" });
+            row(&mut q, item)?;
+            q.push(")");
+        }
+        q.push(tail);
+        Ok(q)
+    })
+}
+
+/// `items` in runs of `max_rows`, then of powers of 4, longest first: a
+/// statement of `n` `VALUES` rows has one text per `n`, and SQLite prepares each text anew
+/// unless the connection's statement cache holds it. With these lengths a table's inserts
+/// share a few texts, prepared once, instead of one per batch size.
+fn ladder_chunks<T>(items: &[T], max_rows: usize) -> Chunks<'_, T> {
+    Chunks {
+        rest: items,
+        max_rows: max_rows.max(1),
+        ladder: true,
+    }
+}
+
+/// `items` in runs of `max_rows` (the last shorter): PostgreSQL's `unnest` statements have
+/// one text whatever their length.
+fn even_chunks<T>(items: &[T], max_rows: usize) -> Chunks<'_, T> {
+    Chunks {
+        rest: items,
+        max_rows: max_rows.max(1),
+        ladder: false,
+    }
+}
+
+/// The runs of [`ladder_chunks`] or [`even_chunks`].
+struct Chunks<'a, T> {
+    rest: &'a [T],
+    max_rows: usize,
+    ladder: bool,
+}
+
+impl<'a, T> Iterator for Chunks<'a, T> {
+    type Item = &'a [T];
+
+    fn next(&mut self) -> Option<&'a [T]> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let mut len = self.max_rows;
+        if self.ladder && len > self.rest.len() {
+            len = 1;
+            while len * 4 <= self.rest.len() {
+                len *= 4;
             }
-            let mut q = Sql::new(head);
-            if sqlite {
-                q.anonymous_placeholders();
-            }
-            for (i, item) in chunk.iter().enumerate() {
-                q.push(if i == 0 { "(" } else { ", (" });
-                row(&mut q, item)?;
-                q.push(")");
-            }
-            q.push(tail);
-            Ok(q)
-        })
+        }
+        let (chunk, rest) = self.rest.split_at(len.min(self.rest.len()));
+        self.rest = rest;
+        Some(chunk)
+    }
 }
 
 /// PostgreSQL's form of one chunk of [`insert_statements`]: each column's values bound as one
@@ -454,6 +507,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sqlite_chunks_are_powers_of_four_longest_first() {
+        let items: Vec<u32> = (0..1_000).collect();
+        let lengths: Vec<usize> = ladder_chunks(&items, 300).map(<[u32]>::len).collect();
+        assert_eq!(lengths, [300, 300, 300, 64, 16, 16, 4]);
+        let joined: Vec<u32> = ladder_chunks(&items, 300).flatten().copied().collect();
+        assert_eq!(joined, items);
+        assert_eq!(ladder_chunks(&items[..3], 1).count(), 3);
+        assert_eq!(ladder_chunks(&items[..0], 64).count(), 0);
+    }
+
+    #[test]
     fn placeholders_number_or_follow_in_order() {
         let mut q = Sql::new("SELECT * FROM t WHERE a = ");
         q.bind(1i64)
@@ -466,14 +530,14 @@ mod tests {
             values,
             vec![Value::Int(Some(1)), "x".into(), String::from("y").into()]
         );
-        let items = [1i64, 2];
+        let items = [1i64, 2, 3, 4];
         let mut statements =
             insert_statements(true, ("INSERT INTO t VALUES ", ""), 2, &items, |q, v| {
                 q.arg(*v).arg(None::<Vec<u8>>);
                 Ok(())
             });
         let (text, values) = statements.next().unwrap().unwrap().into_parts();
-        assert_eq!(text, "INSERT INTO t VALUES (?, ?), (?, ?)");
+        assert_eq!(text, "INSERT INTO t VALUES (?, ?), (?, ?), (?, ?), (?, ?)");
         assert_eq!(values[1], Value::Blob(None));
     }
 
@@ -530,6 +594,7 @@ mod tests {
         let sizes: Vec<usize> = statements
             .map(|q| q.unwrap().into_parts().1.len())
             .collect();
-        assert_eq!(sizes, vec![30_000, 20_000]);
+        // 15,000 rows of two values, then 10,000 as 4,096 × 2, 1,024, 256 × 3 and 16.
+        assert_eq!(sizes, [30_000, 8_192, 8_192, 2_048, 512, 512, 512, 32]);
     }
 }
