@@ -190,11 +190,17 @@ impl Sql {
         self.bind(value)
     }
 
-    /// Appends `v1, v2, …` placeholders.
+    /// Appends `v1, v2, …` placeholders, for an `IN ( … )` list. The list is padded to a
+    /// power of two with its last value (the same set): each length is a new statement text
+    /// for the database to prepare, and this keeps them few enough to stay cached.
     pub(crate) fn bind_list<T: Into<Value>>(
         &mut self,
         values: impl IntoIterator<Item = T>,
     ) -> &mut Self {
+        let mut values: Vec<Value> = values.into_iter().map(Into::into).collect();
+        if let Some(last) = values.last().cloned() {
+            values.resize(values.len().next_power_of_two(), last);
+        }
         for (i, v) in values.into_iter().enumerate() {
             if i > 0 {
                 self.text.push_str(", ");
@@ -530,6 +536,11 @@ mod tests {
             values,
             vec![Value::Int(Some(1)), "x".into(), String::from("y").into()]
         );
+        let mut q = Sql::new("SELECT * FROM t WHERE b IN (");
+        q.bind_list(["x", "y", "z"]).push(")");
+        let (text, values) = q.into_parts();
+        assert_eq!(text, "SELECT * FROM t WHERE b IN ($1, $2, $3, $4)");
+        assert_eq!(values, vec!["x".into(), "y".into(), "z".into(), "z".into()]);
         let items = [1i64, 2, 3, 4];
         let mut statements =
             insert_statements(true, ("INSERT INTO t VALUES ", ""), 2, &items, |q, v| {
