@@ -198,7 +198,9 @@ impl Sql {
         values: impl IntoIterator<Item = T>,
     ) -> &mut Self {
         let mut values: Vec<Value> = values.into_iter().map(Into::into).collect();
-        if let Some(last) = values.last().cloned() {
+        if !values.len().is_power_of_two()
+            && let Some(last) = values.last().cloned()
+        {
             values.resize(values.len().next_power_of_two(), last);
         }
         for (i, v) in values.into_iter().enumerate() {
@@ -210,7 +212,6 @@ impl Sql {
         self
     }
 
-    /// The SQL text and its bound values.
     /// A statement from recorded text and values.
     #[cfg(feature = "testing")]
     pub(crate) fn from_parts(text: String, values: Vec<Value>) -> Self {
@@ -259,12 +260,7 @@ fn insert_statements<'a, T>(
     mut row: impl FnMut(&mut Sql, &T) -> Result<()> + 'a,
 ) -> impl Iterator<Item = Result<Sql>> + 'a {
     let max_rows = (MAX_PARAMS / columns.max(1)).max(1);
-    let chunks = if sqlite {
-        ladder_chunks(items, max_rows)
-    } else {
-        even_chunks(items, max_rows)
-    };
-    chunks.map(move |chunk| {
+    runs(items, max_rows, sqlite).map(move |chunk| {
         if !sqlite && let Some(q) = unnest_statement((head, tail), columns, chunk, &mut row)? {
             return Ok(q);
         }
@@ -282,53 +278,29 @@ fn insert_statements<'a, T>(
     })
 }
 
-/// `items` in runs of `max_rows`, then of powers of 4, longest first: a
-/// statement of `n` `VALUES` rows has one text per `n`, and SQLite prepares each text anew
-/// unless the connection's statement cache holds it. With these lengths a table's inserts
-/// share a few texts, prepared once, instead of one per batch size.
-fn ladder_chunks<T>(items: &[T], max_rows: usize) -> Chunks<'_, T> {
-    Chunks {
-        rest: items,
-        max_rows: max_rows.max(1),
-        ladder: true,
-    }
-}
-
-/// `items` in runs of `max_rows` (the last shorter): PostgreSQL's `unnest` statements have
-/// one text whatever their length.
-fn even_chunks<T>(items: &[T], max_rows: usize) -> Chunks<'_, T> {
-    Chunks {
-        rest: items,
-        max_rows: max_rows.max(1),
-        ladder: false,
-    }
-}
-
-/// The runs of [`ladder_chunks`] or [`even_chunks`].
-struct Chunks<'a, T> {
-    rest: &'a [T],
-    max_rows: usize,
-    ladder: bool,
-}
-
-impl<'a, T> Iterator for Chunks<'a, T> {
-    type Item = &'a [T];
-
-    fn next(&mut self) -> Option<&'a [T]> {
-        if self.rest.is_empty() {
+/// `items` in runs of `max_rows`. With `powers_of_four` (SQLite) the rest, shorter than
+/// `max_rows`, goes in runs of powers of 4, longest first: a statement of `n` `VALUES` rows has
+/// one text per `n`, and SQLite prepares each text anew unless the connection's statement cache
+/// holds it, so a table's inserts then share a few texts. PostgreSQL's `unnest` statements have
+/// one text whatever their length, so there the last run is simply shorter.
+fn runs<T>(items: &[T], max_rows: usize, powers_of_four: bool) -> impl Iterator<Item = &[T]> {
+    let max_rows = max_rows.max(1);
+    let mut rest = items;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
             return None;
         }
-        let mut len = self.max_rows;
-        if self.ladder && len > self.rest.len() {
+        let mut len = max_rows.min(rest.len());
+        if powers_of_four && max_rows > rest.len() {
             len = 1;
-            while len * 4 <= self.rest.len() {
+            while len * 4 <= rest.len() {
                 len *= 4;
             }
         }
-        let (chunk, rest) = self.rest.split_at(len.min(self.rest.len()));
-        self.rest = rest;
-        Some(chunk)
-    }
+        let (run, after) = rest.split_at(len);
+        rest = after;
+        Some(run)
+    })
 }
 
 /// PostgreSQL's form of one chunk of [`insert_statements`]: each column's values bound as one
@@ -515,12 +487,14 @@ mod tests {
     #[test]
     fn sqlite_chunks_are_powers_of_four_longest_first() {
         let items: Vec<u32> = (0..1_000).collect();
-        let lengths: Vec<usize> = ladder_chunks(&items, 300).map(<[u32]>::len).collect();
+        let lengths: Vec<usize> = runs(&items, 300, true).map(<[u32]>::len).collect();
         assert_eq!(lengths, [300, 300, 300, 64, 16, 16, 4]);
-        let joined: Vec<u32> = ladder_chunks(&items, 300).flatten().copied().collect();
+        let joined: Vec<u32> = runs(&items, 300, true).flatten().copied().collect();
         assert_eq!(joined, items);
-        assert_eq!(ladder_chunks(&items[..3], 1).count(), 3);
-        assert_eq!(ladder_chunks(&items[..0], 64).count(), 0);
+        assert_eq!(runs(&items[..3], 1, true).count(), 3);
+        assert_eq!(runs(&items[..0], 64, true).count(), 0);
+        let even: Vec<usize> = runs(&items, 300, false).map(<[u32]>::len).collect();
+        assert_eq!(even, [300, 300, 300, 100]);
     }
 
     #[test]

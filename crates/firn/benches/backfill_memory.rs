@@ -117,7 +117,8 @@ fn main() {
             "blocks", "t (s)", "blocks/s", "RSS MiB", "anon MiB", "store MiB"
         );
         let started = Instant::now();
-        let (mut next, mut last_mark) = (head / 10, (0u64, Duration::ZERO));
+        let tenth = (head / 10).max(1);
+        let (mut next, mut last_mark) = (tenth, (0u64, Duration::ZERO));
         let mut peak = Memory {
             all: 0.0,
             anon: 0.0,
@@ -148,7 +149,7 @@ fn main() {
             if cursor >= head {
                 break;
             }
-            next = (cursor / (head / 10).max(1) + 1) * (head / 10).max(1);
+            next = (cursor / tenth + 1) * tenth;
         }
         println!(
             "peak: RSS {:.1} MiB, anonymous {:.1} MiB; {:.0} blocks/s over the whole backfill",
