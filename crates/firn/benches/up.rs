@@ -10,7 +10,8 @@
 //!
 //! It measures the binary cargo built for the bench, and says which profile: `cargo bench -p firn
 //! --bench up --profile dev` measures the dev build the README's `cargo run` uses (firn's crates
-//! at opt-level 1, dependencies at 2); without `--profile dev`, the release build.
+//! at opt-level 1, the API and the CLI at 0, dependencies at 2); without `--profile dev`, the
+//! release build.
 //! `FIRN_BENCH_DAYS`, `FIRN_BENCH_EVM_TXS` (EVM txs a day) and `FIRN_BENCH_RUNS` change the
 //! history and the number of runs.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
