@@ -11,6 +11,8 @@
 //! - `FIRN_LOAD_CONNS` (4) connections per endpoint, `FIRN_LOAD_MIXED_CONNS` (16) in the mixed
 //!   run, `FIRN_LOAD_SECONDS` (5) per run; `FIRN_LOAD_BUILD_ONLY=1` builds fixtures and stops.
 //! - `FIRN_LOAD_READERS`: the store's reader connections (default: `StoreOptions`' default).
+//! - `FIRN_LOAD_RESPONSE_CACHE_MIB`: the API's cache of rendered pages (default: `ApiConfig`'s,
+//!   64 MiB); `0` renders every request from the store.
 //!
 //! The native balances (`balances:getNative` and the token-balance lists) are read from a devnet
 //! node the bench starts, as `firn serve` reads them from each chain's node.
@@ -413,7 +415,15 @@ async fn run_backend(backend: &str, filter: Option<&str>) {
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let host = listener.local_addr().unwrap().to_string();
-    let state = AppState::new(store.clone(), ApiConfig::default());
+    let mut config = ApiConfig::default();
+    if let Ok(mib) = std::env::var("FIRN_LOAD_RESPONSE_CACHE_MIB") {
+        config.response_cache_bytes = mib.parse::<usize>().unwrap() * 1024 * 1024;
+    }
+    println!(
+        "response cache: {} MiB",
+        config.response_cache_bytes / (1024 * 1024)
+    );
+    let state = AppState::new(store.clone(), config);
     let server = tokio::spawn(firn_api::serve(listener, state, std::future::pending()));
     let all = endpoints(&host, built).await;
     let conns = env_u64("FIRN_LOAD_CONNS", 4) as usize;
