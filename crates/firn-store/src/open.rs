@@ -8,7 +8,7 @@ use sqlx::any::AnyPoolOptions;
 use tracing::info;
 
 use crate::error::{Result, StoreError};
-use crate::sqlite_read::SqliteReaders;
+use crate::sqlite_read::{MMAP_BYTES, SqliteReaders};
 use crate::store::{Backend, Reader, Store};
 use crate::upgrade;
 
@@ -144,9 +144,12 @@ impl Store {
             .to_str()
             .ok_or_else(|| StoreError::BadLocation(path.display().to_string()))?;
         let busy_ms = options.busy_timeout.as_millis().min(i32::MAX as u128);
+        // The writer reads through the map too: a batch's index upkeep touches pages all over a
+        // store larger than its cache, and each miss was a read() and a copy.
         let writer_pragmas = format!(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = {busy_ms}; \
-             PRAGMA foreign_keys = OFF; PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY;",
+             PRAGMA foreign_keys = OFF; PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY; \
+             PRAGMA mmap_size = {MMAP_BYTES};",
             options.writer_cache_kib()
         );
         let writer = AnyPoolOptions::new()

@@ -22,6 +22,9 @@ use crate::error::{Result, StoreError};
 use crate::row::{Row, corrupt};
 use crate::sql::Value;
 
+/// The memory map every SQLite connection reads pages through (no `read()` per page miss);
+/// SQLite caps it at its compile-time maximum (2 GiB by default).
+pub(crate) const MMAP_BYTES: u64 = 16 << 30;
 /// Prepared statements kept per connection (list queries vary with their filters).
 const STATEMENT_CACHE: usize = 256;
 /// How long a read may run on the calling (async) thread before it moves to the blocking pool.
@@ -78,10 +81,8 @@ impl SqliteReaders {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(self.busy_timeout)?;
-        // Pages come from the OS page cache through a memory map (no read() per page miss);
-        // SQLite caps the map at its compile-time maximum (2 GiB by default).
         conn.execute_batch(&format!(
-            "PRAGMA query_only = ON; PRAGMA mmap_size = 17179869184; \
+            "PRAGMA query_only = ON; PRAGMA mmap_size = {MMAP_BYTES}; \
              PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY;",
             self.cache_kib
         ))?;
