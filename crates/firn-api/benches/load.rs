@@ -416,13 +416,12 @@ async fn run_backend(backend: &str, filter: Option<&str>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let host = listener.local_addr().unwrap().to_string();
     let mut config = ApiConfig::default();
-    if let Ok(mib) = std::env::var("FIRN_LOAD_RESPONSE_CACHE_MIB") {
-        config.response_cache_bytes = mib.parse::<usize>().unwrap() * 1024 * 1024;
-    }
-    println!(
-        "response cache: {} MiB",
-        config.response_cache_bytes / (1024 * 1024)
+    let cache_mib = env_u64(
+        "FIRN_LOAD_RESPONSE_CACHE_MIB",
+        (config.response_cache_bytes >> 20) as u64,
     );
+    config.response_cache_bytes = (cache_mib as usize) << 20;
+    println!("response cache: {cache_mib} MiB");
     let state = AppState::new(store.clone(), config);
     let server = tokio::spawn(firn_api::serve(listener, state, std::future::pending()));
     let all = endpoints(&host, built).await;

@@ -290,13 +290,15 @@ fn runs<T>(items: &[T], max_rows: usize, powers_of_four: bool) -> impl Iterator<
         if rest.is_empty() {
             return None;
         }
-        let mut len = max_rows.min(rest.len());
-        if powers_of_four && max_rows > rest.len() {
-            len = 1;
-            while len * 4 <= rest.len() {
-                len *= 4;
+        let len = if powers_of_four && rest.len() < max_rows {
+            let mut power = 1;
+            while power * 4 <= rest.len() {
+                power *= 4;
             }
-        }
+            power
+        } else {
+            max_rows.min(rest.len())
+        };
         let (run, after) = rest.split_at(len);
         rest = after;
         Some(run)
