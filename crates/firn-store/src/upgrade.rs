@@ -12,7 +12,7 @@ use crate::codec::{RowExt, int};
 use crate::error::Result;
 use crate::evm::put_holdings;
 use crate::metrics::{decode_metrics, upsert_metrics};
-use crate::pchain::insert_owners;
+use crate::pchain::{OwnedUtxo, decode_utxo, insert_owners};
 use crate::rows::evm::TokenStandard;
 use crate::rows::metrics::{ChainMetrics, Granularity};
 use crate::store::{Backend, Store, WriteTx};
@@ -157,27 +157,24 @@ async fn utxo_owners(store: &Store) -> Result<()> {
     let mut after: Vec<u8> = Vec::new();
     let mut filed = 0usize;
     loop {
-        let page = sqlx::query(
-            "SELECT utxo_id, addresses, height, timestamp, amount, consuming_height, \
-             consuming_timestamp FROM p_utxos WHERE utxo_id > $1 ORDER BY utxo_id LIMIT $2",
-        )
-        .bind(after.clone())
-        .bind(UTXOS_PER_READ)
-        .fetch_all(&mut *w.tx)
-        .await?;
+        let page =
+            sqlx::query("SELECT * FROM p_utxos WHERE utxo_id > $1 ORDER BY utxo_id LIMIT $2")
+                .bind(after.clone())
+                .bind(UTXOS_PER_READ)
+                .fetch_all(&mut *w.tx)
+                .await?;
         let Some(last) = page.last() else { break };
         after = last.bytes("utxo_id")?;
-        for u in &page {
-            let spent = match u.opt_i64("consuming_height")? {
-                Some(h) => Some((h, u.i64("consuming_timestamp")?)),
-                None => None,
-            };
-            let owners = u.short_ids("addresses")?;
-            let id = u.id("utxo_id")?;
-            let (height, ts, amount) = (u.i64("height")?, u.i64("timestamp")?, u.i64("amount")?);
-            insert_owners(&mut w.tx, &id, &owners, height, ts, amount, spent).await?;
-            filed += 1;
-        }
+        let records = page
+            .iter()
+            .map(|r| decode_utxo(r))
+            .collect::<Result<Vec<_>>>()?;
+        let owned = records
+            .iter()
+            .map(OwnedUtxo::of)
+            .collect::<Result<Vec<_>>>()?;
+        insert_owners(&mut w.tx, &owned).await?;
+        filed += owned.len();
     }
     w.commit().await?;
     info!(

@@ -61,7 +61,7 @@ pub(super) fn decode_core(r: &dyn Row) -> Result<PTxCore> {
     })
 }
 
-pub(super) fn decode_utxo(r: &dyn Row) -> Result<PUtxoRecord> {
+pub(crate) fn decode_utxo(r: &dyn Row) -> Result<PUtxoRecord> {
     let consumed = match r.opt_id("consuming_tx_hash")? {
         Some(tx_hash) => Some(UtxoConsumption {
             tx_hash,

@@ -18,10 +18,11 @@ mod utxos;
 mod validators;
 mod write;
 
+pub(crate) use decode::decode_utxo;
 pub(crate) use l1_fees::list_days as list_l1_fee_days;
 pub(crate) use supply::derive_totals as derive_supply_totals;
 pub(crate) use utxos::{
-    OWNERS_PER_QUERY, distinct as distinct_owners, find_last_event, insert_owners,
+    OWNERS_PER_QUERY, OwnedUtxo, distinct as distinct_owners, find_last_event, insert_owners,
 };
 
 /// The longest staking period the store expects: AvalancheGo's `MaxStakeDuration` (one

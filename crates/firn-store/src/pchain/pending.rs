@@ -14,6 +14,7 @@ use std::collections::{BTreeSet, HashMap};
 use firn_core::ids::{Id, ShortId};
 use sqlx::AnyConnection;
 
+use super::utxos::{OwnedUtxo, insert_owners};
 use crate::atomic::{AtomicImport, write_exports, write_imports};
 use crate::codec::{RowExt, amounts, bits, hashes, int, short_ids};
 use crate::error::Result;
@@ -515,27 +516,16 @@ async fn write_utxos(conn: &mut AnyConnection, utxos: &[UtxoRow<'_>]) -> Result<
         },
     )
     .await?;
-    let owners = by_owner(utxos, |r| &r.utxo.addresses);
-    insert_many(
-        conn,
-        "INSERT INTO p_utxo_owners (address, utxo_id, height, timestamp, amount, spent_height, \
-         spent_timestamp) VALUES ",
-        "",
-        7,
-        &owners,
-        |q, (a, r)| {
-            q.arg(a.0.to_vec())
-                .arg(r.utxo.utxo_id.0.to_vec())
-                .arg(r.height)
-                .arg(r.ts);
-            q.arg(bits(r.utxo.amount))
-                .arg(r.spent.map(|s| s.height))
-                .arg(r.spent.map(|s| s.ts));
-            Ok(())
-        },
-    )
-    .await?;
-    Ok(())
+    let owned: Vec<OwnedUtxo<'_>> = utxos
+        .iter()
+        .map(|r| OwnedUtxo {
+            utxo: r.utxo,
+            height: r.height,
+            ts: r.ts,
+            spent: r.spent.map(|s| (s.height, s.ts)),
+        })
+        .collect();
+    insert_owners(conn, &owned).await
 }
 
 async fn write_rewards(conn: &mut AnyConnection, rewards: &[RewardRow<'_>]) -> Result<()> {

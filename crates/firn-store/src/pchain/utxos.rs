@@ -17,41 +17,71 @@ use crate::codec::{RowExt, bits, int};
 use crate::error::Result;
 use crate::page::{Page, PageRequest, SortOrder, UtxoCursor};
 use crate::row::Row;
-use crate::rows::pchain::PUtxoRecord;
+use crate::rows::pchain::{PUtxo, PUtxoRecord};
 use crate::rows::utxos::{BalanceKind, BalanceSum, UtxoActivity};
-use crate::sql::Sql;
+use crate::sql::{Sql, by_owner, insert_many};
 use crate::store::Store;
 use crate::traits::{UtxoFilter, UtxoSort};
 
 /// Owners one query walks (SQLite allows 500 terms in a compound SELECT).
 pub(crate) const OWNERS_PER_QUERY: usize = 64;
 
-/// Files `utxo_id` under each of its owners, spent already when `spent` (height, time) says so.
-pub(crate) async fn insert_owners(
-    conn: &mut AnyConnection,
-    utxo_id: &Id,
-    owners: &[ShortId],
-    height: i64,
-    ts: i64,
-    amount: i64,
-    spent: Option<(i64, i64)>,
-) -> Result<()> {
-    let owners: BTreeSet<&ShortId> = owners.iter().collect();
-    for a in owners {
-        sqlx::query(
-            "INSERT INTO p_utxo_owners (address, utxo_id, height, timestamp, amount, \
-             spent_height, spent_timestamp) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(a.0.to_vec())
-        .bind(utxo_id.0.to_vec())
-        .bind(height)
-        .bind(ts)
-        .bind(amount)
-        .bind(spent.map(|(h, _)| h))
-        .bind(spent.map(|(_, t)| t))
-        .execute(&mut *conn)
-        .await?;
+/// A UTXO as its owners' rows file it: created at (`height`, `ts`), spent at `spent`
+/// (height, time) if it is.
+pub(crate) struct OwnedUtxo<'a> {
+    pub(crate) utxo: &'a PUtxo,
+    pub(crate) height: i64,
+    pub(crate) ts: i64,
+    pub(crate) spent: Option<(i64, i64)>,
+}
+
+impl<'a> OwnedUtxo<'a> {
+    /// A stored UTXO as its owners' rows file it.
+    pub(crate) fn of(r: &'a PUtxoRecord) -> Result<Self> {
+        let spent = match &r.consumed {
+            Some(c) => Some((int("height", c.height)?, int("time", c.timestamp)?)),
+            None => None,
+        };
+        Ok(OwnedUtxo {
+            utxo: &r.utxo,
+            height: int("height", r.height)?,
+            ts: int("time", r.timestamp)?,
+            spent,
+        })
     }
+}
+
+/// Files each UTXO under each of its distinct owners, with what its balance needs of it.
+pub(crate) async fn insert_owners(conn: &mut AnyConnection, utxos: &[OwnedUtxo<'_>]) -> Result<()> {
+    let owners = by_owner(utxos, |o| &o.utxo.addresses);
+    insert_many(
+        conn,
+        "INSERT INTO p_utxo_owners (address, utxo_id, height, timestamp, amount, spent_height, \
+         spent_timestamp, asset_id, locktime, stakeable_locktime, staked, start_ts, end_ts, \
+         exported) VALUES ",
+        "",
+        14,
+        &owners,
+        |q, (a, o)| {
+            let u = o.utxo;
+            q.arg(a.0.to_vec())
+                .arg(u.utxo_id.0.to_vec())
+                .arg(o.height)
+                .arg(o.ts)
+                .arg(bits(u.amount));
+            q.arg(o.spent.map(|(h, _)| h))
+                .arg(o.spent.map(|(_, t)| t))
+                .arg(u.asset_id.0.to_vec())
+                .arg(bits(u.locktime))
+                .arg(u.stakeable_locktime.map(bits));
+            q.arg(i64::from(u.staked))
+                .arg(u.start_ts.map(bits))
+                .arg(u.end_ts.map(bits))
+                .arg(i64::from(u.consumed_on_chain != P_CHAIN_ID));
+            Ok(())
+        },
+    )
+    .await?;
     Ok(())
 }
 
@@ -83,24 +113,20 @@ fn push_walk(
     q.push(&format!(
         "SELECT o.utxo_id, o.{key} AS k FROM p_utxo_owners o"
     ));
-    if filter.asset_id.is_some() || !filter.include_spent {
-        q.push(" JOIN p_utxos u ON u.utxo_id = o.utxo_id");
-    }
     q.push(" WHERE o.address = ").bind(owner.0.to_vec());
     if !filter.include_spent {
         // Literally the partial indexes' condition, so the planner can use them.
         q.push(" AND o.spent_height IS NULL");
         // An output exported to another chain is that chain's to spend (its import is not
         // seen here): the P-Chain never holds it, as its balances already say.
-        q.push(" AND u.consumed_on_chain = ")
-            .bind(P_CHAIN_ID.0.to_vec());
+        q.push(" AND o.exported = 0");
     }
     if let Some(min) = filter.min_amount {
         q.push(" AND o.amount >= ")
             .bind(int("minimum amount", min)?);
     }
     if let Some(asset) = filter.asset_id {
-        q.push(" AND u.asset_id = ").bind(asset.0.to_vec());
+        q.push(" AND o.asset_id = ").bind(asset.0.to_vec());
     }
     if let Some(c) = after {
         q.push(&format!(" AND (o.{key}, o.utxo_id) {} (", order.after_op()))
@@ -244,11 +270,15 @@ pub(super) async fn list_balances(
     // Amounts are summed in two 32-bit halves, so no sum overflows a signed 64-bit column.
     let mut q = Sql::new("SELECT u.asset_id, ");
     push_kind(&mut q, at);
-    q.push(
+    // The owners' own rows hold what a balance needs, so it is read from their key ranges
+    // alone. A UTXO several of them own is counted once.
+    let distinct = if owners.len() > 1 { "DISTINCT " } else { "" };
+    q.push(&format!(
         " AS kind, COUNT(*) AS n, CAST(SUM((u.amount >> 32) & 4294967295) AS BIGINT) AS hi, \
-         CAST(SUM(u.amount & 4294967295) AS BIGINT) AS lo FROM p_utxos u \
-         WHERE u.utxo_id IN (SELECT o.utxo_id FROM p_utxo_owners o WHERE o.address IN (",
-    );
+         CAST(SUM(u.amount & 4294967295) AS BIGINT) AS lo FROM (SELECT {distinct}o.utxo_id, \
+         o.asset_id, o.amount, o.staked, o.start_ts, o.end_ts, o.locktime, \
+         o.stakeable_locktime FROM p_utxo_owners o WHERE o.address IN ("
+    ));
     q.bind_list(owners.iter().map(|a| a.0.to_vec())).push(")");
     match last.first() {
         Some((height, ts)) if at >= *ts => {
@@ -264,9 +294,7 @@ pub(super) async fn list_balances(
                 .push(")");
         }
     }
-    q.push(") AND u.consumed_on_chain = ")
-        .bind(P_CHAIN_ID.0.to_vec())
-        .push(" GROUP BY u.asset_id, kind ORDER BY u.asset_id, kind");
+    q.push(" AND o.exported = 0) u GROUP BY u.asset_id, kind ORDER BY u.asset_id, kind");
     store.fetch(q, decode_sum).await
 }
 

@@ -350,45 +350,52 @@ async fn check_last_activity(store: &Store, m: &BTreeMap<Id, Owned>) {
     assert_eq!(store.find_last_activity(&[short(99)]).await.unwrap(), None);
 }
 
-/// A store made before version 14 gets its owners filed from the UTXOs it holds: the same
-/// answers as a store that had them from the start.
-async fn older_store_gets_utxo_owners(location: &str, raw: &str) {
+/// A store made before version 14 gets its owners filed from the UTXOs it holds, and one made
+/// before version 33 gets what balances need on its owners' rows: the same answers as a store
+/// that had them from the start.
+async fn older_store_gives_the_same_answers(location: &str, raw: &str, undo: &[&str]) {
     let (blocks, ts) = history();
     let store = firn_store::open(location).await.unwrap();
     store.commit_pchain_blocks(&blocks).await.unwrap();
     let answers = async |store: &Store| {
         let mut out = Vec::new();
-        for a in (0..6).map(short).chain([short(100), short(101)]) {
-            let filter = UtxoFilter {
-                addresses: vec![a],
-                include_spent: true,
-                ..UtxoFilter::default()
-            };
-            let page = store
-                .list_utxos(&filter, SortOrder::Desc, &PageRequest::first(10_000))
-                .await
-                .unwrap();
-            out.push(format!("{:?}", page.items));
-            out.push(format!(
-                "{:?}",
-                store.list_balances(&[a], ts).await.unwrap()
-            ));
-            out.push(format!(
-                "{:?}",
-                store.find_last_activity(&[a]).await.unwrap()
-            ));
+        let owners = (0..6).map(|i| vec![short(i)]);
+        let ours = [
+            vec![short(100)],
+            vec![short(101)],
+            vec![short(100), short(101)],
+        ];
+        for a in owners.chain(ours) {
+            for (include_spent, asset_id) in [(true, None), (false, None), (false, Some(avax()))] {
+                let filter = UtxoFilter {
+                    addresses: a.clone(),
+                    include_spent,
+                    asset_id,
+                    ..UtxoFilter::default()
+                };
+                let page = store
+                    .list_utxos(&filter, SortOrder::Desc, &PageRequest::first(10_000))
+                    .await
+                    .unwrap();
+                out.push(format!("{:?}", page.items));
+            }
+            for t in [ts, ts + 1_500, ts + 3_000] {
+                let sums = store.list_balances(&a, t).await.unwrap();
+                out.push(format!("{sums:?}"));
+            }
+            out.push(format!("{:?}", store.find_last_activity(&a).await.unwrap()));
         }
         out
     };
     let fresh = answers(&store).await;
+    assert!(
+        fresh.iter().any(|a| a.contains("LockedStaked")),
+        "the answers cover the kinds of balance"
+    );
     store.close().await;
     let mut conn = sqlx::AnyConnection::connect(raw).await.unwrap();
-    for sql in [
-        "DROP TABLE p_utxo_owners",
-        "DELETE FROM store_upgrades",
-        "DELETE FROM _sqlx_migrations WHERE version = 14",
-    ] {
-        conn.execute(sql).await.unwrap();
+    for sql in undo {
+        conn.execute(*sql).await.unwrap();
     }
     conn.close().await.unwrap();
     let store = firn_store::open(location).await.unwrap();
@@ -396,20 +403,61 @@ async fn older_store_gets_utxo_owners(location: &str, raw: &str) {
     store.close().await;
 }
 
-#[tokio::test]
-async fn sqlite_older_store_gets_utxo_owners() {
+/// Undoes version 14 (and 33, which adds to its table).
+const BEFORE_OWNERS: &[&str] = &[
+    "DROP TABLE p_utxo_owners",
+    "DELETE FROM store_upgrades",
+    "DELETE FROM _sqlx_migrations WHERE version IN (14, 33)",
+];
+
+/// Undoes version 33.
+const BEFORE_OWNER_BALANCES: &[&str] = &[
+    "ALTER TABLE p_utxo_owners DROP COLUMN asset_id",
+    "ALTER TABLE p_utxo_owners DROP COLUMN locktime",
+    "ALTER TABLE p_utxo_owners DROP COLUMN stakeable_locktime",
+    "ALTER TABLE p_utxo_owners DROP COLUMN staked",
+    "ALTER TABLE p_utxo_owners DROP COLUMN start_ts",
+    "ALTER TABLE p_utxo_owners DROP COLUMN end_ts",
+    "ALTER TABLE p_utxo_owners DROP COLUMN exported",
+    "DELETE FROM _sqlx_migrations WHERE version = 33",
+];
+
+async fn on_sqlite(undo: &[&str]) {
     let dir = std::env::temp_dir().join(format!("firn-store-owners-{}", uuid::Uuid::new_v4()));
     let path = dir.join("firn.db");
     let path = path.to_str().unwrap();
-    older_store_gets_utxo_owners(path, &format!("sqlite://{path}")).await;
+    older_store_gives_the_same_answers(path, &format!("sqlite://{path}"), undo).await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+async fn on_postgres(test: &str, undo: &[&str]) {
+    let Some(db) = firn_store::testing::TestDb::postgres().await else {
+        eprintln!("SKIPPED utxos::{test}: PostgreSQL not reachable");
+        return;
+    };
+    older_store_gives_the_same_answers(db.url(), db.url(), undo).await;
+}
+
+#[tokio::test]
+async fn sqlite_older_store_gets_utxo_owners() {
+    on_sqlite(BEFORE_OWNERS).await;
 }
 
 #[tokio::test]
 async fn postgres_older_store_gets_utxo_owners() {
-    let Some(db) = firn_store::testing::TestDb::postgres().await else {
-        eprintln!("SKIPPED utxos::postgres_older_store_gets_utxo_owners: PostgreSQL not reachable");
-        return;
-    };
-    older_store_gets_utxo_owners(db.url(), db.url()).await;
+    on_postgres("postgres_older_store_gets_utxo_owners", BEFORE_OWNERS).await;
+}
+
+#[tokio::test]
+async fn sqlite_older_store_gets_owner_balances() {
+    on_sqlite(BEFORE_OWNER_BALANCES).await;
+}
+
+#[tokio::test]
+async fn postgres_older_store_gets_owner_balances() {
+    on_postgres(
+        "postgres_older_store_gets_owner_balances",
+        BEFORE_OWNER_BALANCES,
+    )
+    .await;
 }
