@@ -415,15 +415,22 @@ async fn write_utxos(conn: &mut AnyConnection, utxos: &[UtxoRow<'_>]) -> Result<
         .collect();
     insert_many(
         conn,
-        "INSERT INTO x_utxo_owners (address, utxo_id, height, spent_height) VALUES ",
+        "INSERT INTO x_utxo_owners (address, utxo_id, height, spent_height, asset_id, \
+         output_kind, amount, locktime, owner_count) VALUES ",
         "",
-        4,
+        9,
         &owners,
         |q, (a, r)| {
+            let u = r.utxo;
             q.arg(a.0.to_vec())
-                .arg(r.utxo.utxo_id.0.to_vec())
+                .arg(u.utxo_id.0.to_vec())
                 .arg(r.height)
                 .arg(r.spent.map(|s| s.height));
+            q.arg(u.asset_id.0.to_vec())
+                .arg(u.kind.as_str())
+                .arg(u.amount.map(bits))
+                .arg(bits(u.locktime))
+                .arg(int("owner count", r.owners.len() as u64)?);
             Ok(())
         },
     )

@@ -34,16 +34,13 @@ pub(super) async fn list(
                 q.push(" UNION ALL ");
             }
             q.push("SELECT * FROM (SELECT o.utxo_id, o.height FROM x_utxo_owners o");
-            if filter.asset_id.is_some() || filter.min_amount.is_some() {
-                q.push(" JOIN x_utxos a ON a.utxo_id = o.utxo_id");
-            }
             q.push(" WHERE o.address = ").bind(owner.0.to_vec());
             if !filter.include_spent {
                 // Literally the partial index's condition, so the planner can use it.
                 q.push(" AND o.spent_height IS NULL");
             }
             if let Some(asset) = filter.asset_id {
-                q.push(" AND a.asset_id = ").bind(asset.0.to_vec());
+                q.push(" AND o.asset_id = ").bind(asset.0.to_vec());
             }
             if let Some(min) = filter.min_amount {
                 push_min_amount(&mut q, min);
@@ -85,11 +82,11 @@ pub(super) async fn list(
 fn push_min_amount(q: &mut Sql, min: u64) {
     match i64::try_from(min) {
         Ok(min) => q
-            .push(" AND (a.amount >= ")
+            .push(" AND (o.amount >= ")
             .bind(min)
-            .push(" OR a.amount < 0)"),
+            .push(" OR o.amount < 0)"),
         Err(_) => q
-            .push(" AND a.amount < 0 AND a.amount >= ")
+            .push(" AND o.amount < 0 AND o.amount >= ")
             .bind(min as i64),
     };
 }
@@ -121,14 +118,17 @@ pub(super) async fn balances(
     q.bind(now)
         .push(" THEN 1 ELSE 0 END AS sp, CASE WHEN u.locktime >= 0 AND u.locktime <= ")
         .bind(now);
-    q.push(
-        " THEN 1 ELSE 0 END AS ul FROM x_utxos u WHERE u.utxo_id IN \
-         (SELECT o.utxo_id FROM x_utxo_owners o WHERE o.address IN (",
-    );
+    // The owners' own rows hold what a balance needs, so it is read from their key ranges
+    // alone. A UTXO several of them own is counted once.
+    let distinct = if owners.len() > 1 { "DISTINCT " } else { "" };
+    q.push(&format!(
+        " THEN 1 ELSE 0 END AS ul FROM (SELECT {distinct}o.utxo_id, o.asset_id, o.amount, \
+         o.locktime, o.owner_count FROM x_utxo_owners o WHERE o.address IN ("
+    ));
     q.bind_list(owners.iter().map(|a| a.0.to_vec()))
-        .push(") AND o.spent_height IS NULL) AND u.output_kind = ")
+        .push(") AND o.spent_height IS NULL AND o.output_kind = ")
         .bind(XOutputKind::Secp256k1Transfer.as_str())
-        .push(") s GROUP BY s.asset_id ORDER BY s.asset_id");
+        .push(") u) s GROUP BY s.asset_id ORDER BY s.asset_id");
     store.fetch(q, decode_balance).await
 }
 

@@ -17,6 +17,7 @@ mod pchain;
 mod rollback;
 mod staking;
 mod supply;
+mod upgraded;
 mod usage;
 mod utxos;
 mod webhooks;
@@ -37,6 +38,8 @@ firn_store::backend_tests! {
     staking::validator_statuses_delegations_and_observations,
     supply::supply_totals_follow_commits,
     utxos::utxo_lists_balances_and_last_activity,
+    utxos::older_store_gets_utxo_owners,
+    utxos::older_store_gets_owner_balances,
     evm::evm_round_trip,
     evm::evm_failed_block_leaves_nothing,
     evm::evm_forged_collectible_transfers_never_fail_a_commit,
@@ -66,6 +69,7 @@ firn_store::backend_tests! {
     xchain::xchain_filters,
     xchain::xchain_failed_batch_leaves_nothing,
     xchain::xchain_recommit_is_a_noop,
+    xchain::xchain_older_store_gets_owner_balances,
     xchain_vertices::xchain_vertices_round_trip,
     xchain_vertices::xchain_vertex_failed_batch_leaves_nothing,
     atomic::atomic_memory_holds_exports_until_imported,

@@ -1,6 +1,6 @@
 //! Owners' UTXOs: every list order and filter against a model of the generated history, the
 //! balances of every kind at several moments, the last activity, and an older store's owners
-//! derived at open.
+//! and their balance columns derived at open.
 
 use std::collections::BTreeMap;
 
@@ -9,9 +9,11 @@ use firn_store::page::UtxoCursor;
 use firn_store::rows::pchain::{PChainBlockRows, PUtxo};
 use firn_store::rows::utxos::{BalanceKind, UtxoActivity};
 use firn_store::{PChainReader, PChainWriter, PageRequest, SortOrder, Store, UtxoFilter, UtxoSort};
-use sqlx::{Connection, Executor};
+
+use firn_store::testing::StoreUrl;
 
 use crate::fixtures::{PHistory, all_pages, avax, id, pblock, ptx, short, utxo};
+use crate::upgraded::undo_and_reopen;
 
 /// A UTXO as the model remembers it.
 #[derive(Debug, Clone)]
@@ -350,114 +352,79 @@ async fn check_last_activity(store: &Store, m: &BTreeMap<Id, Owned>) {
     assert_eq!(store.find_last_activity(&[short(99)]).await.unwrap(), None);
 }
 
-/// A store made before version 14 gets its owners filed from the UTXOs it holds, and one made
-/// before version 33 gets what balances need on its owners' rows: the same answers as a store
-/// that had them from the start.
-async fn older_store_gives_the_same_answers(location: &str, raw: &str, undo: &[&str]) {
-    let (blocks, ts) = history();
-    let store = firn_store::open(location).await.unwrap();
-    store.commit_pchain_blocks(&blocks).await.unwrap();
-    let answers = async |store: &Store| {
-        let mut out = Vec::new();
-        let owners = (0..6).map(|i| vec![short(i)]);
-        let ours = [
-            vec![short(100)],
-            vec![short(101)],
-            vec![short(100), short(101)],
-        ];
-        for a in owners.chain(ours) {
-            for (include_spent, asset_id) in [(true, None), (false, None), (false, Some(avax()))] {
-                let filter = UtxoFilter {
-                    addresses: a.clone(),
-                    include_spent,
-                    asset_id,
-                    ..UtxoFilter::default()
-                };
-                let page = store
-                    .list_utxos(&filter, SortOrder::Desc, &PageRequest::first(10_000))
-                    .await
-                    .unwrap();
-                out.push(format!("{:?}", page.items));
-            }
-            for t in [ts, ts + 1_500, ts + 3_000] {
-                let sums = store.list_balances(&a, t).await.unwrap();
-                out.push(format!("{sums:?}"));
-            }
-            out.push(format!("{:?}", store.find_last_activity(&a).await.unwrap()));
+/// The questions an upgraded store must answer as before: each owner's UTXO lists (all, unspent,
+/// unspent of an asset), balances at several moments and last activity.
+async fn answers(store: &Store, ts: u64) -> Vec<String> {
+    let mut out = Vec::new();
+    let owners = (0..6).map(|i| vec![short(i)]);
+    let ours = [
+        vec![short(100)],
+        vec![short(101)],
+        vec![short(100), short(101)],
+    ];
+    for a in owners.chain(ours) {
+        for (include_spent, asset_id) in [(true, None), (false, None), (false, Some(avax()))] {
+            let filter = UtxoFilter {
+                addresses: a.clone(),
+                include_spent,
+                asset_id,
+                ..UtxoFilter::default()
+            };
+            let page = store
+                .list_utxos(&filter, SortOrder::Desc, &PageRequest::first(10_000))
+                .await
+                .unwrap();
+            out.push(format!("{:?}", page.items));
         }
-        out
-    };
-    let fresh = answers(&store).await;
+        for t in [ts, ts + 1_500, ts + 3_000] {
+            let sums = store.list_balances(&a, t).await.unwrap();
+            out.push(format!("{sums:?}"));
+        }
+        out.push(format!("{:?}", store.find_last_activity(&a).await.unwrap()));
+    }
     assert!(
-        fresh.iter().any(|a| a.contains("LockedStaked")),
+        out.iter().any(|a| a.contains("LockedStaked")),
         "the answers cover the kinds of balance"
     );
+    out
+}
+
+async fn same_answers_after(url: StoreUrl, undo: &[&str]) {
+    let (blocks, ts) = history();
+    let store = url.open().await;
+    store.commit_pchain_blocks(&blocks).await.unwrap();
+    let fresh = answers(&store, ts).await;
+    let store = undo_and_reopen(&url, store, undo).await;
+    assert_eq!(answers(&store, ts).await, fresh);
     store.close().await;
-    let mut conn = sqlx::AnyConnection::connect(raw).await.unwrap();
-    for sql in undo {
-        conn.execute(*sql).await.unwrap();
-    }
-    conn.close().await.unwrap();
-    let store = firn_store::open(location).await.unwrap();
-    assert_eq!(answers(&store).await, fresh);
-    store.close().await;
 }
 
-/// Undoes version 14 (and 33, which adds to its table).
-const BEFORE_OWNERS: &[&str] = &[
-    "DROP TABLE p_utxo_owners",
-    "DELETE FROM store_upgrades",
-    "DELETE FROM _sqlx_migrations WHERE version IN (14, 33)",
-];
-
-/// Undoes version 33.
-const BEFORE_OWNER_BALANCES: &[&str] = &[
-    "ALTER TABLE p_utxo_owners DROP COLUMN asset_id",
-    "ALTER TABLE p_utxo_owners DROP COLUMN locktime",
-    "ALTER TABLE p_utxo_owners DROP COLUMN stakeable_locktime",
-    "ALTER TABLE p_utxo_owners DROP COLUMN staked",
-    "ALTER TABLE p_utxo_owners DROP COLUMN start_ts",
-    "ALTER TABLE p_utxo_owners DROP COLUMN end_ts",
-    "ALTER TABLE p_utxo_owners DROP COLUMN exported",
-    "DELETE FROM _sqlx_migrations WHERE version = 33",
-];
-
-async fn on_sqlite(undo: &[&str]) {
-    let dir = std::env::temp_dir().join(format!("firn-store-owners-{}", uuid::Uuid::new_v4()));
-    let path = dir.join("firn.db");
-    let path = path.to_str().unwrap();
-    older_store_gives_the_same_answers(path, &format!("sqlite://{path}"), undo).await;
-    let _ = std::fs::remove_dir_all(&dir);
+/// A store made before version 14 gets its owners filed from the UTXOs it holds (version 33,
+/// which adds to their table, is undone with it).
+pub async fn older_store_gets_utxo_owners(url: StoreUrl) {
+    let undo = [
+        "DROP TABLE p_utxo_owners",
+        "DELETE FROM store_upgrades",
+        "DELETE FROM _sqlx_migrations WHERE version IN (14, 33)",
+    ];
+    same_answers_after(url, &undo).await;
 }
 
-async fn on_postgres(test: &str, undo: &[&str]) {
-    let Some(db) = firn_store::testing::TestDb::postgres().await else {
-        eprintln!("SKIPPED utxos::{test}: PostgreSQL not reachable");
-        return;
-    };
-    older_store_gives_the_same_answers(db.url(), db.url(), undo).await;
-}
-
-#[tokio::test]
-async fn sqlite_older_store_gets_utxo_owners() {
-    on_sqlite(BEFORE_OWNERS).await;
-}
-
-#[tokio::test]
-async fn postgres_older_store_gets_utxo_owners() {
-    on_postgres("postgres_older_store_gets_utxo_owners", BEFORE_OWNERS).await;
-}
-
-#[tokio::test]
-async fn sqlite_older_store_gets_owner_balances() {
-    on_sqlite(BEFORE_OWNER_BALANCES).await;
-}
-
-#[tokio::test]
-async fn postgres_older_store_gets_owner_balances() {
-    on_postgres(
-        "postgres_older_store_gets_owner_balances",
-        BEFORE_OWNER_BALANCES,
-    )
-    .await;
+/// A store made before version 33 gets what balances need on its owners' rows.
+pub async fn older_store_gets_owner_balances(url: StoreUrl) {
+    let mut undo: Vec<String> = [
+        "asset_id",
+        "locktime",
+        "stakeable_locktime",
+        "staked",
+        "start_ts",
+        "end_ts",
+        "exported",
+    ]
+    .iter()
+    .map(|c| format!("ALTER TABLE p_utxo_owners DROP COLUMN {c}"))
+    .collect();
+    undo.push("DELETE FROM _sqlx_migrations WHERE version = 33".to_owned());
+    let undo: Vec<&str> = undo.iter().map(String::as_str).collect();
+    same_answers_after(url, &undo).await;
 }

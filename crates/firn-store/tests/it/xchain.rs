@@ -1,5 +1,6 @@
 //! X-Chain: round trips of blocks, txs, UTXOs and assets; lists by address and asset with
-//! keyset paging; balances as `avm.getAllBalances` counts them; atomicity and idempotence.
+//! keyset paging; balances as `avm.getAllBalances` counts them; atomicity and idempotence; an
+//! older store's owner rows given their balance columns at open.
 
 use std::collections::BTreeSet;
 
@@ -12,8 +13,11 @@ use firn_store::{
     XChainWriter, XTxFilter, XUtxoFilter,
 };
 
+use firn_store::testing::StoreUrl;
+
 use crate::fixtures::{all_pages, avax, id, short};
 pub(crate) use crate::fixtures::{x_coins as coins, x_tx as tx};
+use crate::upgraded::undo_and_reopen;
 
 pub(crate) use crate::fixtures::{X_T as T, x_block as block};
 
@@ -673,4 +677,59 @@ pub async fn xchain_filters(store: Store) {
     let heights: Vec<u64> = rest.items.iter().map(|b| b.height).collect();
     assert_eq!(heights, [2]);
     assert_eq!(rest.next, None);
+}
+
+/// What an upgraded store must answer as before: UTXO lists by asset, amount and spending,
+/// and balances before and after a lock passes.
+async fn owner_answers(store: &Store, s: &Scenario) -> Vec<String> {
+    let mut out = Vec::new();
+    let sets = [vec![s.a], vec![s.b], vec![s.c], vec![s.a, s.b]];
+    for owners in sets {
+        let filters = [
+            (None, None, true),
+            (None, None, false),
+            (Some(avax()), None, false),
+            (Some(s.t[1]), None, true),
+            (None, Some(399), false),
+            (None, Some(u64::MAX), false),
+        ];
+        for (asset_id, min_amount, include_spent) in filters {
+            let filter = XUtxoFilter {
+                addresses: owners.clone(),
+                asset_id,
+                min_amount,
+                include_spent,
+            };
+            out.push(format!("{:?}", utxo_ids(store, filter, 2).await));
+        }
+        for at in [T + 50, T + 1_000_000] {
+            let sums = store.list_xchain_balances(&owners, at).await.unwrap();
+            out.push(format!("{sums:?}"));
+        }
+    }
+    assert!(
+        out.iter().any(|a| a.contains("spendable: 1498")),
+        "the answers hold balances"
+    );
+    out
+}
+
+/// A store made before version 34 gets what X-Chain balances and filtered lists need on its
+/// owners' rows: the same answers as a store that had them from the start.
+pub async fn xchain_older_store_gets_owner_balances(url: StoreUrl) {
+    let s = scenario();
+    let store = url.open().await;
+    store.commit_xchain_blocks(&s.blocks).await.unwrap();
+    let fresh = owner_answers(&store, &s).await;
+    let undo = [
+        "ALTER TABLE x_utxo_owners DROP COLUMN asset_id",
+        "ALTER TABLE x_utxo_owners DROP COLUMN output_kind",
+        "ALTER TABLE x_utxo_owners DROP COLUMN amount",
+        "ALTER TABLE x_utxo_owners DROP COLUMN locktime",
+        "ALTER TABLE x_utxo_owners DROP COLUMN owner_count",
+        "DELETE FROM _sqlx_migrations WHERE version = 34",
+    ];
+    let store = undo_and_reopen(&url, store, &undo).await;
+    assert_eq!(owner_answers(&store, &s).await, fresh);
+    store.close().await;
 }
