@@ -165,6 +165,18 @@ pub fn count_reads(store: &Store) -> usize {
     store.take_recorded().map_or(0, |r| r.len())
 }
 
+/// The plan of every read recorded since [`record_reads`] (which stops recording), one step
+/// per line, with the read's SQL.
+pub async fn recorded_plans(store: &Store) -> Vec<(String, Vec<String>)> {
+    let recorded = store.take_recorded().expect("record_reads was called");
+    let mut out = Vec::new();
+    for (text, values) in recorded {
+        let plan = explain(store, &text, values).await;
+        out.push((text, plan));
+    }
+    out
+}
+
 /// Tables small enough by nature that reading all of them is fine: one row per chain or
 /// indexer.
 const SMALL_TABLES: [&str; 4] = [

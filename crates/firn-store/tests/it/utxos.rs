@@ -8,7 +8,9 @@ use firn_core::ids::{Id, ShortId};
 use firn_store::page::UtxoCursor;
 use firn_store::rows::pchain::{PChainBlockRows, PUtxo};
 use firn_store::rows::utxos::{BalanceKind, UtxoActivity};
-use firn_store::{PChainReader, PChainWriter, PageRequest, SortOrder, Store, UtxoFilter, UtxoSort};
+use firn_store::{
+    PChainReader, PChainWriter, PageRequest, SortOrder, Store, UtxoFilter, UtxoSort, XChainReader,
+};
 
 use firn_store::testing::StoreUrl;
 
@@ -399,32 +401,70 @@ async fn same_answers_after(url: StoreUrl, undo: &[&str]) {
     store.close().await;
 }
 
-/// A store made before version 14 gets its owners filed from the UTXOs it holds (version 33,
-/// which adds to their table, is undone with it).
+/// A store made before version 14 gets its owners filed from the UTXOs it holds (versions 33
+/// and 35, which add to their table, are undone with it).
 pub async fn older_store_gets_utxo_owners(url: StoreUrl) {
     let undo = [
         "DROP TABLE p_utxo_owners",
         "DELETE FROM store_upgrades",
-        "DELETE FROM _sqlx_migrations WHERE version IN (14, 33)",
+        "DELETE FROM _sqlx_migrations WHERE version IN (14, 33, 35)",
     ];
     same_answers_after(url, &undo).await;
 }
 
-/// A store made before version 33 gets what balances need on its owners' rows.
+/// A store made before version 33 gets what balances need on its owners' rows (and version
+/// 35's index of them).
 pub async fn older_store_gets_owner_balances(url: StoreUrl) {
-    let mut undo: Vec<String> = [
-        "asset_id",
-        "locktime",
-        "stakeable_locktime",
-        "staked",
-        "start_ts",
-        "end_ts",
-        "exported",
-    ]
-    .iter()
-    .map(|c| format!("ALTER TABLE p_utxo_owners DROP COLUMN {c}"))
-    .collect();
-    undo.push("DELETE FROM _sqlx_migrations WHERE version = 33".to_owned());
+    let mut undo = vec!["DROP INDEX p_utxo_owners_unspent_by_height".to_owned()];
+    undo.extend(
+        [
+            "asset_id",
+            "locktime",
+            "stakeable_locktime",
+            "staked",
+            "start_ts",
+            "end_ts",
+            "exported",
+        ]
+        .iter()
+        .map(|c| format!("ALTER TABLE p_utxo_owners DROP COLUMN {c}")),
+    );
+    undo.push(
+        "CREATE INDEX p_utxo_owners_unspent_by_height ON p_utxo_owners (address, height, \
+         utxo_id) WHERE spent_height IS NULL"
+            .to_owned(),
+    );
+    undo.push("DELETE FROM _sqlx_migrations WHERE version IN (33, 35)".to_owned());
     let undo: Vec<&str> = undo.iter().map(String::as_str).collect();
     same_answers_after(url, &undo).await;
+}
+
+/// An address's balances at the head read one index and never the table, on both chains:
+/// SQLite checks a partial index's condition from the index's own columns, so the index must
+/// hold `spent_height` as well as what is summed.
+#[tokio::test]
+async fn sqlite_balances_read_only_the_unspent_index() {
+    let db = firn_store::testing::TestDb::sqlite();
+    let store = db.open().await;
+    let (blocks, ts) = history();
+    store.commit_pchain_blocks(&blocks).await.unwrap();
+    firn_store::testing::record_reads(&store);
+    store
+        .list_balances(&[short(100)], ts + 10_000)
+        .await
+        .unwrap();
+    store.list_xchain_balances(&[short(100)], ts).await.unwrap();
+    let plans = firn_store::testing::recorded_plans(&store).await;
+    for owners in ["p_utxo_owners", "x_utxo_owners"] {
+        let (text, plan) = plans
+            .iter()
+            .find(|(text, _)| text.contains(owners))
+            .unwrap_or_else(|| panic!("a read of {owners}: {plans:#?}"));
+        assert!(
+            plan.iter()
+                .any(|step| step.contains("USING COVERING INDEX")),
+            "{text}\n{plan:#?}"
+        );
+    }
+    store.close().await;
 }

@@ -715,19 +715,22 @@ async fn owner_answers(store: &Store, s: &Scenario) -> Vec<String> {
 }
 
 /// A store made before version 34 gets what X-Chain balances and filtered lists need on its
-/// owners' rows: the same answers as a store that had them from the start.
+/// owners' rows (and version 35's index of them): the same answers as a store that had them from the start.
 pub async fn xchain_older_store_gets_owner_balances(url: StoreUrl) {
     let s = scenario();
     let store = url.open().await;
     store.commit_xchain_blocks(&s.blocks).await.unwrap();
     let fresh = owner_answers(&store, &s).await;
     let undo = [
+        "DROP INDEX x_utxo_owners_unspent",
         "ALTER TABLE x_utxo_owners DROP COLUMN asset_id",
         "ALTER TABLE x_utxo_owners DROP COLUMN output_kind",
         "ALTER TABLE x_utxo_owners DROP COLUMN amount",
         "ALTER TABLE x_utxo_owners DROP COLUMN locktime",
         "ALTER TABLE x_utxo_owners DROP COLUMN owner_count",
-        "DELETE FROM _sqlx_migrations WHERE version = 34",
+        "CREATE INDEX x_utxo_owners_unspent ON x_utxo_owners (address, height, utxo_id) \
+         WHERE spent_height IS NULL",
+        "DELETE FROM _sqlx_migrations WHERE version IN (34, 35)",
     ];
     let store = undo_and_reopen(&url, store, &undo).await;
     assert_eq!(owner_answers(&store, &s).await, fresh);
