@@ -441,9 +441,10 @@ pub async fn older_store_gets_owner_balances(url: StoreUrl) {
 
 /// An address's balances at the head read one index and never the table, on both chains:
 /// SQLite checks a partial index's condition from the index's own columns, so the index must
-/// hold `spent_height` as well as what is summed.
+/// hold `spent_height` as well as what is summed. Every order of a UTXO list walks an index
+/// instead of sorting the owner's UTXOs.
 #[tokio::test]
-async fn sqlite_balances_read_only_the_unspent_index() {
+async fn sqlite_balances_and_lists_walk_indexes() {
     let db = firn_store::testing::TestDb::sqlite();
     let store = db.open().await;
     let (blocks, ts) = history();
@@ -454,7 +455,27 @@ async fn sqlite_balances_read_only_the_unspent_index() {
         .await
         .unwrap();
     store.list_xchain_balances(&[short(100)], ts).await.unwrap();
+    for include_spent in [false, true] {
+        for sort in [UtxoSort::Created, UtxoSort::Amount] {
+            let filter = UtxoFilter {
+                addresses: vec![short(100), short(101)],
+                include_spent,
+                sort,
+                ..UtxoFilter::default()
+            };
+            let page = PageRequest::first(2);
+            store
+                .list_utxos(&filter, SortOrder::Asc, &page)
+                .await
+                .unwrap();
+        }
+    }
     let plans = firn_store::testing::recorded_plans(&store).await;
+    let sorted: Vec<_> = plans
+        .iter()
+        .filter(|(_, plan)| plan.iter().any(|s| s.contains("TEMP B-TREE FOR ORDER BY")))
+        .collect();
+    assert!(sorted.is_empty(), "{sorted:#?}");
     for owners in ["p_utxo_owners", "x_utxo_owners"] {
         let (text, plan) = plans
             .iter()
