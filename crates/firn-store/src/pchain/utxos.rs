@@ -5,6 +5,10 @@
 //! Several owners are read the way the transaction lists read them: each owner's walk of its
 //! own index range, at most a page long, merged (a UTXO owned by several is kept once). A page
 //! costs at most a page per owner, however many UTXOs they hold.
+//!
+//! An owner's row also carries what a balance and the list filters read of its UTXO (asset,
+//! locks, stake period, whether it was exported), and the index of unspent rows covers them:
+//! a balance at the head is one walk of that index, never a lookup per UTXO in `p_utxos`.
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -2,7 +2,9 @@
 //! what their fungible amounts add up to.
 //!
 //! Several owners are read as the P-Chain's UTXO lists read them: each owner's walk of its
-//! unspent rows, at most a page long, merged (a UTXO owned by several is kept once).
+//! unspent rows, at most a page long, merged (a UTXO owned by several is kept once). As on the
+//! P-Chain, an owner's row carries what balances and filters read of its UTXO (asset, output
+//! kind, amount, locktime, owner count), so neither looks each UTXO up in `x_utxos`.
 
 use firn_core::ids::ShortId;
 
