@@ -4,16 +4,17 @@
 
 use firn_store::page::{DeploymentCursor, EventCursor, TxCursor};
 use firn_store::rows::evm::{EvmBlockRows, TokenStandard};
+use firn_store::testing::StoreUrl;
 use firn_store::types::{Address, U256};
 use firn_store::{
     AddressFilter, EvmReader, EvmTxFilter, EvmWriter, PageRequest, SortOrder, Store, TxParties,
 };
-use sqlx::{Connection, Executor};
 
 use crate::fixtures::{
     ERC20, ERC721, ERC1155, EvmHistory, FACTORY, activity_of, evm_address, evm_chain, minted_ids,
     moves_of,
 };
+use crate::upgraded::undo_and_reopen;
 
 const CHAIN: u64 = 43114;
 const RARE: u64 = 900_100;
@@ -349,7 +350,7 @@ async fn check_internal_txs(store: &Store, blocks: &[EvmBlockRows], a: Address, 
 
 /// A store made before versions 8 and 9 gets its activity table and its ERC-20 balances
 /// derived from what it holds: the same lists as a store that had them from the start.
-async fn older_store_gets_address_activity(location: &str, raw: &str) {
+async fn older_store_gets_address_activity(location: &str) {
     let mut h = EvmHistory::new(33, CHAIN, 5);
     // Enough that a token's transfers take several of the ERC-20 upgrade's reads.
     let blocks: Vec<_> = (0..2_500).map(|_| h.next_block()).collect();
@@ -404,9 +405,7 @@ async fn older_store_gets_address_activity(location: &str, raw: &str) {
     let fresh = lists(&store).await;
     assert!(fresh.iter().step_by(2).all(|l| !l.is_empty()));
     assert!(fresh.iter().skip(1).step_by(2).any(|l| !l.is_empty()));
-    store.close().await;
-    let mut conn = sqlx::AnyConnection::connect(raw).await.unwrap();
-    for sql in [
+    let undo = [
         "DROP TABLE evm_address_activity",
         "DROP INDEX evm_internal_txs_by_from",
         "DROP INDEX evm_internal_txs_by_to",
@@ -418,11 +417,8 @@ async fn older_store_gets_address_activity(location: &str, raw: &str) {
         "DROP INDEX evm_collectibles_by_standard",
         "DELETE FROM store_upgrades",
         "DELETE FROM _sqlx_migrations WHERE version = 9",
-    ] {
-        conn.execute(sql).await.unwrap();
-    }
-    conn.close().await.unwrap();
-    let store = firn_store::open(location).await.unwrap();
+    ];
+    let store = undo_and_reopen(&StoreUrl(location.to_owned()), store, &undo).await;
     assert_eq!(lists(&store).await, fresh);
     store.close().await;
 }
@@ -432,7 +428,7 @@ async fn sqlite_older_store_gets_address_activity() {
     let dir = std::env::temp_dir().join(format!("firn-store-activity-{}", uuid::Uuid::new_v4()));
     let path = dir.join("firn.db");
     let path = path.to_str().unwrap();
-    older_store_gets_address_activity(path, &format!("sqlite://{path}")).await;
+    older_store_gets_address_activity(path).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -444,5 +440,5 @@ async fn postgres_older_store_gets_address_activity() {
         );
         return;
     };
-    older_store_gets_address_activity(db.url(), db.url()).await;
+    older_store_gets_address_activity(db.url()).await;
 }

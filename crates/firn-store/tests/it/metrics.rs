@@ -6,13 +6,14 @@ use firn_core::ids::Id;
 use firn_core::network::P_CHAIN_ID;
 use firn_store::rows::evm::EvmBlockRows;
 use firn_store::rows::metrics::{ChainMetrics, Granularity, StakingMetrics};
+use firn_store::testing::StoreUrl;
 use firn_store::types::{Address, U256};
 use firn_store::{EvmWriter, MetricsReader, PChainWriter, PageRequest, SortOrder, Store};
-use sqlx::{Connection, Executor};
 
 use crate::fixtures::{EvmHistory, evm_chain, id, pblock, ptx};
 use crate::pchain::T;
 use crate::staking::staking_history;
+use crate::upgraded::undo_and_reopen;
 
 const CHAIN: u64 = 43113;
 
@@ -176,7 +177,7 @@ async fn check_every_granularity(store: &Store, blocks: &[EvmBlockRows]) {
 /// A store written before weeks and months were kept: its week and month rows are derived
 /// from the day rows at open, equal to what the commit path writes, and the commits after
 /// that keep them exact (their distinct-address sets were rebuilt too).
-async fn older_store_gets_week_and_month_rows(location: &str, raw: &str) {
+async fn older_store_gets_week_and_month_rows(location: &str) {
     let blocks = long_history();
     let (before, after) = blocks.split_at(300);
     let store = firn_store::open(location).await.unwrap();
@@ -184,18 +185,12 @@ async fn older_store_gets_week_and_month_rows(location: &str, raw: &str) {
     for chunk in before.chunks(50) {
         store.commit_evm_blocks(chunk).await.unwrap();
     }
-    store.close().await;
-    let mut conn = sqlx::AnyConnection::connect(raw).await.unwrap();
-    for sql in [
+    let undo = [
         "DELETE FROM evm_metrics WHERE period IN (604800, 2629746)",
         "DELETE FROM evm_period_addresses WHERE period IN (604800, 2629746)",
         "INSERT INTO store_upgrades (name) VALUES ('evm_week_month_metrics')",
-    ] {
-        conn.execute(sql).await.unwrap();
-    }
-    conn.close().await.unwrap();
-
-    let store = firn_store::open(location).await.unwrap();
+    ];
+    let store = undo_and_reopen(&StoreUrl(location.to_owned()), store, &undo).await;
     check_every_granularity(&store, before).await;
     for chunk in after.chunks(50) {
         store.commit_evm_blocks(chunk).await.unwrap();
@@ -213,7 +208,7 @@ async fn sqlite_older_store_gets_week_and_month_rows() {
     let dir = std::env::temp_dir().join(format!("firn-store-upgrade-{}", uuid::Uuid::new_v4()));
     let path = dir.join("firn.db");
     let path = path.to_str().unwrap();
-    older_store_gets_week_and_month_rows(path, &format!("sqlite://{path}")).await;
+    older_store_gets_week_and_month_rows(path).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -225,7 +220,7 @@ async fn postgres_older_store_gets_week_and_month_rows() {
         );
         return;
     };
-    older_store_gets_week_and_month_rows(db.url(), db.url()).await;
+    older_store_gets_week_and_month_rows(db.url()).await;
 }
 
 pub async fn staking_metrics_match_direct_computation(store: Store) {

@@ -7,12 +7,13 @@ use firn_core::network::P_CHAIN_ID;
 use firn_store::rows::pchain::{
     AssetAmount, NewReward, NewStaker, PChainBlockRows, PUtxo, RewardType, SupplyTotals,
 };
+use firn_store::testing::StoreUrl;
 use firn_store::{PChainReader, PChainWriter, Store};
-use sqlx::{Connection, Executor};
 
 use crate::fixtures::{avax, id, node, pblock, ptx, short, utxo};
 use crate::pchain::T;
 use crate::staking::staking_history;
+use crate::upgraded::undo_and_reopen;
 
 const GENESIS_TS: u64 = T - 1_000;
 const LATER_TS: u64 = T + 30_000;
@@ -207,7 +208,7 @@ pub async fn supply_totals_follow_commits(store: Store) {
 
 /// A store made before version 19 gets its totals and its validators' accrued fees derived
 /// from what it holds: the same answers as a store that kept them from the start.
-async fn older_store_gets_supply_totals(location: &str, raw: &str) {
+async fn older_store_gets_supply_totals(location: &str) {
     let (genesis, outputs) = genesis();
     let (staking, _, _) = staking_history();
     let later = later_blocks(staking.len() as u64 + 1, &outputs);
@@ -227,20 +228,15 @@ async fn older_store_gets_supply_totals(location: &str, raw: &str) {
     };
     let fresh = answers(&store).await;
     assert!(fresh[1].pending_rewards > 0 && fresh[1].rewarded > 0 && fresh[1].burned > 0);
-    store.close().await;
-    let mut conn = sqlx::AnyConnection::connect(raw).await.unwrap();
-    for sql in [
+    let undo = [
         "DROP TABLE p_asset_totals",
         "DROP INDEX p_utxos_locked",
         "DROP INDEX p_stakers_open_validators",
         "ALTER TABLE p_stakers DROP COLUMN accrued_fees",
         "DELETE FROM store_upgrades",
         "DELETE FROM _sqlx_migrations WHERE version = 19",
-    ] {
-        conn.execute(sql).await.unwrap();
-    }
-    conn.close().await.unwrap();
-    let store = firn_store::open(location).await.unwrap();
+    ];
+    let store = undo_and_reopen(&StoreUrl(location.to_owned()), store, &undo).await;
     assert_eq!(answers(&store).await, fresh);
     store.close().await;
 }
@@ -250,7 +246,7 @@ async fn sqlite_older_store_gets_supply_totals() {
     let dir = std::env::temp_dir().join(format!("firn-store-supply-{}", uuid::Uuid::new_v4()));
     let path = dir.join("firn.db");
     let path = path.to_str().unwrap();
-    older_store_gets_supply_totals(path, &format!("sqlite://{path}")).await;
+    older_store_gets_supply_totals(path).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -262,5 +258,5 @@ async fn postgres_older_store_gets_supply_totals() {
         );
         return;
     };
-    older_store_gets_supply_totals(db.url(), db.url()).await;
+    older_store_gets_supply_totals(db.url()).await;
 }

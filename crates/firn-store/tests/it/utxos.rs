@@ -415,27 +415,19 @@ pub async fn older_store_gets_utxo_owners(url: StoreUrl) {
 /// A store made before version 33 gets what balances need on its owners' rows (and version
 /// 35's index of them).
 pub async fn older_store_gets_owner_balances(url: StoreUrl) {
-    let mut undo = vec!["DROP INDEX p_utxo_owners_unspent_by_height".to_owned()];
-    undo.extend(
-        [
-            "asset_id",
-            "locktime",
-            "stakeable_locktime",
-            "staked",
-            "start_ts",
-            "end_ts",
-            "exported",
-        ]
-        .iter()
-        .map(|c| format!("ALTER TABLE p_utxo_owners DROP COLUMN {c}")),
-    );
-    undo.push(
-        "CREATE INDEX p_utxo_owners_unspent_by_height ON p_utxo_owners (address, height, \
-         utxo_id) WHERE spent_height IS NULL"
-            .to_owned(),
-    );
-    undo.push("DELETE FROM _sqlx_migrations WHERE version IN (33, 35)".to_owned());
-    let undo: Vec<&str> = undo.iter().map(String::as_str).collect();
+    let undo = [
+        "DROP INDEX p_utxo_owners_unspent_by_height",
+        "ALTER TABLE p_utxo_owners DROP COLUMN asset_id",
+        "ALTER TABLE p_utxo_owners DROP COLUMN locktime",
+        "ALTER TABLE p_utxo_owners DROP COLUMN stakeable_locktime",
+        "ALTER TABLE p_utxo_owners DROP COLUMN staked",
+        "ALTER TABLE p_utxo_owners DROP COLUMN start_ts",
+        "ALTER TABLE p_utxo_owners DROP COLUMN end_ts",
+        "ALTER TABLE p_utxo_owners DROP COLUMN exported",
+        "CREATE INDEX p_utxo_owners_unspent_by_height ON p_utxo_owners (address, height, utxo_id) \
+         WHERE spent_height IS NULL",
+        "DELETE FROM _sqlx_migrations WHERE version IN (33, 35)",
+    ];
     same_answers_after(url, &undo).await;
 }
 

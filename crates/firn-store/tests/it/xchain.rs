@@ -715,7 +715,8 @@ async fn owner_answers(store: &Store, s: &Scenario) -> Vec<String> {
 }
 
 /// A store made before version 34 gets what X-Chain balances and filtered lists need on its
-/// owners' rows (and version 35's index of them): the same answers as a store that had them from the start.
+/// owners' rows (and version 35's index of them): the same answers as a store that had them
+/// from the start.
 pub async fn xchain_older_store_gets_owner_balances(url: StoreUrl) {
     let s = scenario();
     let store = url.open().await;
