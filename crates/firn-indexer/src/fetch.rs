@@ -19,9 +19,35 @@ use tokio::task::JoinHandle;
 use crate::error::{IndexerError, Result};
 use crate::pchain::IndexerConfig;
 
-/// Fetches `from..=tip` in batches of `batch` heights with `fetch`, in order. The task stops
-/// after the first error (which it sends) or when the receiver is dropped; abort the handle to
-/// stop it sooner.
+/// The first batch of a run, in heights: each next batch is twice as long, up to the
+/// configured size. The committer starts after a few blocks, not after a whole batch has been
+/// fetched (and derived), and stays busy from then on; a batch's fixed costs are paid a few
+/// more times per run.
+const FIRST_BATCH: u64 = 16;
+
+/// The batches `from..=tip` is fetched in: from [`FIRST_BATCH`] heights, doubling up to
+/// `batch`.
+fn batch_ranges(from: u64, tip: u64, batch: u64) -> impl Iterator<Item = Range<u64>> {
+    let batch = batch.max(1);
+    let mut size = batch.min(FIRST_BATCH);
+    // Heights come from the node: `tip` may be u64::MAX, so no `tip + 1`.
+    let mut next = Some(from).filter(|start| *start <= tip);
+    std::iter::from_fn(move || {
+        let start = next?;
+        let end = start.saturating_add(size).min(tip.saturating_add(1));
+        if end <= start {
+            next = None;
+            return None;
+        }
+        next = Some(end).filter(|e| *e <= tip);
+        size = size.saturating_mul(2).min(batch);
+        Some(start..end)
+    })
+}
+
+/// Fetches `from..=tip` with `fetch` in order, in batches growing to `batch` heights (see
+/// [`FIRST_BATCH`]). The task stops after the first error (which it sends) or when the
+/// receiver is dropped; abort the handle to stop it sooner.
 pub(crate) fn spawn_batches<T, F, Fut>(
     from: u64,
     tip: u64,
@@ -35,21 +61,13 @@ where
     Fut: Future<Output = Result<Vec<T>>> + Send,
 {
     let (tx, rx) = mpsc::channel(window.max(1));
-    let batch = batch.max(1);
     let task = tokio::spawn(async move {
-        // Heights come from the node: `tip` may be u64::MAX, so no `tip + 1`.
-        let mut start = from;
-        while start <= tip {
-            let end = start.saturating_add(batch).min(tip.saturating_add(1));
-            if end <= start {
-                return;
-            }
-            let got = fetch(start..end).await;
+        for heights in batch_ranges(from, tip, batch) {
+            let got = fetch(heights).await;
             let failed = got.is_err();
             if tx.send(got).await.is_err() || failed {
                 return;
             }
-            start = end;
         }
     });
     (rx, task)
@@ -137,4 +155,26 @@ pub(crate) fn wrong_height(height: u64, got: u64) -> IndexerError {
         format!("block {height}"),
         format!("the node sent block {got} instead"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_start_small_and_double_up_to_the_configured_size() {
+        let lengths = |from, tip, batch| {
+            let ranges: Vec<Range<u64>> = batch_ranges(from, tip, batch).collect();
+            let joined: Vec<u64> = ranges.iter().cloned().flatten().collect();
+            assert_eq!(joined, (from..=tip).collect::<Vec<_>>());
+            ranges.iter().map(|r| r.end - r.start).collect::<Vec<_>>()
+        };
+        assert_eq!(lengths(0, 999, 256), [16, 32, 64, 128, 256, 256, 248]);
+        assert_eq!(lengths(5, 9, 256), [5]);
+        assert_eq!(lengths(0, 9, 3), [3, 3, 3, 1]);
+        assert_eq!(lengths(7, 7, 0), [1]);
+        assert_eq!(batch_ranges(8, 7, 256).count(), 0);
+        let top: Vec<Range<u64>> = batch_ranges(u64::MAX - 20, u64::MAX, 256).collect();
+        assert_eq!(top, [u64::MAX - 20..u64::MAX - 4, u64::MAX - 4..u64::MAX]);
+    }
 }

@@ -15,7 +15,9 @@
 //!
 //! Data flows: `platform.getHeight` → a fetch task asks `platform.getBlockByHeight` (hex) for a
 //! batch of heights, many requests in flight, and hands batches through a bounded channel
-//! (so memory stays bounded by `window × batch_blocks` blocks) → each block is decoded with
+//! (so memory stays bounded by `window × batch_blocks` blocks; a run's first batch is 16
+//! blocks and each next one twice as long, so the first commit does not wait for a whole
+//! batch) → each block is decoded with
 //! `firn-core` and derived into [`firn_store::rows::pchain::PChainBlockRows`] (UTXOs consumed
 //! and emitted, amounts staked, burnt and L1-balance-burnt, stakers, rewards read from
 //! `platform.getRewardUTXOs` and typed by the proposal's commit or abort, subnets, chains, L1
@@ -35,7 +37,8 @@
 //! EVM chains flow the same way: a fetch task sends batched JSON-RPC requests of
 //! `eth_getBlockByNumber` (full txs), `eth_getBlockReceipts` and `debug_traceBlockByNumber`
 //! (`callTracer`) for `request_blocks` blocks each, `concurrency` requests in flight, through
-//! the bounded channel → each block becomes [`firn_store::rows::evm::EvmBlockRows`]: txs joined
+//! the bounded channel → each block becomes [`firn_store::rows::evm::EvmBlockRows`] (in the
+//! fetch task, so that the next batch is derived while this one is committed): txs joined
 //! with receipts, logs, internal calls flattened from the call trees, ERC-20/721/1155
 //! transfers decoded from the logs; contracts first seen get `name`/`symbol`/`decimals` by
 //! `eth_call`, minted NFTs their `tokenURI`/`uri` document (`data:` decoded offline, http(s)

@@ -176,7 +176,8 @@ pub struct IndexArgs {
           value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
     pub store_cache_mib: u32,
 
-    /// Blocks fetched and committed per database transaction.
+    /// Blocks fetched and committed per database transaction, at most (a run starts at 16 and
+    /// doubles).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub batch_blocks: u64,
 

@@ -56,6 +56,27 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// A fetched block's rows, derived on the fetch side: the next batch is derived while the
+/// committer writes this one. The header's links are kept apart from the rows, so that a node
+/// that changed its history is noticed before a block that failed to derive.
+struct DerivedBlock {
+    number: u64,
+    hash: B256,
+    parent_hash: B256,
+    rows: Result<EvmBlockRows>,
+}
+
+impl DerivedBlock {
+    fn of(chain_id: u64, blockchain_id: firn_core::ids::Id, f: &FetchedEvmBlock) -> Self {
+        Self {
+            number: f.block.number,
+            hash: f.block.hash,
+            parent_hash: f.block.parent_hash,
+            rows: block_rows(chain_id, blockchain_id, f),
+        }
+    }
+}
+
 /// Follows one EVM chain of one node into one store.
 pub struct EvmIndexer {
     endpoint: EvmEndpoint,
@@ -291,6 +312,7 @@ impl EvmIndexer {
             self.last_hash = Some((c, b.block.hash));
         }
         let source = self.source.clone();
+        let blockchain_id = self.endpoint.blockchain_id;
         let (mut rx, fetcher) = crate::fetch::spawn_batches(
             from,
             tip,
@@ -298,13 +320,19 @@ impl EvmIndexer {
             self.config.window,
             move |heights| {
                 let source = source.clone();
-                async move { source.blocks(heights).await }
+                async move {
+                    let blocks = source.blocks(heights).await?;
+                    Ok(blocks
+                        .iter()
+                        .map(|f| DerivedBlock::of(chain_id, blockchain_id, f))
+                        .collect())
+                }
             },
         );
         let mut result = Ok(());
         while let Some(fetched) = rx.recv().await {
             result = match fetched {
-                Ok(blocks) => self.commit(chain_id, &blocks, tip).await,
+                Ok(blocks) => self.commit(chain_id, blocks, tip).await,
                 Err(e) => Err(e),
             };
             if result.is_err() {
@@ -320,18 +348,17 @@ impl EvmIndexer {
         Ok(())
     }
 
-    /// Derives and commits one fetched batch, with the metadata of its new tokens and NFTs.
-    async fn commit(&mut self, chain_id: u64, blocks: &[FetchedEvmBlock], tip: u64) -> Result<()> {
+    /// Commits one fetched and derived batch, with the metadata of its new tokens and NFTs.
+    async fn commit(&mut self, chain_id: u64, blocks: Vec<DerivedBlock>, tip: u64) -> Result<()> {
         let mut rows: Vec<EvmBlockRows> = Vec::with_capacity(blocks.len());
-        for f in blocks {
-            let b = &f.block;
+        for b in blocks {
             if let Some((h, hash)) = self.last_hash
                 && h.checked_add(1) == Some(b.number)
                 && b.parent_hash != hash
             {
                 return Err(IndexerError::EvmDiverged { height: b.number });
             }
-            rows.push(block_rows(chain_id, self.endpoint.blockchain_id, f)?);
+            rows.push(b.rows?);
             self.last_hash = Some((b.number, b.hash));
         }
         let Some(last) = rows.last().map(|r| r.block.number) else {

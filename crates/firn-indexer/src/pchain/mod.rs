@@ -37,7 +37,8 @@ pub const MAX_OBSERVED_L1S: usize = 1_000;
 /// How the follower fetches and commits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexerConfig {
-    /// Blocks per fetch and per commit (one database transaction).
+    /// Blocks per fetch and per commit (one database transaction), at most: a run's first
+    /// batches are shorter (16 blocks, then twice as many each time).
     pub batch_blocks: u64,
     /// RPC requests in flight while fetching.
     pub concurrency: usize,
