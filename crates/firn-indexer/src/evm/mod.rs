@@ -19,6 +19,7 @@ mod web;
 use std::sync::Arc;
 use std::time::Instant;
 
+use firn_core::ids::Id;
 use firn_rpc::client::redact_url;
 use firn_store::rows::ChainKey;
 use firn_store::rows::evm::{EvmBlockRows, EvmChainRecord, TokenTransfer};
@@ -67,7 +68,7 @@ struct DerivedBlock {
 }
 
 impl DerivedBlock {
-    fn of(chain_id: u64, blockchain_id: firn_core::ids::Id, f: &FetchedEvmBlock) -> Self {
+    fn of(chain_id: u64, blockchain_id: Id, f: &FetchedEvmBlock) -> Self {
         Self {
             number: f.block.number,
             hash: f.block.hash,
