@@ -350,7 +350,7 @@ async fn check_internal_txs(store: &Store, blocks: &[EvmBlockRows], a: Address, 
 
 /// A store made before versions 8 and 9 gets its activity table and its ERC-20 balances
 /// derived from what it holds: the same lists as a store that had them from the start.
-async fn older_store_gets_address_activity(location: &str) {
+pub async fn older_store_gets_address_activity(url: StoreUrl) {
     let mut h = EvmHistory::new(33, CHAIN, 5);
     // Enough that a token's transfers take several of the ERC-20 upgrade's reads.
     let blocks: Vec<_> = (0..2_500).map(|_| h.next_block()).collect();
@@ -363,7 +363,7 @@ async fn older_store_gets_address_activity(location: &str) {
         moves.count() > 1_000,
         "more transfers than one upgrade read"
     );
-    let store = firn_store::open(location).await.unwrap();
+    let store = url.open().await;
     store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
     store.commit_evm_blocks(&blocks).await.unwrap();
     let lists = async |store: &Store| {
@@ -418,27 +418,7 @@ async fn older_store_gets_address_activity(location: &str) {
         "DELETE FROM store_upgrades",
         "DELETE FROM _sqlx_migrations WHERE version = 9",
     ];
-    let store = undo_and_reopen(&StoreUrl(location.to_owned()), store, &undo).await;
+    let store = undo_and_reopen(&url, store, &undo).await;
     assert_eq!(lists(&store).await, fresh);
     store.close().await;
-}
-
-#[tokio::test]
-async fn sqlite_older_store_gets_address_activity() {
-    let dir = std::env::temp_dir().join(format!("firn-store-activity-{}", uuid::Uuid::new_v4()));
-    let path = dir.join("firn.db");
-    let path = path.to_str().unwrap();
-    older_store_gets_address_activity(path).await;
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[tokio::test]
-async fn postgres_older_store_gets_address_activity() {
-    let Some(db) = firn_store::testing::TestDb::postgres().await else {
-        eprintln!(
-            "SKIPPED activity::postgres_older_store_gets_address_activity: PostgreSQL not reachable"
-        );
-        return;
-    };
-    older_store_gets_address_activity(db.url()).await;
 }

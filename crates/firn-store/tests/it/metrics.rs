@@ -177,10 +177,10 @@ async fn check_every_granularity(store: &Store, blocks: &[EvmBlockRows]) {
 /// A store written before weeks and months were kept: its week and month rows are derived
 /// from the day rows at open, equal to what the commit path writes, and the commits after
 /// that keep them exact (their distinct-address sets were rebuilt too).
-async fn older_store_gets_week_and_month_rows(location: &str) {
+pub async fn older_store_gets_week_and_month_rows(url: StoreUrl) {
     let blocks = long_history();
     let (before, after) = blocks.split_at(300);
-    let store = firn_store::open(location).await.unwrap();
+    let store = url.open().await;
     store.upsert_evm_chain(&evm_chain(CHAIN)).await.unwrap();
     for chunk in before.chunks(50) {
         store.commit_evm_blocks(chunk).await.unwrap();
@@ -190,7 +190,7 @@ async fn older_store_gets_week_and_month_rows(location: &str) {
         "DELETE FROM evm_period_addresses WHERE period IN (604800, 2629746)",
         "INSERT INTO store_upgrades (name) VALUES ('evm_week_month_metrics')",
     ];
-    let store = undo_and_reopen(&StoreUrl(location.to_owned()), store, &undo).await;
+    let store = undo_and_reopen(&url, store, &undo).await;
     check_every_granularity(&store, before).await;
     for chunk in after.chunks(50) {
         store.commit_evm_blocks(chunk).await.unwrap();
@@ -198,29 +198,9 @@ async fn older_store_gets_week_and_month_rows(location: &str) {
     check_every_granularity(&store, &blocks).await;
     store.close().await;
     // Opening again finds nothing left to do.
-    let store = firn_store::open(location).await.unwrap();
+    let store = url.open().await;
     check_every_granularity(&store, &blocks).await;
     store.close().await;
-}
-
-#[tokio::test]
-async fn sqlite_older_store_gets_week_and_month_rows() {
-    let dir = std::env::temp_dir().join(format!("firn-store-upgrade-{}", uuid::Uuid::new_v4()));
-    let path = dir.join("firn.db");
-    let path = path.to_str().unwrap();
-    older_store_gets_week_and_month_rows(path).await;
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[tokio::test]
-async fn postgres_older_store_gets_week_and_month_rows() {
-    let Some(db) = firn_store::testing::TestDb::postgres().await else {
-        eprintln!(
-            "SKIPPED metrics::postgres_older_store_gets_week_and_month_rows: PostgreSQL not reachable"
-        );
-        return;
-    };
-    older_store_gets_week_and_month_rows(db.url()).await;
 }
 
 pub async fn staking_metrics_match_direct_computation(store: Store) {

@@ -208,12 +208,12 @@ pub async fn supply_totals_follow_commits(store: Store) {
 
 /// A store made before version 19 gets its totals and its validators' accrued fees derived
 /// from what it holds: the same answers as a store that kept them from the start.
-async fn older_store_gets_supply_totals(location: &str) {
+pub async fn older_store_gets_supply_totals(url: StoreUrl) {
     let (genesis, outputs) = genesis();
     let (staking, _, _) = staking_history();
     let later = later_blocks(staking.len() as u64 + 1, &outputs);
     let delegation = delegation_blocks((staking.len() + later.len()) as u64 + 1);
-    let store = firn_store::open(location).await.unwrap();
+    let store = url.open().await;
     for blocks in [&[genesis][..], &staking, &later, &delegation] {
         store.commit_pchain_blocks(blocks).await.unwrap();
     }
@@ -236,27 +236,7 @@ async fn older_store_gets_supply_totals(location: &str) {
         "DELETE FROM store_upgrades",
         "DELETE FROM _sqlx_migrations WHERE version = 19",
     ];
-    let store = undo_and_reopen(&StoreUrl(location.to_owned()), store, &undo).await;
+    let store = undo_and_reopen(&url, store, &undo).await;
     assert_eq!(answers(&store).await, fresh);
     store.close().await;
-}
-
-#[tokio::test]
-async fn sqlite_older_store_gets_supply_totals() {
-    let dir = std::env::temp_dir().join(format!("firn-store-supply-{}", uuid::Uuid::new_v4()));
-    let path = dir.join("firn.db");
-    let path = path.to_str().unwrap();
-    older_store_gets_supply_totals(path).await;
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[tokio::test]
-async fn postgres_older_store_gets_supply_totals() {
-    let Some(db) = firn_store::testing::TestDb::postgres().await else {
-        eprintln!(
-            "SKIPPED supply::postgres_older_store_gets_supply_totals: PostgreSQL not reachable"
-        );
-        return;
-    };
-    older_store_gets_supply_totals(db.url()).await;
 }
