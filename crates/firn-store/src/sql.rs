@@ -84,6 +84,13 @@ pub(crate) const IDS_PER_READ: usize = 1_000;
 /// Bound values per statement: SQLite allows 32,766 and PostgreSQL 65,535.
 const MAX_PARAMS: usize = 30_000;
 
+/// `VALUES` rows per SQLite statement, a power of 4 (see [`runs`]). SQLite compiles each row
+/// of a multi-row `VALUES` into its own bytecode, so a longer statement costs more to prepare
+/// and to hold in the connection's statement cache while saving next to nothing per row; at
+/// this length every table's inserts share five texts (256, 64, 16, 4 and 1 rows), which stay
+/// prepared from batch to batch.
+const SQLITE_MAX_ROWS: usize = 256;
+
 impl Sql {
     pub(crate) fn new(text: &str) -> Self {
         Self {
@@ -259,7 +266,10 @@ fn insert_statements<'a, T>(
     items: &'a [T],
     mut row: impl FnMut(&mut Sql, &T) -> Result<()> + 'a,
 ) -> impl Iterator<Item = Result<Sql>> + 'a {
-    let max_rows = (MAX_PARAMS / columns.max(1)).max(1);
+    let mut max_rows = (MAX_PARAMS / columns.max(1)).max(1);
+    if sqlite {
+        max_rows = max_rows.min(SQLITE_MAX_ROWS);
+    }
     runs(items, max_rows, sqlite).map(move |chunk| {
         if !sqlite && let Some(q) = unnest_statement((head, tail), columns, chunk, &mut row)? {
             return Ok(q);
@@ -573,15 +583,31 @@ mod tests {
     #[test]
     fn inserts_split_under_the_parameter_limit() {
         let items: Vec<i64> = (0..25_000).collect();
-        let statements =
+        // Rows that are not plain values stay `VALUES` rows on PostgreSQL too: 15,000 rows of
+        // two values, then the other 10,000.
+        let sizes: Vec<usize> =
+            insert_statements(false, ("INSERT INTO t VALUES ", ""), 2, &items, |q, v| {
+                q.arg(*v).arg(*v).push(", now()");
+                Ok(())
+            })
+            .map(|q| q.unwrap().into_parts().1.len())
+            .collect();
+        assert_eq!(sizes, [30_000, 20_000]);
+    }
+
+    #[test]
+    fn sqlite_inserts_are_runs_of_at_most_256_rows() {
+        let items: Vec<i64> = (0..25_000).collect();
+        let rows: Vec<usize> =
             insert_statements(true, ("INSERT INTO t VALUES ", ""), 2, &items, |q, v| {
                 q.arg(*v).arg(*v);
                 Ok(())
-            });
-        let sizes: Vec<usize> = statements
-            .map(|q| q.unwrap().into_parts().1.len())
+            })
+            .map(|q| q.unwrap().into_parts().1.len() / 2)
             .collect();
-        // 15,000 rows of two values, then 10,000 as 4,096 × 2, 1,024, 256 × 3 and 16.
-        assert_eq!(sizes, [30_000, 8_192, 8_192, 2_048, 512, 512, 512, 32]);
+        // 97 × 256, then the other 168 as 64 × 2, 16 × 2 and 4 × 2.
+        let mut expected = vec![256; 97];
+        expected.extend([64, 64, 16, 16, 4, 4]);
+        assert_eq!(rows, expected);
     }
 }
