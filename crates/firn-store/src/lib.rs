@@ -25,12 +25,13 @@
 //!   sqlx's `Any` driver; each has its own embedded migrations (`migrations/sqlite`,
 //!   `migrations/postgres`), applied at open. SQLite runs in WAL mode with
 //!   `synchronous=NORMAL` and a busy timeout, one writer connection and a pool of read-only
-//!   readers; PostgreSQL uses one pool. SQLite's reads skip sqlx: they run on plain rusqlite
+//!   readers, and a thread of its own that checkpoints the WAL after each commit (`checkpoint`),
+//!   so the writer does not; PostgreSQL uses one pool. SQLite's reads skip sqlx: they run on plain rusqlite
 //!   connections on tokio's blocking pool and decode rows in place (`sqlite_read`), with the
 //!   same SQL text and bound values (`sql::Value`, firn's own, so neither reader depends on
 //!   the other's argument types).
 //! - **Modules, one way.** `sql` (statements and their values) and `row` (a result row of either
-//!   backend) at the bottom; `codec` (column encodings) and `sqlite_read` over them; `store`
+//!   backend) at the bottom; `codec` (column encodings), `sqlite_read` and `checkpoint` over them; `store`
 //!   (the handle, its reads and write transactions) over those; the queries (`pchain`, `xchain`,
 //!   `atomic`, `c_atomic`, `icm`, `evm`, `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
 //!   and runs the upgrades). No module uses one above it.
@@ -77,6 +78,7 @@
 
 mod atomic;
 mod c_atomic;
+mod checkpoint;
 mod codec;
 mod cursor;
 mod error;

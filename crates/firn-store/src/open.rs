@@ -7,6 +7,7 @@ use sqlx::Executor;
 use sqlx::any::AnyPoolOptions;
 use tracing::info;
 
+use crate::checkpoint::{Checkpointer, WRITER_CHECKPOINT_PAGES};
 use crate::error::{Result, StoreError};
 use crate::sqlite_read::{MMAP_BYTES, SqliteReaders};
 use crate::store::{Backend, Reader, Store};
@@ -131,6 +132,7 @@ impl Store {
                 pool: reader,
                 timeout: options.read_timeout,
             },
+            None,
         ))
     }
 
@@ -149,7 +151,7 @@ impl Store {
         let writer_pragmas = format!(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = {busy_ms}; \
              PRAGMA foreign_keys = OFF; PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY; \
-             PRAGMA mmap_size = {MMAP_BYTES};",
+             PRAGMA mmap_size = {MMAP_BYTES}; PRAGMA wal_autocheckpoint = {WRITER_CHECKPOINT_PAGES};",
             options.writer_cache_kib()
         );
         let writer = AnyPoolOptions::new()
@@ -172,8 +174,14 @@ impl Store {
         SQLITE_MIGRATIONS.run(&writer).await?;
         drop(migrating);
         let reader = SqliteReaders::new(path, options);
+        let checkpointer = Checkpointer::spawn(path)?;
         info!(backend = "sqlite", path = %path.display(), "opened store");
-        Ok(Store::new(Backend::Sqlite, writer, Reader::Sqlite(reader)))
+        Ok(Store::new(
+            Backend::Sqlite,
+            writer,
+            Reader::Sqlite(reader),
+            Some(checkpointer),
+        ))
     }
 }
 

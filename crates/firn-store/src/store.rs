@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use sqlx::{Any, AnyPool};
 
+use crate::checkpoint::Checkpointer;
 use crate::error::{Result, StoreError};
 use crate::row::Row;
 use crate::sql::Sql;
@@ -36,6 +37,8 @@ struct Inner {
     write_lock: tokio::sync::Mutex<()>,
     /// The highest `store_generation` this process wrote or read.
     generation: AtomicU64,
+    /// SQLite's WAL checkpoints, nudged by each commit (none on PostgreSQL).
+    checkpointer: Option<Checkpointer>,
     /// Every read's SQL and values, while a test records them (`testing::record_reads`).
     #[cfg(feature = "testing")]
     recorded: std::sync::Mutex<Option<Vec<RecordedRead>>>,
@@ -69,7 +72,12 @@ pub(crate) enum Reader {
 
 impl Store {
     /// A store over open, migrated connections.
-    pub(crate) fn new(backend: Backend, writer: AnyPool, reader: Reader) -> Store {
+    pub(crate) fn new(
+        backend: Backend,
+        writer: AnyPool,
+        reader: Reader,
+        checkpointer: Option<Checkpointer>,
+    ) -> Store {
         Store {
             inner: Arc::new(Inner {
                 backend,
@@ -77,6 +85,7 @@ impl Store {
                 reader,
                 write_lock: tokio::sync::Mutex::new(()),
                 generation: AtomicU64::new(0),
+                checkpointer,
                 #[cfg(feature = "testing")]
                 recorded: std::sync::Mutex::new(None),
             }),
@@ -95,6 +104,9 @@ impl Store {
             Reader::Postgres { pool, .. } => pool.close().await,
         }
         self.inner.writer.close().await;
+        if let Some(c) = &self.inner.checkpointer {
+            c.stop().await;
+        }
     }
 
     /// Runs the read `q` and decodes each row with `decode`.
@@ -251,6 +263,7 @@ impl Store {
             tx,
             _guard: guard,
             generation: &self.inner.generation,
+            checkpointer: self.inner.checkpointer.as_ref(),
         })
     }
 
@@ -298,6 +311,7 @@ pub(crate) struct WriteTx<'a> {
     pub(crate) tx: sqlx::Transaction<'static, Any>,
     _guard: tokio::sync::MutexGuard<'a, ()>,
     generation: &'a AtomicU64,
+    checkpointer: Option<&'a Checkpointer>,
 }
 
 impl WriteTx<'_> {
@@ -312,6 +326,9 @@ impl WriteTx<'_> {
         let generation = crate::codec::RowExt::u64(&row, "generation")?;
         self.tx.commit().await?;
         self.generation.fetch_max(generation, Ordering::AcqRel);
+        if let Some(c) = self.checkpointer {
+            c.nudge();
+        }
         Ok(())
     }
 
@@ -319,6 +336,9 @@ impl WriteTx<'_> {
     /// where it is: the Data API's cached pages stay good.
     pub(crate) async fn commit_unindexed(self) -> Result<()> {
         self.tx.commit().await?;
+        if let Some(c) = self.checkpointer {
+            c.nudge();
+        }
         Ok(())
     }
 }

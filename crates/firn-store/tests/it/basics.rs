@@ -229,3 +229,43 @@ async fn two_sqlite_handles_write_at_once() {
     second.close().await;
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A commit's pages reach the SQLite database file soon after it, copied from the WAL by the
+/// store's checkpoint thread rather than by the writer (whose own checkpoint waits for a WAL
+/// of 64 MiB); closing the store closes that thread's connection too, the last one, and with
+/// it goes the WAL.
+#[tokio::test]
+async fn sqlite_commits_are_checkpointed_off_the_writer() {
+    let dir = std::env::temp_dir().join(format!(
+        "firn-store-checkpoint-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let path = dir.join("firn.db");
+    let wal = dir.join("firn.db-wal");
+    let store = open(path.to_str().unwrap()).await.unwrap();
+    let file_len = || std::fs::metadata(&path).map_or(0, |m| m.len());
+    let before = file_len();
+    let mut chain = evm_chain(7);
+    chain.description = "x".repeat(2 << 20);
+    store.upsert_evm_chain(&chain).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    // Most of it, at least: the file had free pages to reuse.
+    while file_len() < before + (1 << 20) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the committed 2 MiB never reached the database file: {} -> {} bytes",
+            before,
+            file_len()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let found = store.list_evm_chains().await.unwrap();
+    assert_eq!(found[0].description.len(), 2 << 20);
+    assert!(wal.exists(), "the store is open in WAL mode");
+    store.close().await;
+    assert!(
+        !wal.exists(),
+        "every connection closed, the last removing the WAL"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
