@@ -24,17 +24,18 @@
 //!   or `sqlite://path`; the directory is created). Both run the same parameterised SQL through
 //!   sqlx's `Any` driver; each has its own embedded migrations (`migrations/sqlite`,
 //!   `migrations/postgres`), applied at open. SQLite runs in WAL mode with
-//!   `synchronous=NORMAL` and a busy timeout, one writer connection and a pool of read-only
-//!   readers, and a thread of its own that checkpoints the WAL after each commit (`checkpoint`),
-//!   so the writer does not; PostgreSQL uses one pool. SQLite's reads skip sqlx: they run on plain rusqlite
-//!   connections on tokio's blocking pool and decode rows in place (`sqlite_read`), with the
-//!   same SQL text and bound values (`sql::Value`, firn's own, so neither reader depends on
-//!   the other's argument types).
+//!   `synchronous=NORMAL` and a busy timeout, one writer connection, a pool of read-only
+//!   readers and a thread that checkpoints the WAL after each commit (`checkpoint`), so the
+//!   writer does not; PostgreSQL uses one pool. SQLite's reads skip sqlx: they run on plain
+//!   rusqlite connections on tokio's blocking pool and decode rows in place (`sqlite_read`),
+//!   with the same SQL text and bound values (`sql::Value`, firn's own, so neither reader
+//!   depends on the other's argument types).
 //! - **Modules, one way.** `sql` (statements and their values) and `row` (a result row of either
-//!   backend) at the bottom; `codec` (column encodings), `sqlite_read` and `checkpoint` over them; `store`
-//!   (the handle, its reads and write transactions) over those; the queries (`pchain`, `xchain`,
-//!   `atomic`, `c_atomic`, `icm`, `evm`, `metrics`, `cursor`) and `upgrade` over the store; `open` on top (it connects, migrates
-//!   and runs the upgrades). No module uses one above it.
+//!   backend) at the bottom; `codec` (column encodings), `sqlite_read` and `checkpoint` over
+//!   them; `store` (the handle, its reads and write transactions) over those; the queries
+//!   (`pchain`, `xchain`, `atomic`, `c_atomic`, `icm`, `evm`, `metrics`, `cursor`) and
+//!   `upgrade` over the store; `open` on top (it connects, migrates and runs the upgrades). No
+//!   module uses one above it.
 //! - **Encodings.** Heights, timestamps and counts are signed 64-bit columns (values above
 //!   `i64::MAX` are refused with [`StoreError::OutOfRange`]). u64 amounts and weights are stored
 //!   as their bit pattern in a 64-bit column: exact, never summed or compared in SQL (sums are

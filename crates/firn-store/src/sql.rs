@@ -87,8 +87,8 @@ const MAX_PARAMS: usize = 30_000;
 /// `VALUES` rows per SQLite statement, a power of 4 (see [`runs`]). SQLite compiles each row
 /// of a multi-row `VALUES` into its own bytecode, so a longer statement costs more to prepare
 /// and to hold in the connection's statement cache while saving next to nothing per row; at
-/// this length every table's inserts share five texts (256, 64, 16, 4 and 1 rows), which stay
-/// prepared from batch to batch.
+/// this length a table's inserts use at most five texts (256, 64, 16, 4 and 1 rows), short
+/// enough to stay in that cache from batch to batch.
 const SQLITE_MAX_ROWS: usize = 256;
 
 impl Sql {
