@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::task::Poll;
 
 use firn_core::ids::ShortId;
 use sqlx::any::{AnyArguments, AnyRow};
@@ -453,11 +454,30 @@ pub(crate) async fn insert_many<T>(
     row: impl FnMut(&mut Sql, &T) -> Result<()>,
 ) -> Result<u64> {
     let sqlite = conn.backend_name() == "SQLite";
+    let mut statements = insert_statements(sqlite, (head, tail), columns, items, row);
     let mut inserted = 0;
-    for q in insert_statements(sqlite, (head, tail), columns, items, row) {
-        inserted += q?.execute(conn).await?;
+    let mut next = statements.next();
+    while let Some(q) = next {
+        let (done, built) = meanwhile(q?.execute(conn), || statements.next()).await;
+        inserted += done?;
+        next = built;
     }
     Ok(inserted)
+}
+
+/// Awaits `running`, a statement on its way to the database, and calls `build` (the next
+/// statement) while the database runs it: `running` is polled once first, which sends it.
+/// The writer's own work on a batch (building a statement's values, or PostgreSQL's array
+/// literals) then overlaps the database's, on another thread or in another process.
+async fn meanwhile<F: Future, B>(running: F, build: impl FnOnce() -> B) -> (F::Output, B) {
+    let mut running = std::pin::pin!(running);
+    let first = std::future::poll_fn(|cx| Poll::Ready(running.as_mut().poll(cx))).await;
+    let built = build();
+    let done = match first {
+        Poll::Ready(done) => done,
+        Poll::Pending => running.await,
+    };
+    (done, built)
 }
 
 /// [`insert_many`]'s statements, returning their rows: an `INSERT … RETURNING …` (with
@@ -472,9 +492,13 @@ pub(crate) async fn rows_returning<T>(
     row: impl FnMut(&mut Sql, &T) -> Result<()>,
 ) -> Result<Vec<AnyRow>> {
     let sqlite = conn.backend_name() == "SQLite";
+    let mut statements = insert_statements(sqlite, (head, tail), columns, items, row);
     let mut out = Vec::new();
-    for q in insert_statements(sqlite, (head, tail), columns, items, row) {
-        out.extend(q?.fetch_all(&mut *conn).await?);
+    let mut next = statements.next();
+    while let Some(q) = next {
+        let (rows, built) = meanwhile(q?.fetch_all(&mut *conn), || statements.next()).await;
+        out.extend(rows?);
+        next = built;
     }
     Ok(out)
 }
