@@ -634,4 +634,29 @@ mod tests {
         expected.extend([64, 64, 16, 16, 4, 4]);
         assert_eq!(rows, expected);
     }
+
+    /// The next statement is built after the running one was first polled (sent), before it
+    /// finished.
+    #[tokio::test]
+    async fn the_next_statement_is_built_while_one_runs() {
+        use std::sync::Mutex;
+        let events = Mutex::new(Vec::new());
+        let mut polls = 0;
+        let running = std::future::poll_fn(|cx| {
+            polls += 1;
+            events.lock().unwrap().push(format!("poll {polls}"));
+            if polls == 1 {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            Poll::Ready(7)
+        });
+        let (done, built) = meanwhile(running, || {
+            events.lock().unwrap().push("build".to_owned());
+            "next"
+        })
+        .await;
+        assert_eq!((done, built), (7, "next"));
+        assert_eq!(*events.lock().unwrap(), ["poll 1", "build", "poll 2"]);
+    }
 }
