@@ -9,9 +9,11 @@
 //! own connection checkpoints while the writer goes on with the next batch. A `PASSIVE`
 //! checkpoint waits for no one, so it never holds up the writer or a reader.
 //!
-//! The writer keeps an automatic checkpoint of its own at [`WRITER_CHECKPOINT_PAGES`], far
-//! above what it normally meets: should the checkpoint thread fall behind (or fail), the WAL
-//! still stays bounded.
+//! The writer keeps an automatic checkpoint of its own at [`WRITER_CHECKPOINT_PAGES`]. SQLite
+//! starts the WAL over only when a write begins after every page in it was copied; while a
+//! backfill commits batch after batch, each begins before the thread has copied the last, so
+//! the WAL grows until the writer's own checkpoint copies the little that is left and lets it
+//! start over. That bound also holds should the thread fail.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -24,7 +26,7 @@ use tracing::debug;
 use crate::error::{Result, StoreError};
 
 /// The writer's own automatic checkpoint (`wal_autocheckpoint`), in pages: 64 MiB of 4 KiB
-/// pages, a bound on the WAL that only a stalled checkpoint thread lets it reach.
+/// pages, the WAL's bound.
 pub(crate) const WRITER_CHECKPOINT_PAGES: u32 = 16_384;
 
 /// The checkpoint thread of one SQLite store; it ends when [`stop`](Self::stop)ped or dropped.
