@@ -3,6 +3,7 @@
 use firn_core::ids::Id;
 use firn_store::rows::ChainKey;
 use firn_store::rows::evm::ChainRef;
+use firn_store::testing::TestDb;
 use firn_store::{
     CursorStore, EvmReader, EvmWriter, PChainReader, PChainWriter, PTxFilter, PageCursor,
     PageRequest, SortOrder, Store, StoreError, open,
@@ -172,12 +173,8 @@ async fn open_rejects_bad_locations_and_reopens() {
 /// migrate it once between them: every open succeeds.
 #[tokio::test]
 async fn handles_opened_at_once_on_a_new_file_all_open() {
-    let dir = std::env::temp_dir().join(format!(
-        "firn-store-migrate-{}",
-        uuid::Uuid::new_v4().simple()
-    ));
-    let path = dir.join("firn.db");
-    let location = path.to_str().unwrap();
+    let db = TestDb::sqlite();
+    let location = db.url();
     let (a, b, c, d) = tokio::join!(
         open(location),
         open(location),
@@ -189,20 +186,15 @@ async fn handles_opened_at_once_on_a_new_file_all_open() {
         assert_eq!(store.find_cursor(ChainKey::PChain).await.unwrap(), None);
         store.close().await;
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Two handles on one SQLite file (two processes, say) writing at once: every commit lands,
 /// whether its transaction reads before it writes (a P-Chain commit reads the cursor) or not.
 #[tokio::test]
 async fn two_sqlite_handles_write_at_once() {
-    let dir = std::env::temp_dir().join(format!(
-        "firn-store-two-writers-{}",
-        uuid::Uuid::new_v4().simple()
-    ));
-    let path = dir.join("firn.db");
-    let first = open(path.to_str().unwrap()).await.unwrap();
-    let second = open(path.to_str().unwrap()).await.unwrap();
+    let db = TestDb::sqlite();
+    let first = db.open().await;
+    let second = db.open().await;
     let indexing = async {
         for height in 1..=40 {
             first
@@ -227,7 +219,6 @@ async fn two_sqlite_handles_write_at_once() {
     assert_eq!(first.list_evm_chains().await.unwrap().len(), 40);
     first.close().await;
     second.close().await;
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A commit's pages reach the SQLite database file soon after it, copied from the WAL by the
@@ -236,14 +227,11 @@ async fn two_sqlite_handles_write_at_once() {
 /// it goes the WAL.
 #[tokio::test]
 async fn sqlite_commits_are_checkpointed_off_the_writer() {
-    let dir = std::env::temp_dir().join(format!(
-        "firn-store-checkpoint-{}",
-        uuid::Uuid::new_v4().simple()
-    ));
-    let path = dir.join("firn.db");
-    let wal = dir.join("firn.db-wal");
-    let store = open(path.to_str().unwrap()).await.unwrap();
-    let file_len = || std::fs::metadata(&path).map_or(0, |m| m.len());
+    let db = TestDb::sqlite();
+    let wal = format!("{}-wal", db.url());
+    let wal = std::path::Path::new(&wal);
+    let store = db.open().await;
+    let file_len = || std::fs::metadata(db.url()).map_or(0, |m| m.len());
     let before = file_len();
     let mut chain = evm_chain(7);
     chain.description = "x".repeat(2 << 20);
@@ -267,5 +255,4 @@ async fn sqlite_commits_are_checkpointed_off_the_writer() {
         !wal.exists(),
         "every connection closed, the last removing the WAL"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
