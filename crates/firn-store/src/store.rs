@@ -324,17 +324,20 @@ impl WriteTx<'_> {
         .fetch_one(&mut *self.tx)
         .await?;
         let generation = crate::codec::RowExt::u64(&row, "generation")?;
-        self.tx.commit().await?;
-        self.generation.fetch_max(generation, Ordering::AcqRel);
-        if let Some(c) = self.checkpointer {
-            c.nudge();
-        }
+        let moved = self.generation;
+        self.finish().await?;
+        moved.fetch_max(generation, Ordering::AcqRel);
         Ok(())
     }
 
     /// Commits state that no indexed read depends on (webhooks), leaving the generation
     /// where it is: the Data API's cached pages stay good.
     pub(crate) async fn commit_unindexed(self) -> Result<()> {
+        self.finish().await
+    }
+
+    /// Commits the transaction and asks for its pages to be checkpointed (SQLite).
+    async fn finish(self) -> Result<()> {
         self.tx.commit().await?;
         if let Some(c) = self.checkpointer {
             c.nudge();
